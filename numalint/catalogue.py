@@ -1,0 +1,61 @@
+"""The rule catalogue: one YAML file per rule under ``rules/``.
+
+Rules are data (code, severity, documentation, examples) plus a check
+function registered under the same slug in ``numalint.checks``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from .data import data_dir
+from .yamlpos import load_all
+
+SEVERITIES = ("info", "warning", "error")
+FIX_SAFETY = ("safe", "unsafe", "display")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One catalogue entry, as written in ``rules/<slug>.yaml``."""
+
+    slug: str
+    code: str
+    severity: str
+    category: str
+    summary: str
+    rationale: str
+    how_to_fix: str
+    fix_safety: str
+    references: tuple[str, ...]
+    examples: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+
+
+@lru_cache(maxsize=1)
+def catalogue() -> dict[str, Rule]:
+    """All rules by slug, sorted by code."""
+    rules: list[Rule] = []
+    for path in sorted(data_dir("rules").glob("*.yaml")):
+        (raw, _), *_ = load_all(path.read_text(encoding="utf-8"))
+        rules.append(Rule(
+            slug=raw["slug"], code=raw["code"], severity=raw["severity"], category=raw["category"],
+            summary=raw["summary"].strip(), rationale=raw["rationale"].strip(),
+            how_to_fix=raw["how_to_fix"].strip(), fix_safety=raw.get("fix_safety", "display"),
+            references=tuple(raw.get("references") or ()),
+            examples=tuple(raw.get("examples") or ()),
+        ))
+    rules.sort(key=lambda r: r.code)
+    return {r.slug: r for r in rules}
+
+
+def lookup(name: str) -> Rule | None:
+    """A rule by slug or by code (case-insensitive code)."""
+    rules = catalogue()
+    if name in rules:
+        return rules[name]
+    for rule in rules.values():
+        if rule.code.lower() == name.lower():
+            return rule
+    return None

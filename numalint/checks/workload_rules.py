@@ -1,0 +1,153 @@
+"""Workload checks: QoS, integer CPUs and what the API server rejects (SPEC §2.1, §5)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from fractions import Fraction
+
+from ..context import Run
+from ..findings import Edit, Finding, Fix
+from ..pools import pools_for
+from ..quantity import format_quantity
+from ..workloads import ContainerView, PodView, is_extended, is_hugepages
+from . import check
+
+NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
+
+
+def alignment_reason(run: Run, pod: PodView) -> str | None:
+    """Why this workload asks for NUMA alignment, or None when it does not."""
+    devices = sorted(r for r in pod.resource_names() if is_extended(r) or is_hugepages(r))
+    if devices:
+        return f"it requests {', '.join(devices)}"
+    if pod.annotations.get(NETWORKS_ANNOTATION):
+        return "it attaches SR-IOV networks"
+    if pod.node_selector or pod.required_terms:
+        for pool in pools_for(run, pod):
+            if pool.profile is not None and pool.profile.cpu_manager_policy == "static" and pool.node_labels:
+                return f'it is scheduled onto pool "{pool.name}", whose kubelet runs the static CPU manager'
+    return None
+
+
+def _span(pod: PodView, container: ContainerView, *rest: object, key: bool = False):  # type: ignore[no-untyped-def]
+    return pod.span(container.path + tuple(rest), key=key)
+
+
+def _breakers(container: ContainerView) -> list[str]:
+    problems = []
+    for resource in ("cpu", "memory"):
+        req, lim = container.requests.get(resource), container.limits.get(resource)
+        if lim is None and req is None:
+            problems.append(f"no {resource} request or limit")
+        elif lim is None:
+            problems.append(f"{resource} request {format_quantity(resource, req or 0)} without a limit")
+        elif req != lim:
+            problems.append(f"{resource} request {format_quantity(resource, req or 0)} != limit "
+                            f"{format_quantity(resource, lim)}")
+    return problems
+
+
+@check("not-guaranteed")
+def not_guaranteed(run: Run) -> Iterator[Finding]:
+    for pod in run.pods:
+        if pod.qos() == "Guaranteed" or not pod.containers:
+            continue
+        reason = alignment_reason(run, pod)
+        if reason is None:
+            continue
+        for container in pod.containers:
+            problems = _breakers(container)
+            if not problems:
+                continue
+            where = ("resources",) if "resources" in _raw(pod, container) else ("name",)
+            yield Finding(
+                "not-guaranteed",
+                f"{pod.ref.label()} asks for NUMA alignment ({reason}) but is not Guaranteed QoS: "
+                f"{container.label} has {'; '.join(problems)}, so the kubelet gives it no exclusive CPUs and no "
+                "pinned memory",
+                pod.file, _span(pod, container, *where, key=True), pod.ref,
+                Fix(f"set {container.label}'s cpu and memory requests equal to its limits (integer cpu)"))
+
+
+def _raw(pod: PodView, container: ContainerView) -> dict:  # type: ignore[type-arg]
+    from ..locate import get
+
+    raw = get(pod.doc.root, container.path)
+    return raw if isinstance(raw, dict) else {}
+
+
+@check("fractional-cpu")
+def fractional_cpu(run: Run) -> Iterator[Finding]:
+    for pod in run.pods:
+        if pod.qos() != "Guaranteed" or pod.pod_resources is not None:
+            continue
+        reason = alignment_reason(run, pod)
+        if reason is None:
+            continue
+        for container in pod.containers:
+            cpu = container.limits.get("cpu")
+            if cpu is None or cpu.denominator == 1:
+                continue
+            nearest = max(1, int(cpu + Fraction(1, 2)))  # half up: 2500m -> 3
+            edits = [Edit(_span(pod, container, "resources", kind, "cpu"), f'"{nearest}"')
+                     for kind in ("requests", "limits") if "cpu" in _raw_resources(pod, container, kind)]
+            yield Finding(
+                "fractional-cpu",
+                f"{container.label} is Guaranteed with cpu {format_quantity('cpu', cpu)}: not a whole number, so "
+                f"it runs in the shared CPU pool with no exclusive CPUs and no NUMA alignment ({reason})",
+                pod.file, _span(pod, container, "resources", "limits", "cpu"), pod.ref,
+                Fix(f'use a whole number of CPUs: cpu: "{nearest}" in requests and limits', edits))
+
+
+def _raw_resources(pod: PodView, container: ContainerView, kind: str) -> dict:  # type: ignore[type-arg]
+    from ..locate import get
+
+    raw = get(pod.doc.root, container.path + ("resources", kind))
+    return raw if isinstance(raw, dict) else {}
+
+
+@check("invalid-resources")
+def invalid_resources(run: Run) -> Iterator[Finding]:
+    for pod in run.pods:
+        for container in pod.containers:
+            names = set(container.requests) | set(container.limits)
+            hugepages = sorted(r for r in names if is_hugepages(r))
+            if hugepages and "cpu" not in container.requests and "memory" not in container.requests:
+                yield Finding(
+                    "invalid-resources",
+                    f"{container.label} requests {', '.join(hugepages)} without a cpu or memory request; the API "
+                    "server rejects it (HugePages require cpu or memory)",
+                    pod.file, _span(pod, container, "resources", key=True), pod.ref,
+                    Fix("add cpu and memory requests (equal to limits for alignment)"))
+            for resource in sorted(names):
+                if not (is_hugepages(resource) or is_extended(resource)):
+                    continue
+                req, lim = container.requests.get(resource), container.limits.get(resource)
+                if lim is None:
+                    yield Finding(
+                        "invalid-resources",
+                        f"{container.label} requests {resource} without a limit; the API server rejects it "
+                        f"(Limit must be set for non overcommitable resources)",
+                        pod.file, _span(pod, container, "resources", "requests", resource, key=True), pod.ref,
+                        Fix(f"set limits.{resource} to {format_quantity(resource, req or Fraction(0))}"))
+                elif req != lim:
+                    yield Finding(
+                        "invalid-resources",
+                        f"{container.label}: {resource} request {_fmt(resource, req)} != limit {_fmt(resource, lim)}; "
+                        f"the API server rejects it ({resource} cannot be overcommitted: request must equal limit)",
+                        pod.file, _span(pod, container, "resources", "requests", resource), pod.ref,
+                        Fix(f"set requests.{resource} equal to limits.{resource} ({_fmt(resource, lim)})",
+                            [Edit(_span(pod, container, "resources", "requests", resource), _plain(resource, lim))]))
+
+
+def _fmt(resource: str, amount: Fraction | None) -> str:
+    if amount is None:
+        return "unset"
+    if is_extended(resource) and amount.denominator == 1:
+        return str(int(amount))
+    return format_quantity(resource, amount)
+
+
+def _plain(resource: str, amount: Fraction) -> str:
+    text = _fmt(resource, amount)
+    return text if text.isdigit() else f'"{text}"' if text[0].isdigit() else text

@@ -1,0 +1,121 @@
+"""The command line: thin wrappers around the engine, the catalogue and the reporters."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from . import __version__
+
+FAIL_LEVELS = {"info": 0, "warning": 1, "error": 2, "never": 99}
+SEVERITY_LEVEL = {"info": 0, "warning": 1, "error": 2}
+
+
+def _backend() -> str:
+    try:
+        import ruamel.yaml.cyaml  # noqa: F401
+
+        return "libyaml (C)"
+    except Exception:  # pragma: no cover - depends on the installation
+        return "missing C parser"
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, message=f"numalint %(version)s (YAML parser: {_backend()})")
+def main() -> None:
+    """Catch NUMA-alignment mistakes in Kubernetes node and workload configuration."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("-f", "--format", "output_format", type=click.Choice(["text", "json", "sarif", "github"]),
+              default="text", show_default=True, help="Output format.")
+@click.option("--fail-on", type=click.Choice(list(FAIL_LEVELS)), default=None,
+              help="Exit 1 when a finding is at or above this severity [default: warning].")
+@click.option("--kubernetes-version", "kube_version", metavar="X.Y", default=None,
+              help="Kubernetes version the version-dependent rules target [default: newest known].")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
+              help="Configuration file [default: .numalint.yaml found upwards from the working directory].")
+@click.option("--topology", "topologies", multiple=True, type=click.Path(), metavar="FILE",
+              help="NodeTopology or NodeResourceTopology file (repeatable).")
+@click.option("--jobs", "-j", type=int, default=0, help="Worker processes for large runs [default: CPU count].")
+@click.option("--color/--no-color", default=None, help="Colour text output [default: on a terminal].")
+def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_version: str | None,
+          config_path: str | None, topologies: tuple[str, ...], jobs: int, color: bool | None) -> None:
+    """Check files and directories (recursively; '-' reads stdin)."""
+    from .config import ConfigError, find_config, load_config
+    from .engine import Options, run_check
+    from .report import RENDERERS, render_text
+    from .versions import NEWEST, parse_version
+
+    try:
+        config = load_config(Path(config_path) if config_path else find_config(Path.cwd()))
+    except ConfigError as err:
+        raise click.UsageError(f"invalid configuration: {err}") from None
+    try:
+        version = parse_version(kube_version or config.kubernetes_version or f"{NEWEST[0]}.{NEWEST[1]}")
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="--kubernetes-version") from None
+    unknown = [slug for slug in config.rules if not _is_rule(slug)]
+    if unknown:
+        raise click.UsageError(f"invalid configuration: unknown rule(s) {', '.join(unknown)} in "
+                               f"{config.path}; see `numalint rules`")
+    if not paths:
+        raise click.UsageError("give at least one file or directory to check ('-' for stdin)")
+    stdin_text = sys.stdin.read() if "-" in paths else None
+    options = Options(version=version, exclude=config.exclude, severities=config.rules,
+                      exclude_base=str((config.path.parent if config.path else Path.cwd()).resolve()),
+                      context=config.context + config.topologies, jobs=jobs,
+                      settings={"sriov_prefix": config.sriov_resource_prefix})
+    report = run_check(list(paths) + list(topologies), options, stdin_text)
+    if report.files == 0:
+        click.echo("numalint: no YAML or JSON files found", err=True)
+        sys.exit(2)
+    if output_format == "text":
+        colour = sys.stdout.isatty() if color is None else color
+        click.echo(render_text(report.findings, report.files, colour), nl=False)
+    else:
+        click.echo(RENDERERS[output_format](report.findings, report.files), nl=False)
+    if report.readable == 0:
+        sys.exit(2)
+    threshold = FAIL_LEVELS[fail_on or config.fail_on or "warning"]
+    sys.exit(1 if any(SEVERITY_LEVEL[f.severity or "error"] >= threshold for f in report.findings) else 0)
+
+
+def _is_rule(slug: str) -> bool:
+    from .catalogue import catalogue
+
+    return slug in catalogue()
+
+
+@main.command("rules")
+@click.option("-f", "--format", "output_format", type=click.Choice(["text", "json"]), default="text")
+def list_rules(output_format: str) -> None:
+    """List the rule catalogue."""
+    import json
+
+    from .catalogue import catalogue
+
+    rules = list(catalogue().values())
+    if output_format == "json":
+        click.echo(json.dumps([{"code": r.code, "slug": r.slug, "severity": r.severity, "category": r.category,
+                                "summary": r.summary, "fix_safety": r.fix_safety} for r in rules], indent=2))
+        return
+    width = max(len(r.slug) for r in rules)
+    for r in rules:
+        click.echo(f"{r.code}  {r.slug:<{width}}  {r.severity:<7}  {r.summary.splitlines()[0]}")
+
+
+@main.command()
+@click.argument("rule")
+def explain(rule: str) -> None:
+    """Show one rule's documentation and examples (by slug or code)."""
+    from .catalogue import lookup
+    from .explain import render_rule
+
+    found = lookup(rule)
+    if found is None:
+        raise click.UsageError(f"unknown rule {rule!r}; see `numalint rules`")
+    click.echo(render_rule(found))

@@ -1,0 +1,215 @@
+"""The check pipeline: read files (in parallel when there are many), run the
+catalogue's checks on the typed views, then apply configuration and suppressions."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .catalogue import catalogue
+from .context import FileResult, Run
+from .findings import Finding
+from .kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION, NODE_RESOURCE_TOPOLOGY, NODE_TOPOLOGY, is_known
+from .locate import get
+from .sources import Source, discover, read_source
+from .yamlpos import Span
+
+PARALLEL_THRESHOLD = 300
+DISABLE_ANNOTATION = "numalint.io/disable"
+
+
+@dataclass
+class Options:
+    """How one run is configured (from the command line and .numalint.yaml)."""
+
+    version: tuple[int, int]
+    exclude: list[str] = field(default_factory=list)
+    exclude_base: str | None = None
+    severities: dict[str, str] = field(default_factory=dict)  # slug -> severity or "off"
+    context: list[str] = field(default_factory=list)  # files read for cross-document checks only
+    settings: dict[str, Any] = field(default_factory=dict)
+    jobs: int = 0
+
+
+@dataclass
+class Report:
+    findings: list[Finding]
+    files: int
+    readable: int
+
+
+def process_file(path: str, stdin_text: str | None = None) -> FileResult:
+    """Read one file and turn its known documents into typed views (runs in workers)."""
+    from .checks.input_rules import input_findings
+    from .kubelet import kubelet_profile
+    from .topology_view import topology_from_document
+    from .workloads import pod_view
+
+    source = read_source(path, stdin_text)
+    result = FileResult(source=source)
+    known = [d for d in source.documents if is_known(d.api_version, d.kind)]
+    source.documents = known
+    source.text = None
+    for doc in known:
+        source.findings.extend(input_findings(doc))
+        if doc.kind in (KUBELET_CONFIGURATION, KUBELET_CONFIG):
+            profile = kubelet_profile(doc)
+            if profile is not None:
+                result.profiles.append(profile)
+                continue
+        if doc.kind in (NODE_TOPOLOGY, NODE_RESOURCE_TOPOLOGY):
+            topo = topology_from_document(doc, source.findings)
+            if topo is not None:
+                result.topologies.append(topo)
+            continue
+        view = pod_view(doc)
+        if view is not None:
+            result.pods.append(view)
+        else:
+            result.others.append(doc)
+    return result
+
+
+def _read_all(paths: list[str], stdin_text: str | None, jobs: int) -> list[FileResult]:
+    workers = jobs or (os.cpu_count() or 1)
+    if len(paths) < PARALLEL_THRESHOLD or workers < 2 or "-" in paths:
+        return [process_file(p, stdin_text) for p in paths]
+    import multiprocessing
+
+    try:
+        ctx = multiprocessing.get_context("fork")
+    except ValueError:
+        return [process_file(p, stdin_text) for p in paths]
+    chunk = max(16, len(paths) // (workers * 8))
+    with ctx.Pool(workers) as pool:
+        return pool.map(process_file, paths, chunksize=chunk)
+
+
+def run_check(paths: list[str], options: Options, stdin_text: str | None = None) -> Report:
+    """Check ``paths``; context files take part in cross-document checks without being reported on."""
+    files, missing = discover(paths, options.exclude, options.exclude_base)
+    context_files = [p for p in discover(options.context, options.exclude, options.exclude_base)[0]
+                     if p not in files]
+    results = _read_all(files + context_files, stdin_text, options.jobs)
+    reported = {r.source.path for r in results[: len(files)]}
+    run = Run(
+        sources=[r.source for r in results],
+        profiles=[p for r in results for p in r.profiles],
+        pods=[p for r in results for p in r.pods],
+        topologies=[t for r in results for t in r.topologies],
+        others=[d for r in results for d in r.others],
+        version=options.version,
+        settings=options.settings,
+    )
+    findings: list[Finding] = []
+    for result in results:
+        findings.extend(result.source.findings)
+        if result.source.template:
+            findings.append(Finding(
+                "not-lintable", "file is a Helm/Go template ({{ ... }}); render it first, e.g. "
+                "`helm template . | numalint check -`", result.source.path, Span(1, 1, 1, 1)))
+    findings.extend(run_checks(run, options))
+    for path in missing:
+        findings.append(Finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1)))
+    findings = [f for f in findings if f.file in reported or f.file in missing]
+    findings = apply_configuration(findings, options, run)
+    readable = sum(1 for r in results[: len(files)] if r.source.documents or not r.source.findings)
+    return Report(sorted(findings, key=Finding.sort_key), len(files) + len(missing), readable)
+
+
+def run_checks(run: Run, options: Options) -> Iterable[Finding]:
+    from .checks import all_checks
+
+    for slug, func in all_checks().items():
+        if options.severities.get(slug) == "off":
+            continue
+        yield from func(run)
+
+
+def apply_configuration(findings: list[Finding], options: Options, run: Run) -> list[Finding]:
+    """Severity overrides, disabled rules, comment and annotation suppressions."""
+    rules = catalogue()
+    by_path = {s.path: s for s in run.sources}
+    annotations = _annotation_suppressions(run)
+    used: set[tuple[str, int, str]] = set()
+    kept: list[Finding] = []
+    for finding in findings:
+        configured = options.severities.get(finding.rule)
+        if configured == "off":
+            continue
+        rule = rules.get(finding.rule)
+        if configured:
+            finding.severity = configured
+        elif finding.severity is None:
+            finding.severity = rule.severity if rule else "error"
+        source = by_path.get(finding.file)
+        if source is not None and _suppressed(finding, source, used):
+            continue
+        if _annotated(finding, annotations, used):
+            continue
+        kept.append(finding)
+    if options.severities.get("unused-suppression") != "off":
+        kept.extend(_unused(run, annotations, used, options))
+    return kept
+
+
+def _suppressed(finding: Finding, source: Source, used: set[tuple[str, int, str]]) -> bool:
+    for line in (finding.span.line, finding.span.line - 1):
+        entry = source.suppressions.get(line)
+        if entry and (finding.rule in entry[0] or "all" in entry[0]):
+            used.add((source.path, line, finding.rule if finding.rule in entry[0] else "all"))
+            return True
+    return False
+
+
+def _annotation_suppressions(run: Run) -> list[tuple[str, Span, Span, set[str]]]:
+    """(file, document span, annotation span, slugs) for every ``numalint.io/disable`` annotation."""
+    from .locate import locate
+
+    result = []
+    docs = [d for s in run.sources for d in s.documents]
+    for doc in docs:
+        value = get(doc.root, ("metadata", "annotations", DISABLE_ANNOTATION))
+        if isinstance(value, str):
+            slugs = {s.strip() for s in value.split(",") if s.strip()}
+            span = locate(doc.root, ("metadata", "annotations", DISABLE_ANNOTATION))
+            result.append((doc.file, doc.span, span, slugs))
+    return result
+
+
+def _annotated(finding: Finding, annotations: list[tuple[str, Span, Span, set[str]]],
+               used: set[tuple[str, int, str]]) -> bool:
+    for file, doc_span, span, slugs in annotations:
+        if file == finding.file and doc_span.line <= finding.span.line <= doc_span.end_line:
+            if finding.rule in slugs:
+                used.add((file, span.line, finding.rule))
+                return True
+    return False
+
+
+def _unused(run: Run, annotations: list[tuple[str, Span, Span, set[str]]],
+            used: set[tuple[str, int, str]], options: Options) -> list[Finding]:
+    known = set(catalogue())
+    result = []
+
+    def report(file: str, line: int, col: int, slug: str) -> None:
+        if (file, line, slug) in used:
+            return
+        what = "unknown rule" if slug not in known and slug != "all" else "nothing to suppress"
+        result.append(Finding("unused-suppression", f'suppression of "{slug}" is unused ({what})',
+                              file, Span(line, col, line, col + 1), severity=options.severities.get(
+                                  "unused-suppression")))
+
+    for source in run.sources:
+        for line, (slugs, col) in source.suppressions.items():
+            for slug in sorted(slugs):
+                report(source.path, line, col, slug)
+    for file, _doc_span, span, slugs in annotations:
+        for slug in sorted(slugs):
+            report(file, span.line, span.col, slug)
+    for finding in result:
+        if finding.severity is None:
+            finding.severity = catalogue()["unused-suppression"].severity
+    return result

@@ -1,0 +1,21 @@
+"""The ``explain`` page of a rule: its documentation and its examples."""
+
+from __future__ import annotations
+
+import textwrap
+
+from .catalogue import Rule
+
+
+def render_rule(rule: Rule) -> str:
+    parts = [f"{rule.code} {rule.slug} ({rule.severity}, {rule.category})", "", rule.summary, "",
+             "Why", textwrap.indent(rule.rationale, "  "), "", "How to fix",
+             textwrap.indent(rule.how_to_fix, "  "), f"  Automatic fix: {rule.fix_safety}"]
+    if rule.references:
+        parts += ["", "References"] + [f"  - {r}" for r in rule.references]
+    for example in rule.examples:
+        verdict = "Bad" if example.get("expect", "bad") == "bad" else "Good"
+        parts += ["", f"{verdict}: {example.get('description', '')}".rstrip(": ")]
+        for name, text in (example.get("files") or {}).items():
+            parts += [f"  # {name}", textwrap.indent(str(text).rstrip("\n"), "  ")]
+    return "\n".join(parts)

@@ -1,0 +1,56 @@
+"""Which kinds numalint reads, and where each keeps its pod template."""
+
+from __future__ import annotations
+
+# kind -> path of the pod spec inside the object
+POD_SPEC_PATHS: dict[str, tuple[str, ...]] = {
+    "Pod": ("spec",),
+    "Deployment": ("spec", "template", "spec"),
+    "StatefulSet": ("spec", "template", "spec"),
+    "DaemonSet": ("spec", "template", "spec"),
+    "ReplicaSet": ("spec", "template", "spec"),
+    "ReplicationController": ("spec", "template", "spec"),
+    "Job": ("spec", "template", "spec"),
+    "DeploymentConfig": ("spec", "template", "spec"),
+    "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
+    "PodTemplate": ("template", "spec"),
+}
+
+KUBELET_CONFIGURATION = "KubeletConfiguration"
+KUBELET_CONFIG = "KubeletConfig"
+NODE_TOPOLOGY = "NodeTopology"
+NODE_RESOURCE_TOPOLOGY = "NodeResourceTopology"
+
+OTHER_KINDS = frozenset({
+    KUBELET_CONFIGURATION, KUBELET_CONFIG, "SriovNetworkNodePolicy", "SriovNetwork",
+    "NetworkAttachmentDefinition", "MachineConfigPool", NODE_RESOURCE_TOPOLOGY, NODE_TOPOLOGY,
+})
+KNOWN_KINDS = frozenset(POD_SPEC_PATHS) | OTHER_KINDS
+
+# kind -> schema file in schemas/
+SCHEMA_FILES: dict[str, str] = {
+    "Pod": "pod.schema.json",
+    "CronJob": "cronjob.schema.json",
+    "PodTemplate": "podtemplate.schema.json",
+    KUBELET_CONFIGURATION: "kubelet-config.schema.json",
+    KUBELET_CONFIG: "kubeletconfig.schema.json",
+    "SriovNetworkNodePolicy": "sriovnetworknodepolicy.schema.json",
+    "SriovNetwork": "sriovnetwork.schema.json",
+    "NetworkAttachmentDefinition": "networkattachmentdefinition.schema.json",
+    "MachineConfigPool": "machineconfigpool.schema.json",
+    NODE_RESOURCE_TOPOLOGY: "noderesourcetopology.schema.json",
+    NODE_TOPOLOGY: "nodetopology.schema.json",
+}
+for _kind in POD_SPEC_PATHS:
+    SCHEMA_FILES.setdefault(_kind, "workload.schema.json")
+
+
+def is_known(api_version: str, kind: str) -> bool:
+    """A document numalint checks; KubeletConfiguration must be the kubelet's group."""
+    if kind == KUBELET_CONFIGURATION:
+        return api_version.startswith("kubelet.config.k8s.io/")
+    if kind == KUBELET_CONFIG:
+        return api_version.startswith("machineconfiguration.openshift.io/")
+    if kind == NODE_TOPOLOGY:
+        return api_version.startswith("numalint.io/")
+    return kind in KNOWN_KINDS and bool(api_version)

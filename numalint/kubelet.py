@@ -1,0 +1,223 @@
+"""The kubelet configuration a node will really run, with defaults applied.
+
+One KubeletProfile per KubeletConfiguration or OpenShift KubeletConfig. It
+applies the kubelet's defaults (SPEC §4), the hard-eviction rules of SPEC §3.1
+and, for OpenShift, the platform settings the machine-config operator puts
+underneath (FORMATS.md §2), and remembers where every field was written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from .cpuset import CPUSetError, parse_cpuset
+from .findings import ObjectRef
+from .kinds import KUBELET_CONFIG
+from .locate import Path, get, locate
+from .quantity import try_quantity
+from .sources import Document
+from .yamlpos import Span, YMap
+
+DEFAULT_MEMORY_AVAILABLE = Fraction(100 * 2**20)  # evictionHard memory.available<100Mi (Linux default)
+# What the machine-config operator gives a pool when the user sets nothing (node sizing fallbacks).
+OPENSHIFT_SYSTEM_RESERVED = {"cpu": Fraction(1, 2), "memory": Fraction(2**30)}
+OPENSHIFT_TEMPLATE = {"systemReservedCgroup": "/system.slice"}
+
+
+@dataclass
+class ReservedMemoryEntry:
+    """One ``reservedMemory`` item: a NUMA node and what is reserved on it."""
+
+    numa_node: int | None
+    limits: dict[str, Fraction]
+    raw_limits: dict[str, Any]
+    index: int
+
+
+@dataclass
+class KubeletProfile:
+    """Effective NUMA-relevant kubelet settings plus the positions they came from."""
+
+    doc: Document
+    ref: ObjectRef
+    base: Path
+    raw: YMap
+    openshift: bool
+    keys: dict[str, str] = field(default_factory=dict)  # canonical field -> key as written
+    cpu_manager_policy: str = "none"
+    cpu_options: dict[str, Any] = field(default_factory=dict)
+    topology_policy: str = "none"
+    topology_scope: str = "container"
+    topology_options: dict[str, Any] = field(default_factory=dict)
+    memory_policy: str = "None"
+    reserved_memory: list[ReservedMemoryEntry] = field(default_factory=list)
+    reserved_cpus_text: str | None = None
+    system_reserved: dict[str, Fraction] = field(default_factory=dict)
+    kube_reserved: dict[str, Fraction] = field(default_factory=dict)
+    eviction_memory: Fraction | None = DEFAULT_MEMORY_AVAILABLE
+    eviction_memory_percent: Fraction | None = None
+    eviction_source: str = "default"
+    feature_gates: dict[str, bool] = field(default_factory=dict)
+    system_reserved_cgroup: str = ""
+    kube_reserved_cgroup: str = ""
+    platform_defaults: list[str] = field(default_factory=list)
+
+    @property
+    def file(self) -> str:
+        return self.doc.file
+
+    @property
+    def name(self) -> str:
+        return self.ref.name
+
+    def has(self, name: str) -> bool:
+        return name in self.keys
+
+    def path(self, name: str, *rest: Any) -> Path:
+        return self.base + (self.keys.get(name, name),) + rest
+
+    def span(self, name: str, *rest: Any, key: bool = False) -> Span:
+        """Where ``name`` (and a sub-path) is written; the config itself when absent."""
+        if name not in self.keys:
+            return self.anchor()
+        return locate(self.doc.root, self.path(name, *rest), key=key)
+
+    def anchor(self) -> Span:
+        if self.base:
+            return locate(self.doc.root, self.base, key=True)
+        return locate(self.doc.root, ("kind",))
+
+    def reserved_cpus(self) -> frozenset[int] | None:
+        """The explicit reservedSystemCPUs set, or None when absent or unparsable."""
+        if self.reserved_cpus_text is None:
+            return None
+        try:
+            return parse_cpuset(self.reserved_cpus_text)
+        except CPUSetError:
+            return None
+
+    def cpu_reservation(self) -> Fraction | None:
+        """systemReserved.cpu + kubeReserved.cpu after reservedSystemCPUs overrides them (SPEC §2.2)."""
+        explicit = self.reserved_cpus()
+        if explicit is not None and self.reserved_cpus_text:
+            return Fraction(len(explicit))
+        if "cpu" not in self.system_reserved and "cpu" not in self.kube_reserved:
+            return None
+        return self.system_reserved.get("cpu", Fraction(0)) + self.kube_reserved.get("cpu", Fraction(0))
+
+    def allocatable_reservation(self, resource: str) -> Fraction:
+        """The Node Allocatable reservation of ``resource`` (what reservedMemory must add up to)."""
+        total = self.system_reserved.get(resource, Fraction(0)) + self.kube_reserved.get(resource, Fraction(0))
+        if resource == "memory" and self.eviction_memory is not None:
+            total += self.eviction_memory
+        return total
+
+
+def _string_values(node: Any) -> dict[str, Any]:
+    return {str(k): v for k, v in node.items()} if isinstance(node, dict) else {}
+
+
+def _quantities(node: Any) -> dict[str, Fraction]:
+    result: dict[str, Fraction] = {}
+    for name, value in _string_values(node).items():
+        amount = try_quantity(value) if isinstance(value, str) else None
+        if amount is not None:
+            result[name] = amount
+    return result
+
+
+def kubelet_profile(doc: Document) -> KubeletProfile | None:
+    """Build the effective profile of a KubeletConfiguration or KubeletConfig document."""
+    openshift = doc.kind == KUBELET_CONFIG
+    base: Path = ("spec", "kubeletConfig") if openshift else ()
+    raw = get(doc.root, base) if base else doc.root
+    if not isinstance(raw, YMap):
+        return None
+    name = get(doc.root, ("metadata", "name"))
+    ref = ObjectRef(doc.api_version, doc.kind, str(name) if name else "<unnamed>", None)
+    profile = KubeletProfile(doc=doc, ref=ref, base=base, raw=raw, openshift=openshift)
+    # The machine-config operator matches keys case-insensitively (FORMATS.md §2).
+    from .schema import kubelet_field_names
+
+    known = kubelet_field_names()
+    lowered = {k.lower(): k for k in known} if openshift else {}
+    for key in raw:
+        if not isinstance(key, str):
+            continue
+        canonical = key if key in known else lowered.get(key.lower(), key)
+        profile.keys[canonical] = key
+
+    def value(name: str, default: Any = None) -> Any:
+        key = profile.keys.get(name)
+        return raw.get(key, default) if key is not None else default
+
+    def text(name: str, default: str) -> str:
+        v = value(name)
+        return v if isinstance(v, str) and v != "" else default
+
+    profile.cpu_manager_policy = text("cpuManagerPolicy", "none")
+    profile.topology_policy = text("topologyManagerPolicy", "none")
+    profile.topology_scope = text("topologyManagerScope", "container")
+    profile.memory_policy = text("memoryManagerPolicy", "None")
+    profile.cpu_options = _string_values(value("cpuManagerPolicyOptions"))
+    profile.topology_options = _string_values(value("topologyManagerPolicyOptions"))
+    cpus = value("reservedSystemCPUs")
+    profile.reserved_cpus_text = cpus if isinstance(cpus, str) else (str(cpus) if cpus is not None else None)
+    profile.system_reserved = _quantities(value("systemReserved"))
+    profile.kube_reserved = _quantities(value("kubeReserved"))
+    profile.feature_gates = {str(k): v for k, v in _string_values(value("featureGates")).items()
+                             if isinstance(v, bool)}
+    profile.system_reserved_cgroup = text("systemReservedCgroup", "")
+    profile.kube_reserved_cgroup = text("kubeReservedCgroup", "")
+    _eviction(profile, value("evictionHard"), value("mergeDefaultEvictionSettings"))
+    _reserved_memory(profile, value("reservedMemory"))
+    if openshift:
+        _openshift_defaults(profile)
+    return profile
+
+
+def _eviction(profile: KubeletProfile, hard: Any, merge_defaults: Any) -> None:
+    """SPEC §3.1: a written evictionHard map replaces the defaults unless merged explicitly."""
+    if not isinstance(hard, dict):
+        return
+    signal = hard.get("memory.available")
+    if signal is None:
+        if merge_defaults is True:
+            return
+        profile.eviction_memory = None
+        profile.eviction_source = "evictionHard without memory.available"
+        return
+    profile.eviction_source = "evictionHard"
+    if isinstance(signal, str) and signal.endswith("%"):
+        profile.eviction_memory = None
+        profile.eviction_memory_percent = try_quantity(signal[:-1])
+        return
+    profile.eviction_memory = try_quantity(signal) if isinstance(signal, str) else None
+
+
+def _reserved_memory(profile: KubeletProfile, entries: Any) -> None:
+    if not isinstance(entries, list):
+        return
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            continue
+        numa = entry.get("numaNode")
+        raw_limits = _string_values(entry.get("limits"))
+        limits = {k: q for k, v in raw_limits.items() if (q := try_quantity(v)) is not None}
+        profile.reserved_memory.append(ReservedMemoryEntry(
+            numa if isinstance(numa, int) and not isinstance(numa, bool) else None, limits, raw_limits, i))
+
+
+def _openshift_defaults(profile: KubeletProfile) -> None:
+    """Settings the machine-config operator puts underneath a KubeletConfig (FORMATS.md §2)."""
+    auto_sizing = get(profile.doc.root, ("spec", "autoSizingReserved"))
+    for resource, amount in OPENSHIFT_SYSTEM_RESERVED.items():
+        if resource not in profile.system_reserved and auto_sizing is not True:
+            profile.system_reserved[resource] = amount
+            profile.platform_defaults.append(f"systemReserved.{resource}")
+    if not profile.system_reserved_cgroup and not profile.reserved_cpus_text:
+        profile.system_reserved_cgroup = OPENSHIFT_TEMPLATE["systemReservedCgroup"]
+    if profile.reserved_cpus_text:
+        profile.system_reserved_cgroup = ""  # the MCO clears it so kubelet validation passes

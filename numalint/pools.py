@@ -1,0 +1,137 @@
+"""Pools: which nodes (topology) run which kubelet configuration, and which workloads land there.
+
+* One topology and one kubelet configuration in a run form the pool every workload is checked against.
+* With several, a NodeTopology names its node labels and its kubelet configuration (by name), and a
+  workload goes to the pools its nodeSelector / required node affinity matches.
+* With kubelet configurations but no topology, each kubelet configuration forms a pool of its own;
+  OpenShift KubeletConfigs reach node labels through machineConfigPoolSelector -> MachineConfigPool.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .kinds import KUBELET_CONFIG
+from .locate import get
+
+if TYPE_CHECKING:
+    from .context import Run
+    from .kubelet import KubeletProfile
+    from .topology_view import TopologyView
+    from .workloads import PodView
+
+
+@dataclass
+class Pool:
+    name: str
+    profile: KubeletProfile | None
+    topology: TopologyView | None
+    node_labels: dict[str, str] = field(default_factory=dict)
+    nodes: int = 1
+    why: str = ""
+
+    def matches(self, pod: PodView, only: bool) -> bool:
+        """Would the scheduler put ``pod`` on this pool's nodes? The only pool takes everything."""
+        if only:
+            return True
+        if not self.node_labels:
+            return not pod.node_selector and not pod.required_terms
+        return selects(pod.node_selector, pod.required_terms, self.node_labels)
+
+
+def selects(selector: dict[str, str], terms: list[list[dict[str, Any]]], labels: dict[str, str]) -> bool:
+    """nodeSelector AND (any required node affinity term) against node labels."""
+    for key, value in selector.items():
+        if labels.get(key) != value:
+            return False
+    if not terms:
+        return True
+    return any(all(_expression(e, labels) for e in term) for term in terms)
+
+
+def _expression(expr: dict[str, Any], labels: dict[str, str]) -> bool:
+    key, op = str(expr.get("key", "")), expr.get("operator")
+    values = [str(v) for v in expr.get("values") or []]
+    if op == "In":
+        return key in labels and labels[key] in values
+    if op == "NotIn":
+        return key not in labels or labels[key] not in values
+    if op == "Exists":
+        return key in labels
+    if op == "DoesNotExist":
+        return key not in labels
+    return False
+
+
+def label_selector_matches(selector: Any, labels: dict[str, str]) -> bool:
+    """A metav1.LabelSelector; an empty or missing selector matches nothing (MCO semantics)."""
+    if not isinstance(selector, dict) or not selector:
+        return False
+    match_labels = selector.get("matchLabels") or {}
+    exprs = selector.get("matchExpressions") or []
+    if not match_labels and not exprs:
+        return False
+    if isinstance(match_labels, dict):
+        for key, value in match_labels.items():
+            if labels.get(str(key)) != ("" if value is None else str(value)):
+                return False
+    return all(_expression(e, labels) for e in exprs if isinstance(e, dict))
+
+
+def profile_node_labels(run: Run, profile: KubeletProfile) -> dict[str, str] | None:
+    """Node labels of an OpenShift KubeletConfig, through its MachineConfigPool."""
+    if profile.doc.kind != KUBELET_CONFIG:
+        return None
+    selector = get(profile.doc.root, ("spec", "machineConfigPoolSelector"))
+    for mcp in run.of_kind("MachineConfigPool"):
+        labels = get(mcp.root, ("metadata", "labels")) or {}
+        labels = {str(k): "" if v is None else str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
+        if label_selector_matches(selector, labels):
+            node_selector = get(mcp.root, ("spec", "nodeSelector", "matchLabels")) or {}
+            return {str(k): "" if v is None else str(v) for k, v in node_selector.items()}
+    return None
+
+
+def _profile_named(run: Run, name: str) -> KubeletProfile | None:
+    import os
+
+    for profile in run.profiles:
+        if profile.name == name or os.path.splitext(os.path.basename(profile.file))[0] == name:
+            return profile
+    return None
+
+
+def build_pools(run: Run) -> list[Pool]:
+    pools: list[Pool] = []
+    if len(run.topologies) == 1 and len(run.profiles) <= 1:
+        topo = run.topologies[0]
+        profile = run.profiles[0] if run.profiles else None
+        return [Pool(topo.name, profile, topo, topo.node_labels, topo.nodes,
+                     "the only topology and kubelet configuration of the run")]
+    used: set[int] = set()
+    for topo in run.topologies:
+        profile = _profile_named(run, topo.kubelet_config) if topo.kubelet_config else None
+        if profile is None and len(run.profiles) == 1:
+            profile = run.profiles[0]
+        if profile is not None:
+            used.add(id(profile))
+        pools.append(Pool(topo.name, profile, topo, topo.node_labels, topo.nodes,
+                          f'NodeTopology "{topo.name}"' + (f' runs kubelet configuration "{profile.name}"'
+                                                            if profile else "")))
+    for profile in run.profiles:
+        if id(profile) in used:
+            continue
+        labels = profile_node_labels(run, profile) or {}
+        pools.append(Pool(profile.name, profile, None, labels, 1, f'kubelet configuration "{profile.name}"'))
+    return pools
+
+
+def pools_for(run: Run, pod: PodView) -> list[Pool]:
+    pools = run.pools
+    only = len(pools) == 1
+    return [p for p in pools if p.matches(pod, only)]
+
+
+def topologies_for_profile(run: Run, profile: KubeletProfile) -> list[TopologyView]:
+    return [p.topology for p in run.pools if p.profile is profile and p.topology is not None]

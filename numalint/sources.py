@@ -1,0 +1,193 @@
+"""Finding and reading input files into located documents.
+
+A source is one file (or stdin). Reading never raises: unreadable, binary,
+oversized, templated or broken files become findings and the run goes on.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .findings import Finding
+from .kinds import is_known
+from .yamlpos import Span, YamlError, YMap, load_all
+
+MAX_FILE_BYTES = 8 * 1024 * 1024
+YAML_SUFFIXES = (".yaml", ".yml", ".json")
+_TEMPLATE_RE = re.compile(r"\{\{-?\s*[-.$a-zA-Z/(\"]")
+_SUPPRESS_RE = re.compile(r"#\s*numalint:\s*disable=([A-Za-z0-9_,\- ]+?)(?:\s+--.*)?\s*$")
+
+
+@dataclass
+class Document:
+    """One YAML document with its identity and its position in the file."""
+
+    file: str
+    index: int
+    root: YMap
+    span: Span
+
+    @property
+    def api_version(self) -> str:
+        value = self.root.get("apiVersion")
+        return value if isinstance(value, str) else ""
+
+    @property
+    def kind(self) -> str:
+        value = self.root.get("kind")
+        return value if isinstance(value, str) else ""
+
+
+@dataclass
+class Source:
+    """One input file: its documents, its suppression comments and read problems."""
+
+    path: str
+    documents: list[Document] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    suppressions: dict[int, tuple[set[str], int]] = field(default_factory=dict)
+    template: bool = False
+    text: str | None = None
+
+
+def discover(paths: Iterable[str], exclude: list[str], base: str | None = None) -> tuple[list[str], list[str]]:
+    """Expand files and directories into sorted input files; return (files, missing).
+
+    ``exclude`` globs match a path relative to ``base`` (the config file's directory), the path as
+    given, or its file name; a pattern naming a directory excludes everything under it.
+    """
+    found: list[str] = []
+    missing: list[str] = []
+    for raw in paths:
+        if raw == "-":
+            found.append("-")
+            continue
+        path = Path(raw)
+        if path.is_dir():
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(files):
+                    if name.endswith(YAML_SUFFIXES) and not name.startswith("."):
+                        full = os.path.join(root, name)
+                        if not _excluded(full, exclude, base):
+                            found.append(full)
+        elif path.exists():
+            if not _excluded(raw, exclude, base):
+                found.append(raw)
+        else:
+            missing.append(raw)
+    return found, missing
+
+
+def _excluded(path: str, patterns: list[str], base: str | None) -> bool:
+    if not patterns:
+        return False
+    candidates = {path.replace(os.sep, "/").removeprefix("./"), os.path.basename(path)}
+    if base is not None:
+        relative = os.path.relpath(os.path.abspath(path), base)
+        if not relative.startswith(".."):
+            candidates.add(relative.replace(os.sep, "/"))
+    for pattern in patterns:
+        pattern = pattern.rstrip("/")
+        for candidate in candidates:
+            if fnmatch.fnmatch(candidate, pattern) or fnmatch.fnmatch(candidate, pattern + "/*"):
+                return True
+    return False
+
+
+def read_source(path: str, stdin_text: str | None = None) -> Source:
+    """Read and parse one file; every problem becomes a finding on the source."""
+    source = Source(path=path)
+    try:
+        if path == "-":
+            text = stdin_text or ""
+        else:
+            if os.path.getsize(path) > MAX_FILE_BYTES:
+                source.findings.append(Finding(
+                    "yaml-syntax", f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; not read",
+                    path, Span(1, 1, 1, 1)))
+                return source
+            with open(path, "rb") as handle:
+                data = handle.read()
+            text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        source.findings.append(Finding("yaml-syntax", f"file is not UTF-8 text ({exc.reason} at byte {exc.start})",
+                                       path, Span(1, 1, 1, 1)))
+        return source
+    except OSError as exc:
+        source.findings.append(Finding("yaml-syntax", f"cannot read file: {exc.strerror or exc}", path,
+                                       Span(1, 1, 1, 1)))
+        return source
+    source.text = text
+    parse_text(source, text)
+    return source
+
+
+def parse_text(source: Source, text: str) -> None:
+    """Parse ``text`` into the source's documents (expanding ``kind: List``)."""
+    if "numalint:" in text:
+        source.suppressions = _suppressions(text)
+    looks_templated = "{{" in text and _TEMPLATE_RE.search(text) is not None
+    try:
+        parsed = load_all(text)
+    except YamlError as err:
+        if looks_templated:
+            source.template = True
+            return
+        source.findings.append(Finding("yaml-syntax", f"YAML syntax error: {err.message}", source.path,
+                                       Span(err.line, err.col, err.line, err.col + 1)))
+        return
+    index = 0
+    for root, span in parsed:
+        for item, item_span in _expand_lists(root, span):
+            source.documents.append(Document(source.path, index, item, item_span))
+            index += 1
+    if looks_templated and any(
+        is_known(doc.api_version, doc.kind) and _templated(doc.root) for doc in source.documents
+    ):
+        source.template = True
+        source.documents = []
+
+
+def _expand_lists(root: Any, span: Span) -> Iterator[tuple[YMap, Span]]:
+    if not isinstance(root, YMap):
+        return
+    items = root.get("items")
+    if root.get("kind") == "List" and isinstance(items, list):
+        for i, item in enumerate(items):
+            if isinstance(item, YMap):
+                yield item, items.item_spans[i]
+        return
+    yield root, span
+
+
+def _templated(node: Any, depth: int = 0) -> bool:
+    """True when a key or value of the document holds a Go template expression."""
+    if depth > 64:
+        return False
+    if isinstance(node, str):
+        return "{{" in node and _TEMPLATE_RE.search(node) is not None
+    if isinstance(node, dict):
+        return any(_templated(k, depth + 1) or _templated(v, depth + 1) for k, v in node.items())
+    if isinstance(node, list):
+        return any(_templated(v, depth + 1) for v in node)
+    return False
+
+
+def _suppressions(text: str) -> dict[int, tuple[set[str], int]]:
+    """Map each line carrying ``# numalint: disable=...`` to its slugs and column."""
+    result: dict[int, tuple[set[str], int]] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if "numalint:" not in line:
+            continue
+        match = _SUPPRESS_RE.search(line)
+        if match:
+            slugs = {s.strip() for s in match.group(1).split(",") if s.strip()}
+            result[number] = (slugs, match.start() + 1)
+    return result

@@ -1,0 +1,159 @@
+"""Declared node topologies: numalint's NodeTopology kind and NodeResourceTopology.
+
+Turns a document into a Machine for the alignment core plus the pool it
+describes (node labels, number of nodes, kubelet configuration).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .alignment.machine import CPU, Device, Machine, NUMANode
+from .cpuset import CPUSetError, parse_cpuset
+from .findings import Finding, ObjectRef
+from .kinds import NODE_RESOURCE_TOPOLOGY
+from .locate import get, locate
+from .quantity import try_quantity
+from .sources import Document
+from .yamlpos import Span
+
+
+@dataclass
+class NIC:
+    """An SR-IOV capable physical function."""
+
+    pci_address: str
+    interface: str
+    vendor: str
+    device_id: str
+    total_vfs: int
+    numa: int | None
+
+
+@dataclass
+class TopologyView:
+    doc: Document
+    ref: ObjectRef
+    machine: Machine
+    node_labels: dict[str, str] = field(default_factory=dict)
+    nodes: int = 1
+    kubelet_config: str | None = None
+    nics: list[NIC] = field(default_factory=list)
+    attributes: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.ref.name
+
+    @property
+    def file(self) -> str:
+        return self.doc.file
+
+    def anchor(self) -> Span:
+        return locate(self.doc.root, ("metadata", "name"))
+
+
+def _int(value: Any, default: int | None = None) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def _bytes(value: Any) -> int:
+    amount = try_quantity(value)
+    return int(amount) if amount is not None and amount >= 0 else 0
+
+
+def topology_from_document(doc: Document, findings: list[Finding]) -> TopologyView | None:
+    if doc.kind == NODE_RESOURCE_TOPOLOGY:
+        from .topology_import import machine_from_nrt
+
+        return machine_from_nrt(doc, findings)
+    return _node_topology(doc, findings)
+
+
+def _node_topology(doc: Document, findings: list[Finding]) -> TopologyView | None:
+    spec = get(doc.root, ("spec",))
+    if not isinstance(spec, dict) or not isinstance(spec.get("numaNodes"), list):
+        return None
+    raw_nodes = [n for n in spec["numaNodes"] if isinstance(n, dict)]
+    sockets = _int(spec.get("sockets"), None) or len(raw_nodes) or 1
+    per_socket = max(1, len(raw_nodes) // sockets)
+    threads = _int(spec.get("threadsPerCore"), 1) or 1
+    nodes: list[NUMANode] = []
+    cpus: dict[int, CPU] = {}
+    devices: list[Device] = []
+    for index, raw in enumerate(spec["numaNodes"]):
+        if not isinstance(raw, dict):
+            continue
+        numa = _int(raw.get("id"), index)
+        assert numa is not None
+        socket = _int(raw.get("socket"), numa // per_socket)
+        assert socket is not None
+        hugepages: dict[int, int] = {}
+        if isinstance(raw.get("hugepages"), dict):
+            for size, count in raw["hugepages"].items():
+                page = try_quantity(size)
+                if page is not None and _int(count) is not None:
+                    hugepages[int(page)] = int(count)
+        distances = raw.get("distances")
+        nodes.append(NUMANode(numa, _bytes(raw.get("memory")), hugepages,
+                              [int(d) for d in distances] if isinstance(distances, list) else None))
+        for core_threads in _cores(raw, threads, doc, ("spec", "numaNodes", index), findings):
+            core_id = min(core_threads)
+            for cpu in core_threads:
+                cpus[cpu] = CPU(cpu, core_id, socket, numa, socket)
+    for i, raw in enumerate(spec.get("devices") or []):
+        if not isinstance(raw, dict) or not isinstance(raw.get("resource"), str):
+            continue
+        numa_raw = raw.get("numaNode")
+        numa_dev = _int(numa_raw)
+        if numa_dev is not None and numa_dev < 0:
+            numa_dev = None
+        for n in range(_int(raw.get("count"), 1) or 0):
+            devices.append(Device(raw["resource"], str(raw.get("id", f"{raw['resource']}-{i}-{n}")), numa_dev))
+    nics = []
+    for raw in spec.get("nics") or []:
+        if isinstance(raw, dict):
+            numa_nic = _int(raw.get("numaNode"))
+            nics.append(NIC(str(raw.get("pciAddress", "")), str(raw.get("interface", "")),
+                            str(raw.get("vendor", "")), str(raw.get("deviceID", "")),
+                            _int(raw.get("totalVfs"), 0) or 0,
+                            numa_nic if numa_nic is not None and numa_nic >= 0 else None))
+    pool = spec.get("pool") if isinstance(spec.get("pool"), dict) else {}
+    labels = pool.get("nodeSelector") if isinstance(pool.get("nodeSelector"), dict) else {}
+    name = get(doc.root, ("metadata", "name"))
+    return TopologyView(
+        doc=doc, ref=ObjectRef(doc.api_version, doc.kind, str(name) if name else "<unnamed>"),
+        machine=Machine(nodes, cpus, devices),
+        node_labels={str(k): "" if v is None else str(v) for k, v in labels.items()},
+        nodes=_int(pool.get("nodes"), 1) or 1,
+        kubelet_config=str(pool["kubeletConfig"]) if pool.get("kubeletConfig") else None, nics=nics)
+
+
+def _cores(raw: dict[str, Any], threads: int, doc: Document, path: tuple[Any, ...],
+           findings: list[Finding]) -> list[list[int]]:
+    """SMT sibling groups of one NUMA node, from ``cores`` or from ``cpus`` + threadsPerCore."""
+    if isinstance(raw.get("cores"), list):
+        groups = []
+        for core in raw["cores"]:
+            if isinstance(core, str):
+                try:
+                    groups.append(sorted(parse_cpuset(core)))
+                except CPUSetError:
+                    continue
+            elif isinstance(core, list):
+                groups.append(sorted(int(c) for c in core if _int(c) is not None))
+        return [g for g in groups if g]
+    text = raw.get("cpus")
+    if not isinstance(text, str):
+        return []
+    try:
+        ordered = sorted(parse_cpuset(text))
+    except CPUSetError as err:
+        findings.append(Finding("schema", f"cpus: {err}", doc.file, locate(doc.root, path + ("cpus",))))
+        return []
+    if threads <= 1 or len(ordered) % threads:
+        return [[c] for c in ordered]
+    # Linux numbers SMT siblings one "half" apart within a node: cpu i pairs with cpu i + n/threads.
+    per = len(ordered) // threads
+    return [[ordered[i + t * per] for t in range(threads)] for i in range(per)]

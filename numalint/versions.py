@@ -1,0 +1,69 @@
+"""Version-dependent kubelet behaviour (SPEC §7): option maturity and feature gates."""
+
+from __future__ import annotations
+
+import re
+
+NEWEST = (1, 37)
+OLDEST = (1, 26)
+
+# option -> list of (first minor version, maturity); maturity applies until the next entry
+CPU_OPTIONS: dict[str, list[tuple[int, str]]] = {
+    "full-pcpus-only": [(22, "beta"), (33, "ga")],
+    "distribute-cpus-across-numa": [(23, "alpha"), (33, "beta")],
+    "align-by-socket": [(25, "alpha")],
+    "distribute-cpus-across-cores": [(31, "alpha")],
+    "strict-cpu-reservation": [(32, "alpha"), (33, "beta"), (35, "ga")],
+    "prefer-align-cpus-by-uncorecache": [(32, "alpha"), (34, "beta"), (36, "ga")],
+}
+TOPOLOGY_OPTIONS: dict[str, list[tuple[int, str]]] = {
+    "prefer-closest-numa-nodes": [(26, "alpha"), (28, "beta"), (32, "ga")],
+    "max-allowable-numa-nodes": [(31, "beta"), (35, "ga")],
+}
+CPU_GATES = {"alpha": "CPUManagerPolicyAlphaOptions", "beta": "CPUManagerPolicyBetaOptions"}
+TOPOLOGY_GATES = {"alpha": "TopologyManagerPolicyAlphaOptions", "beta": "TopologyManagerPolicyBetaOptions"}
+_GO_BOOLS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": True,
+             "0": False, "f": False, "F": False, "FALSE": False, "false": False, "False": False}
+
+
+def parse_version(text: str) -> tuple[int, int]:
+    """``1.34``, ``v1.32.10`` -> (1, 34); raise ValueError otherwise."""
+    match = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+].*)?", str(text).strip())
+    if not match:
+        raise ValueError(f"not a Kubernetes version: {text!r} (expected e.g. 1.34)")
+    return int(match.group(1)), int(match.group(2))
+
+
+def go_parse_bool(text: object) -> bool | None:
+    """strconv.ParseBool; None when the kubelet would reject the value."""
+    return _GO_BOOLS.get(text) if isinstance(text, str) else None
+
+
+def maturity(table: dict[str, list[tuple[int, str]]], option: str, version: tuple[int, int]) -> str | None:
+    """alpha/beta/ga of ``option`` at ``version``; None if unknown there."""
+    stages = table.get(option)
+    if not stages:
+        return None
+    current = None
+    for minor, stage in stages:
+        if version[1] >= minor:
+            current = stage
+    return current
+
+
+def gate_default(gate: str, version: tuple[int, int]) -> bool:
+    """Default value of the gates the option checks use."""
+    minor = version[1]
+    if gate in ("CPUManagerPolicyBetaOptions",):
+        return True
+    if gate == "TopologyManagerPolicyBetaOptions":
+        return minor >= 28
+    if gate == "TopologyManagerPolicyOptions":
+        return minor >= 28
+    if gate == "CPUManagerPolicyOptions":
+        return True
+    return False
+
+
+def gate_enabled(gate: str, gates: dict[str, bool], version: tuple[int, int]) -> bool:
+    return gates.get(gate, gate_default(gate, version))

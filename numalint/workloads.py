@@ -1,0 +1,210 @@
+"""Typed views of every object that runs pods, with API defaulting applied.
+
+Rules never look at controller dicts: they get a PodView whatever the kind
+(Pod, Deployment, CronJob, ...), with requests defaulted to limits and QoS
+computed as the API server does (SPEC §5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from .findings import ObjectRef
+from .kinds import POD_SPEC_PATHS
+from .locate import Path, get, locate
+from .quantity import try_quantity
+from .sources import Document
+from .yamlpos import Span, YMap
+
+HUGEPAGES_PREFIX = "hugepages-"
+DISABLE_ANNOTATION = "numalint.io/disable"
+NATIVE_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage", "storage", "pods"})
+
+
+def is_extended(resource: str) -> bool:
+    """Device-plugin style resources (``nvidia.com/gpu``, ``openshift.io/sriov_nic``)."""
+    return "/" in resource and not resource.startswith("kubernetes.io/")
+
+
+def is_hugepages(resource: str) -> bool:
+    return resource.startswith(HUGEPAGES_PREFIX)
+
+
+@dataclass
+class ContainerView:
+    """One container with defaulted requests and limits (exact quantities)."""
+
+    name: str
+    path: Path  # path of the container inside the document
+    init: bool
+    sidecar: bool
+    requests: dict[str, Fraction] = field(default_factory=dict)
+    limits: dict[str, Fraction] = field(default_factory=dict)
+    explicit_requests: frozenset[str] = frozenset()
+
+    @property
+    def label(self) -> str:
+        kind = "sidecar" if self.sidecar else "init container" if self.init else "container"
+        return f'{kind} "{self.name}"'
+
+    def qos(self) -> str:
+        if not self.requests and not self.limits:
+            return "BestEffort"
+        cpu_req, cpu_lim = self.requests.get("cpu", Fraction(0)), self.limits.get("cpu", Fraction(0))
+        mem_req, mem_lim = self.requests.get("memory", Fraction(0)), self.limits.get("memory", Fraction(0))
+        if cpu_req != cpu_lim or mem_req != mem_lim:
+            return "Burstable"
+        if cpu_lim == 0 and mem_lim == 0:
+            return "BestEffort"
+        if cpu_lim and mem_lim:
+            return "Guaranteed"
+        return "Burstable"
+
+
+@dataclass
+class PodView:
+    """What a workload asks of a node, whatever controller it comes in."""
+
+    doc: Document
+    ref: ObjectRef
+    spec_path: Path
+    containers: list[ContainerView]
+    replicas: int
+    annotations: dict[str, str]
+    labels: dict[str, str]
+    node_selector: dict[str, str]
+    required_terms: list[list[dict[str, Any]]]
+    pod_resources: dict[str, Fraction] | None
+    disabled: frozenset[str]
+
+    @property
+    def file(self) -> str:
+        return self.doc.file
+
+    def span(self, path: Path, key: bool = False) -> Span:
+        return locate(self.doc.root, path, key=key)
+
+    def anchor(self) -> Span:
+        """Where a finding about the whole workload points: its name."""
+        return locate(self.doc.root, ("metadata", "name"))
+
+    def qos(self) -> str:
+        """Pod QoS class (SPEC §5), from pod-level resources when they are set."""
+        if self.pod_resources is not None:
+            return "Guaranteed" if self.pod_resources.get("cpu") and self.pod_resources.get("memory") else "Burstable"
+        classes = {c.qos() for c in self.containers}
+        if "Burstable" in classes or classes == {"BestEffort", "Guaranteed"}:
+            return "Burstable"
+        return classes.pop() if classes else "BestEffort"
+
+    def requested(self, resource: str) -> Fraction:
+        """Sum over app containers and sidecars (what stays allocated)."""
+        return sum((c.requests.get(resource, Fraction(0)) for c in self.containers if not c.init or c.sidecar),
+                   Fraction(0))
+
+    def resource_names(self) -> set[str]:
+        names: set[str] = set()
+        for c in self.containers:
+            names.update(c.requests)
+            names.update(c.limits)
+        return names
+
+    def asks_for_devices(self) -> bool:
+        return any(is_extended(r) or is_hugepages(r) for r in self.resource_names())
+
+
+def _quantities(node: Any) -> dict[str, Fraction]:
+    result: dict[str, Fraction] = {}
+    if isinstance(node, dict):
+        for name, value in node.items():
+            amount = try_quantity(value)
+            if amount is not None and isinstance(name, str):
+                result[name] = amount
+    return result
+
+
+def _container(raw: Any, path: Path, init: bool) -> ContainerView | None:
+    if not isinstance(raw, YMap):
+        return None
+    resources = raw.get("resources")
+    requests = _quantities(get(resources, ("requests",)))
+    limits = _quantities(get(resources, ("limits",)))
+    explicit = frozenset(requests)
+    for name, amount in limits.items():
+        requests.setdefault(name, amount)  # API defaulting: request defaults to limit
+    name = raw.get("name")
+    sidecar = init and raw.get("restartPolicy") == "Always"
+    return ContainerView(str(name) if name is not None else "?", path, init, sidecar, requests, limits, explicit)
+
+
+def _string_map(node: Any) -> dict[str, str]:
+    if not isinstance(node, dict):
+        return {}
+    return {str(k): str(v) for k, v in node.items() if v is not None}
+
+
+def pod_view(doc: Document) -> PodView | None:
+    """Build the view of a pod-running object, or None when it has no pod spec."""
+    spec_path = POD_SPEC_PATHS.get(doc.kind)
+    if spec_path is None:
+        return None
+    root = doc.root
+    spec = get(root, spec_path)
+    if not isinstance(spec, YMap):
+        return None
+    template_meta_path = spec_path[:-1] + ("metadata",) if doc.kind != "Pod" else ("metadata",)
+    containers: list[ContainerView] = []
+    for field_name, init in (("initContainers", True), ("containers", False)):
+        items = spec.get(field_name)
+        if isinstance(items, list):
+            for i, raw in enumerate(items):
+                view = _container(raw, spec_path + (field_name, i), init)
+                if view is not None:
+                    containers.append(view)
+    pod_level = spec.get("resources")
+    pod_resources = None
+    if isinstance(pod_level, dict):
+        req = _quantities(pod_level.get("requests"))
+        for name, amount in _quantities(pod_level.get("limits")).items():
+            req.setdefault(name, amount)
+        pod_resources = req or None
+    metadata = root.get("metadata") if isinstance(root.get("metadata"), dict) else {}
+    own = _string_map(get(root, ("metadata", "annotations")))
+    template_annotations = _string_map(get(root, template_meta_path + ("annotations",)))
+    disabled = {s.strip() for s in (own.get(DISABLE_ANNOTATION, "") + "," +
+                                    template_annotations.get(DISABLE_ANNOTATION, "")).split(",") if s.strip()}
+    terms: list[list[dict[str, Any]]] = []
+    raw_terms = get(spec, ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
+                           "nodeSelectorTerms"))
+    if isinstance(raw_terms, list):
+        for term in raw_terms:
+            exprs = get(term, ("matchExpressions",))
+            terms.append([e for e in exprs if isinstance(e, dict)] if isinstance(exprs, list) else [])
+    ref = ObjectRef(doc.api_version, doc.kind, str(get(metadata, ("name",), "") or "<unnamed>"),
+                    _opt_str(get(metadata, ("namespace",))))
+    return PodView(doc=doc, ref=ref, spec_path=spec_path, containers=containers,
+                   replicas=_replicas(doc), annotations=template_annotations or own,
+                   labels=_string_map(get(root, template_meta_path + ("labels",))),
+                   node_selector=_string_map(spec.get("nodeSelector")), required_terms=terms,
+                   pod_resources=pod_resources, disabled=frozenset(disabled))
+
+
+def _opt_str(value: Any) -> str | None:
+    return str(value) if value is not None else None
+
+
+def _replicas(doc: Document) -> int:
+    """How many pods the object runs at once (DaemonSets: one per node, decided by the pool)."""
+    if doc.kind in ("Deployment", "StatefulSet", "ReplicaSet", "ReplicationController", "DeploymentConfig"):
+        value = get(doc.root, ("spec", "replicas"), 1)
+    elif doc.kind == "Job":
+        value = get(doc.root, ("spec", "parallelism"), 1)
+    elif doc.kind == "CronJob":
+        value = get(doc.root, ("spec", "jobTemplate", "spec", "parallelism"), 1)
+    elif doc.kind == "PodTemplate":
+        value = 0
+    else:
+        value = 1
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 1

@@ -1,0 +1,205 @@
+"""The command line as a user meets it: formats, exit codes, configuration, suppressions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .conftest import run, write
+
+STATIC_NO_RESERVATION = """\
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cpuManagerPolicy: static
+"""
+CLEAN = """\
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cpuManagerPolicy: static
+reservedSystemCPUs: "0"
+"""
+
+
+def test_text_output_has_location_severity_slug_and_fix(tmp_path: Path) -> None:
+    write(tmp_path, {"k.yaml": STATIC_NO_RESERVATION})
+    result = run("check", str(tmp_path / "k.yaml"))
+    assert result.exit_code == 1
+    first, fix = result.output.splitlines()[:2]
+    assert first.startswith(f"{tmp_path / 'k.yaml'}:3:19: error [no-cpu-reservation] static CPU manager")
+    assert fix.startswith("  fix: reserve CPUs")
+    assert "\033[" not in result.output
+
+
+def test_exit_codes(tmp_path: Path) -> None:
+    write(tmp_path, {"clean.yaml": CLEAN, "bad.yaml": STATIC_NO_RESERVATION, "broken.yaml": "a: [\n"})
+    assert run("check", str(tmp_path / "clean.yaml")).exit_code == 0
+    assert run("check", str(tmp_path / "bad.yaml")).exit_code == 1
+    assert run("check", "--fail-on", "never", str(tmp_path / "bad.yaml")).exit_code == 0
+    assert run("check", str(tmp_path / "broken.yaml")).exit_code == 2  # nothing could be read
+    assert run("check", str(tmp_path / "missing.yaml")).exit_code == 2
+    assert run("check", "--format", "xml", str(tmp_path)).exit_code == 2
+    assert run("check").exit_code == 2
+    assert run("check", "--kubernetes-version", "one", str(tmp_path)).exit_code == 2
+
+
+def test_fail_on_thresholds(tmp_path: Path) -> None:
+    write(tmp_path, {"k.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                               "topologyManagerPolicy: best-effort\n"})  # a warning only
+    assert run("check", str(tmp_path)).exit_code == 1
+    assert run("check", "--fail-on", "error", str(tmp_path)).exit_code == 0
+    assert run("check", "--fail-on", "info", str(tmp_path)).exit_code == 1
+
+
+def test_json_output_contract(tmp_path: Path) -> None:
+    write(tmp_path, {"k.yaml": STATIC_NO_RESERVATION})
+    data = run("check", "--format", "json", str(tmp_path)).json()
+    assert data["version"] == 1
+    (finding,) = data["findings"]
+    assert finding["rule"] == "no-cpu-reservation" and finding["code"] == "NL104"
+    assert finding["severity"] == "error"
+    assert (finding["line"], finding["column"], finding["end_line"], finding["end_column"]) == (3, 19, 3, 25)
+    assert finding["object"] == {"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration",
+                                 "name": "<unnamed>", "namespace": None}
+    assert finding["fix"]["description"] and finding["fix"]["safety"] == "display"
+    assert data["summary"] == {"files": 1, "findings": 1, "error": 1, "warning": 0, "info": 0}
+
+
+def test_sarif_is_valid_and_has_rules_and_regions(tmp_path: Path) -> None:
+    from jsonschema import Draft4Validator
+
+    write(tmp_path, {"k.yaml": STATIC_NO_RESERVATION})
+    result = run("check", "--format", "sarif", str(tmp_path))
+    log = json.loads(result.output)
+    schema = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text())
+    Draft4Validator(schema).validate(log)
+    driver = log["runs"][0]["tool"]["driver"]
+    assert any(r["id"] == "no-cpu-reservation" and r["help"]["text"] for r in driver["rules"])
+    (res,) = log["runs"][0]["results"]
+    assert res["ruleId"] == "no-cpu-reservation" and res["level"] == "error"
+    assert res["locations"][0]["physicalLocation"]["region"]["startLine"] == 3
+
+
+def test_github_annotations(tmp_path: Path) -> None:
+    write(tmp_path, {"k.yaml": STATIC_NO_RESERVATION})
+    out = run("check", "--format", "github", str(tmp_path)).output
+    assert out.startswith(f"::error file={tmp_path / 'k.yaml'},line=3,col=19,")
+    assert "title=numalint no-cpu-reservation::" in out
+
+
+def test_stdin(tmp_path: Path) -> None:
+    result = run("check", "--format", "json", "-", stdin=STATIC_NO_RESERVATION)
+    assert result.exit_code == 1
+    assert result.json()["findings"][0]["file"] == "-"
+
+
+def test_config_file_found_upwards_rules_severity_and_exclude(tmp_path: Path) -> None:
+    write(tmp_path, {
+        ".numalint.yaml": "rules:\n  no-cpu-reservation: warning\n  cpu-manager-not-static: off\n"
+                          "exclude: ['vendor/*']\nfailOn: error\n",
+        "k.yaml": STATIC_NO_RESERVATION,
+        "vendor/x.yaml": STATIC_NO_RESERVATION,
+        "t.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                  "topologyManagerPolicy: best-effort\n",
+    })
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    result = run("check", "--format", "json", str(tmp_path), cwd=sub)
+    findings = result.json()["findings"]
+    assert [(Path(f["file"]).name, f["rule"], f["severity"]) for f in findings] == [
+        ("k.yaml", "no-cpu-reservation", "warning")]
+    assert result.exit_code == 0  # failOn: error
+
+
+@pytest.mark.parametrize("config,message", [
+    ("rules:\n  no-such-rule: off\n", "unknown rule"),
+    ("rules:\n  schema: loud\n", "rules.schema"),
+    ("kubernetesVersion: 1.30\n", "kubernetesVersion"),
+    ("colour: true\n", "colour"),
+    ("rules: [\n", "YAML syntax error"),
+])
+def test_invalid_config_is_a_usage_error(tmp_path: Path, config: str, message: str) -> None:
+    write(tmp_path, {"cfg.yaml": config, "k.yaml": CLEAN})
+    result = run("check", "--config", str(tmp_path / "cfg.yaml"), str(tmp_path / "k.yaml"))
+    assert result.exit_code == 2
+    assert message in result.stderr
+
+
+def test_suppression_comment_on_line_or_line_above_and_unused_ones(tmp_path: Path) -> None:
+    write(tmp_path, {"k.yaml": """\
+        apiVersion: kubelet.config.k8s.io/v1beta1
+        kind: KubeletConfiguration
+        # numalint: disable=no-cpu-reservation -- lab node
+        cpuManagerPolicy: static
+        memoryManagerPolicy: static  # numalint: disable=invalid-policy-name,cpu-manager-not-static
+        topologyManagerPolicy: none  # numalint: disable=nonsense
+        """})
+    result = run("check", "--format", "json", str(tmp_path))
+    findings = [(f["rule"], f["line"], f["message"]) for f in result.json()["findings"]]
+    assert [(r, line) for r, line, _ in findings] == [("unused-suppression", 5), ("unused-suppression", 6)]
+    assert "cpu-manager-not-static" in findings[0][2] and "unknown rule" in findings[1][2]
+    assert result.exit_code == 0
+
+
+def test_annotation_suppression(tmp_path: Path) -> None:
+    write(tmp_path, {"pod.yaml": """\
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: gpu
+          annotations:
+            numalint.io/disable: "not-guaranteed"
+        spec:
+          containers:
+            - name: app
+              resources:
+                limits:
+                  nvidia.com/gpu: 1
+        """})
+    result = run("check", "--format", "json", str(tmp_path))
+    assert result.json()["findings"] == []
+
+
+def test_kubernetes_version_drives_option_gates(tmp_path: Path) -> None:
+    write(tmp_path, {"k.yaml": CLEAN + "cpuManagerPolicyOptions:\n  strict-cpu-reservation: \"true\"\n"})
+    old = run("check", "--format", "json", "--kubernetes-version", "1.32", str(tmp_path))
+    new = run("check", "--format", "json", "--kubernetes-version", "1.35", str(tmp_path))
+    older = run("check", "--format", "json", "--kubernetes-version", "1.31", str(tmp_path))
+    assert "Alpha-level Options not enabled" in old.json()["findings"][0]["message"]
+    assert new.json()["findings"] == []
+    assert "unknown CPU Manager Policy option" in older.json()["findings"][0]["message"]
+
+
+def test_rules_listing_and_unknown_explain() -> None:
+    listing = run("rules")
+    assert listing.exit_code == 0 and "NL104  no-cpu-reservation" in listing.output
+    assert json.loads(run("rules", "--format", "json").output)[0]["code"] == "NL001"
+    assert run("explain", "no-such-rule").exit_code == 2
+
+
+def test_context_files_feed_cross_document_checks_without_being_reported(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "cluster/topology.yaml": """\
+            apiVersion: numalint.io/v1alpha1
+            kind: NodeTopology
+            metadata:
+              name: small
+            spec:
+              numaNodes:
+                - id: 0
+                  cpus: "0-3"
+                  memory: 16Gi
+                  bad: field
+            """,
+        "nodes/kubelet.yaml": CLEAN.replace('"0"', '"0,9"'),
+        ".numalint.yaml": "context: [cluster]\n",
+    })
+    result = run("check", "--format", "json", str(tmp_path / "nodes"), cwd=tmp_path)
+    rules = [(Path(f["file"]).name, f["rule"]) for f in result.json()["findings"]]
+    assert rules == [("kubelet.yaml", "reserved-cpus-invalid")]
+
+
+def test_version_flag() -> None:
+    out = run("--version").output
+    assert "numalint" in out and "libyaml" in out

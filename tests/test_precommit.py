@@ -1,0 +1,45 @@
+"""The real pre-commit framework runs this checkout's hook and a bad file fails it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def _precommit() -> list[str]:
+    exe = shutil.which("pre-commit", path=os.path.dirname(sys.executable)) or shutil.which("pre-commit")
+    if exe is None:
+        pytest.fail("pre-commit is a test dependency: pip install -e '.[test]'")
+    return [exe]
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+                        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"})
+
+
+def test_hook_fails_on_a_bad_file_and_passes_a_good_one(tmp_path: Path) -> None:
+    repo = tmp_path / "gitops"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / "kubelet.yaml").write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                                       "cpuManagerPolicy: static\n")
+    (repo / "ok.yaml").write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                                  "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n")
+    _git(repo, "add", ".")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache")}
+    bad = subprocess.run(_precommit() + ["try-repo", str(CHECKOUT), "numalint", "--files", "kubelet.yaml"],
+                         cwd=repo, capture_output=True, text=True, env=env, timeout=900)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "no-cpu-reservation" in bad.stdout
+    good = subprocess.run(_precommit() + ["try-repo", str(CHECKOUT), "numalint", "--files", "ok.yaml"],
+                          cwd=repo, capture_output=True, text=True, env=env, timeout=900)
+    assert good.returncode == 0, good.stdout + good.stderr
