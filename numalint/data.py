@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 
-@lru_cache(maxsize=None)
+@cache
 def data_dir(name: str) -> Path:
     """``rules`` or ``schemas``: shipped inside the package, or at the top of a checkout."""
     here = Path(__file__).resolve().parent

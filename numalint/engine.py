@@ -12,8 +12,8 @@ from .catalogue import catalogue
 from .context import FileResult, Run
 from .findings import Finding
 from .kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION, NODE_RESOURCE_TOPOLOGY, NODE_TOPOLOGY, is_known
-from .locate import get
-from .sources import Source, discover, read_source
+from .locate import get, locate
+from .sources import Document, Source, discover, read_source
 from .yamlpos import Span
 
 PARALLEL_THRESHOLD = 300
@@ -50,10 +50,11 @@ def process_file(path: str, stdin_text: str | None = None) -> FileResult:
     source = read_source(path, stdin_text)
     result = FileResult(source=source)
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
-    source.documents = known
+    source.documents = []  # the views keep what they need; trees are not sent between processes
     source.text = None
     for doc in known:
         source.findings.extend(input_findings(doc))
+        _record_annotation(source, doc)
         if doc.kind in (KUBELET_CONFIGURATION, KUBELET_CONFIG):
             profile = kubelet_profile(doc)
             if profile is not None:
@@ -70,6 +71,14 @@ def process_file(path: str, stdin_text: str | None = None) -> FileResult:
         else:
             result.others.append(doc)
     return result
+
+
+def _record_annotation(source: Source, doc: Document) -> None:
+    value = get(doc.root, ("metadata", "annotations", DISABLE_ANNOTATION))
+    if isinstance(value, str):
+        slugs = {s.strip() for s in value.split(",") if s.strip()}
+        source.annotations.append((doc.span, locate(doc.root, ("metadata", "annotations", DISABLE_ANNOTATION)),
+                                   slugs))
 
 
 def _read_all(paths: list[str], stdin_text: str | None, jobs: int) -> list[FileResult]:
@@ -115,7 +124,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None)
         findings.append(Finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1)))
     findings = [f for f in findings if f.file in reported or f.file in missing]
     findings = apply_configuration(findings, options, run)
-    readable = sum(1 for r in results[: len(files)] if r.source.documents or not r.source.findings)
+    readable = sum(1 for r in results[: len(files)] if r.source.parsed)
     return Report(sorted(findings, key=Finding.sort_key), len(files) + len(missing), readable)
 
 
@@ -166,17 +175,7 @@ def _suppressed(finding: Finding, source: Source, used: set[tuple[str, int, str]
 
 def _annotation_suppressions(run: Run) -> list[tuple[str, Span, Span, set[str]]]:
     """(file, document span, annotation span, slugs) for every ``numalint.io/disable`` annotation."""
-    from .locate import locate
-
-    result = []
-    docs = [d for s in run.sources for d in s.documents]
-    for doc in docs:
-        value = get(doc.root, ("metadata", "annotations", DISABLE_ANNOTATION))
-        if isinstance(value, str):
-            slugs = {s.strip() for s in value.split(",") if s.strip()}
-            span = locate(doc.root, ("metadata", "annotations", DISABLE_ANNOTATION))
-            result.append((doc.file, doc.span, span, slugs))
-    return result
+    return [(s.path, doc_span, span, slugs) for s in run.sources for doc_span, span, slugs in s.annotations]
 
 
 def _annotated(finding: Finding, annotations: list[tuple[str, Span, Span, set[str]]],

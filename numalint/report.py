@@ -68,7 +68,8 @@ def _sarif_rule(rule: Rule) -> dict[str, Any]:
     return {"id": rule.slug, "name": rule.slug, "shortDescription": {"text": rule.summary.splitlines()[0]},
             "fullDescription": {"text": rule.rationale},
             "help": {"text": f"{rule.rationale}\n\nHow to fix: {rule.how_to_fix}",
-                     "markdown": f"**{rule.code} {rule.slug}**\n\n{rule.rationale}\n\n**How to fix:** {rule.how_to_fix}"},
+                     "markdown": f"**{rule.code} {rule.slug}**\n\n{rule.rationale}\n\n"
+                                 f"**How to fix:** {rule.how_to_fix}"},
             "defaultConfiguration": {"level": _SARIF_LEVEL[rule.severity]},
             "properties": {"code": rule.code, "category": rule.category}}
 

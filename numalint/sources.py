@@ -16,7 +16,7 @@ from typing import Any
 
 from .findings import Finding
 from .kinds import is_known
-from .yamlpos import Span, YamlError, YMap, load_all
+from .yamlpos import Span, YamlError, YMap, YSeq, load_all
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
@@ -52,7 +52,10 @@ class Source:
     documents: list[Document] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     suppressions: dict[int, tuple[set[str], int]] = field(default_factory=dict)
+    # (document span, annotation span, slugs) of every numalint.io/disable annotation
+    annotations: list[tuple[Span, Span, set[str]]] = field(default_factory=list)
     template: bool = False
+    parsed: bool = False
     text: str | None = None
 
 
@@ -138,11 +141,13 @@ def parse_text(source: Source, text: str) -> None:
         parsed = load_all(text)
     except YamlError as err:
         if looks_templated:
-            source.template = True
+            source.template = True  # read, and reported once as not lintable
+            source.parsed = True
             return
         source.findings.append(Finding("yaml-syntax", f"YAML syntax error: {err.message}", source.path,
                                        Span(err.line, err.col, err.line, err.col + 1)))
         return
+    source.parsed = True
     index = 0
     for root, span in parsed:
         for item, item_span in _expand_lists(root, span):
@@ -159,7 +164,7 @@ def _expand_lists(root: Any, span: Span) -> Iterator[tuple[YMap, Span]]:
     if not isinstance(root, YMap):
         return
     items = root.get("items")
-    if root.get("kind") == "List" and isinstance(items, list):
+    if root.get("kind") == "List" and isinstance(items, YSeq):
         for i, item in enumerate(items):
             if isinstance(item, YMap):
                 yield item, items.item_spans[i]

@@ -119,8 +119,8 @@ def _node_topology(doc: Document, findings: list[Finding]) -> TopologyView | Non
                             str(raw.get("vendor", "")), str(raw.get("deviceID", "")),
                             _int(raw.get("totalVfs"), 0) or 0,
                             numa_nic if numa_nic is not None and numa_nic >= 0 else None))
-    pool = spec.get("pool") if isinstance(spec.get("pool"), dict) else {}
-    labels = pool.get("nodeSelector") if isinstance(pool.get("nodeSelector"), dict) else {}
+    pool: dict[str, Any] = spec["pool"] if isinstance(spec.get("pool"), dict) else {}
+    labels: dict[str, Any] = pool["nodeSelector"] if isinstance(pool.get("nodeSelector"), dict) else {}
     name = get(doc.root, ("metadata", "name"))
     return TopologyView(
         doc=doc, ref=ObjectRef(doc.api_version, doc.kind, str(name) if name else "<unnamed>"),

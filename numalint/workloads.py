@@ -13,7 +13,7 @@ from typing import Any
 
 from .findings import ObjectRef
 from .kinds import POD_SPEC_PATHS
-from .locate import Path, get, locate
+from .locate import Locator, Path, get
 from .quantity import try_quantity
 from .sources import Document
 from .yamlpos import Span, YMap
@@ -67,8 +67,9 @@ class ContainerView:
 class PodView:
     """What a workload asks of a node, whatever controller it comes in."""
 
-    doc: Document
+    file: str
     ref: ObjectRef
+    locator: Locator
     spec_path: Path
     containers: list[ContainerView]
     replicas: int
@@ -79,16 +80,12 @@ class PodView:
     pod_resources: dict[str, Fraction] | None
     disabled: frozenset[str]
 
-    @property
-    def file(self) -> str:
-        return self.doc.file
-
     def span(self, path: Path, key: bool = False) -> Span:
-        return locate(self.doc.root, path, key=key)
+        return self.locator.span(path, key=key)
 
     def anchor(self) -> Span:
         """Where a finding about the whole workload points: its name."""
-        return locate(self.doc.root, ("metadata", "name"))
+        return self.locator.span(("metadata", "name"))
 
     def qos(self) -> str:
         """Pod QoS class (SPEC §5), from pod-level resources when they are set."""
@@ -134,9 +131,10 @@ def _container(raw: Any, path: Path, init: bool) -> ContainerView | None:
     explicit = frozenset(requests)
     for name, amount in limits.items():
         requests.setdefault(name, amount)  # API defaulting: request defaults to limit
-    name = raw.get("name")
+    raw_name = raw.get("name")
     sidecar = init and raw.get("restartPolicy") == "Always"
-    return ContainerView(str(name) if name is not None else "?", path, init, sidecar, requests, limits, explicit)
+    name = str(raw_name) if raw_name is not None else "?"
+    return ContainerView(name, path, init, sidecar, requests, limits, explicit)
 
 
 def _string_map(node: Any) -> dict[str, str]:
@@ -184,11 +182,30 @@ def pod_view(doc: Document) -> PodView | None:
             terms.append([e for e in exprs if isinstance(e, dict)] if isinstance(exprs, list) else [])
     ref = ObjectRef(doc.api_version, doc.kind, str(get(metadata, ("name",), "") or "<unnamed>"),
                     _opt_str(get(metadata, ("namespace",))))
-    return PodView(doc=doc, ref=ref, spec_path=spec_path, containers=containers,
+    return PodView(file=doc.file, ref=ref, locator=_locator(doc, containers), spec_path=spec_path,
+                   containers=containers,
                    replicas=_replicas(doc), annotations=template_annotations or own,
                    labels=_string_map(get(root, template_meta_path + ("labels",))),
                    node_selector=_string_map(spec.get("nodeSelector")), required_terms=terms,
                    pod_resources=pod_resources, disabled=frozenset(disabled))
+
+
+def _locator(doc: Document, containers: list[ContainerView]) -> Locator:
+    """Record the positions workload findings point at: names and every resource quantity."""
+    locator = Locator(doc.span)
+    root = doc.root
+    locator.record(root, ("metadata", "name"))
+    for container in containers:
+        locator.record(root, container.path + ("name",))
+        resources = get(root, container.path + ("resources",))
+        locator.record(root, container.path + ("resources",))
+        if isinstance(resources, dict):
+            for kind in ("requests", "limits"):
+                section = resources.get(kind)
+                if isinstance(section, dict):
+                    for name in section:
+                        locator.record(root, container.path + ("resources", kind, name))
+    return locator
 
 
 def _opt_str(value: Any) -> str | None:

@@ -68,7 +68,6 @@ _SPECIAL_FLOATS = {
     ".nan": float("nan"), ".NaN": float("nan"), ".NAN": float("nan"),
 }
 _STR_TAG = "tag:yaml.org,2002:str"
-_PLAIN = "?plain"
 
 
 def resolve_plain(value: str) -> Any:
@@ -124,104 +123,132 @@ def _resolve_tagged(tag: str, value: str) -> Any:
     return value
 
 
-_loader_class: Any = None
-
-
-def _loader() -> Any:
-    """Build (once) a CParser subclass that tags plain scalars for our resolver."""
-    global _loader_class
-    if _loader_class is None:
-        from ruamel.yaml.cyaml import CParser
-        from ruamel.yaml.nodes import ScalarNode
-
-        class _Loader(CParser):  # type: ignore[misc]
-            def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-                if kind is ScalarNode and implicit[0]:
-                    return _PLAIN
-                return None
-
-            def descend_resolver(self, *args: Any) -> None:
-                return None
-
-            def ascend_resolver(self, *args: Any) -> None:
-                return None
-
-        _loader_class = _Loader
-    return _loader_class
-
-
-def _span(node: Any) -> Span:
-    s, e = node.start_mark, node.end_mark
+def _span(event: Any, end_event: Any = None) -> Span:
+    s, e = event.start_mark, (end_event or event).end_mark
     return Span(s.line + 1, s.column + 1, e.line + 1, e.column + 1)
 
 
-class _Converter:
-    """Turns libyaml nodes into YMap/YSeq/scalars; shared aliases convert once."""
+class _Builder:
+    """Builds YMap/YSeq/scalars straight from libyaml events (no intermediate node tree).
 
-    def __init__(self) -> None:
-        self.memo: dict[int, Any] = {}
+    Aliases share the anchored object, so alias bombs cost no memory; nesting depth is capped.
+    """
 
-    def convert(self, node: Any) -> Any:
-        from ruamel.yaml.nodes import MappingNode, ScalarNode
+    MAX_DEPTH = 500
 
-        if isinstance(node, ScalarNode):
-            tag = node.tag
-            if tag == _PLAIN:
-                return resolve_plain(node.value)
-            if tag is None or tag == "None":
-                return node.value
-            return _resolve_tagged(str(tag), node.value)
-        key = id(node)
-        if key in self.memo:
-            return self.memo[key]
-        if isinstance(node, MappingNode):
-            result: Any = YMap()
-            self.memo[key] = result
-            result.span = _span(node)
-            for knode, vnode in node.value:
-                k = self.convert(knode)
-                if isinstance(k, (YMap, YSeq)):
-                    # Only an unquoted template expression ({{ .Values.x }}) makes a collection key in
-                    # Kubernetes YAML; keep it recognisable for template detection.
-                    k = "{{ complex key }}"
-                if k == "<<" and knode.tag == _PLAIN:
-                    self._merge(result, self.convert(vnode))
-                    continue
-                kspan = _span(knode)
-                if k in result:
-                    result.duplicates.append((k, kspan))
-                result[k] = self.convert(vnode)
-                result.key_spans[k] = kspan
-                result.value_spans[k] = _span(vnode)
-            return result
-        seq: Any = YSeq()
-        self.memo[key] = seq
-        seq.span = _span(node)
-        for item in node.value:
-            seq.append(self.convert(item))
-            seq.item_spans.append(_span(item))
-        return seq
+    def __init__(self, parser: Any) -> None:
+        from ruamel.yaml import events
 
-    @staticmethod
-    def _merge(target: YMap, source: Any) -> None:
-        sources = source if isinstance(source, list) else [source]
-        for src in sources:
-            if isinstance(src, YMap):
-                for k, v in src.items():
-                    if k not in target:
-                        target[k] = v
-                        target.key_spans[k] = src.key_spans[k]
-                        target.value_spans[k] = src.value_spans[k]
+        self.get = parser.get_event
+        self.anchors: dict[str, Any] = {}
+        self.scalar = events.ScalarEvent
+        self.mapping_start = events.MappingStartEvent
+        self.sequence_start = events.SequenceStartEvent
+        self.alias = events.AliasEvent
+        self.mapping_end = events.MappingEndEvent
+        self.sequence_end = events.SequenceEndEvent
+
+    def node(self, event: Any, depth: int) -> tuple[Any, Span]:
+        cls = event.__class__
+        if cls is self.scalar:
+            tag = event.tag
+            if tag is None:
+                value = resolve_plain(event.value) if event.implicit[0] else event.value
+            elif tag == "!":
+                value = event.value
+            else:
+                value = _resolve_tagged(str(tag), event.value)
+            if event.anchor is not None:
+                self.anchors[event.anchor] = value
+            return value, _span(event)
+        if cls is self.alias:
+            if event.anchor not in self.anchors:
+                raise YamlError(f"found undefined alias {event.anchor!r}", event.start_mark.line + 1,
+                                event.start_mark.column + 1)
+            return self.anchors[event.anchor], _span(event)
+        if depth > self.MAX_DEPTH:
+            raise YamlError("nesting too deep to read", event.start_mark.line + 1, event.start_mark.column + 1)
+        if cls is self.mapping_start:
+            return self._mapping(event, depth)
+        if cls is self.sequence_start:
+            return self._sequence(event, depth)
+        raise YamlError(f"unexpected {cls.__name__}", event.start_mark.line + 1, event.start_mark.column + 1)
+
+    def _mapping(self, start: Any, depth: int) -> tuple[Any, Span]:
+        result = YMap()
+        if start.anchor is not None:
+            self.anchors[start.anchor] = result
+        get, end_cls = self.get, self.mapping_end
+        while True:
+            event = get()
+            if event.__class__ is end_cls:
+                result.span = _span(start, event)
+                return result, result.span
+            plain_key = event.__class__ is self.scalar and event.tag is None and event.implicit[0]
+            key, kspan = self.node(event, depth + 1)
+            value, vspan = self.node(get(), depth + 1)
+            if isinstance(key, (YMap, YSeq)):
+                # Only an unquoted template expression ({{ .Values.x }}) makes a collection key in
+                # Kubernetes YAML; keep it recognisable for template detection.
+                key = "{{ complex key }}"
+            elif key == "<<" and plain_key:
+                _merge(result, value)
+                continue
+            if key in result:
+                result.duplicates.append((key, kspan))
+            result[key] = value
+            result.key_spans[key] = kspan
+            result.value_spans[key] = vspan
+
+    def _sequence(self, start: Any, depth: int) -> tuple[Any, Span]:
+        result = YSeq()
+        if start.anchor is not None:
+            self.anchors[start.anchor] = result
+        get, end_cls = self.get, self.sequence_end
+        append, spans = result.append, result.item_spans.append
+        while True:
+            event = get()
+            if event.__class__ is end_cls:
+                result.span = _span(start, event)
+                return result, result.span
+            value, span = self.node(event, depth + 1)
+            append(value)
+            spans(span)
+
+
+def _merge(target: YMap, source: Any) -> None:
+    """YAML merge keys (``<<: *defaults``): keys already present win."""
+    sources = source if isinstance(source, list) else [source]
+    for src in sources:
+        if isinstance(src, YMap):
+            for k, v in src.items():
+                if k not in target:
+                    target[k] = v
+                    target.key_spans[k] = src.key_spans[k]
+                    target.value_spans[k] = src.value_spans[k]
 
 
 def load_all(text: str) -> list[tuple[Any, Span]]:
     """Parse every document of ``text``; raise YamlError with a position on bad YAML."""
-    loader = _loader()(text)
+    from ruamel.yaml import events
+    from ruamel.yaml.cyaml import CParser
+
+    parser = CParser(text)
     docs: list[tuple[Any, Span]] = []
     try:
-        while loader.check_node():
-            node = loader.get_node()
-            docs.append((_Converter().convert(node), _span(node)))
+        get = parser.get_event
+        while True:
+            event = get()
+            cls = event.__class__
+            if cls is events.DocumentStartEvent:
+                builder = _Builder(parser)
+                root, span = builder.node(get(), 0)
+                get()  # DocumentEndEvent
+                docs.append((root, span))
+            elif cls is events.StreamEndEvent:
+                break
+    except YamlError:
+        raise
     except RecursionError:
         raise YamlError("nesting too deep to read", 1, 1) from None
     except Exception as exc:  # libyaml raises several error classes
@@ -230,5 +257,5 @@ def load_all(text: str) -> list[tuple[Any, Span]]:
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         raise YamlError(str(problem), line, col) from None
     finally:
-        loader.dispose()
+        parser.dispose()
     return docs

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from numalint.cpuset import CPUSetError, format_cpuset, parse_cpuset
 from numalint.quantity import format_bytes, parse_quantity
 from numalint.yamlpos import load_all
 
 from .conftest import run, write
-
-import pytest
 
 
 def test_yaml_1_1_scalars_resolve_like_go_yaml_v2() -> None:

@@ -12,8 +12,7 @@ from ..findings import Edit, Finding, Fix
 from ..kubelet import KubeletProfile
 from ..pools import topologies_for_profile
 from ..quantity import format_bytes, format_cpu, try_quantity
-from ..versions import (CPU_GATES, CPU_OPTIONS, TOPOLOGY_GATES, TOPOLOGY_OPTIONS, gate_enabled, go_parse_bool,
-                        maturity)
+from ..versions import CPU_GATES, CPU_OPTIONS, TOPOLOGY_GATES, TOPOLOGY_OPTIONS, gate_enabled, go_parse_bool, maturity
 from . import check
 
 POLICY_VALUES = {
@@ -46,7 +45,8 @@ def invalid_policy_name(run: Run) -> Iterator[Finding]:
                 continue
             same_case = [a for a in allowed if a.lower() == value.lower()]
             if name == "memoryManagerPolicy" and value == "BestEffort":
-                message = f'memoryManagerPolicy "BestEffort" is only available on Windows; Linux kubelets refuse to start'
+                message = ('memoryManagerPolicy "BestEffort" is only available on Windows; '
+                           "Linux kubelets refuse to start")
                 yield _finding(profile, "invalid-policy-name", message, name,
                                fix=Fix('use "Static" (or "None")'))
                 continue
@@ -239,9 +239,9 @@ def _corrected(profile: KubeletProfile, resource: str, total: Fraction, expected
     for entry in entries:
         current = entry.limits.get(resource, Fraction(0))
         if current + difference >= 0:
-            values = ", ".join(
-                f"NUMA {e.numa_node}: {format_bytes(e.limits.get(resource, Fraction(0)) + (difference if e is entry else 0))}"
-                for e in entries)
+            corrected = {id(e): e.limits.get(resource, Fraction(0)) + (difference if e is entry else 0)
+                         for e in entries}
+            values = ", ".join(f"NUMA {e.numa_node}: {format_bytes(corrected[id(e)])}" for e in entries)
             edits = []
             if resource in entry.raw_limits:
                 span = profile.span("reservedMemory", entry.index, "limits", resource)
@@ -264,8 +264,8 @@ def reserved_memory_numa(run: Run) -> Iterator[Finding]:
                                *where, fix=Fix("add numaNode: <id>"))
                 continue
             if entry.numa_node < 0:
-                yield _finding(profile, "reserved-memory-numa", f"reservedMemory numaNode {entry.numa_node} is negative",
-                               *where, "numaNode")
+                yield _finding(profile, "reserved-memory-numa",
+                               f"reservedMemory numaNode {entry.numa_node} is negative", *where, "numaNode")
             for resource, raw in entry.raw_limits.items():
                 if resource != "memory" and not resource.startswith("hugepages-"):
                     yield _finding(

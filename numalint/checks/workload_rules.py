@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from fractions import Fraction
+from typing import Any
 
 from ..context import Run
 from ..findings import Edit, Finding, Fix
 from ..pools import pools_for
 from ..quantity import format_quantity
 from ..workloads import ContainerView, PodView, is_extended, is_hugepages
+from ..yamlpos import Span
 from . import check
 
 NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
@@ -29,7 +31,7 @@ def alignment_reason(run: Run, pod: PodView) -> str | None:
     return None
 
 
-def _span(pod: PodView, container: ContainerView, *rest: object, key: bool = False):  # type: ignore[no-untyped-def]
+def _span(pod: PodView, container: ContainerView, *rest: Any, key: bool = False) -> Span:
     return pod.span(container.path + tuple(rest), key=key)
 
 
@@ -59,7 +61,7 @@ def not_guaranteed(run: Run) -> Iterator[Finding]:
             problems = _breakers(container)
             if not problems:
                 continue
-            where = ("resources",) if "resources" in _raw(pod, container) else ("name",)
+            where = ("resources",) if pod.locator.has(container.path + ("resources",)) else ("name",)
             yield Finding(
                 "not-guaranteed",
                 f"{pod.ref.label()} asks for NUMA alignment ({reason}) but is not Guaranteed QoS: "
@@ -67,13 +69,6 @@ def not_guaranteed(run: Run) -> Iterator[Finding]:
                 "pinned memory",
                 pod.file, _span(pod, container, *where, key=True), pod.ref,
                 Fix(f"set {container.label}'s cpu and memory requests equal to its limits (integer cpu)"))
-
-
-def _raw(pod: PodView, container: ContainerView) -> dict:  # type: ignore[type-arg]
-    from ..locate import get
-
-    raw = get(pod.doc.root, container.path)
-    return raw if isinstance(raw, dict) else {}
 
 
 @check("fractional-cpu")
@@ -90,20 +85,13 @@ def fractional_cpu(run: Run) -> Iterator[Finding]:
                 continue
             nearest = max(1, int(cpu + Fraction(1, 2)))  # half up: 2500m -> 3
             edits = [Edit(_span(pod, container, "resources", kind, "cpu"), f'"{nearest}"')
-                     for kind in ("requests", "limits") if "cpu" in _raw_resources(pod, container, kind)]
+                     for kind in ("requests", "limits") if pod.locator.has(container.path + ("resources", kind, "cpu"))]
             yield Finding(
                 "fractional-cpu",
                 f"{container.label} is Guaranteed with cpu {format_quantity('cpu', cpu)}: not a whole number, so "
                 f"it runs in the shared CPU pool with no exclusive CPUs and no NUMA alignment ({reason})",
                 pod.file, _span(pod, container, "resources", "limits", "cpu"), pod.ref,
                 Fix(f'use a whole number of CPUs: cpu: "{nearest}" in requests and limits', edits))
-
-
-def _raw_resources(pod: PodView, container: ContainerView, kind: str) -> dict:  # type: ignore[type-arg]
-    from ..locate import get
-
-    raw = get(pod.doc.root, container.path + ("resources", kind))
-    return raw if isinstance(raw, dict) else {}
 
 
 @check("invalid-resources")
