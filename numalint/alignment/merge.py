@@ -1,0 +1,260 @@
+"""The Topology Manager: policy options, hint merging and admission (SPEC §1.3–§1.6).
+
+The kubelet enumerates the cross product of every provider's hint list and keeps the best
+merged hint. The comparison it uses is a total preorder over (mask, preferred), so the winner
+is the best of the *set* of achievable merged hints; that set is computed here by folding the
+lists one at a time over distinct masks, never enumerating permutations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from .bitmask import Mask, bits, count, mask_of, narrower
+
+POLICIES = ("none", "best-effort", "restricted", "single-numa-node")
+SCOPES = ("container", "pod")
+DEFAULT_MAX_NUMA_NODES = 8
+_GO_BOOLS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": True,
+             "0": False, "f": False, "F": False, "FALSE": False, "false": False, "False": False}
+# option -> maturity at v1.32 (SPEC §7); gates are checked by the caller's version table
+TOPOLOGY_OPTION_MATURITY_1_32 = {"prefer-closest-numa-nodes": "ga", "max-allowable-numa-nodes": "beta"}
+
+
+class Hint(NamedTuple):
+    """A TopologyHint; ``mask`` None is the nil affinity."""
+
+    mask: Mask | None
+    preferred: bool
+
+
+class ManagerError(Exception):
+    """The Topology Manager cannot be built: the kubelet does not start."""
+
+
+def parse_bool(name: str, value: str) -> bool:
+    if value not in _GO_BOOLS:
+        raise ManagerError(f'bad value for option "{name}": strconv.ParseBool: parsing "{value}": invalid syntax')
+    return _GO_BOOLS[value]
+
+
+def go_atoi(name: str, value: str) -> int:
+    text = value[1:] if value[:1] in "+-" else value
+    if not text.isdigit() or not text.isascii():
+        raise ManagerError(f'unable to convert policy option to integer "{name}": strconv.Atoi: parsing '
+                           f'"{value}": invalid syntax')
+    number = int(value)
+    if not -(2**63) <= number < 2**63:
+        raise ManagerError(f'unable to convert policy option to integer "{name}": strconv.Atoi: parsing '
+                           f'"{value}": value out of range')
+    return number
+
+
+@dataclass
+class TopologyOptions:
+    prefer_closest: bool = False
+    max_numa_nodes: int = DEFAULT_MAX_NUMA_NODES
+
+    @classmethod
+    def parse(cls, options: dict[str, str], available: dict[str, str] | None = None,
+              enabled_stages: frozenset[str] = frozenset({"alpha", "beta", "ga"})) -> TopologyOptions:
+        """NewPolicyOptions; ``available`` maps option -> maturity at the target version."""
+        available = TOPOLOGY_OPTION_MATURITY_1_32 if available is None else available
+        opts = cls()
+        for name, value in options.items():
+            stage = available.get(name)
+            if stage is None:
+                raise ManagerError(f'unknown Topology Manager Policy option: "{name}"')
+            if stage not in enabled_stages:
+                label = "Alpha" if stage == "alpha" else "Beta"
+                raise ManagerError(f'Topology Manager Policy {label}-level Options not enabled, but option '
+                                   f'"{name}" provided')
+            if name == "prefer-closest-numa-nodes":
+                opts.prefer_closest = parse_bool(name, value)
+            elif name == "max-allowable-numa-nodes":
+                number = go_atoi(name, value)
+                if number < DEFAULT_MAX_NUMA_NODES:
+                    raise ManagerError('the minimum value of "max-allowable-numa-nodes" should not be less than '
+                                       f"{DEFAULT_MAX_NUMA_NODES}")
+                opts.max_numa_nodes = number
+        return opts
+
+
+@dataclass
+class TopologyManager:
+    """A policy bound to a machine's NUMA nodes (NewManager)."""
+
+    policy: str
+    nodes: list[int]
+    distances: dict[int, list[int]] | None = None
+    options: TopologyOptions = field(default_factory=TopologyOptions)
+    scope: str = "container"
+
+    @classmethod
+    def build(cls, policy: str, nodes: Sequence[int], distances: dict[int, list[int]] | None = None,
+              options: dict[str, str] | None = None, scope: str = "container",
+              available: dict[str, str] | None = None,
+              enabled_stages: frozenset[str] = frozenset({"alpha", "beta", "ga"})) -> TopologyManager:
+        if policy == "none":
+            return cls("none", sorted(nodes), distances, TopologyOptions(), scope)
+        opts = TopologyOptions.parse(options or {}, available, enabled_stages)
+        if opts.prefer_closest and distances is None:
+            raise ManagerError("cannot discover NUMA topology: error getting NUMA distances from cadvisor")
+        if len(nodes) > opts.max_numa_nodes:
+            raise ManagerError(f"unsupported on machines with more than {opts.max_numa_nodes} NUMA Nodes")
+        if policy not in POLICIES:
+            raise ManagerError(f'unknown policy: "{policy}"')
+        if scope not in SCOPES:
+            raise ManagerError(f'unknown scope: "{scope}"')
+        return cls(policy, sorted(nodes), distances, opts, scope)
+
+    @property
+    def all_mask(self) -> Mask:
+        return mask_of(self.nodes)
+
+    def admit(self, hint: Hint) -> bool:
+        return self.policy in ("none", "best-effort") or hint.preferred
+
+    def merge(self, providers: Sequence[dict[str, list[Hint] | None] | None]) -> Hint:
+        """Policy.Merge over providers' hint maps (resource -> list, None = no preference)."""
+        if self.policy == "none":
+            return Hint(None, False)
+        lists = flatten(providers)
+        if self.policy == "single-numa-node":
+            lists = [[h for h in lst if h.preferred and (h.mask is None or count(h.mask) == 1)] for lst in lists]
+        best = best_merged(lists, self.all_mask, self._better, max_of_min_counts(lists))
+        if self.policy == "single-numa-node" and best.mask == self.all_mask:
+            return Hint(None, best.preferred)
+        return best
+
+    def _better(self, current: Mask, candidate: Mask) -> bool:
+        """True when ``candidate`` beats ``current`` (Narrowest, or Closest with prefer-closest)."""
+        if candidate == current:
+            return False
+        if self.policy != "single-numa-node" and self.options.prefer_closest and self.distances is not None:
+            if count(current) != count(candidate):
+                return count(candidate) < count(current)
+            cur, cand = self._distance_sum(current), self._distance_sum(candidate)
+            if cur == cand:
+                return candidate < current
+            return cand < cur
+        return narrower(candidate, current)
+
+    def _distance_sum(self, mask: Mask) -> int:
+        assert self.distances is not None
+        nodes = bits(mask)
+        return sum(self.distances[a][self.nodes.index(b)] for a in nodes for b in nodes)
+
+    def compare(self, current: Hint | None, candidate: Hint, best_non_preferred: int) -> Hint | None:
+        """HintMerger.compare: which of two merged hints the kubelet keeps."""
+        return compare(current, candidate, best_non_preferred, self._better)
+
+
+def flatten(providers: Sequence[dict[str, list[Hint] | None] | None]) -> list[list[Hint]]:
+    """filterProvidersHints: nil/empty maps and nil lists mean no preference, [] means impossible."""
+    lists: list[list[Hint]] = []
+    for provider in providers:
+        if not provider:
+            lists.append([Hint(None, True)])
+            continue
+        for hints in provider.values():
+            if hints is None:
+                lists.append([Hint(None, True)])
+            elif not hints:
+                lists.append([Hint(None, False)])
+            else:
+                lists.append(list(hints))
+    return lists
+
+
+def max_of_min_counts(lists: Sequence[Sequence[Hint]]) -> int:
+    """maxOfMinAffinityCounts: the widest of each list's narrowest non-nil hint."""
+    best = 0
+    for hints in lists:
+        narrowest: Mask | None = None
+        for hint in hints:
+            if hint.mask is None:
+                continue
+            if narrowest is None or narrower(hint.mask, narrowest):
+                narrowest = hint.mask
+        if narrowest is not None and count(narrowest) > best:
+            best = count(narrowest)
+    return best
+
+
+def compare(current: Hint | None, candidate: Hint, best_non_preferred: int,
+            better: object) -> Hint | None:
+    assert callable(better)
+    if candidate.mask is None or count(candidate.mask) == 0:
+        return current
+    if current is None:
+        return candidate
+    assert current.mask is not None
+    if not current.preferred and candidate.preferred:
+        return candidate
+    if current.preferred and not candidate.preferred:
+        return current
+    if current.preferred and candidate.preferred:
+        return candidate if better(current.mask, candidate.mask) else current
+    c, k, b = count(current.mask), count(candidate.mask), best_non_preferred
+    if c > b:
+        return candidate if better(current.mask, candidate.mask) else current
+    if c == b:
+        if k != b:
+            return current
+        return candidate if better(current.mask, candidate.mask) else current
+    if k > b:
+        return current
+    if k == b:
+        return candidate
+    if k > c:
+        return candidate
+    if k < c:
+        return current
+    return candidate if better(current.mask, candidate.mask) else current
+
+
+def achievable(lists: Sequence[Sequence[Hint]], all_mask: Mask) -> tuple[set[Mask], set[Mask]]:
+    """(preferred merged masks, non-preferred merged masks) over every permutation, without enumerating.
+
+    A prefix of a permutation is either still preferred (every hint preferred, all non-nil masks equal:
+    state = that mask, or ``all_mask`` with a flag when none yet) or already non-preferred (state = the
+    AND so far). Both state sets are bounded by the number of distinct masks.
+    """
+    NONE_YET = -1
+    preferred_states: set[Mask] = {NONE_YET}
+    other_states: set[Mask] = set()
+    for hints in lists:
+        if not hints:
+            return set(), set()
+        distinct = {(h.mask, h.preferred) for h in hints}
+        masks = {all_mask if m is None else m for m, _ in distinct}
+        next_preferred: set[Mask] = set()
+        next_other = {s & m for s in other_states for m in masks} if other_states else set()
+        for state in preferred_states:
+            current = all_mask if state == NONE_YET else state
+            for mask, preferred in distinct:
+                if mask is None:
+                    if preferred:
+                        next_preferred.add(state)
+                    else:
+                        next_other.add(current)
+                elif preferred and (state == NONE_YET or mask == state):
+                    next_preferred.add(mask)
+                else:
+                    next_other.add(current & mask)
+        preferred_states, other_states = next_preferred, next_other
+    preferred_masks = {all_mask if s == NONE_YET else s & all_mask for s in preferred_states}
+    return preferred_masks, other_states
+
+
+def best_merged(lists: Sequence[Sequence[Hint]], all_mask: Mask, better: object, best_non_preferred: int) -> Hint:
+    preferred, others = achievable(lists, all_mask)
+    best: Hint | None = None
+    for mask in preferred:
+        best = compare(best, Hint(mask, True), best_non_preferred, better)
+    for mask in others:
+        best = compare(best, Hint(mask, False), best_non_preferred, better)
+    return best if best is not None else Hint(all_mask, False)
