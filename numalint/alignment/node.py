@@ -1,0 +1,282 @@
+"""A node that admits pods one after another, as the kubelet's Topology Manager does (SPEC §1.7).
+
+Inputs are plain values (a Machine, KubeletSettings, PodSpecs); the result of each admission says
+whether the pod runs, why not, and where its CPUs, memory and devices went.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import ceil
+
+from .bitmask import Mask, bits
+from .cpu_static import AllocationError, CPUState, PolicyError, StaticPolicy
+from .cputopo import CPUTopology
+from .devices import DeviceAllocationError, DeviceManager, DeviceState
+from .machine import Machine
+from .memory_static import MEMORY, MemoryAllocationError, MemoryPolicy, MemoryPolicyError, MemoryState
+from .merge import Hint, ManagerError, TopologyManager
+
+TOPOLOGY_AFFINITY_ERROR = "TopologyAffinityError"
+TOPOLOGY_MESSAGE = "Resources cannot be allocated with Topology locality"
+
+
+@dataclass
+class KubeletSettings:
+    """The kubelet configuration the node runs, already defaulted."""
+
+    cpu_policy: str = "none"
+    cpu_options: dict[str, str] = field(default_factory=dict)
+    reserved_cpus: frozenset[int] = frozenset()
+    cpu_reservation: Fraction = Fraction(0)
+    topology_policy: str = "none"
+    topology_scope: str = "container"
+    topology_options: dict[str, str] = field(default_factory=dict)
+    memory_policy: str = "None"
+    reserved_memory: dict[int, dict[str, int]] = field(default_factory=dict)
+    option_maturity: dict[str, dict[str, str]] | None = None  # {"cpu": {...}, "topology": {...}}
+
+
+@dataclass
+class ContainerSpec:
+    name: str
+    init: bool = False
+    sidecar: bool = False
+    cpu: Fraction = Fraction(0)
+    memory: int = 0
+    hugepages: dict[str, int] = field(default_factory=dict)
+    devices: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class PodSpec:
+    name: str
+    containers: list[ContainerSpec]
+    guaranteed: bool
+
+
+@dataclass
+class ContainerPlacement:
+    name: str
+    cpus: list[int]
+    numa_nodes: list[int]
+    devices: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass
+class Admission:
+    admitted: bool
+    reason: str | None = None
+    message: str = ""
+    containers: list[ContainerPlacement] = field(default_factory=list)
+
+    @property
+    def numa_nodes(self) -> list[int]:
+        return sorted({n for c in self.containers for n in c.numa_nodes})
+
+
+class StartError(Exception):
+    """The kubelet does not start with these settings on this machine."""
+
+
+class Node:
+    def __init__(self, machine: Machine, settings: KubeletSettings, name: str = "node") -> None:
+        self.name = name
+        self.machine = machine
+        self.settings = settings
+        maturity = settings.option_maturity or {}
+        distances = {n.id: n.distances for n in machine.numa_nodes if n.distances is not None}
+        try:
+            self.manager = TopologyManager.build(
+                settings.topology_policy, machine.numa_ids,
+                distances if len(distances) == len(machine.numa_ids) else None,
+                settings.topology_options, settings.topology_scope, maturity.get("topology"))
+        except ManagerError as err:
+            raise StartError(str(err)) from None
+        self.topo = CPUTopology.from_machine(machine)
+        self.cpu: StaticPolicy | None = None
+        if settings.cpu_policy == "static":
+            try:
+                self.cpu = StaticPolicy.build(self.topo, len(settings.reserved_cpus) or ceil(settings.cpu_reservation),
+                                              settings.reserved_cpus, settings.cpu_options, settings.topology_policy,
+                                              maturity.get("cpu"))
+            except PolicyError as err:
+                raise StartError(str(err)) from None
+        self.cpu_state = self.cpu.new_state() if self.cpu else CPUState(set(self.topo.all_cpus))
+        self.memory: MemoryPolicy | None = None
+        if settings.memory_policy == "Static":
+            nodes = {n.id: (n.memory, dict(n.hugepages)) for n in machine.numa_nodes}
+            try:
+                self.memory = MemoryPolicy.build(nodes, settings.reserved_memory)
+            except MemoryPolicyError as err:
+                raise StartError(str(err)) from None
+        self.memory_state = self.memory.new_state() if self.memory else MemoryState({})
+        self.devices = DeviceManager(machine.devices, machine.numa_ids)
+        self.device_state = DeviceState()
+        self.pods = 0
+
+    # --- what each provider is asked for ---------------------------------------------------------
+    def _cpus(self, pod: PodSpec, c: ContainerSpec) -> int:
+        return int(c.cpu) if pod.guaranteed and c.cpu.denominator == 1 else 0
+
+    def _memory(self, pod: PodSpec, c: ContainerSpec) -> dict[str, int]:
+        if not pod.guaranteed or self.memory is None:
+            return {}
+        requested = {MEMORY: c.memory} if c.memory else {}
+        requested.update({r: v for r, v in c.hugepages.items() if v})
+        return requested
+
+    def _container_hints(self, pod: PodSpec, c: ContainerSpec) -> list[dict[str, list[Hint] | None] | None]:
+        key = (pod.name, c.name)
+        providers: list[dict[str, list[Hint] | None] | None] = [
+            self.devices.hints(self.device_state, pod.name, c.devices, key)]
+        cpus = self._cpus(pod, c)
+        providers.append({"cpu": self.cpu.hints_for(self.cpu_state, cpus, key)} if self.cpu and cpus else None)
+        memory = self._memory(pod, c)
+        mem_hints = self.memory.hints(self.memory_state, memory, pod.name, key) if self.memory and pod.guaranteed \
+            else None
+        providers.append(dict(mem_hints) if mem_hints is not None else None)
+        return providers
+
+    def _pod_hints(self, pod: PodSpec) -> list[dict[str, list[Hint] | None] | None]:
+        effective = _effective(pod, lambda c: {"cpu": self._cpus(pod, c), **self._memory(pod, c), **c.devices})
+        devices = {r: v for r, v in effective.items() if r in self.devices.resources()}
+        providers: list[dict[str, list[Hint] | None] | None] = [
+            self.devices.hints(self.device_state, pod.name, devices)]
+        total = effective.get("cpu", 0)
+        if self.cpu and total:
+            requests = [(c.name, self._cpus(pod, c)) for c in pod.containers]
+            providers.append({"cpu": self.cpu.pod_hints(self.cpu_state, pod.name, requests, total)})
+        else:
+            providers.append(None)
+        if self.memory and pod.guaranteed:
+            memory = {r: v for r, v in effective.items() if r == MEMORY or r.startswith("hugepages-")}
+            providers.append(dict(self.memory.calculate(self.memory_state, memory, pod.name)))
+        else:
+            providers.append(None)
+        return providers
+
+    # --- admission -------------------------------------------------------------------------------
+    def admit(self, pod: PodSpec) -> Admission:
+        """Admit ``pod`` or leave the node exactly as it was."""
+        saved = (copy.deepcopy(self.cpu_state), copy.deepcopy(self.memory_state), copy.deepcopy(self.device_state))
+        result = self._admit(pod)
+        if not result.admitted:
+            self.cpu_state, self.memory_state, self.device_state = saved
+        else:
+            self.pods += 1
+        return result
+
+    def _admit(self, pod: PodSpec) -> Admission:
+        scope = self.manager.scope if self.manager.policy != "none" else "none"
+        pod_hint: Hint | None = None
+        if scope == "pod":
+            pod_hint = self.manager.merge(self._pod_hints(pod))
+            if not self.manager.admit(pod_hint):
+                return Admission(False, TOPOLOGY_AFFINITY_ERROR, TOPOLOGY_MESSAGE)
+        placements: list[ContainerPlacement] = []
+        for c in pod.containers:
+            if scope == "container":
+                hint = self.manager.merge(self._container_hints(pod, c))
+                if not self.manager.admit(hint):
+                    return Admission(False, TOPOLOGY_AFFINITY_ERROR, TOPOLOGY_MESSAGE, placements)
+            else:
+                hint = pod_hint if pod_hint is not None else Hint(None, False)
+            try:
+                placements.append(self._allocate(pod, c, hint))
+            except AllocationError as err:
+                reason = err.reason
+                message = str(err) if reason == "SMTAlignmentError" else f"Allocate failed due to {err}, which is " \
+                                                                          "unexpected"
+                return Admission(False, reason, message, placements)
+            except (MemoryAllocationError, DeviceAllocationError) as err:
+                return Admission(False, "UnexpectedAdmissionError",
+                                 f"Allocate failed due to {err}, which is unexpected", placements)
+        return Admission(True, containers=placements)
+
+    def _allocate(self, pod: PodSpec, c: ContainerSpec, hint: Hint) -> ContainerPlacement:
+        key = (pod.name, c.name)
+        affinity: Mask | None = hint.mask
+        devices = self.devices.allocate(self.device_state, key, c.devices, affinity, c.init, c.sidecar) \
+            if c.devices else {}
+        cpus: frozenset[int] = frozenset()
+        if self.cpu is not None:
+            cpus = self.cpu.allocate(self.cpu_state, key, self._cpus(pod, c), affinity, c.init, c.sidecar)
+        numa = {self.topo.details[x].numa for x in cpus}
+        memory = self._memory(pod, c)
+        if self.memory is not None and memory:
+            blocks = self.memory.allocate(self.memory_state, key, memory, hint, c.init, c.sidecar)
+            for block in blocks:
+                numa.update(block.numa)
+        by_id = {d.id: d for d in self.machine.devices}
+        for ids in devices.values():
+            numa.update(n for i in ids if (n := by_id[i].numa) is not None)
+        if not numa and affinity is not None and (cpus or memory or devices):
+            numa = set(bits(affinity))
+        return ContainerPlacement(c.name, sorted(cpus), sorted(n for n in numa if n is not None), devices)
+
+    # --- capacity ----------------------------------------------------------------------------------
+    def free(self) -> dict[int, dict[str, int]]:
+        """Per NUMA node: free exclusive CPUs, free memory and hugepages, free devices per resource."""
+        result: dict[int, dict[str, int]] = {}
+        available = self.cpu.available(self.cpu_state) if self.cpu else set(self.topo.all_cpus)
+        for node in self.machine.numa_ids:
+            entry: dict[str, int] = {"cpu": len(available & self.topo.by_numa.get(node, frozenset()))}
+            state = self.memory_state.nodes.get(node)
+            if state is not None:
+                for resource, table in state.memory.items():
+                    entry[resource] = table.free
+            else:
+                numa = self.machine.node_by_id[node]
+                entry[MEMORY] = numa.memory - sum(p * n for p, n in numa.hugepages.items())
+            for resource in self.devices.resources():
+                used = self.device_state.in_use(resource)
+                entry[resource] = sum(1 for d in self.machine.devices_of(resource) if d.numa == node and
+                                      d.id not in used)
+            result[node] = entry
+        return result
+
+    def capacity(self) -> dict[int, dict[str, int]]:
+        """Per NUMA node: allocatable exclusive CPUs (after reservation), memory, hugepages, devices."""
+        result: dict[int, dict[str, int]] = {}
+        reserved = self.cpu.reserved if self.cpu else frozenset()
+        for node in self.machine.numa_ids:
+            entry = {"cpu": len(self.topo.by_numa.get(node, frozenset()) - reserved)}
+            state = self.memory.new_state().nodes[node] if self.memory else None
+            numa = self.machine.node_by_id[node]
+            if state is not None:
+                for resource, table in state.memory.items():
+                    entry[resource] = table.allocatable
+            else:
+                entry[MEMORY] = numa.memory - sum(p * n for p, n in numa.hugepages.items())
+                for page, pages in numa.hugepages.items():
+                    from .memory_static import hugepage_resource
+
+                    entry[hugepage_resource(page)] = page * pages
+            for resource in self.devices.resources():
+                entry[resource] = sum(1 for d in self.machine.devices_of(resource) if d.numa == node)
+            result[node] = entry
+        return result
+
+
+def _effective(pod: PodSpec, requests: object) -> dict[str, int]:
+    """Pod-level request per resource: max(sum of app containers and sidecars, max over init containers)."""
+    assert callable(requests)
+    init_max: dict[str, int] = {}
+    sidecars: dict[str, int] = {}
+    apps: dict[str, int] = {}
+    for c in pod.containers:
+        values: dict[str, int] = requests(c)
+        for resource, amount in values.items():
+            if c.init and c.sidecar:
+                sidecars[resource] = sidecars.get(resource, 0) + amount
+            elif c.init:
+                init_max[resource] = max(init_max.get(resource, 0), sidecars.get(resource, 0) + amount)
+            else:
+                apps[resource] = apps.get(resource, 0) + amount
+    result = {}
+    for resource in set(init_max) | set(sidecars) | set(apps):
+        result[resource] = max(apps.get(resource, 0) + sidecars.get(resource, 0), init_max.get(resource, 0))
+    return {r: v for r, v in result.items() if v}

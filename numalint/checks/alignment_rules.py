@@ -1,0 +1,296 @@
+"""Checks that need the declared topology and the simulated admission (SPEC §1–§3)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from dataclasses import replace
+
+from ..alignment.cpu_static import StaticPolicy
+from ..alignment.cputopo import CPUTopology
+from ..alignment.merge import DEFAULT_MAX_NUMA_NODES
+from ..alignment.node import Admission, KubeletSettings, Node, PodSpec, StartError
+from ..context import Run
+from ..cpuset import format_cpuset
+from ..findings import Finding, Fix
+from ..quantity import format_bytes
+from ..simulation import UNSCHEDULABLE, PodRun, PoolRun, simulate
+from . import check
+
+MAX_FIX_SEARCHES = 25
+
+
+def free_summary(node: Node) -> str:
+    """``NUMA 0: 3 CPUs, 12Gi free, GPU 0 | NUMA 1: 0 CPUs, 20Gi free``."""
+    parts = []
+    for numa, free in node.free().items():
+        items = [f"{free.get('cpu', 0)} CPUs", f"{format_bytes(free.get('memory', 0))} free"]
+        items += [f"{r} {format_bytes(v)}" for r, v in sorted(free.items()) if r.startswith("hugepages-")]
+        items += [f"{_short(r)} {v}" for r, v in sorted(free.items()) if "/" in r]
+        parts.append(f"NUMA {numa}: " + ", ".join(items))
+    return " | ".join(parts)
+
+
+def _short(resource: str) -> str:
+    return "GPU" if resource.endswith("/gpu") else resource
+
+
+def _pod_finding(slug: str, pod: PodRun, message: str, fix: Fix | None, severity: str | None = None) -> Finding:
+    return Finding(slug, message, pod.view.file, pod.view.anchor(), pod.view.ref, fix, severity)
+
+
+def _readmit(node: Node, spec: PodSpec) -> Admission:
+    return copy.deepcopy(node).admit(spec)
+
+
+def _with_cpus(spec: PodSpec, name: str, cpus: int) -> PodSpec:
+    from fractions import Fraction
+
+    return replace(spec, containers=[replace(c, cpu=Fraction(cpus)) if c.name == name else c
+                                     for c in spec.containers])
+
+
+def _fixes(pool_run: PoolRun, pod: PodRun) -> list[str]:
+    """Changes that admit the pod, each verified by re-simulating."""
+    fixes: list[str] = []
+    node = pod.before
+    if node is None:
+        return fixes
+    spec = pod.spec
+    for c in spec.containers:
+        if spec.guaranteed and c.cpu.denominator == 1 and c.cpu > 1:
+            fitting = next((n for n in range(int(c.cpu) - 1, 0, -1) if _readmit(node, _with_cpus(spec, c.name, n))
+                            .admitted), None)
+            if fitting is not None:
+                fixes.append(f'lower container "{c.name}" to cpu: "{fitting}" (the largest request admitted now)')
+    settings = pool_run.settings
+    alternatives: list[tuple[str, KubeletSettings]] = []
+    if settings.topology_scope == "container" and settings.topology_policy != "none":
+        alternatives.append(("topologyManagerScope: pod", replace(settings, topology_scope="pod")))
+    if settings.topology_scope == "pod":
+        alternatives.append(("topologyManagerScope: container", replace(settings, topology_scope="container")))
+    if settings.topology_policy in ("single-numa-node", "restricted"):
+        alternatives.append(("topologyManagerPolicy: best-effort (the pod then spans NUMA nodes)",
+                             replace(settings, topology_policy="best-effort")))
+    for label, changed in alternatives:
+        if _admitted_with(pool_run, pod, changed):
+            fixes.append(f"set {label} in the pool's kubelet configuration")
+    return fixes
+
+
+def _admitted_with(pool_run: PoolRun, target: PodRun, settings: KubeletSettings) -> bool:
+    """Re-run the pool's placements up to ``target`` with other kubelet settings."""
+    topology = pool_run.pool.topology
+    if topology is None:
+        return False
+    try:
+        nodes = {n.name: Node(topology.machine, settings, n.name) for n in pool_run.nodes}
+    except StartError:
+        return False
+    for pod in pool_run.pods:
+        if pod.node is None:
+            continue
+        result = nodes[pod.node].admit(pod.spec)
+        if pod is target:
+            return result.admitted
+    return False
+
+
+@check("admission-failure")
+def admission_failure(run: Run) -> Iterator[Finding]:
+    searched = 0
+    for pool_run in simulate(run):
+        for pod in pool_run.pods:
+            admission = pod.admission
+            if admission is None or admission.admitted or admission.reason == "SMTAlignmentError":
+                continue
+            where = f'pool "{pool_run.pool.name}" ({pool_run.pool.why})'
+            if admission.reason == UNSCHEDULABLE:
+                yield _pod_finding("admission-failure", pod, f"pod {pod.name} cannot be scheduled in {where}: "
+                                   f"{admission.message}", Fix("lower its requests or add nodes to the pool"))
+                continue
+            state = free_summary(pod.before) if pod.before else ""
+            fixes = _fixes(pool_run, pod) if searched < MAX_FIX_SEARCHES else []
+            searched += 1
+            description = "; or ".join(fixes) if fixes else "no single change found that admits it on this node"
+            yield _pod_finding(
+                "admission-failure", pod,
+                f"the kubelet on {pod.node} rejects pod {pod.name} ({where}): {admission.reason}: "
+                f"{admission.message}. Free at that moment: {state}",
+                Fix(description))
+
+
+@check("smt-alignment")
+def smt_alignment(run: Run) -> Iterator[Finding]:
+    for pool_run in simulate(run):
+        for pod in pool_run.pods:
+            if pod.admission is not None and pod.admission.reason == "SMTAlignmentError":
+                per_core = pool_run.nodes[0].topo.cpus_per_core if pool_run.nodes else 1
+                yield _pod_finding(
+                    "smt-alignment", pod,
+                    f"the kubelet on {pod.node} rejects pod {pod.name}: SMTAlignmentError: {pod.admission.message} "
+                    f"(full-pcpus-only hands out whole cores of {per_core} threads)",
+                    Fix(f"request a multiple of {per_core} CPUs per container, or free whole cores"))
+
+
+def _numa_capacity(node: Node) -> dict[int, dict[str, int]]:
+    return node.capacity()
+
+
+def _requests_of(node: Node, spec: PodSpec, scope: str) -> list[tuple[str, dict[str, int]]]:
+    """(what, resource -> amount) the Topology Manager aligns: per container or for the whole pod."""
+    from ..alignment.node import _effective
+
+    def values(c: object) -> dict[str, int]:
+        from ..alignment.node import ContainerSpec
+
+        assert isinstance(c, ContainerSpec)
+        result: dict[str, int] = {}
+        if node.cpu is not None and spec.guaranteed and c.cpu.denominator == 1 and c.cpu:
+            result["cpu"] = int(c.cpu)
+        if node.memory is not None and spec.guaranteed:
+            if c.memory:
+                result["memory"] = c.memory
+            result.update({k: v for k, v in c.hugepages.items() if v})
+        result.update({k: v for k, v in c.devices.items() if v and any(
+            d.numa is not None for d in node.machine.devices_of(k))})
+        return result
+
+    if scope == "pod":
+        return [("the pod", _effective(spec, values))]
+    return [(f'container "{c.name}"', values(c)) for c in spec.containers]
+
+
+@check("exceeds-numa-node")
+def exceeds_numa_node(run: Run) -> Iterator[Finding]:
+    for pool_run in simulate(run):
+        policy = pool_run.settings.topology_policy
+        if policy == "none" or not pool_run.nodes:
+            continue
+        node = pool_run.nodes[0]
+        capacity = _numa_capacity(node)
+        severity = "info" if policy == "best-effort" else "error"
+        seen: set[tuple[str, str]] = set()
+        for pod in pool_run.pods:
+            if (pod.view.file, pod.view.ref.name) in seen:
+                continue
+            seen.add((pod.view.file, pod.view.ref.name))
+            for what, wanted in _requests_of(node, pod.spec, pool_run.settings.topology_scope):
+                over = []
+                for resource, amount in wanted.items():
+                    best = max((cap.get(resource, 0) for cap in capacity.values()), default=0)
+                    if amount > best:
+                        over.append(_describe(resource, amount, best))
+                if over:
+                    yield Finding(
+                        "exceeds-numa-node",
+                        f"{what} of {pod.view.ref.label()} asks for more than any single NUMA node of pool "
+                        f'"{pool_run.pool.name}" can provide after reservations: {"; ".join(over)}. Under '
+                        f"{policy} " + ("it is placed across NUMA nodes" if policy == "best-effort" else
+                                        "it cannot be aligned to one NUMA node"),
+                        pod.view.file, pod.view.anchor(), pod.view.ref,
+                        Fix("split the workload or lower its requests to fit one NUMA node"), severity)
+
+
+def _describe(resource: str, amount: int, best: int) -> str:
+    if resource == "cpu":
+        return f"{amount} CPUs requested, at most {best} exclusive CPUs on one NUMA node"
+    if resource == "memory" or resource.startswith("hugepages-"):
+        return f"{resource} {format_bytes(amount)} requested, at most {format_bytes(best)} on one NUMA node"
+    return f"{amount} {resource} requested, at most {best} on one NUMA node"
+
+
+@check("too-many-numa-nodes")
+def too_many_numa_nodes(run: Run) -> Iterator[Finding]:
+    for pool in run.pools:
+        if pool.topology is None or pool.profile is None or pool.profile.topology_policy == "none":
+            continue
+        limit = DEFAULT_MAX_NUMA_NODES
+        raw = pool.profile.topology_options.get("max-allowable-numa-nodes")
+        if isinstance(raw, str) and raw.isdigit():
+            limit = max(int(raw), DEFAULT_MAX_NUMA_NODES)
+        count = len(pool.topology.machine.numa_ids)
+        if count > limit:
+            profile = pool.profile
+            yield Finding(
+                "too-many-numa-nodes",
+                f'topology "{pool.topology.name}" has {count} NUMA nodes and topologyManagerPolicy is '
+                f'"{profile.topology_policy}": the kubelet refuses to start (unsupported on machines with more '
+                f"than {limit} NUMA Nodes)", profile.file, profile.span("topologyManagerPolicy"), profile.ref,
+                Fix(f'add topologyManagerPolicyOptions: {{max-allowable-numa-nodes: "{count}"}} (Kubernetes 1.31+; '
+                    "expect slower admission) or use topologyManagerPolicy: none"))
+
+
+@check("numa-imbalance")
+def numa_imbalance(run: Run) -> Iterator[Finding]:
+    for pool_run in simulate(run):
+        if not any(p.admission and p.admission.admitted for p in pool_run.pods) or pool_run.pool.topology is None:
+            continue
+        reported: set[str] = set()
+        for node in pool_run.nodes:
+            capacity, free = node.capacity(), node.free()
+            resources = {r for cap in capacity.values() for r in cap}
+            for resource in sorted(resources - reported):
+                exhausted = [n for n in capacity if capacity[n].get(resource, 0) > 0 and free[n].get(resource, 0) == 0]
+                spare = [n for n in capacity if capacity[n].get(resource, 0) > 0 and
+                         free[n].get(resource, 0) * 2 >= capacity[n][resource]]
+                if exhausted and spare:
+                    reported.add(resource)
+                    topo = pool_run.pool.topology
+                    amount = (lambda v: format_bytes(v)) if resource == "memory" or resource.startswith(
+                        "hugepages-") else str
+                    spare_text = ", ".join(f"NUMA {n} keeps {amount(free[n][resource])} of "
+                                           f"{amount(capacity[n][resource])}" for n in spare)
+                    yield Finding(
+                        "numa-imbalance",
+                        f"after the simulated placements on {node.name}, {resource} is exhausted on NUMA "
+                        f"{', '.join(map(str, exhausted))} while {spare_text}: stranded capacity that aligned pods "
+                        "needing the exhausted NUMA node cannot use", topo.file, topo.anchor(), topo.ref,
+                        Fix("spread devices/requests across NUMA nodes, or size pods so they fill NUMA nodes evenly"))
+
+
+@check("reserved-cpus-on-device-numa")
+def reserved_cpus_on_device_numa(run: Run) -> Iterator[Finding]:
+    for pool in run.pools:
+        profile, topo = pool.profile, pool.topology
+        if profile is None or topo is None or profile.cpu_manager_policy != "static":
+            continue
+        machine = topo.machine
+        device_numas = {d.numa for d in machine.devices if d.numa is not None}
+        device_numas |= {n.numa for n in topo.nics if n.numa is not None}
+        if not device_numas or len(device_numas) == len(machine.numa_ids):
+            continue
+        reserved = profile.reserved_cpus()
+        if not reserved:
+            reserved = _computed_reservation(profile, machine)
+        numa_of = {c.id: c.numa for c in machine.cpus.values()}
+        on_devices = sorted({numa_of[c] for c in reserved if numa_of.get(c) in device_numas})
+        if on_devices:
+            free_numas = sorted(set(machine.numa_ids) - device_numas)
+            yield Finding(
+                "reserved-cpus-on-device-numa",
+                f"reserved CPUs {format_cpuset(reserved)} sit on NUMA {', '.join(map(str, on_devices))}, which hosts "
+                f"the devices (GPUs/NICs), while NUMA {', '.join(map(str, free_numas))} hosts none: aligned pods "
+                "lose those CPUs next to their devices", profile.file,
+                profile.span("reservedSystemCPUs") if profile.has("reservedSystemCPUs") else profile.anchor(),
+                profile.ref, Fix(f"reserve CPUs on NUMA {free_numas[0]} instead"))
+
+
+def _computed_reservation(profile: object, machine: object) -> frozenset[int]:
+    """CPUs the kubelet picks itself from a reservation quantity (SPEC §2.2)."""
+    from math import ceil
+
+    from ..alignment.machine import Machine
+    from ..kubelet import KubeletProfile
+
+    assert isinstance(profile, KubeletProfile) and isinstance(machine, Machine)
+    amount = profile.cpu_reservation()
+    if not amount:
+        return frozenset()
+    topo = CPUTopology.from_machine(machine)
+    try:
+        policy = StaticPolicy.build(topo, ceil(amount), None, {})
+    except Exception:
+        return frozenset()
+    return policy.reserved
+

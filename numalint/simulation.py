@@ -1,0 +1,224 @@
+"""Simulating admission: pools of nodes built from declared topologies and kubelet configurations,
+workloads spread over them the way the default scheduler would, each pod admitted by the
+alignment core.
+
+Placement model (documented in README): pods are taken in input order (files sorted by path,
+documents in file order), replicas expanded (Job parallelism), DaemonSets once per node. The
+scheduler is blind to NUMA: it keeps the nodes whose allocatable cpu, memory, hugepages and devices
+still fit the pod's requests and picks the least allocated one (lowest index on ties).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from .alignment.machine import Machine
+from .alignment.node import Admission, ContainerSpec, KubeletSettings, Node, PodSpec, StartError
+from .workloads import PodView, is_extended, is_hugepages
+
+if TYPE_CHECKING:
+    from .context import Run
+    from .kubelet import KubeletProfile
+    from .pools import Pool
+
+UNSCHEDULABLE = "Unschedulable"
+
+
+@dataclass
+class PodRun:
+    view: PodView
+    name: str
+    pool: Pool
+    spec: PodSpec
+    node: str | None = None
+    admission: Admission | None = None
+    before: Node | None = None  # the node just before a rejected pod, for explanations and fixes
+
+
+@dataclass
+class PoolRun:
+    pool: Pool
+    settings: KubeletSettings
+    nodes: list[Node] = field(default_factory=list)
+    start_error: str | None = None
+    pods: list[PodRun] = field(default_factory=list)
+
+
+def option_maturity(version: tuple[int, int]) -> dict[str, dict[str, str]]:
+    from .versions import CPU_OPTIONS, TOPOLOGY_OPTIONS, maturity
+
+    return {"cpu": {o: s for o in CPU_OPTIONS if (s := maturity(CPU_OPTIONS, o, version))},
+            "topology": {o: s for o in TOPOLOGY_OPTIONS if (s := maturity(TOPOLOGY_OPTIONS, o, version))}}
+
+
+def settings_from_profile(profile: KubeletProfile | None, version: tuple[int, int]) -> KubeletSettings:
+    """The alignment core's view of a kubelet profile (gates are checked by the policy-option rule)."""
+    if profile is None:
+        return KubeletSettings(option_maturity=option_maturity(version))
+    reserved: dict[int, dict[str, int]] = {}
+    for entry in profile.reserved_memory:
+        if entry.numa_node is not None:
+            target = reserved.setdefault(entry.numa_node, {})
+            for resource, amount in entry.limits.items():
+                target[resource] = target.get(resource, 0) + int(amount)
+    return KubeletSettings(
+        cpu_policy=profile.cpu_manager_policy, cpu_options={k: str(v) for k, v in profile.cpu_options.items()},
+        reserved_cpus=profile.reserved_cpus() or frozenset(), cpu_reservation=profile.cpu_reservation() or Fraction(0),
+        topology_policy=profile.topology_policy, topology_scope=profile.topology_scope,
+        topology_options={k: str(v) for k, v in profile.topology_options.items()},
+        memory_policy=profile.memory_policy, reserved_memory=reserved, option_maturity=option_maturity(version))
+
+
+def pod_spec(view: PodView, name: str, machine: Machine) -> PodSpec:
+    devices_known = set(machine.device_resources())
+    containers = []
+    for c in view.containers:
+        containers.append(ContainerSpec(
+            name=c.name, init=c.init, sidecar=c.sidecar, cpu=c.requests.get("cpu", Fraction(0)),
+            memory=int(c.requests.get("memory", 0)),
+            hugepages={r: int(v) for r, v in c.requests.items() if is_hugepages(r)},
+            devices={r: int(v) for r, v in c.limits.items() if is_extended(r) and (r in devices_known or v)}))
+    return PodSpec(name, containers, view.qos() == "Guaranteed")
+
+
+def pod_requests(spec: PodSpec) -> dict[str, Fraction]:
+    """What the scheduler counts: max(init containers, app containers + sidecars) per resource."""
+    init_max: dict[str, Fraction] = {}
+    running: dict[str, Fraction] = {}
+    for c in spec.containers:
+        values = {"cpu": c.cpu, "memory": Fraction(c.memory), **{k: Fraction(v) for k, v in c.hugepages.items()},
+                  **{k: Fraction(v) for k, v in c.devices.items()}}
+        for resource, amount in values.items():
+            if c.init and not c.sidecar:
+                init_max[resource] = max(init_max.get(resource, Fraction(0)), running.get(resource, Fraction(0)) +
+                                         amount)
+            else:
+                running[resource] = running.get(resource, Fraction(0)) + amount
+    return {r: max(init_max.get(r, Fraction(0)), running.get(r, Fraction(0))) for r in set(init_max) | set(running)}
+
+
+def node_allocatable(node: Node, profile: KubeletProfile | None) -> dict[str, Fraction]:
+    machine = node.machine
+    huge: dict[str, Fraction] = {}
+    from .alignment.memory_static import hugepage_resource
+
+    for numa in machine.numa_nodes:
+        for page, pages in numa.hugepages.items():
+            huge[hugepage_resource(page)] = huge.get(hugepage_resource(page), Fraction(0)) + page * pages
+    memory = Fraction(sum(n.memory for n in machine.numa_nodes)) - sum(huge.values(), Fraction(0))
+    cpu = Fraction(len(machine.cpus))
+    if profile is not None:
+        memory -= profile.allocatable_reservation("memory")
+        cpu -= profile.cpu_reservation() or Fraction(0)
+    result = {"cpu": cpu, "memory": memory, **huge}
+    for resource in machine.device_resources():
+        result[resource] = Fraction(len(machine.devices_of(resource)))
+    return result
+
+
+def _instances(view: PodView, nodes: int) -> int:
+    return nodes if view.ref.kind == "DaemonSet" else view.replicas
+
+
+def simulate(run: Run) -> list[PoolRun]:
+    """Simulate every pool that has a topology (cached on the run)."""
+    cached = run.settings.get("_simulation")
+    if cached is not None:
+        return list(cached)
+    from .pools import pools_for
+
+    results: list[PoolRun] = []
+    by_pool: dict[int, PoolRun] = {}
+    for pool in run.pools:
+        if pool.topology is None:
+            continue
+        settings = settings_from_profile(pool.profile, run.version)
+        pool_run = PoolRun(pool, settings)
+        try:
+            pool_run.nodes = [Node(pool.topology.machine, settings, f"{pool.name}-{i}") for i in range(pool.nodes)]
+        except StartError as err:
+            pool_run.start_error = str(err)
+        results.append(pool_run)
+        by_pool[id(pool)] = pool_run
+    for view in run.pods:
+        matching = [p for p in pools_for(run, view) if id(p) in by_pool]
+        if not matching:
+            continue
+        pool_run = by_pool[id(matching[0])]
+        if pool_run.start_error:
+            continue
+        _place(pool_run, view)
+    run.settings["_simulation"] = results
+    return results
+
+
+def _place(pool_run: PoolRun, view: PodView) -> None:
+    count = _instances(view, len(pool_run.nodes))
+    ns = f"{view.ref.namespace}/" if view.ref.namespace else ""
+    for index in range(count):
+        suffix = f"-{index}" if count > 1 else ""
+        name = f"{ns}{view.ref.name}{suffix}"
+        machine = pool_run.pool.topology.machine if pool_run.pool.topology else Machine([], {})
+        spec = pod_spec(view, name, machine)
+        pod = PodRun(view, name, pool_run.pool, spec)
+        targets = [pool_run.nodes[index]] if view.ref.kind == "DaemonSet" else pool_run.nodes
+        node = _schedule(pool_run, targets, spec)
+        if node is None:
+            pod.admission = Admission(False, UNSCHEDULABLE, _unschedulable_message(pool_run, spec))
+            pool_run.pods.append(pod)
+            continue
+        pod.node = node.name
+        snapshot = copy.deepcopy(node)
+        pod.admission = node.admit(spec)
+        if pod.admission.admitted:
+            _requested(node).update(_add(_requested(node), pod_requests(spec)))
+        else:
+            pod.before = snapshot
+        pool_run.pods.append(pod)
+
+
+def _requested(node: Node) -> dict[str, Fraction]:
+    store: dict[str, Fraction] | None = getattr(node, "_requested", None)
+    if store is None:
+        store = {}
+        node._requested = store  # type: ignore[attr-defined]
+    return store
+
+
+def _add(a: dict[str, Fraction], b: dict[str, Fraction]) -> dict[str, Fraction]:
+    return {k: a.get(k, Fraction(0)) + b.get(k, Fraction(0)) for k in set(a) | set(b)}
+
+
+def _schedule(pool_run: PoolRun, nodes: list[Node], spec: PodSpec) -> Node | None:
+    wanted = pod_requests(spec)
+    best: Node | None = None
+    best_score = Fraction(-1)
+    for node in nodes:
+        allocatable = node_allocatable(node, pool_run.pool.profile)
+        used = _requested(node)
+        if any(amount > allocatable.get(r, Fraction(0)) - used.get(r, Fraction(0))
+               for r, amount in wanted.items() if amount):
+            continue
+        score = sum(((allocatable[r] - used.get(r, Fraction(0)) - wanted.get(r, Fraction(0))) / allocatable[r]
+                     for r in ("cpu", "memory") if allocatable.get(r)), Fraction(0))
+        if score > best_score:
+            best, best_score = node, score
+    return best
+
+
+def _unschedulable_message(pool_run: PoolRun, spec: PodSpec) -> str:
+    wanted = pod_requests(spec)
+    node = pool_run.nodes[0]
+    allocatable = node_allocatable(node, pool_run.pool.profile)
+    short = [r for r, amount in wanted.items() if amount and amount > allocatable.get(r, Fraction(0))]
+    if short:
+        from .quantity import format_quantity
+
+        parts = [f"{r} {format_quantity(r, wanted[r])} > allocatable {format_quantity(r, allocatable.get(r, 0))}"
+                 if not is_extended(r) else f"{r} {int(wanted[r])} > {int(allocatable.get(r, 0))}" for r in short]
+        return f"no node of pool \"{pool_run.pool.name}\" can ever fit it ({'; '.join(parts)}); it stays Pending"
+    return f"no node of pool \"{pool_run.pool.name}\" has room left for it; it stays Pending"
+
