@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -42,12 +43,109 @@ def main() -> None:
               help="NodeTopology or NodeResourceTopology file (repeatable).")
 @click.option("--jobs", "-j", type=int, default=0, help="Worker processes for large runs [default: CPU count].")
 @click.option("--color/--no-color", default=None, help="Colour text output [default: on a terminal].")
+@click.option("--node-state", "node_state", type=click.Path(file_okay=False), default=None,
+              help="Directory with a node's cpu_manager_state / memory_manager_state to start from.")
 def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_version: str | None,
-          config_path: str | None, topologies: tuple[str, ...], jobs: int, color: bool | None) -> None:
+          config_path: str | None, topologies: tuple[str, ...], jobs: int, color: bool | None,
+          node_state: str | None) -> None:
     """Check files and directories (recursively; '-' reads stdin)."""
-    from .config import ConfigError, find_config, load_config
-    from .engine import Options, run_check
+    from .engine import run_check
     from .report import RENDERERS, render_text
+
+    options = _options(config_path, kube_version, jobs)
+    if not paths:
+        raise click.UsageError("give at least one file or directory to check ('-' for stdin)")
+    stdin_text = sys.stdin.read() if "-" in paths else None
+    if node_state:
+        options.settings["node_state"] = node_state
+    report = run_check(list(paths) + list(topologies), options, stdin_text)
+    if report.files == 0:
+        click.echo("numalint: no YAML or JSON files found", err=True)
+        sys.exit(2)
+    if output_format == "text":
+        colour = sys.stdout.isatty() if color is None else color
+        click.echo(render_text(report.findings, report.files, colour), nl=False)
+    else:
+        click.echo(RENDERERS[output_format](report.findings, report.files), nl=False)
+    if report.readable == 0:
+        sys.exit(2)
+    threshold = FAIL_LEVELS[fail_on or options.fail_on or "warning"]
+    sys.exit(1 if any(SEVERITY_LEVEL[f.severity or "error"] >= threshold for f in report.findings) else 0)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--topology", "topologies", multiple=True, type=click.Path(), metavar="FILE",
+              help="NodeTopology or NodeResourceTopology file (repeatable).")
+@click.option("-f", "--format", "output_format", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+@click.option("--kubernetes-version", "kube_version", metavar="X.Y", default=None)
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
+@click.option("--node-state", "node_state", type=click.Path(file_okay=False), default=None,
+              help="Directory with a node's cpu_manager_state / memory_manager_state to start from.")
+def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format: str, kube_version: str | None,
+             config_path: str | None, node_state: str | None) -> None:
+    """Show where the kubelet would place each pod, NUMA node by NUMA node; exit 1 if one is rejected."""
+    from .engine import build_run
+    from .simulate_report import render_json, render_text
+    from .simulation import simulate as run_simulation
+
+    options = _options(config_path, kube_version, 0)
+    if not paths and not topologies and not options.context:
+        raise click.UsageError("give the files to simulate and a --topology")
+    run = build_run(list(paths) + list(topologies), options, sys.stdin.read() if "-" in paths else None)
+    if node_state:
+        run.settings["node_state"] = node_state
+    runs = run_simulation(run)
+    click.echo((render_json if output_format == "json" else render_text)(runs), nl=False)
+    rejected = any(p.admission and not p.admission.admitted for r in runs for p in r.pods)
+    sys.exit(1 if rejected else 0)
+
+
+@main.group()
+def topology() -> None:
+    """Describe a node's hardware as a NodeTopology."""
+
+
+@topology.command("capture")
+@click.option("--sysfs-root", default="/", show_default=True, type=click.Path(file_okay=False),
+              help="Root of a (recorded) Linux filesystem holding sys/devices and sys/bus.")
+@click.option("--name", default=None, help="metadata.name of the NodeTopology [default: the host name].")
+def topology_capture(sysfs_root: str, name: str | None) -> None:
+    """Read this node's topology from sysfs and print a NodeTopology (read-only)."""
+    import socket
+
+    from .topology_capture import CaptureError, capture
+    from .topology_emit import topology_document
+
+    try:
+        machine, nics = capture(sysfs_root)
+    except CaptureError as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(topology_document(name or socket.gethostname(), machine, nics), nl=False)
+
+
+@topology.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--name", default="imported", show_default=True, help="metadata.name of the NodeTopology.")
+def topology_import(file: str, name: str) -> None:
+    """Convert numactl --hardware text, lscpu -p output or a NodeResourceTopology to a NodeTopology."""
+    from .topology_import import ImportFormatError, import_topology
+
+    try:
+        text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise click.ClickException(f"cannot read {file}: {err}") from None
+    try:
+        click.echo(import_topology(text, name), nl=False)
+    except ImportFormatError as err:
+        raise click.ClickException(f"{file}: {err}") from None
+
+
+def _options(config_path: str | None, kube_version: str | None, jobs: int) -> Any:
+    """Configuration file + command line -> engine Options (usage errors exit 2)."""
+    from .config import ConfigError, find_config, load_config
+    from .engine import Options
     from .versions import NEWEST, parse_version
 
     try:
@@ -62,26 +160,12 @@ def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_
     if unknown:
         raise click.UsageError(f"invalid configuration: unknown rule(s) {', '.join(unknown)} in "
                                f"{config.path}; see `numalint rules`")
-    if not paths:
-        raise click.UsageError("give at least one file or directory to check ('-' for stdin)")
-    stdin_text = sys.stdin.read() if "-" in paths else None
     options = Options(version=version, exclude=config.exclude, severities=config.rules,
                       exclude_base=str((config.path.parent if config.path else Path.cwd()).resolve()),
                       context=config.context + config.topologies, jobs=jobs,
                       settings={"sriov_prefix": config.sriov_resource_prefix})
-    report = run_check(list(paths) + list(topologies), options, stdin_text)
-    if report.files == 0:
-        click.echo("numalint: no YAML or JSON files found", err=True)
-        sys.exit(2)
-    if output_format == "text":
-        colour = sys.stdout.isatty() if color is None else color
-        click.echo(render_text(report.findings, report.files, colour), nl=False)
-    else:
-        click.echo(RENDERERS[output_format](report.findings, report.files), nl=False)
-    if report.readable == 0:
-        sys.exit(2)
-    threshold = FAIL_LEVELS[fail_on or config.fail_on or "warning"]
-    sys.exit(1 if any(SEVERITY_LEVEL[f.severity or "error"] >= threshold for f in report.findings) else 0)
+    options.fail_on = config.fail_on
+    return options
 
 
 def _is_rule(slug: str) -> bool:

@@ -31,6 +31,7 @@ class Options:
     context: list[str] = field(default_factory=list)  # files read for cross-document checks only
     settings: dict[str, Any] = field(default_factory=dict)
     jobs: int = 0
+    fail_on: str | None = None
 
 
 @dataclass
@@ -96,13 +97,12 @@ def _read_all(paths: list[str], stdin_text: str | None, jobs: int) -> list[FileR
         return pool.map(process_file, paths, chunksize=chunk)
 
 
-def run_check(paths: list[str], options: Options, stdin_text: str | None = None) -> Report:
-    """Check ``paths``; context files take part in cross-document checks without being reported on."""
+def _read_run(paths: list[str], options: Options, stdin_text: str | None) -> tuple[Run, list[FileResult], int,
+                                                                                  list[str]]:
     files, missing = discover(paths, options.exclude, options.exclude_base)
     context_files = [p for p in discover(options.context, options.exclude, options.exclude_base)[0]
                      if p not in files]
     results = _read_all(files + context_files, stdin_text, options.jobs)
-    reported = {r.source.path for r in results[: len(files)]}
     run = Run(
         sources=[r.source for r in results],
         profiles=[p for r in results for p in r.profiles],
@@ -112,6 +112,19 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None)
         version=options.version,
         settings=options.settings,
     )
+    return run, results, len(files), missing
+
+
+def build_run(paths: list[str], options: Options, stdin_text: str | None = None) -> Run:
+    """Read inputs into a Run without checking them (for ``simulate``)."""
+    return _read_run(paths, options, stdin_text)[0]
+
+
+def run_check(paths: list[str], options: Options, stdin_text: str | None = None) -> Report:
+    """Check ``paths``; context files take part in cross-document checks without being reported on."""
+    run, results, count, missing = _read_run(paths, options, stdin_text)
+    files = [r.source.path for r in results[:count]]
+    reported = set(files)
     findings: list[Finding] = []
     for result in results:
         findings.extend(result.source.findings)
@@ -122,6 +135,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None)
     findings.extend(run_checks(run, options))
     for path in missing:
         findings.append(Finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1)))
+    reported |= {p.file for p in run.settings.get("_node_state_problems", [])}
     findings = [f for f in findings if f.file in reported or f.file in missing]
     findings = apply_configuration(findings, options, run)
     readable = sum(1 for r in results[: len(files)] if r.source.parsed)

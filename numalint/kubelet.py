@@ -135,8 +135,12 @@ def kubelet_profile(doc: Document) -> KubeletProfile | None:
     raw = get(doc.root, base) if base else doc.root
     if not isinstance(raw, YMap):
         return None
+    import os
+
     name = get(doc.root, ("metadata", "name"))
-    ref = ObjectRef(doc.api_version, doc.kind, str(name) if name else "<unnamed>", None)
+    # A KubeletConfiguration has no metadata: the file name identifies it (NodeTopology pool.kubeletConfig).
+    fallback = os.path.splitext(os.path.basename(doc.file))[0] if doc.file != "-" else "<stdin>"
+    ref = ObjectRef(doc.api_version, doc.kind, str(name) if name else fallback, None)
     profile = KubeletProfile(doc=doc, ref=ref, base=base, raw=raw, openshift=openshift)
     # The machine-config operator matches keys case-insensitively (FORMATS.md §2).
     from .schema import kubelet_field_names

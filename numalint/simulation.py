@@ -10,7 +10,6 @@ still fit the pod's requests and picks the least allocated one (lowest index on 
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -143,6 +142,13 @@ def simulate(run: Run) -> list[PoolRun]:
             pool_run.start_error = str(err)
         results.append(pool_run)
         by_pool[id(pool)] = pool_run
+    state_dir = run.settings.get("node_state")
+    if state_dir and results and results[0].nodes:
+        from .node_state import apply_state, read_state
+
+        files = read_state(state_dir)
+        problems = list(files.problems) + apply_state(results[0].nodes[0], files)
+        run.settings["_node_state_problems"] = problems
     for view in run.pods:
         matching = [p for p in pools_for(run, view) if id(p) in by_pool]
         if not matching:
@@ -171,12 +177,11 @@ def _place(pool_run: PoolRun, view: PodView) -> None:
             pool_run.pods.append(pod)
             continue
         pod.node = node.name
-        snapshot = copy.deepcopy(node)
         pod.admission = node.admit(spec)
         if pod.admission.admitted:
             _requested(node).update(_add(_requested(node), pod_requests(spec)))
         else:
-            pod.before = snapshot
+            pod.before = node.snapshot()  # a rejection leaves the node as it was just before
         pool_run.pods.append(pod)
 
 

@@ -98,10 +98,10 @@ def _node_topology(doc: Document, findings: list[Finding]) -> TopologyView | Non
         distances = raw.get("distances")
         nodes.append(NUMANode(numa, _bytes(raw.get("memory")), hugepages,
                               [int(d) for d in distances] if isinstance(distances, list) else None))
-        for core_threads in _cores(raw, threads, doc, ("spec", "numaNodes", index), findings):
+        for core_threads, l3 in _cores(raw, threads, doc, ("spec", "numaNodes", index), findings):
             core_id = min(core_threads)
             for cpu in core_threads:
-                cpus[cpu] = CPU(cpu, core_id, socket, numa, socket)
+                cpus[cpu] = CPU(cpu, core_id, socket, numa, socket if l3 is None else l3)
     for i, raw in enumerate(spec.get("devices") or []):
         if not isinstance(raw, dict) or not isinstance(raw.get("resource"), str):
             continue
@@ -131,19 +131,23 @@ def _node_topology(doc: Document, findings: list[Finding]) -> TopologyView | Non
 
 
 def _cores(raw: dict[str, Any], threads: int, doc: Document, path: tuple[Any, ...],
-           findings: list[Finding]) -> list[list[int]]:
-    """SMT sibling groups of one NUMA node, from ``cores`` or from ``cpus`` + threadsPerCore."""
+           findings: list[Finding]) -> list[tuple[list[int], int | None]]:
+    """(SMT siblings, L3 id) of each core of one NUMA node, from ``cores`` or ``cpus`` + threadsPerCore."""
     if isinstance(raw.get("cores"), list):
-        groups = []
+        groups: list[tuple[list[int], int | None]] = []
         for core in raw["cores"]:
+            l3 = None
+            if isinstance(core, dict):
+                l3 = _int(core.get("l3"))
+                core = core.get("cpus")
             if isinstance(core, str):
                 try:
-                    groups.append(sorted(parse_cpuset(core)))
+                    groups.append((sorted(parse_cpuset(core)), l3))
                 except CPUSetError:
                     continue
             elif isinstance(core, list):
-                groups.append(sorted(int(c) for c in core if _int(c) is not None))
-        return [g for g in groups if g]
+                groups.append((sorted(int(c) for c in core if _int(c) is not None), l3))
+        return [g for g in groups if g[0]]
     text = raw.get("cpus")
     if not isinstance(text, str):
         return []
@@ -153,7 +157,7 @@ def _cores(raw: dict[str, Any], threads: int, doc: Document, path: tuple[Any, ..
         findings.append(Finding("schema", f"cpus: {err}", doc.file, locate(doc.root, path + ("cpus",))))
         return []
     if threads <= 1 or len(ordered) % threads:
-        return [[c] for c in ordered]
+        return [([c], None) for c in ordered]
     # Linux numbers SMT siblings one "half" apart within a node: cpu i pairs with cpu i + n/threads.
     per = len(ordered) // threads
-    return [[ordered[i + t * per] for t in range(threads)] for i in range(per)]
+    return [([ordered[i + t * per] for t in range(threads)], None) for i in range(per)]

@@ -61,7 +61,7 @@ def test_json_output_contract(tmp_path: Path) -> None:
     assert finding["severity"] == "error"
     assert (finding["line"], finding["column"], finding["end_line"], finding["end_column"]) == (3, 19, 3, 25)
     assert finding["object"] == {"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration",
-                                 "name": "<unnamed>", "namespace": None}
+                                 "name": "k", "namespace": None}
     assert finding["fix"]["description"] and finding["fix"]["safety"] == "display"
     assert data["summary"] == {"files": 1, "findings": 1, "error": 1, "warning": 0, "info": 0}
 

@@ -22,7 +22,8 @@ def test_every_rule_has_bad_and_good_examples() -> None:
 @pytest.mark.parametrize("slug,index,example", EXAMPLES, ids=[f"{s}-{i}" for s, i, _ in EXAMPLES])
 def test_example(tmp_path: Path, slug: str, index: int, example: dict) -> None:  # type: ignore[type-arg]
     write(tmp_path, dict(example["files"]))
-    result = run("check", "--format", "json", str(tmp_path))
+    extra = ["--node-state", str(tmp_path / "state")] if any(n.startswith("state/") for n in example["files"]) else []
+    result = run("check", "--format", "json", *extra, str(tmp_path))
     assert result.exit_code in (0, 1, 2), result.output
     hits = [f for f in result.json()["findings"] if f["rule"] == slug]
     if example["expect"] == "bad":

@@ -159,6 +159,14 @@ class Node:
         return providers
 
     # --- admission -------------------------------------------------------------------------------
+    def snapshot(self) -> Node:
+        """A copy whose allocation state evolves independently (the machine is shared)."""
+        twin = copy.copy(self)
+        twin.cpu_state = copy.deepcopy(self.cpu_state)
+        twin.memory_state = copy.deepcopy(self.memory_state)
+        twin.device_state = copy.deepcopy(self.device_state)
+        return twin
+
     def admit(self, pod: PodSpec) -> Admission:
         """Admit ``pod`` or leave the node exactly as it was."""
         saved = (copy.deepcopy(self.cpu_state), copy.deepcopy(self.memory_state), copy.deepcopy(self.device_state))
@@ -235,6 +243,39 @@ class Node:
                 used = self.device_state.in_use(resource)
                 entry[resource] = sum(1 for d in self.machine.devices_of(resource) if d.numa == node and
                                       d.id not in used)
+            result[node] = entry
+        return result
+
+    def usage(self) -> dict[int, dict[str, dict[str, int]]]:
+        """Per NUMA node and resource: capacity, reserved, allocated and free."""
+        result: dict[int, dict[str, dict[str, int]]] = {}
+        reserved_cpus = self.cpu.reserved if self.cpu else frozenset()
+        available = self.cpu.available(self.cpu_state) if self.cpu else None
+        for node in self.machine.numa_ids:
+            cpus = self.topo.by_numa.get(node, frozenset())
+            reserved = len(cpus & reserved_cpus)
+            free = len(cpus & available) if available is not None else len(cpus) - reserved
+            entry = {"cpu": {"capacity": len(cpus), "reserved": reserved,
+                             "allocated": len(cpus) - reserved - free, "free": free}}
+            state = self.memory_state.nodes.get(node)
+            numa = self.machine.node_by_id[node]
+            if state is not None:
+                for resource, table in sorted(state.memory.items()):
+                    entry[resource] = {"capacity": table.total, "reserved": table.system_reserved,
+                                       "allocated": table.reserved, "free": table.free}
+            else:
+                from .memory_static import hugepage_resource
+
+                huge = sum(p * n for p, n in numa.hugepages.items())
+                entry[MEMORY] = {"capacity": numa.memory, "reserved": 0, "allocated": 0, "free": numa.memory - huge}
+                for page, pages in numa.hugepages.items():
+                    entry[hugepage_resource(page)] = {"capacity": page * pages, "reserved": 0, "allocated": 0,
+                                                      "free": page * pages}
+            for resource in sorted(self.devices.resources()):
+                mine = [d for d in self.machine.devices_of(resource) if d.numa == node]
+                used = self.device_state.in_use(resource)
+                taken = sum(1 for d in mine if d.id in used)
+                entry[resource] = {"capacity": len(mine), "reserved": 0, "allocated": taken, "free": len(mine) - taken}
             result[node] = entry
         return result
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -40,7 +39,7 @@ def _pod_finding(slug: str, pod: PodRun, message: str, fix: Fix | None, severity
 
 
 def _readmit(node: Node, spec: PodSpec) -> Admission:
-    return copy.deepcopy(node).admit(spec)
+    return node.snapshot().admit(spec)
 
 
 def _with_cpus(spec: PodSpec, name: str, cpus: int) -> PodSpec:
@@ -294,3 +293,12 @@ def _computed_reservation(profile: object, machine: object) -> frozenset[int]:
         return frozenset()
     return policy.reserved
 
+
+
+@check("node-state")
+def node_state(run: Run) -> Iterator[Finding]:
+    from ..yamlpos import Span
+
+    simulate(run)
+    for problem in run.settings.get("_node_state_problems", []):
+        yield Finding("node-state", problem.message, problem.file, Span(1, 1, 1, 1), None, Fix(problem.fix))

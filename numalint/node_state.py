@@ -1,0 +1,150 @@
+"""A live node's checkpoint files (FORMATS.md §6.1–6.2) as the simulation's starting point.
+
+``cpu_manager_state`` and ``memory_manager_state`` from /var/lib/kubelet are read, checked the way the
+kubelet's validateState checks them at start-up, and applied to the first node of the pool so that
+the simulation answers "will this new pod be admitted on that node now".
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .alignment.memory_static import Block, MemoryTable, NodeState
+from .alignment.node import Node
+from .cpuset import CPUSetError, format_cpuset, parse_cpuset
+
+CPU_FILE = "cpu_manager_state"
+MEMORY_FILE = "memory_manager_state"
+
+
+@dataclass
+class StateProblem:
+    file: str
+    message: str
+    fix: str
+
+
+@dataclass
+class NodeStateFiles:
+    cpu: dict[str, Any] | None = None
+    memory: dict[str, Any] | None = None
+    cpu_path: str = ""
+    memory_path: str = ""
+    problems: list[StateProblem] = field(default_factory=list)
+
+
+def read_state(directory: str) -> NodeStateFiles:
+    state = NodeStateFiles()
+    base = Path(directory)
+    for name, attr in ((CPU_FILE, "cpu"), (MEMORY_FILE, "memory")):
+        path = base / name
+        setattr(state, f"{attr}_path", str(path))
+        if not path.exists():
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            state.problems.append(StateProblem(str(path), f"cannot read the checkpoint: {err}",
+                                               "copy the file again from /var/lib/kubelet"))
+            continue
+        if not isinstance(data, dict):
+            state.problems.append(StateProblem(str(path), "the checkpoint is not a JSON object", "copy it again"))
+            continue
+        setattr(state, attr, data)
+    if state.cpu is None and state.memory is None and not state.problems:
+        state.problems.append(StateProblem(str(base), f"neither {CPU_FILE} nor {MEMORY_FILE} found in {directory}",
+                                           "point --node-state at a copy of /var/lib/kubelet"))
+    return state
+
+
+def apply_state(node: Node, files: NodeStateFiles) -> list[StateProblem]:
+    """Load the checkpoints into ``node``; return what the kubelet would refuse at start-up."""
+    problems: list[StateProblem] = []
+    if files.cpu is not None:
+        problems += _apply_cpu(node, files.cpu, files.cpu_path)
+    if files.memory is not None:
+        problems += _apply_memory(node, files.memory, files.memory_path)
+    return problems
+
+
+def _apply_cpu(node: Node, data: dict[str, Any], path: str) -> list[StateProblem]:
+    wanted = node.settings.cpu_policy
+    policy = data.get("policyName")
+    if policy != wanted:
+        return [StateProblem(path, f'configured policy "{wanted}" differs from state checkpoint policy "{policy}": '
+                                   "the kubelet refuses to start",
+                             "drain the node and delete /var/lib/kubelet/cpu_manager_state when changing the policy")]
+    if node.cpu is None:
+        return []
+    try:
+        default = set(parse_cpuset(str(data.get("defaultCpuSet", ""))))
+        entries = {(str(pod), str(ctr)): frozenset(parse_cpuset(str(cpus)))
+                   for pod, ctrs in (data.get("entries") or {}).items() if isinstance(ctrs, dict)
+                   for ctr, cpus in ctrs.items()}
+    except (CPUSetError, AttributeError) as err:
+        return [StateProblem(path, f"unreadable cpuset in the checkpoint: {err}", "copy the file again")]
+    problems = []
+    reserved = node.cpu.reserved
+    all_cpus = set(node.topo.all_cpus)
+    if node.cpu.options.strict_reservation:
+        all_cpus -= reserved
+    elif not reserved <= default:
+        problems.append(StateProblem(path, f'not all reserved cpus: "{format_cpuset(reserved)}" are present in '
+                                           f'defaultCpuSet: "{format_cpuset(default)}" (stale state: the reservation '
+                                           "changed)", "drain the node and delete the checkpoint"))
+    known = set(default)
+    for (pod, ctr), cpus in entries.items():
+        if default & cpus:
+            problems.append(StateProblem(path, f'pod: {pod}, container: {ctr} cpuset: "{format_cpuset(cpus)}" overlaps '
+                                               f'with default cpuset "{format_cpuset(default)}"',
+                                         "drain the node and delete the checkpoint"))
+        known |= cpus
+    if known != all_cpus:
+        problems.append(StateProblem(path, f'current set of available CPUs "{format_cpuset(all_cpus)}" doesn\'t match '
+                                           f'with CPUs in state "{format_cpuset(known)}" (the topology differs from '
+                                           "this node's)", "check the declared topology against the node"))
+    if not problems:
+        node.cpu_state.default = default
+        node.cpu_state.assignments.update(entries)
+    return problems
+
+
+def _apply_memory(node: Node, data: dict[str, Any], path: str) -> list[StateProblem]:
+    wanted = node.settings.memory_policy
+    policy = data.get("policyName")
+    if policy != wanted:
+        return [StateProblem(path, f'[memorymanager] configured policy "{wanted}" differs from state checkpoint '
+                                   f'policy "{policy}": the kubelet refuses to start',
+                             "drain the node and delete /var/lib/kubelet/memory_manager_state")]
+    if node.memory is None:
+        return []
+    expected = node.memory.new_state()
+    machine = data.get("machineState") or {}
+    loaded: dict[int, NodeState] = {}
+    try:
+        for key, raw in machine.items():
+            tables = {r: MemoryTable(int(t["total"]), int(t["systemReserved"]), int(t["allocatable"]),
+                                     int(t["reserved"]), int(t["free"])) for r, t in raw["memoryMap"].items()}
+            cells = raw.get("cells", raw.get("nodes", [int(key)]))
+            loaded[int(key)] = NodeState(int(raw.get("numberOfAssignments", 0)), [int(c) for c in cells], tables)
+        blocks = {(str(pod), str(ctr)): [Block([int(n) for n in b["numaAffinity"]], str(b["type"]), int(b["size"]))
+                                         for b in bs]
+                  for pod, ctrs in (data.get("entries") or {}).items() for ctr, bs in ctrs.items()}
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        return [StateProblem(path, f"unreadable machine state in the checkpoint: {err}", "copy the file again")]
+    for numa, state in expected.nodes.items():
+        got = loaded.get(numa)
+        if got is None or any(
+                (got.memory.get(r) is None or (got.memory[r].total, got.memory[r].system_reserved,
+                                               got.memory[r].allocatable) != (t.total, t.system_reserved, t.allocatable))
+                for r, t in state.memory.items()):
+            return [StateProblem(path, "[memorymanager] the expected machine state is different from the real one "
+                                       f"(NUMA {numa}: totals, system reserved or allocatable memory differ from the "
+                                       "declared topology and reservedMemory)",
+                                 "check reservedMemory and the topology, or drain the node and delete the checkpoint")]
+    node.memory_state.nodes = loaded
+    node.memory_state.blocks.update(blocks)
+    return []

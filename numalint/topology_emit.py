@@ -1,0 +1,57 @@
+"""Writing a NodeTopology document (deterministic YAML, no library needed)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .alignment.machine import Machine
+from .cpuset import format_cpuset
+from .quantity import format_bytes
+
+
+def topology_document(name: str, machine: Machine, nics: list[Any] | None = None,
+                      comments: list[str] | None = None) -> str:
+    """A NodeTopology for ``machine``: cores as SMT sibling lists (with their L3 group when known)."""
+    lines = [f"# {c}" for c in comments or []]
+    lines += ["apiVersion: numalint.io/v1alpha1", "kind: NodeTopology", "metadata:", f"  name: {_s(name)}", "spec:",
+              f"  sockets: {machine.num_sockets}", "  numaNodes:"]
+    for node in machine.numa_nodes:
+        cpus = [c for c in machine.cpus.values() if c.numa == node.id]
+        sockets = sorted({c.socket for c in cpus})
+        lines.append(f"    - id: {node.id}")
+        if sockets:
+            lines.append(f"      socket: {sockets[0]}")
+        lines.append(f"      memory: {format_bytes(node.memory)}")
+        if node.hugepages:
+            pages = ", ".join(f"{format_bytes(size)}: {count}" for size, count in sorted(node.hugepages.items()))
+            lines.append(f"      hugepages: {{{pages}}}")
+        if node.distances is not None:
+            lines.append(f"      distances: [{', '.join(map(str, node.distances))}]")
+        cores: dict[tuple[int, int], list[int]] = {}
+        uncore: dict[tuple[int, int], int] = {}
+        for cpu in cpus:
+            cores.setdefault((cpu.socket, cpu.core), []).append(cpu.id)
+            uncore[(cpu.socket, cpu.core)] = cpu.uncore
+        with_l3 = len({u for u in uncore.values()}) > 1 or any(u != k[0] for k, u in uncore.items())
+        lines.append("      cores:")
+        for key, members in sorted(cores.items(), key=lambda item: min(item[1])):
+            text = json.dumps(format_cpuset(members))
+            lines.append(f"        - {{cpus: {text}, l3: {uncore[key]}}}" if with_l3 else f"        - {text}")
+    if machine.devices:
+        lines.append("  devices:")
+        for device in machine.devices:
+            numa = "null" if device.numa is None else str(device.numa)
+            lines.append(f"    - {{resource: {device.resource}, numaNode: {numa}, count: 1, id: {json.dumps(device.id)}}}")
+    if nics:
+        lines.append("  nics:")
+        for nic in nics:
+            numa = "null" if nic.numa is None else str(nic.numa)
+            lines.append(f"    - {{pciAddress: {json.dumps(nic.pci_address)}, interface: {json.dumps(nic.interface)}, "
+                         f"vendor: {json.dumps(nic.vendor)}, deviceID: {json.dumps(nic.device_id)}, "
+                         f"totalVfs: {nic.total_vfs}, numaNode: {numa}}}")
+    return "\n".join(lines) + "\n"
+
+
+def _s(text: str) -> str:
+    return text if text.replace("-", "").replace(".", "").isalnum() else json.dumps(text)
