@@ -137,10 +137,12 @@ def _apply_memory(node: Node, data: dict[str, Any], path: str) -> list[StateProb
         return [StateProblem(path, f"unreadable machine state in the checkpoint: {err}", "copy the file again")]
     for numa, state in expected.nodes.items():
         got = loaded.get(numa)
-        if got is None or any(
-                (got.memory.get(r) is None or (got.memory[r].total, got.memory[r].system_reserved,
-                                               got.memory[r].allocatable) != (t.total, t.system_reserved, t.allocatable))
-                for r, t in state.memory.items()):
+        def same(resource: str, table: MemoryTable, got: NodeState | None = loaded.get(numa)) -> bool:
+            mine = got.memory.get(resource) if got is not None else None
+            return mine is not None and (mine.total, mine.system_reserved, mine.allocatable) == (
+                table.total, table.system_reserved, table.allocatable)
+
+        if loaded.get(numa) is None or not all(same(r, t) for r, t in state.memory.items()):
             return [StateProblem(path, "[memorymanager] the expected machine state is different from the real one "
                                        f"(NUMA {numa}: totals, system reserved or allocatable memory differ from the "
                                        "declared topology and reservedMemory)",

@@ -57,11 +57,12 @@ def render_text(runs: list[PoolRun]) -> str:
 
     lines: list[str] = []
     if not runs:
-        return "no pool to simulate: give a NodeTopology (or NodeResourceTopology) with --topology or among the inputs\n"
+        return ("no pool to simulate: give a NodeTopology (or NodeResourceTopology) with --topology or among "
+                "the inputs\n")
     for run in runs:
         s = run.settings
-        lines.append(f"pool {run.pool.name}: {len(run.nodes)} node(s); topology {s.topology_policy}/{s.topology_scope}, "
-                     f"cpu {s.cpu_policy}, memory {s.memory_policy}  ({run.pool.why})")
+        lines.append(f"pool {run.pool.name}: {len(run.nodes)} node(s); topology {s.topology_policy}/"
+                     f"{s.topology_scope}, cpu {s.cpu_policy}, memory {s.memory_policy}  ({run.pool.why})")
         if run.start_error:
             lines.append(f"  the kubelet does not start: {run.start_error}")
             continue

@@ -42,7 +42,8 @@ def topology_document(name: str, machine: Machine, nics: list[Any] | None = None
         lines.append("  devices:")
         for device in machine.devices:
             numa = "null" if device.numa is None else str(device.numa)
-            lines.append(f"    - {{resource: {device.resource}, numaNode: {numa}, count: 1, id: {json.dumps(device.id)}}}")
+            ident = json.dumps(device.id)
+            lines.append(f"    - {{resource: {device.resource}, numaNode: {numa}, count: 1, id: {ident}}}")
     if nics:
         lines.append("  nics:")
         for nic in nics:

@@ -93,14 +93,14 @@ def import_topology(text: str, name: str) -> str:
             "imported from lscpu -p: lscpu reports no memory; fill in each NUMA node's memory"])
     if "NodeResourceTopology" in text:
         from .sources import Document
-        from .yamlpos import YamlError, load_all
+        from .yamlpos import YamlError, YMap, load_all
 
         try:
             docs = load_all(text)
         except YamlError as err:
             raise ImportFormatError(f"not readable YAML: {err.message} (line {err.line})") from None
         for root, span in docs:
-            if isinstance(root, dict) and root.get("kind") == "NodeResourceTopology":
+            if isinstance(root, YMap) and root.get("kind") == "NodeResourceTopology":
                 view = machine_from_nrt(Document("-", 0, root, span), [])
                 if view is None:
                     raise ImportFormatError("the NodeResourceTopology has no NUMA zones")
