@@ -136,13 +136,7 @@ def _apply_memory(node: Node, data: dict[str, Any], path: str) -> list[StateProb
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         return [StateProblem(path, f"unreadable machine state in the checkpoint: {err}", "copy the file again")]
     for numa, state in expected.nodes.items():
-        got = loaded.get(numa)
-        def same(resource: str, table: MemoryTable, got: NodeState | None = loaded.get(numa)) -> bool:
-            mine = got.memory.get(resource) if got is not None else None
-            return mine is not None and (mine.total, mine.system_reserved, mine.allocatable) == (
-                table.total, table.system_reserved, table.allocatable)
-
-        if loaded.get(numa) is None or not all(same(r, t) for r, t in state.memory.items()):
+        if not all(_same_totals(loaded.get(numa), r, t) for r, t in state.memory.items()):
             return [StateProblem(path, "[memorymanager] the expected machine state is different from the real one "
                                        f"(NUMA {numa}: totals, system reserved or allocatable memory differ from the "
                                        "declared topology and reservedMemory)",
@@ -150,3 +144,9 @@ def _apply_memory(node: Node, data: dict[str, Any], path: str) -> list[StateProb
     node.memory_state.nodes = loaded
     node.memory_state.blocks.update(blocks)
     return []
+
+
+def _same_totals(got: NodeState | None, resource: str, table: MemoryTable) -> bool:
+    mine = got.memory.get(resource) if got is not None else None
+    return mine is not None and (mine.total, mine.system_reserved, mine.allocatable) == (
+        table.total, table.system_reserved, table.allocatable)
