@@ -56,6 +56,8 @@ def render_text(runs: list[PoolRun]) -> str:
     from .cpuset import format_cpuset
 
     lines: list[str] = []
+    width = 2 + max((len(r) for run in runs for node in run.nodes[:1] for usage in node.usage().values() for r in usage),
+                    default=14)
     if not runs:
         return ("no pool to simulate: give a NodeTopology (or NodeResourceTopology) with --topology or among "
                 "the inputs\n")
@@ -73,7 +75,7 @@ def render_text(runs: list[PoolRun]) -> str:
                 for resource, entry in usage.items():
                     if not entry["capacity"]:
                         continue
-                    lines.append(f"    {label:<8}{resource:<16}{_bar(entry)} "
+                    lines.append(f"    {label:<8}{resource:<{width}}{_bar(entry)} "
                                  f"capacity {_amount(resource, entry['capacity'])}, "
                                  f"reserved {_amount(resource, entry['reserved'])}, "
                                  f"allocated {_amount(resource, entry['allocated'])}, "

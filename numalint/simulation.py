@@ -112,7 +112,9 @@ def node_allocatable(node: Node, profile: KubeletProfile | None) -> dict[str, Fr
     if profile is not None:
         memory -= profile.allocatable_reservation("memory")
         cpu -= profile.cpu_reservation() or Fraction(0)
-    result = {"cpu": cpu, "memory": memory, **huge}
+    result = {"cpu": cpu, **huge}
+    if any(n.memory for n in machine.numa_nodes):  # NodeResourceTopology objects may not report memory
+        result["memory"] = memory
     for resource in machine.device_resources():
         result[resource] = Fraction(len(machine.devices_of(resource)))
     return result
@@ -205,7 +207,7 @@ def _schedule(pool_run: PoolRun, nodes: list[Node], spec: PodSpec) -> Node | Non
         allocatable = node_allocatable(node, pool_run.pool.profile)
         used = _requested(node)
         if any(amount > allocatable.get(r, Fraction(0)) - used.get(r, Fraction(0))
-               for r, amount in wanted.items() if amount):
+               for r, amount in wanted.items() if amount and (r in allocatable or r != "memory")):
             continue
         score = sum(((allocatable[r] - used.get(r, Fraction(0)) - wanted.get(r, Fraction(0))) / allocatable[r]
                      for r in ("cpu", "memory") if allocatable.get(r)), Fraction(0))
