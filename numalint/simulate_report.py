@@ -56,8 +56,8 @@ def render_text(runs: list[PoolRun]) -> str:
     from .cpuset import format_cpuset
 
     lines: list[str] = []
-    width = 2 + max((len(r) for run in runs for node in run.nodes[:1] for usage in node.usage().values() for r in usage),
-                    default=14)
+    names = [r for run in runs for node in run.nodes[:1] for usage in node.usage().values() for r in usage]
+    width = 2 + max((len(r) for r in names), default=14)
     if not runs:
         return ("no pool to simulate: give a NodeTopology (or NodeResourceTopology) with --topology or among "
                 "the inputs\n")

@@ -153,7 +153,8 @@ def test_import_rejects_unknown_text(tmp_path: Path) -> None:
 def test_node_state_starts_the_simulation_from_live_allocations(tmp_path: Path) -> None:
     write(tmp_path, {
         "kubelet.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
-                        "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\ntopologyManagerPolicy: single-numa-node\n",
+                        "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n"
+                        "topologyManagerPolicy: single-numa-node\n",
         "topology.yaml": "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata:\n  name: n\nspec:\n"
                          "  numaNodes:\n    - {id: 0, cpus: \"0-7\", memory: 32Gi}\n"
                          "    - {id: 1, cpus: \"8-15\", memory: 32Gi}\n",
