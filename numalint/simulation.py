@@ -68,7 +68,17 @@ def settings_from_profile(profile: KubeletProfile | None, version: tuple[int, in
         reserved_cpus=profile.reserved_cpus() or frozenset(), cpu_reservation=profile.cpu_reservation() or Fraction(0),
         topology_policy=profile.topology_policy, topology_scope=profile.topology_scope,
         topology_options={k: str(v) for k, v in profile.topology_options.items()},
-        memory_policy=profile.memory_policy, reserved_memory=reserved, option_maturity=option_maturity(version))
+        memory_policy=profile.memory_policy, reserved_memory=reserved, option_maturity=option_maturity(version),
+        allocatable_reservation=_allocatable_reservation(profile, reserved))
+
+
+def _allocatable_reservation(profile: KubeletProfile, reserved: dict[int, dict[str, int]]) -> dict[str, int] | None:
+    """What reservedMemory must add up to, or None when it depends on the node (a percentage threshold)."""
+    if profile.eviction_memory is None and profile.eviction_memory_percent is not None:
+        return None
+    types = {"memory"} | {r for limits in reserved.values() for r in limits}
+    types |= {r for r in (*profile.system_reserved, *profile.kube_reserved) if r.startswith("hugepages-")}
+    return {r: int(profile.allocatable_reservation(r)) for r in types}
 
 
 def pod_spec(view: PodView, name: str, machine: Machine) -> PodSpec:

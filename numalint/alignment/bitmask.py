@@ -6,6 +6,7 @@ A mask is a plain ``int`` (bit i = NUMA node i); ``None`` is the nil mask ("don'
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from itertools import combinations
 
 Mask = int
@@ -36,7 +37,12 @@ def narrower(a: Mask, b: Mask) -> bool:
 
 def iterate_masks(nodes: Iterable[int]) -> Iterator[Mask]:
     """IterateBitMasks: every non-empty subset, by size, then lexicographically."""
-    ordered = sorted(nodes)
-    for size in range(1, len(ordered) + 1):
-        for combo in combinations(ordered, size):
-            yield mask_of(combo)
+    for mask, _ in subsets(tuple(sorted(nodes))):
+        yield mask
+
+
+@lru_cache(maxsize=64)
+def subsets(nodes: tuple[int, ...]) -> tuple[tuple[Mask, tuple[int, ...]], ...]:
+    """(mask, its nodes) for every non-empty subset in IterateBitMasks order; cached per machine."""
+    return tuple((mask_of(combo), combo) for size in range(1, len(nodes) + 1)
+                 for combo in combinations(nodes, size))

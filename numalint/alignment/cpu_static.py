@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .bitmask import Mask, bits, count, iterate_masks
+from .bitmask import Mask, bits, count, subsets
 from .cpu_assign import PACKED, SPREAD, TakeError, take_distributed, take_packed
 from .cputopo import CPUTopology
 from .merge import Hint
@@ -87,6 +87,9 @@ class CPUState:
     assignments: dict[tuple[str, str], frozenset[int]] = field(default_factory=dict)
     reusable: dict[str, set[int]] = field(default_factory=dict)  # pod -> CPUs of finished init containers
 
+    def clone(self) -> CPUState:
+        return CPUState(set(self.default), dict(self.assignments), {p: set(c) for p, c in self.reusable.items()})
+
 
 @dataclass
 class StaticPolicy:
@@ -153,11 +156,11 @@ class StaticPolicy:
         reusable_numas = {topo.details[c].numa for c in reusable}
         reusable_count = len(set(reusable))
         hints: list[Hint] = []
-        for mask in iterate_masks(topo.numa_nodes):
-            nodes = bits(mask)
-            if sum(len(topo.by_numa[n]) for n in nodes) >= request and count(mask) < min_affinity:
-                min_affinity = count(mask)
-            if any(not mask >> n & 1 for n in reusable_numas):
+        sizes = {n: len(cpus) for n, cpus in topo.by_numa.items()}
+        for mask, nodes in subsets(tuple(topo.numa_nodes)):
+            if len(nodes) < min_affinity and sum(sizes[n] for n in nodes) >= request:
+                min_affinity = len(nodes)
+            if reusable_numas and any(not mask >> n & 1 for n in reusable_numas):
                 continue
             if reusable_count + sum(available_by_numa.get(n, 0) for n in nodes) >= request:
                 hints.append(Hint(mask, False))

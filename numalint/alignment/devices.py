@@ -18,6 +18,10 @@ class DeviceState:
     allocated: dict[tuple[str, str], dict[str, list[str]]] = field(default_factory=dict)  # (pod, ctr) -> res -> ids
     reusable: dict[str, dict[str, set[str]]] = field(default_factory=dict)  # pod -> res -> ids of init containers
 
+    def clone(self) -> DeviceState:
+        return DeviceState({k: {r: list(ids) for r, ids in v.items()} for k, v in self.allocated.items()},
+                           {p: {r: set(ids) for r, ids in v.items()} for p, v in self.reusable.items()})
+
     def in_use(self, resource: str) -> set[str]:
         return {d for per in self.allocated.values() for d in per.get(resource, [])}
 

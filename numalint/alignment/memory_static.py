@@ -11,7 +11,7 @@ import copy
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .bitmask import Mask, bits, count, iterate_masks, mask_of, narrower
+from .bitmask import Mask, bits, count, mask_of, narrower, subsets
 from .merge import Hint
 
 MEMORY = "memory"
@@ -56,7 +56,11 @@ class MemoryState:
     reusable: dict[str, dict[Mask, dict[str, int]]] = field(default_factory=dict)
 
     def clone(self) -> MemoryState:
-        return copy.deepcopy(self)
+        """A cheap deep copy (what admission rolls back to when a pod is rejected)."""
+        nodes = {n: NodeState(s.assignments, list(s.cells), {r: copy.copy(t) for r, t in s.memory.items()})
+                 for n, s in self.nodes.items()}
+        return MemoryState(nodes, dict(self.blocks),
+                           {p: {m: dict(v) for m, v in per.items()} for p, per in self.reusable.items()})
 
 
 def hugepage_resource(page_size: int) -> str:
@@ -105,24 +109,26 @@ class MemoryPolicy:
 
     def calculate(self, state: MemoryState, requested: dict[str, int], pod: str = "") -> dict[str, list[Hint]]:
         nodes = state.nodes
-        ids = sorted(nodes)
+        ids = tuple(sorted(nodes))
         min_affinity = len(ids)
         hints: dict[str, list[Hint]] = {}
-        for mask in iterate_masks(ids):
-            members = bits(mask)
+        wanted = list(requested.items())
+        allocatable = {r: {n: _table(nodes[n], r).allocatable for n in ids} for r in requested}
+        free = {r: {n: _table(nodes[n], r).free for n in ids} for r in requested}
+        pod_reuse = state.reusable.get(pod, {})
+        for mask, members in subsets(ids):
             single = len(members) == 1
-            if any(sum(_table(nodes[n], r).allocatable for n in members) < size for r, size in requested.items()):
+            if any(sum(allocatable[r][n] for n in members) < size for r, size in wanted):
                 continue
-            min_affinity = min(min_affinity, count(mask))
+            min_affinity = min(min_affinity, len(members))
             if single and len(nodes[members[0]].cells) > 1:
                 continue
             if not single and any(nodes[n].assignments > 0 and (len(nodes[n].cells) == 1 or
-                                                                sorted(nodes[n].cells) != members)
+                                                                sorted(nodes[n].cells) != list(members))
                                   for n in members):
                 continue
-            reusable = state.reusable.get(pod, {}).get(mask, {})
-            if any(sum(_table(nodes[n], r).free for n in members) + reusable.get(r, 0) < size
-                   for r, size in requested.items()):
+            reusable = pod_reuse.get(mask, {})
+            if any(sum(free[r][n] for n in members) + reusable.get(r, 0) < size for r, size in wanted):
                 continue
             for resource in requested:
                 hints.setdefault(resource, []).append(Hint(mask, False))

@@ -36,6 +36,8 @@ class KubeletSettings:
     topology_options: dict[str, str] = field(default_factory=dict)
     memory_policy: str = "None"
     reserved_memory: dict[int, dict[str, int]] = field(default_factory=dict)
+    # Node Allocatable reservation per memory type (system + kube reserved + hard eviction), when known
+    allocatable_reservation: dict[str, int] | None = None
     option_maturity: dict[str, dict[str, str]] | None = None  # {"cpu": {...}, "topology": {...}}
 
 
@@ -97,6 +99,11 @@ class Node:
             raise StartError(str(err)) from None
         self.topo = CPUTopology.from_machine(machine)
         self.cpu: StaticPolicy | None = None
+        if settings.cpu_policy == "static" and not settings.reserved_cpus and settings.cpu_reservation <= 0:
+            raise StartError("[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be "
+                             "greater than zero")
+        if settings.memory_policy == "Static" and settings.allocatable_reservation is not None:
+            _validate_reserved_memory(settings)
         if settings.cpu_policy == "static":
             try:
                 self.cpu = StaticPolicy.build(self.topo, len(settings.reserved_cpus) or ceil(settings.cpu_reservation),
@@ -162,14 +169,14 @@ class Node:
     def snapshot(self) -> Node:
         """A copy whose allocation state evolves independently (the machine is shared)."""
         twin = copy.copy(self)
-        twin.cpu_state = copy.deepcopy(self.cpu_state)
-        twin.memory_state = copy.deepcopy(self.memory_state)
-        twin.device_state = copy.deepcopy(self.device_state)
+        twin.cpu_state = self.cpu_state.clone()
+        twin.memory_state = self.memory_state.clone()
+        twin.device_state = self.device_state.clone()
         return twin
 
     def admit(self, pod: PodSpec) -> Admission:
         """Admit ``pod`` or leave the node exactly as it was."""
-        saved = (copy.deepcopy(self.cpu_state), copy.deepcopy(self.memory_state), copy.deepcopy(self.device_state))
+        saved = (self.cpu_state.clone(), self.memory_state.clone(), self.device_state.clone())
         result = self._admit(pod)
         if not result.admitted:
             self.cpu_state, self.memory_state, self.device_state = saved
@@ -300,6 +307,22 @@ class Node:
                 entry[resource] = sum(1 for d in self.machine.devices_of(resource) if d.numa == node)
             result[node] = entry
         return result
+
+
+def _validate_reserved_memory(settings: KubeletSettings) -> None:
+    """validateReservedMemory: per memory type, the NUMA sums equal the Node Allocatable reservation."""
+    from ..quantity import format_bytes
+
+    totals: dict[str, int] = {}
+    for limits in settings.reserved_memory.values():
+        for resource, amount in limits.items():
+            totals[resource] = totals.get(resource, 0) + amount
+    expected = settings.allocatable_reservation or {}
+    for resource in sorted(set(totals) | set(expected)):
+        if totals.get(resource, 0) != expected.get(resource, 0):
+            raise StartError(f'the total amount "{format_bytes(totals.get(resource, 0))}" of type "{resource}" is not '
+                             f'equal to the value "{format_bytes(expected.get(resource, 0))}" determined by Node '
+                             "Allocatable feature")
 
 
 def _effective(pod: PodSpec, requests: object) -> dict[str, int]:
