@@ -45,9 +45,12 @@ def main() -> None:
 @click.option("--color/--no-color", default=None, help="Colour text output [default: on a terminal].")
 @click.option("--node-state", "node_state", type=click.Path(file_okay=False), default=None,
               help="Directory with a node's cpu_manager_state / memory_manager_state to start from.")
+@click.option("--fix", "apply_fixes", is_flag=True, help="Apply the safe fixes, then report what remains.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff: also apply fixes that change behaviour.")
+@click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
 def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_version: str | None,
           config_path: str | None, topologies: tuple[str, ...], jobs: int, color: bool | None,
-          node_state: str | None) -> None:
+          node_state: str | None, apply_fixes: bool, unsafe_fixes: bool, show_diff: bool) -> None:
     """Check files and directories (recursively; '-' reads stdin)."""
     from .engine import run_check
     from .report import RENDERERS, render_text
@@ -58,6 +61,10 @@ def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_
     stdin_text = sys.stdin.read() if "-" in paths else None
     if node_state:
         options.settings["node_state"] = node_state
+    if apply_fixes or show_diff:
+        _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, output_format,
+                 fail_on, color)
+        return
     report = run_check(list(paths) + list(topologies), options, stdin_text)
     if report.files == 0:
         click.echo("numalint: no YAML or JSON files found", err=True)
@@ -166,6 +173,56 @@ def _options(config_path: str | None, kube_version: str | None, jobs: int) -> An
                       settings={"sriov_prefix": config.sriov_resource_prefix})
     options.fail_on = config.fail_on
     return options
+
+
+@main.command("fix")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that change behaviour a human should confirm.")
+@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
+@click.option("--kubernetes-version", "kube_version", metavar="X.Y", default=None)
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
+@click.option("--topology", "topologies", multiple=True, type=click.Path(), metavar="FILE")
+def fix_command(paths: tuple[str, ...], unsafe_fixes: bool, show_diff: bool, kube_version: str | None,
+                config_path: str | None, topologies: tuple[str, ...]) -> None:
+    """Apply safe fixes in place ('-' reads stdin and prints the fixed text)."""
+    if not paths:
+        raise click.UsageError("give at least one file or directory to fix ('-' for stdin)")
+    options = _options(config_path, kube_version, 0)
+    stdin_text = sys.stdin.read() if "-" in paths else None
+    _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, "text", None, None)
+
+
+def _run_fix(paths: list[str], options: Any, unsafe: bool, show_diff: bool, stdin_text: str | None,
+             output_format: str, fail_on: str | None, color: bool | None) -> None:
+    from .fixer import fix, write_atomically
+    from .report import RENDERERS, render_text
+
+    result = fix(paths, options, unsafe, stdin_text)
+    report = result.report
+    assert report is not None
+    if show_diff:
+        text = result.diff()
+        click.echo(text, nl=False)
+        sys.exit(1 if text else 0)
+    if stdin_text is not None and paths == ["-"]:
+        click.echo(result.texts.get("-", stdin_text), nl=False)
+        sys.exit(0)
+    for path, text in sorted(result.texts.items()):
+        if path != "-":
+            write_atomically(path, text)
+    remaining = [f for f in report.findings]
+    if output_format == "text":
+        colour = sys.stdout.isatty() if color is None else color
+        click.echo(render_text(remaining, report.files, colour), nl=False)
+    else:
+        click.echo(RENDERERS[output_format](remaining, report.files), nl=False)
+    written = len([p for p in result.texts if p != "-"])
+    click.echo(f"numalint: fixed {len(result.applied)} finding(s) in {written} file(s)"
+               + (f"; {len(result.skipped)} fix(es) could not be applied (overlapping edits)" if result.skipped
+                  else "") + (f"; not written (fixed text would not parse): {', '.join(result.broken)}"
+                             if result.broken else ""), err=True)
+    threshold = FAIL_LEVELS[fail_on or options.fail_on or "warning"]
+    sys.exit(1 if any(SEVERITY_LEVEL[f.severity or "error"] >= threshold for f in remaining) else 0)
 
 
 def _is_rule(slug: str) -> bool:

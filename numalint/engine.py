@@ -39,16 +39,17 @@ class Report:
     findings: list[Finding]
     files: int
     readable: int
+    unparsed: set[str] = field(default_factory=set)  # files that failed to parse or are templates
 
 
-def process_file(path: str, stdin_text: str | None = None) -> FileResult:
+def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
     """Read one file and turn its known documents into typed views (runs in workers)."""
     from .checks.input_rules import input_findings
     from .kubelet import kubelet_profile
     from .topology_view import topology_from_document
     from .workloads import pod_view
 
-    source = read_source(path, stdin_text)
+    source = read_source(path, (texts or {}).get(path))
     result = FileResult(source=source)
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
     source.documents = []  # the views keep what they need; trees are not sent between processes
@@ -82,27 +83,28 @@ def _record_annotation(source: Source, doc: Document) -> None:
                                    slugs))
 
 
-def _read_all(paths: list[str], stdin_text: str | None, jobs: int) -> list[FileResult]:
+def _read_all(paths: list[str], texts: dict[str, str], jobs: int) -> list[FileResult]:
+    """Read every file (``texts`` replaces what is on disk, e.g. stdin or text being fixed)."""
     workers = jobs or (os.cpu_count() or 1)
-    if len(paths) < PARALLEL_THRESHOLD or workers < 2 or "-" in paths:
-        return [process_file(p, stdin_text) for p in paths]
+    if len(paths) < PARALLEL_THRESHOLD or workers < 2 or texts:
+        return [process_file(p, texts) for p in paths]
     import multiprocessing
 
     try:
         ctx = multiprocessing.get_context("fork")
     except ValueError:
-        return [process_file(p, stdin_text) for p in paths]
+        return [process_file(p) for p in paths]
     chunk = max(16, len(paths) // (workers * 8))
     with ctx.Pool(workers) as pool:
         return pool.map(process_file, paths, chunksize=chunk)
 
 
-def _read_run(paths: list[str], options: Options, stdin_text: str | None) -> tuple[Run, list[FileResult], int,
-                                                                                  list[str]]:
+def _read_run(paths: list[str], options: Options, texts: dict[str, str]) -> tuple[Run, list[FileResult], int,
+                                                                                 list[str]]:
     files, missing = discover(paths, options.exclude, options.exclude_base)
     context_files = [p for p in discover(options.context, options.exclude, options.exclude_base)[0]
                      if p not in files]
-    results = _read_all(files + context_files, stdin_text, options.jobs)
+    results = _read_all(files + context_files, texts, options.jobs)
     run = Run(
         sources=[r.source for r in results],
         profiles=[p for r in results for p in r.profiles],
@@ -117,12 +119,16 @@ def _read_run(paths: list[str], options: Options, stdin_text: str | None) -> tup
 
 def build_run(paths: list[str], options: Options, stdin_text: str | None = None) -> Run:
     """Read inputs into a Run without checking them (for ``simulate``)."""
-    return _read_run(paths, options, stdin_text)[0]
+    return _read_run(paths, options, {"-": stdin_text} if stdin_text is not None else {})[0]
 
 
-def run_check(paths: list[str], options: Options, stdin_text: str | None = None) -> Report:
+def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
+              texts: dict[str, str] | None = None) -> Report:
     """Check ``paths``; context files take part in cross-document checks without being reported on."""
-    run, results, count, missing = _read_run(paths, options, stdin_text)
+    given = dict(texts or {})
+    if stdin_text is not None:
+        given["-"] = stdin_text
+    run, results, count, missing = _read_run(paths, options, given)
     files = [r.source.path for r in results[:count]]
     reported = set(files)
     findings: list[Finding] = []
@@ -139,7 +145,8 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None)
     findings = [f for f in findings if f.file in reported or f.file in missing]
     findings = apply_configuration(findings, options, run)
     readable = sum(1 for r in results[: len(files)] if r.source.parsed)
-    return Report(sorted(findings, key=Finding.sort_key), len(files) + len(missing), readable)
+    unparsed = {r.source.path for r in results if not r.source.parsed or r.source.template}
+    return Report(sorted(findings, key=Finding.sort_key), len(files) + len(missing), readable, unparsed)
 
 
 def run_checks(run: Run, options: Options) -> Iterable[Finding]:

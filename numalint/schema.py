@@ -12,7 +12,7 @@ from functools import cache
 from typing import Any
 
 from .data import data_dir
-from .findings import Finding
+from .findings import Edit, Finding, Fix
 from .kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION, NODE_TOPOLOGY, SCHEMA_FILES
 from .locate import Path, locate
 from .sources import Document
@@ -164,8 +164,25 @@ def _validate(doc: Document, schema: str, instance: Any, base: Path) -> list[Fin
         if error.validator == "oneOf" and not isinstance(error.instance, dict):
             continue  # the type error already says it
         path = base + tuple(error.absolute_path)
-        findings.append(Finding("schema", _describe(error, path, doc.kind), doc.file, locate(doc.root, path)))
+        span = locate(doc.root, path)
+        findings.append(Finding("schema", _describe(error, path, doc.kind), doc.file, span, fix=_retype(error, span)))
     return findings
+
+
+def _retype(error: Any, span: Any) -> Fix | None:
+    """The safe edit for a scalar of the wrong YAML type: quote it, or unquote a quoted boolean."""
+    if error.validator != "type" or span.line != span.end_line:
+        return None
+    value, expected = error.instance, error.validator_value
+    if expected == "string" and isinstance(value, bool):
+        text = '"true"' if value else '"false"'
+    elif expected == "string" and isinstance(value, (int, float)):
+        text = f'"{value}"'
+    elif expected == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
+        text = value.lower()
+    else:
+        return None
+    return Fix(f"write {text}", [Edit(span, text)])
 
 
 def _describe(error: Any, path: Path, kind: str) -> str:

@@ -104,12 +104,12 @@ def _excluded(path: str, patterns: list[str], base: str | None) -> bool:
     return False
 
 
-def read_source(path: str, stdin_text: str | None = None) -> Source:
-    """Read and parse one file; every problem becomes a finding on the source."""
+def read_source(path: str, given: str | None = None) -> Source:
+    """Read (or take ``given`` text for) one file and parse it; every problem becomes a finding."""
     source = Source(path=path)
     try:
-        if path == "-":
-            text = stdin_text or ""
+        if given is not None or path == "-":
+            text = given or ""
         else:
             if os.path.getsize(path) > MAX_FILE_BYTES:
                 source.findings.append(Finding(

@@ -1,0 +1,136 @@
+"""`numalint fix` / `check --fix`: exact text edits, nothing else touched, atomic, convergent."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from numalint.catalogue import catalogue
+from numalint.findings import Edit, Finding
+from numalint.fixer import apply_edits
+from numalint.yamlpos import Span
+
+from .conftest import run, write
+
+BEFORE = """\
+# kubelet for the numa pool -- keep comments!
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cpuManagerPolicy: static        # pinned CPUs
+reservedSystemCPUs: 0
+memoryManagerPolicy: static
+cpuManagerPolicyOptions:
+  full-pcpus-only: yes
+topologyManagerPolicies: 'single-numa-node'
+systemReserved:
+  memory: 1Gi
+reservedMemory:
+  - numaNode: 0
+    limits:
+      memory: 1Gi
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: untouched}
+data: {key: "  spaced  "}
+"""
+
+AFTER_SAFE = BEFORE.replace("reservedSystemCPUs: 0", 'reservedSystemCPUs: "0"').replace(
+    "memoryManagerPolicy: static", "memoryManagerPolicy: Static").replace(
+    "full-pcpus-only: yes", 'full-pcpus-only: "true"').replace(
+    "topologyManagerPolicies: 'single", "topologyManagerPolicy: 'single")
+
+
+def test_safe_fixes_edit_only_their_spans(tmp_path: Path) -> None:
+    target = tmp_path / "kubelet.yaml"
+    target.write_text(BEFORE)
+    os.chmod(target, 0o640)
+    result = run("fix", str(target))
+    assert target.read_text() == AFTER_SAFE
+    assert oct(os.stat(target).st_mode & 0o777) == "0o640"
+    assert result.exit_code == 1  # reserved-memory-mismatch remains: its fix is unsafe
+    assert "reserved-memory-mismatch" in result.output and "fixed 4 finding(s) in 1 file(s)" in result.stderr
+
+
+def test_unsafe_fixes_and_convergence(tmp_path: Path) -> None:
+    target = tmp_path / "kubelet.yaml"
+    target.write_text(BEFORE)
+    first = run("fix", "--unsafe-fixes", str(target))
+    once = target.read_text()
+    assert once == AFTER_SAFE.replace("      memory: 1Gi\n---", "      memory: 1124Mi\n---")
+    assert first.exit_code == 0
+    second = run("fix", "--unsafe-fixes", str(target))
+    assert target.read_text() == once and second.exit_code == 0
+    assert run("check", "--format", "json", str(target)).json()["findings"] == []
+
+
+def test_diff_writes_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "kubelet.yaml"
+    target.write_text(BEFORE)
+    result = run("fix", "--diff", str(target))
+    assert result.exit_code == 1
+    assert "\n-reservedSystemCPUs: 0\n" in result.output and "\n+reservedSystemCPUs: \"0\"\n" in result.output
+    assert target.read_text() == BEFORE
+    assert run("check", "--diff", str(target)).output == result.output
+
+
+def test_files_without_fixes_are_not_touched(tmp_path: Path) -> None:
+    clean = tmp_path / "clean.yaml"
+    clean.write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                     "cpuManagerPolicy: static  # nothing to fix\n")  # no-cpu-reservation has no edit
+    old = time.time() - 1000
+    os.utime(clean, (old, old))
+    run("fix", "--unsafe-fixes", str(tmp_path))
+    assert os.stat(clean).st_mtime == old
+
+
+def test_a_file_that_does_not_parse_is_never_written(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                      "memoryManagerPolicy: static\nx: [\n")
+    run("fix", str(tmp_path))
+    assert broken.read_text().endswith("x: [\n") and "static" in broken.read_text()
+
+
+def test_stdin_in_fixed_text_out() -> None:
+    result = run("fix", "-", stdin=BEFORE)
+    assert result.output == AFTER_SAFE
+
+
+def test_check_fix_reports_what_remains(tmp_path: Path) -> None:
+    target = tmp_path / "kubelet.yaml"
+    target.write_text(BEFORE)
+    result = run("check", "--fix", "--format", "json", str(target))
+    assert [f["rule"] for f in result.json()["findings"]] == ["reserved-memory-mismatch"]
+    assert target.read_text() == AFTER_SAFE
+
+
+def test_overlapping_edits_wait_for_a_later_pass() -> None:
+    text = "key: value\n"
+    a = Finding("schema", "a", "f", Span(1, 6, 1, 11))
+    b = Finding("schema", "b", "f", Span(1, 1, 1, 11))
+    new, fixed, deferred = apply_edits(text, [(Edit(Span(1, 6, 1, 11), '"value"'), a),
+                                             (Edit(Span(1, 1, 1, 11), "other: 1"), b)])
+    assert new == "other: 1\n" and fixed == [b] and deferred == [a]
+
+
+FIXABLE = [(slug, i, ex) for slug, rule in catalogue().items() if rule.fix_safety != "display"
+           for i, ex in enumerate(rule.examples) if ex["expect"] == "bad"]
+
+
+@pytest.mark.parametrize("slug,index,example", FIXABLE, ids=[f"{s}-{i}" for s, i, _ in FIXABLE])
+def test_bad_examples_fix_then_check(tmp_path: Path, slug: str, index: int, example: dict) -> None:  # type: ignore[type-arg]
+    write(tmp_path, dict(example["files"]))
+    before = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    with_edits = [f for f in before if f["rule"] == slug and f["fix"] and f["fix"]["edits"]]
+    run("fix", "--unsafe-fixes", str(tmp_path))
+    texts = {p: p.read_text() for p in tmp_path.rglob("*.yaml")}
+    after = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    if with_edits:
+        assert len([f for f in after if f["rule"] == slug]) < len([f for f in before if f["rule"] == slug])
+        assert not [f for f in after if f["rule"] == slug and f["fix"] and f["fix"]["edits"]]
+    run("fix", "--unsafe-fixes", str(tmp_path))
+    assert {p: p.read_text() for p in tmp_path.rglob("*.yaml")} == texts  # fixing twice equals fixing once
