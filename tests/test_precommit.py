@@ -43,3 +43,18 @@ def test_hook_fails_on_a_bad_file_and_passes_a_good_one(tmp_path: Path) -> None:
     good = subprocess.run(_precommit() + ["try-repo", str(CHECKOUT), "numalint", "--files", "ok.yaml"],
                           cwd=repo, capture_output=True, text=True, env=env, timeout=900)
     assert good.returncode == 0, good.stdout + good.stderr
+
+
+def test_fix_hook_applies_safe_fixes(tmp_path: Path) -> None:
+    repo = tmp_path / "gitops"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    target = repo / "kubelet.yaml"
+    target.write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                      "cpuManagerPolicy: static\nreservedSystemCPUs: 0  # the first core\n")
+    _git(repo, "add", ".")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache")}
+    proc = subprocess.run(_precommit() + ["try-repo", str(CHECKOUT), "numalint-fix", "--files", "kubelet.yaml"],
+                          cwd=repo, capture_output=True, text=True, env=env, timeout=900)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # pre-commit fails a hook that modified files
+    assert target.read_text().endswith('reservedSystemCPUs: "0"  # the first core\n')
