@@ -11,7 +11,14 @@ from typing import Any
 from .catalogue import catalogue
 from .context import FileResult, Run
 from .findings import Finding
-from .kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION, NODE_RESOURCE_TOPOLOGY, NODE_TOPOLOGY, is_known
+from .kinds import (
+    KUBELET_CONFIG,
+    KUBELET_CONFIGURATION,
+    NODE_RESOURCE_TOPOLOGY,
+    NODE_TOPOLOGY,
+    PERFORMANCE_PROFILE,
+    is_known,
+)
 from .locate import get, locate
 from .sources import Document, Source, discover, read_source
 from .yamlpos import Span
@@ -62,6 +69,14 @@ def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
             if profile is not None:
                 result.profiles.append(profile)
                 continue
+        if doc.kind == PERFORMANCE_PROFILE:
+            from .performance import render
+
+            rendered = render(doc)
+            if rendered is not None:
+                result.profiles.append(rendered)
+            result.others.append(doc)
+            continue
         if doc.kind in (NODE_TOPOLOGY, NODE_RESOURCE_TOPOLOGY):
             topo = topology_from_document(doc, source.findings)
             if topo is not None:

@@ -18,12 +18,13 @@ POD_SPEC_PATHS: dict[str, tuple[str, ...]] = {
 
 KUBELET_CONFIGURATION = "KubeletConfiguration"
 KUBELET_CONFIG = "KubeletConfig"
+PERFORMANCE_PROFILE = "PerformanceProfile"
 NODE_TOPOLOGY = "NodeTopology"
 NODE_RESOURCE_TOPOLOGY = "NodeResourceTopology"
 
 OTHER_KINDS = frozenset({
     KUBELET_CONFIGURATION, KUBELET_CONFIG, "SriovNetworkNodePolicy", "SriovNetwork",
-    "NetworkAttachmentDefinition", "MachineConfigPool", NODE_RESOURCE_TOPOLOGY, NODE_TOPOLOGY,
+    "NetworkAttachmentDefinition", "MachineConfigPool", NODE_RESOURCE_TOPOLOGY, NODE_TOPOLOGY, PERFORMANCE_PROFILE,
 })
 KNOWN_KINDS = frozenset(POD_SPEC_PATHS) | OTHER_KINDS
 
@@ -40,6 +41,7 @@ SCHEMA_FILES: dict[str, str] = {
     "MachineConfigPool": "machineconfigpool.schema.json",
     NODE_RESOURCE_TOPOLOGY: "noderesourcetopology.schema.json",
     NODE_TOPOLOGY: "nodetopology.schema.json",
+    PERFORMANCE_PROFILE: "performanceprofile.schema.json",
 }
 for _kind in POD_SPEC_PATHS:
     SCHEMA_FILES.setdefault(_kind, "workload.schema.json")
@@ -53,4 +55,6 @@ def is_known(api_version: str, kind: str) -> bool:
         return api_version.startswith("machineconfiguration.openshift.io/")
     if kind == NODE_TOPOLOGY:
         return api_version.startswith("numalint.io/")
+    if kind == PERFORMANCE_PROFILE:
+        return api_version.startswith("performance.openshift.io/")
     return kind in KNOWN_KINDS and bool(api_version)

@@ -63,6 +63,8 @@ class KubeletProfile:
     system_reserved_cgroup: str = ""
     kube_reserved_cgroup: str = ""
     platform_defaults: list[str] = field(default_factory=list)
+    rendered_from: Document | None = None  # the PerformanceProfile this configuration was rendered from
+    node_selector: dict[str, str] | None = None  # PerformanceProfile spec.nodeSelector
 
     @property
     def file(self) -> str:

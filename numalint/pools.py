@@ -35,9 +35,11 @@ class Pool:
         """Would the scheduler put ``pod`` on this pool's nodes? The only pool takes everything."""
         if only:
             return True
+        asks = bool(pod.node_selector or pod.required_terms)
         if not self.node_labels:
-            return not pod.node_selector and not pod.required_terms
-        return selects(pod.node_selector, pod.required_terms, self.node_labels)
+            return not asks
+        # a workload that selects no nodes could land anywhere: it is not pinned to a labelled pool
+        return asks and selects(pod.node_selector, pod.required_terms, self.node_labels)
 
 
 def selects(selector: dict[str, str], terms: list[list[dict[str, Any]]], labels: dict[str, str]) -> bool:
@@ -93,6 +95,18 @@ def profile_node_labels(run: Run, profile: KubeletProfile) -> dict[str, str] | N
     return None
 
 
+def _profile_for_labels(run: Run, labels: dict[str, str]) -> KubeletProfile | None:
+    """The OpenShift configuration whose nodes carry ``labels``: a PerformanceProfile's nodeSelector,
+    or a KubeletConfig's MachineConfigPool nodeSelector. With several, the last one in input order
+    (the MCO applies only the newest KubeletConfig; kubeletconfig-pool reports the competition)."""
+    found = None
+    for profile in run.profiles:
+        selector = profile.node_selector if profile.node_selector is not None else profile_node_labels(run, profile)
+        if selector and all(labels.get(k) == v for k, v in selector.items()):
+            found = profile
+    return found
+
+
 def _profile_named(run: Run, name: str) -> KubeletProfile | None:
     import os
 
@@ -112,6 +126,8 @@ def build_pools(run: Run) -> list[Pool]:
     used: set[int] = set()
     for topo in run.topologies:
         profile = _profile_named(run, topo.kubelet_config) if topo.kubelet_config else None
+        if profile is None and topo.node_labels:
+            profile = _profile_for_labels(run, topo.node_labels)
         if profile is None and len(run.profiles) == 1:
             profile = run.profiles[0]
         if profile is not None:
@@ -122,7 +138,7 @@ def build_pools(run: Run) -> list[Pool]:
     for profile in run.profiles:
         if id(profile) in used:
             continue
-        labels = profile_node_labels(run, profile) or {}
+        labels = profile.node_selector or profile_node_labels(run, profile) or {}
         pools.append(Pool(profile.name, profile, None, labels, 1, f'kubelet configuration "{profile.name}"'))
     return pools
 

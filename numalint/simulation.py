@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from .alignment.machine import Machine
 from .alignment.node import Admission, ContainerSpec, KubeletSettings, Node, PodSpec, StartError
+from .sriov import catalog
 from .workloads import PodView, is_extended, is_hugepages
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ class PodRun:
 class PoolRun:
     pool: Pool
     settings: KubeletSettings
+    machine: Machine = field(default_factory=lambda: Machine([], {}))
     nodes: list[Node] = field(default_factory=list)
     start_error: str | None = None
     pods: list[PodRun] = field(default_factory=list)
@@ -81,15 +83,20 @@ def _allocatable_reservation(profile: KubeletProfile, reserved: dict[int, dict[s
     return {r: int(profile.allocatable_reservation(r)) for r in types}
 
 
-def pod_spec(view: PodView, name: str, machine: Machine) -> PodSpec:
-    devices_known = set(machine.device_resources())
+def pod_spec(view: PodView, name: str, injected: dict[str, int] | None = None) -> PodSpec:
+    """The pod the kubelet sees; ``injected`` are the VFs the network-resources-injector adds to the
+    first container (skipped for resources a container already asks for)."""
     containers = []
     for c in view.containers:
         containers.append(ContainerSpec(
             name=c.name, init=c.init, sidecar=c.sidecar, cpu=c.requests.get("cpu", Fraction(0)),
             memory=int(c.requests.get("memory", 0)),
             hugepages={r: int(v) for r, v in c.requests.items() if is_hugepages(r)},
-            devices={r: int(v) for r, v in c.limits.items() if is_extended(r) and (r in devices_known or v)}))
+            devices={r: int(v) for r, v in c.limits.items() if is_extended(r) and v}))
+    first = next((c for c in containers if not c.init), None)
+    for resource, count in (injected or {}).items():
+        if first is not None and not any(resource in c.devices for c in containers):
+            first.devices[resource] = count
     return PodSpec(name, containers, view.qos() == "Guaranteed")
 
 
@@ -147,9 +154,9 @@ def simulate(run: Run) -> list[PoolRun]:
         if pool.topology is None:
             continue
         settings = settings_from_profile(pool.profile, run.version)
-        pool_run = PoolRun(pool, settings)
+        pool_run = PoolRun(pool, settings, pool_machine(run, pool))
         try:
-            pool_run.nodes = [Node(pool.topology.machine, settings, f"{pool.name}-{i}") for i in range(pool.nodes)]
+            pool_run.nodes = [Node(pool_run.machine, settings, f"{pool.name}-{i}") for i in range(pool.nodes)]
         except StartError as err:
             pool_run.start_error = str(err)
         results.append(pool_run)
@@ -168,19 +175,28 @@ def simulate(run: Run) -> list[PoolRun]:
         pool_run = by_pool[id(matching[0])]
         if pool_run.start_error:
             continue
-        _place(pool_run, view)
+        _place(pool_run, view, catalog(run).network_resources(view)[0])
     run.settings["_simulation"] = results
     return results
 
 
-def _place(pool_run: PoolRun, view: PodView) -> None:
+def pool_machine(run: Run, pool: Pool, exclude: set[str] | None = None) -> Machine:
+    """The pool's hardware plus the SR-IOV VFs its node policies create."""
+    assert pool.topology is not None
+    machine = pool.topology.machine
+    vfs = catalog(run).vfs(pool.topology, pool.node_labels or None, exclude)
+    if not vfs:
+        return machine
+    return Machine(machine.numa_nodes, machine.cpus, machine.devices + vfs)
+
+
+def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int]) -> None:
     count = _instances(view, len(pool_run.nodes))
     ns = f"{view.ref.namespace}/" if view.ref.namespace else ""
     for index in range(count):
         suffix = f"-{index}" if count > 1 else ""
         name = f"{ns}{view.ref.name}{suffix}"
-        machine = pool_run.pool.topology.machine if pool_run.pool.topology else Machine([], {})
-        spec = pod_spec(view, name, machine)
+        spec = pod_spec(view, name, injected)
         pod = PodRun(view, name, pool_run.pool, spec)
         targets = [pool_run.nodes[index]] if view.ref.kind == "DaemonSet" else pool_run.nodes
         node = _schedule(pool_run, targets, spec)

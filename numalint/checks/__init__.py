@@ -24,6 +24,6 @@ def check(slug: str) -> Callable[[Check], Check]:
 
 
 def all_checks() -> dict[str, Check]:
-    from . import alignment_rules, kubelet_rules, workload_rules  # noqa: F401  (registration)
+    from . import alignment_rules, kubelet_rules, openshift_rules, sriov_rules, workload_rules  # noqa: F401  (registration)
 
     return CHECKS

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from ..alignment.cpu_static import StaticPolicy
 from ..alignment.cputopo import CPUTopology
+from ..alignment.machine import Machine
 from ..alignment.merge import DEFAULT_MAX_NUMA_NODES
 from ..alignment.node import Admission, KubeletSettings, Node, PodSpec, StartError
 from ..context import Run
@@ -49,7 +50,7 @@ def _with_cpus(spec: PodSpec, name: str, cpus: int) -> PodSpec:
                                      for c in spec.containers])
 
 
-def _fixes(pool_run: PoolRun, pod: PodRun) -> list[str]:
+def _fixes(run: Run, pool_run: PoolRun, pod: PodRun) -> list[str]:
     """Changes that admit the pod, each verified by re-simulating."""
     fixes: list[str] = []
     node = pod.before
@@ -74,16 +75,37 @@ def _fixes(pool_run: PoolRun, pod: PodRun) -> list[str]:
     for label, changed in alternatives:
         if _admitted_with(pool_run, pod, changed):
             fixes.append(f"set {label} in the pool's kubelet configuration")
+    fixes.extend(_exclude_topology_fix(run, pool_run, pod))
     return fixes
 
 
-def _admitted_with(pool_run: PoolRun, target: PodRun, settings: KubeletSettings) -> bool:
-    """Re-run the pool's placements up to ``target`` with other kubelet settings."""
-    topology = pool_run.pool.topology
-    if topology is None:
+def _exclude_topology_fix(run: Run, pool_run: PoolRun, pod: PodRun) -> list[str]:
+    """excludeTopology: true on the pod's SR-IOV resources, when re-simulation shows it admits the pod."""
+    from ..simulation import pool_machine
+    from ..sriov import catalog
+
+    sriov = catalog(run)
+    aligned = {d.resource for d in pool_run.machine.devices if d.numa is not None} & sriov.resources()
+    wanted = {r for c in pod.spec.containers for r in c.devices} & aligned
+    if not wanted:
+        return []
+    machine = pool_machine(run, pool_run.pool, wanted)
+    if not _admitted_with(pool_run, pod, pool_run.settings, machine):
+        return []
+    names = sorted({p.ref.name for p in sriov.policies if f"{sriov.prefix}/{p.resource_name}" in wanted})
+    return [f"set excludeTopology: true in SriovNetworkNodePolicy {', '.join(names)} for "
+            f"{', '.join(sorted(wanted))} (verified: the pod is then admitted; this gives up VF locality, the VF may "
+            "sit on a remote NUMA node)"]
+
+
+def _admitted_with(pool_run: PoolRun, target: PodRun, settings: KubeletSettings,
+                   machine: Machine | None = None) -> bool:
+    """Re-run the pool's placements up to ``target`` with other kubelet settings or hardware."""
+    if pool_run.pool.topology is None:
         return False
+    hardware = machine or pool_run.machine
     try:
-        nodes = {n.name: Node(topology.machine, settings, n.name) for n in pool_run.nodes}
+        nodes = {n.name: Node(hardware, settings, n.name) for n in pool_run.nodes}
     except StartError:
         return False
     for pod in pool_run.pods:
@@ -109,7 +131,7 @@ def admission_failure(run: Run) -> Iterator[Finding]:
                                    f"{admission.message}", Fix("lower its requests or add nodes to the pool"))
                 continue
             state = free_summary(pod.before) if pod.before else ""
-            fixes = _fixes(pool_run, pod) if searched < MAX_FIX_SEARCHES else []
+            fixes = _fixes(run, pool_run, pod) if searched < MAX_FIX_SEARCHES else []
             searched += 1
             description = "; or ".join(fixes) if fixes else "no single change found that admits it on this node"
             yield _pod_finding(

@@ -1,0 +1,174 @@
+"""OpenShift PerformanceProfile rendered into the kubelet settings the Node Tuning Operator produces.
+
+Follows FORMATS.md §3 (components/kubeletconfig/kubeletconfig.go): static CPU manager with the
+profile's reserved CPUs, the topology policy from ``numa.topologyPolicy`` (best-effort by default),
+the Static memory manager with all reserved memory on NUMA node 0 for restricted and
+single-numa-node, and full-pcpus-only for single-numa-node. The result is a KubeletConfig
+``performance-<name>`` whose every value points back at the profile field it came from, so findings
+land on the profile.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .cpuset import CPUSetError, format_cpuset, parse_cpuset
+from .findings import ObjectRef
+from .kubelet import KubeletProfile, kubelet_profile
+from .locate import get, locate
+from .quantity import format_bytes, try_quantity
+from .sources import Document
+from .yamlpos import Span, YMap, YSeq
+
+EVICTION_DEFAULTS = {"memory.available": "100Mi", "nodefs.available": "10%", "imagefs.available": "15%",
+                     "nodefs.inodesFree": "5%"}
+
+
+def _map(span: Span) -> YMap:
+    result = YMap()
+    result.span = span
+    return result
+
+
+def _put(target: YMap, key: str, value: Any, span: Span) -> None:
+    target[key] = value
+    target.key_spans[key] = span
+    target.value_spans[key] = span
+
+
+def _child(target: YMap, key: str, span: Span) -> YMap:
+    """The mapping under ``key`` (from the snippet), or a new empty one."""
+    value = target.get(key)
+    return value if isinstance(value, YMap) else _map(span)
+
+
+def _cpus(text: Any) -> frozenset[int]:
+    if not isinstance(text, str) or not text:
+        return frozenset()
+    try:
+        return parse_cpuset(text)
+    except CPUSetError:
+        return frozenset()
+
+
+def render(doc: Document) -> KubeletProfile | None:
+    root = doc.root
+    spec = get(root, ("spec",))
+    if not isinstance(spec, dict):
+        return None
+    name = str(get(root, ("metadata", "name")) or "<unnamed>")
+    here = locate(root, ("spec",), key=True)
+
+    def at(*path: Any) -> Span:
+        return locate(root, path)
+
+    config = _map(here)
+    snippet_text = get(root, ("metadata", "annotations", "kubeletconfig.experimental"))
+    snippet: dict[str, Any] = {}
+    if isinstance(snippet_text, str):
+        try:
+            loaded = json.loads(snippet_text)
+            snippet = loaded if isinstance(loaded, dict) else {}
+        except json.JSONDecodeError:
+            snippet = {}
+    for key, value in snippet.items():
+        _put(config, key, _plain(value, at("metadata", "annotations", "kubeletconfig.experimental")), at(
+            "metadata", "annotations", "kubeletconfig.experimental"))
+    _put(config, "cpuManagerPolicy", "static", at("spec", "cpu"))
+    _put(config, "cpuManagerReconcilePeriod", "5s", at("spec", "cpu"))
+    policy = get(spec, ("numa", "topologyPolicy"))
+    policy_span = at("spec", "numa", "topologyPolicy") if policy else at("spec", "cpu")
+    policy = policy if isinstance(policy, str) else "best-effort"
+    _put(config, "topologyManagerPolicy", policy, policy_span)
+    eviction = _child(config, "evictionHard", here)
+    for signal, value in EVICTION_DEFAULTS.items():
+        if signal not in eviction:
+            _put(eviction, signal, value, here)
+    _put(config, "evictionHard", eviction, here)
+    for field in ("kubeReserved", "systemReserved"):
+        reserved = _child(config, field, here)
+        if "memory" not in reserved:
+            _put(reserved, "memory", "500Mi", here)
+        _put(config, field, reserved, here)
+    cpus = _cpus(get(spec, ("cpu", "reserved"))) | _cpus(get(spec, ("cpu", "ovsDpdk")))
+    if get(spec, ("workloadHints", "mixedCpus")) is True:
+        cpus |= _cpus(get(spec, ("cpu", "shared")))
+    reserved_text = format_cpuset(cpus) if cpus else get(spec, ("cpu", "reserved"))
+    _put(config, "reservedSystemCPUs", reserved_text if isinstance(reserved_text, str) else "",
+         at("spec", "cpu", "reserved"))
+    if policy in ("restricted", "single-numa-node"):
+        _put(config, "memoryManagerPolicy", "Static", policy_span)
+        if "reservedMemory" not in config:
+            total = sum((try_quantity(_child(config, f, here).get("memory")) or 0
+                         for f in ("kubeReserved", "systemReserved")), 0)
+            total += try_quantity(eviction.get("memory.available")) or 0
+            entry = _map(here)
+            _put(entry, "numaNode", 0, here)
+            limits = _map(here)
+            _put(limits, "memory", format_bytes(total), here)
+            _put(entry, "limits", limits, here)
+            items = YSeq()
+            items.span = here
+            items.append(entry)
+            items.item_spans.append(here)
+            _put(config, "reservedMemory", items, here)
+    if policy == "single-numa-node":
+        options = _child(config, "cpuManagerPolicyOptions", policy_span)
+        if "full-pcpus-only" not in options:
+            _put(options, "full-pcpus-only", "true", policy_span)
+        _put(config, "cpuManagerPolicyOptions", options, policy_span)
+    wrapper = _map(doc.span)
+    _put(wrapper, "apiVersion", "machineconfiguration.openshift.io/v1", at("apiVersion"))
+    _put(wrapper, "kind", "KubeletConfig", at("kind"))
+    meta = _map(here)
+    _put(meta, "name", f"performance-{name}", at("metadata", "name"))
+    _put(wrapper, "metadata", meta, at("metadata", "name"))
+    kc_spec = _map(here)
+    _put(kc_spec, "machineConfigPoolSelector", _pool_selector(spec, here), here)
+    _put(kc_spec, "kubeletConfig", config, here)
+    _put(wrapper, "spec", kc_spec, here)
+    profile = kubelet_profile(Document(doc.file, doc.index, wrapper, doc.span))
+    if profile is None:
+        return None
+    profile.ref = ObjectRef(doc.api_version, doc.kind, name)
+    profile.rendered_from = doc
+    node_selector = get(spec, ("nodeSelector",))
+    profile.node_selector = {str(k): "" if v is None else str(v) for k, v in node_selector.items()} \
+        if isinstance(node_selector, dict) else None
+    return profile
+
+
+def _pool_selector(spec: dict[str, Any], span: Span) -> YMap:
+    """machineConfigPoolSelector, or the default machineconfiguration.openshift.io/role: <role>."""
+    selector = _map(span)
+    labels = _map(span)
+    given = spec.get("machineConfigPoolSelector")
+    if isinstance(given, dict) and given:
+        for key, value in given.items():
+            _put(labels, str(key), "" if value is None else str(value), span)
+    else:
+        node_selector: dict[str, Any] = spec["nodeSelector"] if isinstance(spec.get("nodeSelector"), dict) else {}
+        for key in node_selector:
+            role = str(key).rsplit("/", 1)[-1]
+            _put(labels, "machineconfiguration.openshift.io/role", role, span)
+            break
+    _put(selector, "matchLabels", labels, span)
+    return selector
+
+
+def _plain(value: Any, span: Span) -> Any:
+    """JSON from the kubeletconfig.experimental annotation as located values (all at the annotation)."""
+    if isinstance(value, dict):
+        result = _map(span)
+        for key, item in value.items():
+            _put(result, str(key), _plain(item, span), span)
+        return result
+    if isinstance(value, list):
+        seq = YSeq()
+        seq.span = span
+        for item in value:
+            seq.append(_plain(item, span))
+            seq.item_spans.append(span)
+        return seq
+    return value

@@ -1,0 +1,219 @@
+"""SR-IOV: node policies turn the NICs of a topology into VF pools; networks map pods to VF resources.
+
+* A SriovNetworkNodePolicy selects PFs (nicSelector: vendor, deviceID, pfNames with ``#first-last`` VF
+  ranges, rootDevices) on nodes whose labels match its nodeSelector. Each selected PF gives VFs
+  ``<prefix>/<resourceName>``, each with its PF's NUMA node, or none with ``excludeTopology: true`` or a
+  PF ``numa_node`` of -1. When several policies claim a PF without ranges, the lowest priority number wins.
+* A pod's ``k8s.v1.cni.cncf.io/networks`` annotation names networks (SriovNetwork or
+  NetworkAttachmentDefinition with a ``k8s.v1.cni.cncf.io/resourceName`` annotation); the
+  network-resources-injector adds one VF per attachment to the first container's requests and limits,
+  unless a container already asks for that resource.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .alignment.machine import Device
+from .findings import ObjectRef
+from .locate import get, locate
+from .sources import Document
+from .yamlpos import Span
+
+if TYPE_CHECKING:
+    from .context import Run
+    from .topology_view import NIC, TopologyView
+    from .workloads import PodView
+
+DEFAULT_PREFIX = "openshift.io"
+NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
+RESOURCE_ANNOTATION = "k8s.v1.cni.cncf.io/resourceName"
+_PF_RE = re.compile(r"^(?P<name>[^#]+)(?:#(?P<first>\d+)-(?P<last>\d+))?$")
+
+
+@dataclass
+class PFName:
+    name: str
+    first: int | None
+    last: int | None
+    index: int
+    raw: str
+
+
+@dataclass
+class Policy:
+    doc: Document
+    ref: ObjectRef
+    resource_name: str
+    num_vfs: int
+    priority: int
+    node_selector: dict[str, str]
+    device_type: str
+    exclude_topology: bool
+    vendor: str | None
+    device_id: str | None
+    pf_names: list[PFName]
+    root_devices: list[str]
+
+    def span(self, *path: Any, key: bool = False) -> Span:
+        return locate(self.doc.root, ("spec",) + path, key=key)
+
+    def selects_node(self, labels: dict[str, str]) -> bool:
+        return all(labels.get(k) == v for k, v in self.node_selector.items())
+
+    def range_on(self, nic: NIC) -> tuple[int, int] | None | bool:
+        """False when the policy does not select ``nic``; None for all VFs; else its VF range."""
+        if self.vendor and self.vendor.lower() != nic.vendor.lower():
+            return False
+        if self.device_id and self.device_id.lower() != nic.device_id.lower():
+            return False
+        if self.root_devices and nic.pci_address not in self.root_devices:
+            return False
+        if self.pf_names:
+            for pf in self.pf_names:
+                if pf.name == nic.interface:
+                    return None if pf.first is None or pf.last is None else (pf.first, pf.last)
+            return False
+        return None
+
+
+@dataclass
+class Network:
+    doc: Document
+    ref: ObjectRef
+    resource: str  # full resource name, prefix included
+    namespaces: set[str] = field(default_factory=set)  # where the NetworkAttachmentDefinition lives
+
+
+def _text(value: Any) -> str | None:
+    return str(value) if value is not None else None
+
+
+def _policy(doc: Document) -> Policy | None:
+    spec = get(doc.root, ("spec",))
+    if not isinstance(spec, dict) or not isinstance(spec.get("resourceName"), str):
+        return None
+    nic: dict[str, Any] = spec["nicSelector"] if isinstance(spec.get("nicSelector"), dict) else {}
+    pf_names = []
+    for index, raw in enumerate(nic.get("pfNames") or []):
+        match = _PF_RE.match(str(raw))
+        if match:
+            first, last = match.group("first"), match.group("last")
+            pf_names.append(PFName(match.group("name"), int(first) if first else None,
+                                   int(last) if last else None, index, str(raw)))
+    num_vfs = spec.get("numVfs")
+    priority = spec.get("priority", 0)
+    selector: dict[str, Any] = spec["nodeSelector"] if isinstance(spec.get("nodeSelector"), dict) else {}
+    name = get(doc.root, ("metadata", "name"))
+    return Policy(doc, ObjectRef(doc.api_version, doc.kind, str(name or "<unnamed>"),
+                                 _text(get(doc.root, ("metadata", "namespace")))),
+                  spec["resourceName"], num_vfs if isinstance(num_vfs, int) else 0,
+                  priority if isinstance(priority, int) else 0,
+                  {str(k): "" if v is None else str(v) for k, v in selector.items()},
+                  str(spec.get("deviceType") or "netdevice"), spec.get("excludeTopology") is True,
+                  _text(nic.get("vendor")), _text(nic.get("deviceID")), pf_names,
+                  [str(r) for r in nic.get("rootDevices") or []])
+
+
+@dataclass
+class SriovCatalog:
+    policies: list[Policy]
+    networks: dict[str, list[Network]]  # network name -> candidates
+    prefix: str
+
+    @property
+    def present(self) -> bool:
+        return bool(self.policies or self.networks)
+
+    def resources(self) -> set[str]:
+        names = {f"{self.prefix}/{p.resource_name}" for p in self.policies}
+        return names | {n.resource for nets in self.networks.values() for n in nets}
+
+    def vfs(self, topology: TopologyView, labels: dict[str, str] | None,
+            exclude: set[str] | None = None) -> list[Device]:
+        """The VF devices the pool's NICs expose (``exclude``: resources forced to excludeTopology)."""
+        devices: list[Device] = []
+        for nic in topology.nics:
+            claims: dict[int, Policy] = {}
+            matching = [p for p in self.policies
+                        if (labels is None or p.selects_node(labels)) and p.range_on(nic) is not False]
+            for policy in sorted(matching, key=lambda p: -p.priority):  # the lowest number applies last and wins
+                vf_range = policy.range_on(nic)
+                count = min(policy.num_vfs, nic.total_vfs) if nic.total_vfs else policy.num_vfs
+                first, last = vf_range if isinstance(vf_range, tuple) else (0, count - 1)
+                for vf in range(first, min(last, count - 1) + 1):
+                    claims[vf] = policy
+            for vf, policy in sorted(claims.items()):
+                resource = f"{self.prefix}/{policy.resource_name}"
+                floating = policy.exclude_topology or nic.numa is None or resource in (exclude or set())
+                devices.append(Device(resource, f"{nic.pci_address}-vf{vf}", None if floating else nic.numa))
+        return devices
+
+    def network_resources(self, pod: PodView) -> tuple[dict[str, int], list[str]]:
+        """(resource -> VFs the injector adds, network references that resolve to nothing)."""
+        wanted: dict[str, int] = {}
+        unknown: list[str] = []
+        for namespace, name in parse_networks(pod.annotations.get(NETWORKS_ANNOTATION, "")):
+            candidates = self.networks.get(name, [])
+            target_ns = namespace or pod.ref.namespace
+            chosen = [n for n in candidates if target_ns is None or not n.namespaces or target_ns in n.namespaces]
+            if not chosen:
+                unknown.append(f"{namespace}/{name}" if namespace else name)
+                continue
+            if chosen[0].resource:
+                wanted[chosen[0].resource] = wanted.get(chosen[0].resource, 0) + 1
+        return wanted, unknown
+
+
+def parse_networks(value: str) -> list[tuple[str | None, str]]:
+    """The networks annotation: ``a, ns/b@eth1`` or a JSON list of {"name", "namespace", ...}."""
+    value = value.strip()
+    if not value:
+        return []
+    if value.startswith("["):
+        try:
+            items = json.loads(value)
+        except json.JSONDecodeError:
+            return []
+        return [(_text(i.get("namespace")), str(i["name"])) for i in items if isinstance(i, dict) and i.get("name")]
+    result = []
+    for part in value.split(","):
+        part = part.strip().split("@", 1)[0]
+        if not part:
+            continue
+        namespace, _, name = part.rpartition("/")
+        result.append((namespace or None, name))
+    return result
+
+
+def catalog(run: Run) -> SriovCatalog:
+    cached = run.settings.get("_sriov")
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    prefix = run.settings.get("sriov_prefix") or DEFAULT_PREFIX
+    policies = [p for d in run.of_kind("SriovNetworkNodePolicy") if (p := _policy(d)) is not None]
+    networks: dict[str, list[Network]] = {}
+    for doc in run.of_kind("SriovNetwork"):
+        resource = get(doc.root, ("spec", "resourceName"))
+        name = get(doc.root, ("metadata", "name"))
+        if isinstance(resource, str) and name:
+            target = get(doc.root, ("spec", "networkNamespace")) or get(doc.root, ("metadata", "namespace"))
+            ref = ObjectRef(doc.api_version, doc.kind, str(name), _text(get(doc.root, ("metadata", "namespace"))))
+            networks.setdefault(str(name), []).append(Network(doc, ref, f"{prefix}/{resource}",
+                                                              {str(target)} if target else set()))
+    for doc in run.of_kind("NetworkAttachmentDefinition"):
+        name = get(doc.root, ("metadata", "name"))
+        if not name:
+            continue
+        resource = get(doc.root, ("metadata", "annotations", RESOURCE_ANNOTATION))
+        namespace = get(doc.root, ("metadata", "namespace"))
+        ref = ObjectRef(doc.api_version, doc.kind, str(name), _text(namespace))
+        networks.setdefault(str(name), []).append(Network(doc, ref, str(resource) if resource else "",
+                                                          {str(namespace)} if namespace else set()))
+    result = SriovCatalog(policies, networks, prefix)
+    run.settings["_sriov"] = result
+    return result
+
