@@ -43,6 +43,7 @@ class PoolRun:
     pool: Pool
     settings: KubeletSettings
     machine: Machine = field(default_factory=lambda: Machine([], {}))
+    requested: dict[str, dict[str, Fraction]] = field(default_factory=dict)  # node -> what admitted pods asked
     nodes: list[Node] = field(default_factory=list)
     start_error: str | None = None
     pods: list[PodRun] = field(default_factory=list)
@@ -207,22 +208,12 @@ def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int]) -> None:
         pod.node = node.name
         pod.admission = node.admit(spec)
         if pod.admission.admitted:
-            _requested(node).update(_add(_requested(node), pod_requests(spec)))
+            used = pool_run.requested.setdefault(node.name, {})
+            for resource, amount in pod_requests(spec).items():
+                used[resource] = used.get(resource, Fraction(0)) + amount
         else:
             pod.before = node.snapshot()  # a rejection leaves the node as it was just before
         pool_run.pods.append(pod)
-
-
-def _requested(node: Node) -> dict[str, Fraction]:
-    store: dict[str, Fraction] | None = getattr(node, "_requested", None)
-    if store is None:
-        store = {}
-        node._requested = store  # type: ignore[attr-defined]
-    return store
-
-
-def _add(a: dict[str, Fraction], b: dict[str, Fraction]) -> dict[str, Fraction]:
-    return {k: a.get(k, Fraction(0)) + b.get(k, Fraction(0)) for k in set(a) | set(b)}
 
 
 def _schedule(pool_run: PoolRun, nodes: list[Node], spec: PodSpec) -> Node | None:
@@ -231,7 +222,7 @@ def _schedule(pool_run: PoolRun, nodes: list[Node], spec: PodSpec) -> Node | Non
     best_score = Fraction(-1)
     for node in nodes:
         allocatable = node_allocatable(node, pool_run.pool.profile)
-        used = _requested(node)
+        used = pool_run.requested.get(node.name, {})
         if any(amount > allocatable.get(r, Fraction(0)) - used.get(r, Fraction(0))
                for r, amount in wanted.items() if amount and (r in allocatable or r != "memory")):
             continue

@@ -22,8 +22,6 @@ TOPOLOGY_OPTIONS: dict[str, list[tuple[int, str]]] = {
 }
 CPU_GATES = {"alpha": "CPUManagerPolicyAlphaOptions", "beta": "CPUManagerPolicyBetaOptions"}
 TOPOLOGY_GATES = {"alpha": "TopologyManagerPolicyAlphaOptions", "beta": "TopologyManagerPolicyBetaOptions"}
-_GO_BOOLS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": True,
-             "0": False, "f": False, "F": False, "FALSE": False, "false": False, "False": False}
 
 
 def parse_version(text: str) -> tuple[int, int]:
@@ -36,7 +34,9 @@ def parse_version(text: str) -> tuple[int, int]:
 
 def go_parse_bool(text: object) -> bool | None:
     """strconv.ParseBool; None when the kubelet would reject the value."""
-    return _GO_BOOLS.get(text) if isinstance(text, str) else None
+    from .alignment.options import GO_BOOLS
+
+    return GO_BOOLS.get(text) if isinstance(text, str) else None
 
 
 def maturity(table: dict[str, list[tuple[int, str]]], option: str, version: tuple[int, int]) -> str | None:

@@ -9,9 +9,8 @@ from .bitmask import Mask, bits, count, subsets
 from .cpu_assign import PACKED, SPREAD, TakeError, take_distributed, take_packed
 from .cputopo import CPUTopology
 from .merge import Hint
+from .options import ALL_STAGES, GO_BOOLS, bool_error, check_available
 
-_GO_BOOLS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": True,
-             "0": False, "f": False, "F": False, "FALSE": False, "false": False, "False": False}
 # maturity at v1.32 (the oracle's version); callers pass their version's table
 CPU_OPTION_MATURITY_1_32 = {
     "full-pcpus-only": "beta", "distribute-cpus-across-numa": "alpha", "align-by-socket": "alpha",
@@ -49,21 +48,15 @@ class StaticOptions:
 
     @classmethod
     def parse(cls, options: dict[str, str], available: dict[str, str] | None = None,
-              enabled_stages: frozenset[str] = frozenset({"alpha", "beta", "ga"})) -> StaticOptions:
+              enabled_stages: frozenset[str] = ALL_STAGES) -> StaticOptions:
         """NewStaticPolicyOptions, including its incompatible-combination checks."""
         available = CPU_OPTION_MATURITY_1_32 if available is None else available
         opts = cls()
         for name, value in options.items():
-            stage = available.get(name)
-            if stage is None:
-                raise PolicyError(f'unknown CPU Manager Policy option: "{name}"')
-            if stage not in enabled_stages:
-                label = "Alpha" if stage == "alpha" else "Beta"
-                raise PolicyError(f'CPU Manager Policy {label}-level Options not enabled, but option "{name}" provided')
-            if value not in _GO_BOOLS:
-                raise PolicyError(f'bad value for option "{name}": strconv.ParseBool: parsing "{value}": '
-                                  "invalid syntax")
-            setattr(opts, cls._FIELDS[name], _GO_BOOLS[value])
+            error = check_available("CPU Manager", name, available, enabled_stages) or bool_error(name, value)
+            if error:
+                raise PolicyError(error)
+            setattr(opts, cls._FIELDS[name], GO_BOOLS[value])
         pairs = [
             (opts.full_pcpus_only and opts.distribute_across_cores, "full-pcpus-only", "distribute-cpus-across-cores"),
             (opts.distribute_across_numa and opts.distribute_across_cores, "distribute-cpus-across-numa",
@@ -101,7 +94,7 @@ class StaticPolicy:
     @classmethod
     def build(cls, topo: CPUTopology, num_reserved: int, reserved: Iterable[int] | None,
               options: dict[str, str], topology_policy: str = "none", available: dict[str, str] | None = None,
-              enabled_stages: frozenset[str] = frozenset({"alpha", "beta", "ga"})) -> StaticPolicy:
+              enabled_stages: frozenset[str] = ALL_STAGES) -> StaticPolicy:
         opts = StaticOptions.parse(options, available, enabled_stages)
         if opts.align_by_socket:
             if topology_policy == "single-numa-node":

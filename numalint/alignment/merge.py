@@ -13,12 +13,11 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .bitmask import Mask, bits, count, mask_of, narrower
+from .options import ALL_STAGES, GO_BOOLS, bool_error, check_available
 
 POLICIES = ("none", "best-effort", "restricted", "single-numa-node")
 SCOPES = ("container", "pod")
 DEFAULT_MAX_NUMA_NODES = 8
-_GO_BOOLS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": True,
-             "0": False, "f": False, "F": False, "FALSE": False, "false": False, "False": False}
 # option -> maturity at v1.32 (SPEC §7); gates are checked by the caller's version table
 TOPOLOGY_OPTION_MATURITY_1_32 = {"prefer-closest-numa-nodes": "ga", "max-allowable-numa-nodes": "beta"}
 
@@ -35,9 +34,10 @@ class ManagerError(Exception):
 
 
 def parse_bool(name: str, value: str) -> bool:
-    if value not in _GO_BOOLS:
-        raise ManagerError(f'bad value for option "{name}": strconv.ParseBool: parsing "{value}": invalid syntax')
-    return _GO_BOOLS[value]
+    error = bool_error(name, value)
+    if error:
+        raise ManagerError(error)
+    return GO_BOOLS[value]
 
 
 def go_atoi(name: str, value: str) -> int:
@@ -59,18 +59,14 @@ class TopologyOptions:
 
     @classmethod
     def parse(cls, options: dict[str, str], available: dict[str, str] | None = None,
-              enabled_stages: frozenset[str] = frozenset({"alpha", "beta", "ga"})) -> TopologyOptions:
+              enabled_stages: frozenset[str] = ALL_STAGES) -> TopologyOptions:
         """NewPolicyOptions; ``available`` maps option -> maturity at the target version."""
         available = TOPOLOGY_OPTION_MATURITY_1_32 if available is None else available
         opts = cls()
         for name, value in options.items():
-            stage = available.get(name)
-            if stage is None:
-                raise ManagerError(f'unknown Topology Manager Policy option: "{name}"')
-            if stage not in enabled_stages:
-                label = "Alpha" if stage == "alpha" else "Beta"
-                raise ManagerError(f'Topology Manager Policy {label}-level Options not enabled, but option '
-                                   f'"{name}" provided')
+            unavailable = check_available("Topology Manager", name, available, enabled_stages)
+            if unavailable:
+                raise ManagerError(unavailable)
             if name == "prefer-closest-numa-nodes":
                 opts.prefer_closest = parse_bool(name, value)
             elif name == "max-allowable-numa-nodes":
@@ -96,7 +92,7 @@ class TopologyManager:
     def build(cls, policy: str, nodes: Sequence[int], distances: dict[int, list[int]] | None = None,
               options: dict[str, str] | None = None, scope: str = "container",
               available: dict[str, str] | None = None,
-              enabled_stages: frozenset[str] = frozenset({"alpha", "beta", "ga"})) -> TopologyManager:
+              enabled_stages: frozenset[str] = ALL_STAGES) -> TopologyManager:
         if policy == "none":
             return cls("none", sorted(nodes), distances, TopologyOptions(), scope)
         opts = TopologyOptions.parse(options or {}, available, enabled_stages)
