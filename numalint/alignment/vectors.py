@@ -25,12 +25,13 @@ def _hint_json(hint: Hint | None, key: str = "numa_affinity") -> dict[str, Any] 
 
 
 def _version_stages(line: dict[str, Any]) -> dict[str, Any]:
-    """Option maturity and gates at the line's Kubernetes version (oracle: every gate enabled)."""
-    from ..versions import TOPOLOGY_OPTIONS, maturity, parse_version
+    """Option maturity at the line's Kubernetes version (the oracle enables every option gate)."""
+    from ..versions import CPU_OPTIONS, TOPOLOGY_OPTIONS, maturity, parse_version
 
     version = parse_version(line.get("kubernetes_version", "v1.32.10"))
     available = {name: stage for name in TOPOLOGY_OPTIONS if (stage := maturity(TOPOLOGY_OPTIONS, name, version))}
-    return {"available": available, "version": version}
+    cpu = {name: stage for name in CPU_OPTIONS if (stage := maturity(CPU_OPTIONS, name, version))}
+    return {"available": available, "cpu": cpu, "version": version}
 
 
 def oracle_merge(line: dict[str, Any], _: dict[str, Any]) -> str | None:
@@ -110,7 +111,7 @@ def oracle_cpu_hints(line: dict[str, Any], _: dict[str, Any]) -> str | None:
     topo = CPUTopology.from_description(inp["machine"])
     try:
         policy = StaticPolicy.build(topo, inp["num_reserved_cpus"], inp["reserved_cpus"],
-                                    inp.get("cpu_policy_options") or {})
+                                    inp.get("cpu_policy_options") or {}, available=_version_stages(line)["cpu"])
     except PolicyError as err:
         return None if str(err) == exp["policy_error"] else f"policy error {err!s} != {exp['policy_error']}"
     if exp.get("policy_error"):
@@ -141,7 +142,7 @@ def oracle_cpu_allocation(line: dict[str, Any], context: dict[str, Any]) -> str 
     topo = CPUTopology.from_description(machine)
     try:
         policy = StaticPolicy.build(topo, inp["num_reserved_cpus"], inp["reserved_cpus"],
-                                    inp.get("cpu_policy_options") or {})
+                                    inp.get("cpu_policy_options") or {}, available=_version_stages(line)["cpu"])
     except PolicyError as err:
         return None if str(err) == exp.get("error") else f"policy error {err!s}"
     state = policy.new_state(frozenset(inp["allocated_elsewhere"]))
