@@ -9,6 +9,9 @@ class CPUSetError(ValueError):
     """The text is not a Linux CPU list."""
 
 
+MAX_CPU_ID = 65535  # far above the kernel's NR_CPUS; keeps hostile ranges from exhausting memory
+
+
 def parse_cpuset(text: str) -> frozenset[int]:
     """Parse ``"0-3,8"``; the empty string is the empty set; spaces are errors."""
     if text == "":
@@ -17,14 +20,16 @@ def parse_cpuset(text: str) -> frozenset[int]:
     for part in text.split(","):
         bounds = part.split("-")
         if len(bounds) == 1 and bounds[0].isdigit():
-            cpus.add(int(bounds[0]))
+            low = high = int(bounds[0])
         elif len(bounds) == 2 and bounds[0].isdigit() and bounds[1].isdigit():
             low, high = int(bounds[0]), int(bounds[1])
             if low > high:
                 raise CPUSetError(f'invalid range "{part}" (start {low} > end {high})')
-            cpus.update(range(low, high + 1))
         else:
             raise CPUSetError(f'invalid CPU list element "{part}"')
+        if high > MAX_CPU_ID:
+            raise CPUSetError(f'CPU {high} in "{part}" is beyond any machine (at most {MAX_CPU_ID})')
+        cpus.update(range(low, high + 1))
     return frozenset(cpus)
 
 

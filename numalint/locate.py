@@ -89,3 +89,13 @@ class Locator:
             if entry is not None:
                 return entry[0] or entry[1]
         return self.fallback
+
+
+def as_list(value: Any) -> list[Any]:
+    """``value`` when it is a list; an empty list for anything else (wrong types are the schema rule's job)."""
+    return value if isinstance(value, list) else []
+
+
+def as_map(value: Any) -> dict[Any, Any]:
+    """``value`` when it is a mapping; an empty dict for anything else."""
+    return value if isinstance(value, dict) else {}

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .kinds import KUBELET_CONFIG
-from .locate import get
+from .locate import as_list, as_map, get
 
 if TYPE_CHECKING:
     from .context import Run
@@ -54,7 +54,7 @@ def selects(selector: dict[str, str], terms: list[list[dict[str, Any]]], labels:
 
 def _expression(expr: dict[str, Any], labels: dict[str, str]) -> bool:
     key, op = str(expr.get("key", "")), expr.get("operator")
-    values = [str(v) for v in expr.get("values") or []]
+    values = [str(v) for v in as_list(expr.get("values"))]
     if op == "In":
         return key in labels and labels[key] in values
     if op == "NotIn":
@@ -70,8 +70,8 @@ def label_selector_matches(selector: Any, labels: dict[str, str]) -> bool:
     """A metav1.LabelSelector; an empty or missing selector matches nothing (MCO semantics)."""
     if not isinstance(selector, dict) or not selector:
         return False
-    match_labels = selector.get("matchLabels") or {}
-    exprs = selector.get("matchExpressions") or []
+    match_labels = as_map(selector.get("matchLabels"))
+    exprs = as_list(selector.get("matchExpressions"))
     if not match_labels and not exprs:
         return False
     if isinstance(match_labels, dict):
@@ -90,7 +90,7 @@ def profile_node_labels(run: Run, profile: KubeletProfile) -> dict[str, str] | N
         labels = get(mcp.root, ("metadata", "labels")) or {}
         labels = {str(k): "" if v is None else str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
         if label_selector_matches(selector, labels):
-            node_selector = get(mcp.root, ("spec", "nodeSelector", "matchLabels")) or {}
+            node_selector = as_map(get(mcp.root, ("spec", "nodeSelector", "matchLabels")))
             return {str(k): "" if v is None else str(v) for k, v in node_selector.items()}
     return None
 

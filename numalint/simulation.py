@@ -138,8 +138,12 @@ def node_allocatable(node: Node, profile: KubeletProfile | None) -> dict[str, Fr
     return result
 
 
+MAX_REPLICAS = 2000  # per workload: enough to fill any pool, bounded against hostile replica counts
+MAX_SIMULATED_NUMA_NODES = 16
+
+
 def _instances(view: PodView, nodes: int) -> int:
-    return nodes if view.ref.kind == "DaemonSet" else view.replicas
+    return nodes if view.ref.kind == "DaemonSet" else min(view.replicas, MAX_REPLICAS)
 
 
 def simulate(run: Run) -> list[PoolRun]:
@@ -156,12 +160,16 @@ def simulate(run: Run) -> list[PoolRun]:
             continue
         settings = settings_from_profile(pool.profile, run.version)
         pool_run = PoolRun(pool, settings, pool_machine(run, pool))
+        results.append(pool_run)
+        by_pool[id(pool)] = pool_run
+        if len(pool_run.machine.numa_ids) > MAX_SIMULATED_NUMA_NODES and settings.topology_policy != "none":
+            pool_run.start_error = (f"not simulated: {len(pool_run.machine.numa_ids)} NUMA nodes (numalint simulates "
+                                    f"up to {MAX_SIMULATED_NUMA_NODES})")
+            continue
         try:
             pool_run.nodes = [Node(pool_run.machine, settings, f"{pool.name}-{i}") for i in range(pool.nodes)]
         except StartError as err:
             pool_run.start_error = str(err)
-        results.append(pool_run)
-        by_pool[id(pool)] = pool_run
     state_dir = run.settings.get("node_state")
     if state_dir and results and results[0].nodes:
         from .node_state import apply_state, read_state

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from .alignment.machine import Device
 from .findings import ObjectRef
-from .locate import get, locate
+from .locate import as_list, get, locate
 from .sources import Document
+from .topology_view import MAX_COUNT
 from .yamlpos import Span
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ def _policy(doc: Document) -> Policy | None:
         return None
     nic: dict[str, Any] = spec["nicSelector"] if isinstance(spec.get("nicSelector"), dict) else {}
     pf_names = []
-    for index, raw in enumerate(nic.get("pfNames") or []):
+    for index, raw in enumerate(as_list(nic.get("pfNames"))):
         match = _PF_RE.match(str(raw))
         if match:
             first, last = match.group("first"), match.group("last")
@@ -115,7 +116,7 @@ def _policy(doc: Document) -> Policy | None:
                   {str(k): "" if v is None else str(v) for k, v in selector.items()},
                   str(spec.get("deviceType") or "netdevice"), spec.get("excludeTopology") is True,
                   _text(nic.get("vendor")), _text(nic.get("deviceID")), pf_names,
-                  [str(r) for r in nic.get("rootDevices") or []])
+                  [str(r) for r in as_list(nic.get("rootDevices"))])
 
 
 @dataclass
@@ -142,7 +143,7 @@ class SriovCatalog:
                         if (labels is None or p.selects_node(labels)) and p.range_on(nic) is not False]
             for policy in sorted(matching, key=lambda p: -p.priority):  # the lowest number applies last and wins
                 vf_range = policy.range_on(nic)
-                count = min(policy.num_vfs, nic.total_vfs) if nic.total_vfs else policy.num_vfs
+                count = min(policy.num_vfs, nic.total_vfs or MAX_COUNT, MAX_COUNT)
                 first, last = vf_range if isinstance(vf_range, tuple) else (0, count - 1)
                 for vf in range(first, min(last, count - 1) + 1):
                     claims[vf] = policy

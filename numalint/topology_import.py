@@ -13,9 +13,10 @@ from typing import Any
 
 from .alignment.machine import CPU, Device, Machine, NUMANode
 from .findings import Finding, ObjectRef
-from .locate import get
+from .locate import as_list, get
 from .quantity import try_quantity
 from .sources import Document
+from .topology_view import MAX_COUNT
 
 _ZONE_RE = re.compile(r"^node-(\d+)$")
 
@@ -23,13 +24,15 @@ _ZONE_RE = re.compile(r"^node-(\d+)$")
 def machine_from_nrt(doc: Document, findings: list[Finding]) -> Any:
     from .topology_view import TopologyView
 
-    zones = [z for z in (get(doc.root, ("zones",)) or []) if isinstance(z, dict)]
+    zones = [z for z in as_list(get(doc.root, ("zones",))) if isinstance(z, dict)]
     numa_zones = []
     for index, zone in enumerate(zones):
         if zone.get("type", "Node") != "Node":
             continue
         match = _ZONE_RE.match(str(zone.get("name", "")))
-        numa_zones.append((int(match.group(1)) if match else index, zone))
+        numa = int(match.group(1)) if match else index
+        if 0 <= numa <= 63:
+            numa_zones.append((numa, zone))
     if not numa_zones:
         return None
     numa_zones.sort(key=lambda item: item[0])
@@ -41,7 +44,7 @@ def machine_from_nrt(doc: Document, findings: list[Finding]) -> Any:
     for numa, zone in numa_zones:
         memory = 0
         hugepages: dict[int, int] = {}
-        for res in zone.get("resources") or []:
+        for res in as_list(zone.get("resources")):
             if not isinstance(res, dict):
                 continue
             name = str(res.get("name", ""))
@@ -49,7 +52,7 @@ def machine_from_nrt(doc: Document, findings: list[Finding]) -> Any:
             if capacity is None:
                 continue
             if name == "cpu":
-                for _ in range(int(capacity)):
+                for _ in range(min(int(capacity), MAX_COUNT)):
                     cpus[next_cpu] = CPU(next_cpu, next_cpu, 0, numa, 0)
                     next_cpu += 1
             elif name == "memory":
@@ -59,7 +62,7 @@ def machine_from_nrt(doc: Document, findings: list[Finding]) -> Any:
                 if page:
                     hugepages[int(page)] = int(capacity // page)
             elif "/" in name:
-                devices.extend(Device(name, f"{name}-{numa}-{n}", numa) for n in range(int(capacity)))
+                devices.extend(Device(name, f"{name}-{numa}-{n}", numa) for n in range(min(int(capacity), MAX_COUNT)))
         distances = None
         costs = zone.get("costs")
         if isinstance(costs, list) and costs:
@@ -68,7 +71,7 @@ def machine_from_nrt(doc: Document, findings: list[Finding]) -> Any:
             if all(isinstance(v, int) for v in row):
                 distances = [int(v) for v in row if v is not None]
         nodes.append(NUMANode(numa, memory, hugepages, distances))
-    attributes = {str(a.get("name")): str(a.get("value")) for a in (get(doc.root, ("attributes",)) or [])
+    attributes = {str(a.get("name")): str(a.get("value")) for a in as_list(get(doc.root, ("attributes",)))
                   if isinstance(a, dict)}
     name = get(doc.root, ("metadata", "name"))
     return TopologyView(doc=doc, ref=ObjectRef(doc.api_version, doc.kind, str(name) if name else "<unnamed>"),

@@ -13,7 +13,7 @@ from .alignment.machine import CPU, Device, Machine, NUMANode
 from .cpuset import CPUSetError, parse_cpuset
 from .findings import Finding, ObjectRef
 from .kinds import NODE_RESOURCE_TOPOLOGY
-from .locate import get, locate
+from .locate import as_list, get, locate
 from .quantity import try_quantity
 from .sources import Document
 from .yamlpos import Span
@@ -54,6 +54,10 @@ class TopologyView:
         return locate(self.doc.root, ("metadata", "name"))
 
 
+MAX_COUNT = 4096  # devices per entry, VFs per PF, CPUs per NRT zone: hostile numbers must not hang a run
+MAX_POOL_NODES = 1000
+
+
 def _int(value: Any, default: int | None = None) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
@@ -86,7 +90,8 @@ def _node_topology(doc: Document, findings: list[Finding]) -> TopologyView | Non
         if not isinstance(raw, dict):
             continue
         numa = _int(raw.get("id"), index)
-        assert numa is not None
+        if numa is None or not 0 <= numa <= 63:
+            continue  # the schema rule reports ids outside 0-63
         socket = _int(raw.get("socket"), numa // per_socket)
         assert socket is not None
         hugepages: dict[int, int] = {}
@@ -96,28 +101,29 @@ def _node_topology(doc: Document, findings: list[Finding]) -> TopologyView | Non
                 if page is not None and _int(count) is not None:
                     hugepages[int(page)] = int(count)
         distances = raw.get("distances")
+        row = [d for d in distances if _int(d) is not None] if isinstance(distances, list) else []
         nodes.append(NUMANode(numa, _bytes(raw.get("memory")), hugepages,
-                              [int(d) for d in distances] if isinstance(distances, list) else None))
+                              row if isinstance(distances, list) and len(row) == len(distances) else None))
         for core_threads, l3 in _cores(raw, threads, doc, ("spec", "numaNodes", index), findings):
             core_id = min(core_threads)
             for cpu in core_threads:
                 cpus[cpu] = CPU(cpu, core_id, socket, numa, socket if l3 is None else l3)
-    for i, raw in enumerate(spec.get("devices") or []):
+    for i, raw in enumerate(as_list(spec.get("devices"))):
         if not isinstance(raw, dict) or not isinstance(raw.get("resource"), str):
             continue
         numa_raw = raw.get("numaNode")
         numa_dev = _int(numa_raw)
         if numa_dev is not None and numa_dev < 0:
             numa_dev = None
-        for n in range(_int(raw.get("count"), 1) or 0):
+        for n in range(min(_int(raw.get("count"), 1) or 0, MAX_COUNT)):
             devices.append(Device(raw["resource"], str(raw.get("id", f"{raw['resource']}-{i}-{n}")), numa_dev))
     nics = []
-    for raw in spec.get("nics") or []:
+    for raw in as_list(spec.get("nics")):
         if isinstance(raw, dict):
             numa_nic = _int(raw.get("numaNode"))
             nics.append(NIC(str(raw.get("pciAddress", "")), str(raw.get("interface", "")),
                             str(raw.get("vendor", "")), str(raw.get("deviceID", "")),
-                            _int(raw.get("totalVfs"), 0) or 0,
+                            min(_int(raw.get("totalVfs"), 0) or 0, MAX_COUNT),
                             numa_nic if numa_nic is not None and numa_nic >= 0 else None))
     pool: dict[str, Any] = spec["pool"] if isinstance(spec.get("pool"), dict) else {}
     labels: dict[str, Any] = pool["nodeSelector"] if isinstance(pool.get("nodeSelector"), dict) else {}
@@ -126,7 +132,7 @@ def _node_topology(doc: Document, findings: list[Finding]) -> TopologyView | Non
         doc=doc, ref=ObjectRef(doc.api_version, doc.kind, str(name) if name else "<unnamed>"),
         machine=Machine(nodes, cpus, devices),
         node_labels={str(k): "" if v is None else str(v) for k, v in labels.items()},
-        nodes=_int(pool.get("nodes"), 1) or 1,
+        nodes=min(max(_int(pool.get("nodes"), 1) or 1, 1), MAX_POOL_NODES),
         kubelet_config=str(pool["kubeletConfig"]) if pool.get("kubeletConfig") else None, nics=nics)
 
 

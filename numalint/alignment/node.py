@@ -89,7 +89,9 @@ class Node:
         self.machine = machine
         self.settings = settings
         maturity = settings.option_maturity or {}
-        distances = {n.id: n.distances for n in machine.numa_nodes if n.distances is not None}
+        size = len(machine.numa_ids)
+        distances = {n.id: n.distances for n in machine.numa_nodes if n.distances is not None and
+                     len(n.distances) == size}
         try:
             self.manager = TopologyManager.build(
                 settings.topology_policy, machine.numa_ids,
