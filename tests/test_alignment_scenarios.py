@@ -173,3 +173,24 @@ def test_replicas_and_daemonsets_spread_over_the_pool(tmp_path: Path) -> None:
     assert [(p["name"], p["node"]) for p in pods] == [
         ("api-0", "box-0"), ("api-1", "box-1"), ("api-2", "box-2"), ("api-3", "box-0"),
         ("agent-0", "box-0"), ("agent-1", "box-1"), ("agent-2", "box-2")]
+
+
+def test_init_container_cpus_are_reused_but_a_sidecars_are_not(tmp_path: Path) -> None:
+    pod_text = """apiVersion: v1
+kind: Pod
+metadata: {name: withinit}
+spec:
+  initContainers:
+    - name: setup
+      resources: {limits: {cpu: "4", memory: 1Gi}}
+    - name: proxy
+      restartPolicy: Always
+      resources: {limits: {cpu: "1", memory: 1Gi}}
+  containers:
+    - name: app
+      resources: {limits: {cpu: "4", memory: 1Gi}}
+"""
+    write(tmp_path, {"kubelet.yaml": kubelet(), "topology.yaml": topology([("0-5", "16Gi"), ("6-11", "16Gi")]),
+                     "pod.yaml": pod_text})
+    containers = {c["name"]: c["cpus"] for c in pods_by_name(simulate(tmp_path))["withinit"]["containers"]}
+    assert containers == {"setup": [1, 2, 3, 4], "proxy": [1], "app": [2, 3, 4, 5]}

@@ -229,7 +229,7 @@ class StaticPolicy:
         reuse = state.reusable.setdefault(pod, set())
         if init and not sidecar:
             reuse |= cpus
-        elif not init:
+        else:  # app containers and sidecars keep their CPUs: no longer reusable (updateCPUsToReuse)
             reuse -= cpus
         for other in [p for p in state.reusable if p != pod]:
             del state.reusable[other]

@@ -108,6 +108,6 @@ class DeviceManager:
         for resource, ids in chosen.items():
             if init and not sidecar:
                 reuse.setdefault(resource, set()).update(ids)
-            elif not init:
+            else:
                 reuse.get(resource, set()).difference_update(ids)
         return chosen

@@ -179,7 +179,7 @@ class MemoryPolicy:
             for block in blocks:
                 entry = pod_reuse.setdefault(mask_of(block.numa), {})
                 entry[block.resource] = max(entry.get(block.resource, 0), block.size)
-        elif not init:
+        else:  # app containers and sidecars consume what they reused (updatePodReusableMemory)
             for block in blocks:
                 entry = pod_reuse.get(mask_of(block.numa), {})
                 if entry.get(block.resource):
