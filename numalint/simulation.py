@@ -56,10 +56,17 @@ def option_maturity(version: tuple[int, int]) -> dict[str, dict[str, str]]:
             "topology": {o: s for o in TOPOLOGY_OPTIONS if (s := maturity(TOPOLOGY_OPTIONS, o, version))}}
 
 
-def settings_from_profile(profile: KubeletProfile | None, version: tuple[int, int]) -> KubeletSettings:
-    """The alignment core's view of a kubelet profile (gates are checked by the policy-option rule)."""
+def settings_from_profile(profile: KubeletProfile | None, version: tuple[int, int],
+                          attributes: dict[str, str] | None = None) -> KubeletSettings:
+    """The alignment core's view of a kubelet profile (gates are checked by the policy-option rule).
+
+    Without a kubelet configuration, a NodeResourceTopology's attributes still give the topology
+    policy and scope (the CPU and memory managers then stay at their defaults)."""
     if profile is None:
-        return KubeletSettings(option_maturity=option_maturity(version))
+        attributes = attributes or {}
+        policy = attributes.get("topologyManagerPolicy", "none")
+        scope = attributes.get("topologyManagerScope", "container")
+        return KubeletSettings(topology_policy=policy, topology_scope=scope, option_maturity=option_maturity(version))
     reserved: dict[int, dict[str, int]] = {}
     for entry in profile.reserved_memory:
         if entry.numa_node is not None:
@@ -158,7 +165,7 @@ def simulate(run: Run) -> list[PoolRun]:
     for pool in run.pools:
         if pool.topology is None:
             continue
-        settings = settings_from_profile(pool.profile, run.version)
+        settings = settings_from_profile(pool.profile, run.version, pool.topology.attributes)
         pool_run = PoolRun(pool, settings, pool_machine(run, pool))
         results.append(pool_run)
         by_pool[id(pool)] = pool_run

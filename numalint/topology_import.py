@@ -19,6 +19,15 @@ from .sources import Document
 from .topology_view import MAX_COUNT
 
 _ZONE_RE = re.compile(r"^node-(\d+)$")
+# the deprecated topologyPolicies field of NodeResourceTopology
+LEGACY_POLICIES = {
+    "SingleNUMANodeContainerLevel": ("single-numa-node", "container"),
+    "SingleNUMANodePodLevel": ("single-numa-node", "pod"),
+    "Restricted": ("restricted", "container"), "RestrictedContainerLevel": ("restricted", "container"),
+    "RestrictedPodLevel": ("restricted", "pod"), "BestEffort": ("best-effort", "container"),
+    "BestEffortContainerLevel": ("best-effort", "container"), "BestEffortPodLevel": ("best-effort", "pod"),
+    "None": ("none", "container"),
+}
 
 
 def machine_from_nrt(doc: Document, findings: list[Finding]) -> Any:
@@ -73,6 +82,11 @@ def machine_from_nrt(doc: Document, findings: list[Finding]) -> Any:
         nodes.append(NUMANode(numa, memory, hugepages, distances))
     attributes = {str(a.get("name")): str(a.get("value")) for a in as_list(get(doc.root, ("attributes",)))
                   if isinstance(a, dict)}
+    legacy = as_list(get(doc.root, ("topologyPolicies",)))
+    if legacy and "topologyManagerPolicy" not in attributes:
+        policy, scope = LEGACY_POLICIES.get(str(legacy[0]), (None, None))
+        if policy:
+            attributes.update(topologyManagerPolicy=policy, topologyManagerScope=scope or "container")
     name = get(doc.root, ("metadata", "name"))
     return TopologyView(doc=doc, ref=ObjectRef(doc.api_version, doc.kind, str(name) if name else "<unnamed>"),
                         machine=Machine(nodes, cpus, devices), node_labels={"kubernetes.io/hostname": str(name)},

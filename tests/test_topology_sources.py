@@ -177,3 +177,16 @@ def test_node_state_starts_the_simulation_from_live_allocations(tmp_path: Path) 
     stale = [f for f in findings if f["rule"] == "node-state"]
     assert stale and 'differs from state checkpoint policy "none"' in stale[0]["message"]
     assert stale[0]["file"] == os.path.join(str(state), "cpu_manager_state")
+
+
+def test_nrt_attributes_give_the_policy_when_no_kubelet_configuration_is_given(tmp_path: Path) -> None:
+    import json
+
+    nrt = CORPUS / "kubernetes-sigs__scheduler-plugins" / "manifests__noderesourcetopology__worker-node-A.yaml"
+    write(tmp_path, {"pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n"
+                                 "    - name: a\n      resources:\n        limits: {example.com/deviceA: 3}\n"})
+    data = json.loads(run("simulate", "--format", "json", "--topology", str(nrt), str(tmp_path)).output)
+    assert (data["pools"][0]["topology_policy"], data["pools"][0]["topology_scope"]) == (
+        "single-numa-node", "container")
+    pod = data["pods"][0]
+    assert (pod["admitted"], pod["reason"]) == (False, "TopologyAffinityError")  # 3 deviceA span both zones
