@@ -219,6 +219,7 @@ def case_take_by_topology(line: dict[str, Any], context: dict[str, Any]) -> str 
 
 
 def oracle_memory(line: dict[str, Any], _: dict[str, Any]) -> str | None:
+    from ..quantity import parse_quantity
     from .memory_static import MemoryAllocationError, MemoryPolicy, MemoryPolicyError
 
     inp, exp = line["input"], line["expected"]
@@ -247,7 +248,9 @@ def oracle_memory(line: dict[str, Any], _: dict[str, Any]) -> str | None:
     if initial != exp["initial_machine_state"]:
         return f"initial state {initial} != {exp['initial_machine_state']}"
     for index, (container, step) in enumerate(zip(inp["containers"], exp["steps"], strict=False)):
-        requested = {r: int(v) for r, v in container["requests"].items()}
+        # getRequestedResources: only memory and hugepages, as whole bytes
+        requested = {r: int(parse_quantity(v)) for r, v in container["requests"].items()
+                     if r == "memory" or r.startswith("hugepages-")}
         key = (f"pod-{index}", container["name"])
         hints = policy.hints(state, requested, key[0], key)
         hints_json = None if hints is None else {r: [_hint_json(h) for h in lst] for r, lst in hints.items()}
