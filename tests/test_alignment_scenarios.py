@@ -194,3 +194,12 @@ spec:
                      "pod.yaml": pod_text})
     containers = {c["name"]: c["cpus"] for c in pods_by_name(simulate(tmp_path))["withinit"]["containers"]}
     assert containers == {"setup": [1, 2, 3, 4], "proxy": [1], "app": [2, 3, 4, 5]}
+
+
+def test_admission_failure_proposes_the_largest_memory_that_fits(tmp_path: Path) -> None:
+    write(tmp_path, {"kubelet.yaml": kubelet(), "topology.yaml": topology([("0-7", "16Gi"), ("8-15", "16Gi")]),
+                     "pod.yaml": pod("big", "2", "20Gi")})
+    failure = next(f for f in run("check", "--format", "json", str(tmp_path)).json()["findings"]
+                   if f["rule"] == "admission-failure")
+    assert 'lower container "app" to memory: 16Gi' in failure["fix"]["description"]
+    assert "NUMA 0: 7 CPUs, 15260Mi free | NUMA 1: 8 CPUs, 16Gi free" in failure["message"]

@@ -43,6 +43,31 @@ def _readmit(node: Node, spec: PodSpec) -> Admission:
     return node.snapshot().admit(spec)
 
 
+MIB = 2**20
+
+
+def _largest_memory(node: Node, spec: PodSpec, name: str) -> int:
+    """The largest memory request (whole MiB) that admits the pod now, or 0: bisection over re-admissions."""
+    current = next(c.memory for c in spec.containers if c.name == name)
+
+    def admitted(mib: int) -> bool:
+        changed = replace(spec, containers=[replace(c, memory=mib * MIB) if c.name == name else c
+                                            for c in spec.containers])
+        return _readmit(node, changed).admitted
+
+    low, high = 0, current // MIB - 1
+    if high < 1 or not admitted(1):
+        return 0
+    low = 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if admitted(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low * MIB
+
+
 def _with_cpus(spec: PodSpec, name: str, cpus: int) -> PodSpec:
     from fractions import Fraction
 
@@ -63,6 +88,11 @@ def _fixes(run: Run, pool_run: PoolRun, pod: PodRun) -> list[str]:
                             .admitted), None)
             if fitting is not None:
                 fixes.append(f'lower container "{c.name}" to cpu: "{fitting}" (the largest request admitted now)')
+        if spec.guaranteed and node.memory is not None and c.memory > MIB:
+            memory = _largest_memory(node, spec, c.name)
+            if memory:
+                fixes.append(f'lower container "{c.name}" to memory: {format_bytes(memory)} (the largest request '
+                             "admitted now)")
     settings = pool_run.settings
     alternatives: list[tuple[str, KubeletSettings]] = []
     if settings.topology_scope == "container" and settings.topology_policy != "none":
