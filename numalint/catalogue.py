@@ -13,9 +13,6 @@ from typing import Any
 from .data import data_dir
 from .yamlpos import load_all
 
-SEVERITIES = ("info", "warning", "error")
-FIX_SAFETY = ("safe", "unsafe", "display")
-
 
 @dataclass(frozen=True)
 class Rule:

@@ -70,13 +70,20 @@ def apply_state(node: Node, files: NodeStateFiles) -> list[StateProblem]:
     return problems
 
 
-def _apply_cpu(node: Node, data: dict[str, Any], path: str) -> list[StateProblem]:
-    wanted = node.settings.cpu_policy
+def _policy_changed(path: str, prefix: str, wanted: str, data: dict[str, Any]) -> list[StateProblem]:
+    """The checkpoint was written under another policy: the kubelet refuses to start."""
     policy = data.get("policyName")
-    if policy != wanted:
-        return [StateProblem(path, f'configured policy "{wanted}" differs from state checkpoint policy "{policy}": '
-                                   "the kubelet refuses to start",
-                             "drain the node and delete /var/lib/kubelet/cpu_manager_state when changing the policy")]
+    if policy == wanted:
+        return []
+    return [StateProblem(path, f'{prefix}configured policy "{wanted}" differs from state checkpoint policy '
+                               f'"{policy}": the kubelet refuses to start',
+                         f"drain the node and delete /var/lib/kubelet/{Path(path).name} when changing the policy")]
+
+
+def _apply_cpu(node: Node, data: dict[str, Any], path: str) -> list[StateProblem]:
+    changed = _policy_changed(path, "", node.settings.cpu_policy, data)
+    if changed:
+        return changed
     if node.cpu is None:
         return []
     try:
@@ -113,12 +120,9 @@ def _apply_cpu(node: Node, data: dict[str, Any], path: str) -> list[StateProblem
 
 
 def _apply_memory(node: Node, data: dict[str, Any], path: str) -> list[StateProblem]:
-    wanted = node.settings.memory_policy
-    policy = data.get("policyName")
-    if policy != wanted:
-        return [StateProblem(path, f'[memorymanager] configured policy "{wanted}" differs from state checkpoint '
-                                   f'policy "{policy}": the kubelet refuses to start',
-                             "drain the node and delete /var/lib/kubelet/memory_manager_state")]
+    changed = _policy_changed(path, "[memorymanager] ", node.settings.memory_policy, data)
+    if changed:
+        return changed
     if node.memory is None:
         return []
     expected = node.memory.new_state()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 NEWEST = (1, 37)
-OLDEST = (1, 26)
 
 # option -> list of (first minor version, maturity); maturity applies until the next entry
 CPU_OPTIONS: dict[str, list[tuple[int, str]]] = {

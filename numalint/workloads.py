@@ -20,7 +20,6 @@ from .yamlpos import Span, YMap
 
 HUGEPAGES_PREFIX = "hugepages-"
 DISABLE_ANNOTATION = "numalint.io/disable"
-NATIVE_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage", "storage", "pods"})
 
 
 def is_extended(resource: str) -> bool:
@@ -42,7 +41,6 @@ class ContainerView:
     sidecar: bool
     requests: dict[str, Fraction] = field(default_factory=dict)
     limits: dict[str, Fraction] = field(default_factory=dict)
-    explicit_requests: frozenset[str] = frozenset()
 
     @property
     def label(self) -> str:
@@ -96,20 +94,12 @@ class PodView:
             return "Burstable"
         return classes.pop() if classes else "BestEffort"
 
-    def requested(self, resource: str) -> Fraction:
-        """Sum over app containers and sidecars (what stays allocated)."""
-        return sum((c.requests.get(resource, Fraction(0)) for c in self.containers if not c.init or c.sidecar),
-                   Fraction(0))
-
     def resource_names(self) -> set[str]:
         names: set[str] = set()
         for c in self.containers:
             names.update(c.requests)
             names.update(c.limits)
         return names
-
-    def asks_for_devices(self) -> bool:
-        return any(is_extended(r) or is_hugepages(r) for r in self.resource_names())
 
 
 def _quantities(node: Any) -> dict[str, Fraction]:
@@ -128,13 +118,12 @@ def _container(raw: Any, path: Path, init: bool) -> ContainerView | None:
     resources = raw.get("resources")
     requests = _quantities(get(resources, ("requests",)))
     limits = _quantities(get(resources, ("limits",)))
-    explicit = frozenset(requests)
     for name, amount in limits.items():
         requests.setdefault(name, amount)  # API defaulting: request defaults to limit
     raw_name = raw.get("name")
     sidecar = init and raw.get("restartPolicy") == "Always"
     name = str(raw_name) if raw_name is not None else "?"
-    return ContainerView(name, path, init, sidecar, requests, limits, explicit)
+    return ContainerView(name, path, init, sidecar, requests, limits)
 
 
 def _string_map(node: Any) -> dict[str, str]:

@@ -49,13 +49,6 @@ class Machine:
         return {n.id: n for n in self.numa_nodes}
 
     @cached_property
-    def cpus_by_numa(self) -> dict[int, frozenset[int]]:
-        result: dict[int, set[int]] = {n: set() for n in self.numa_ids}
-        for cpu in self.cpus.values():
-            result.setdefault(cpu.numa, set()).add(cpu.id)
-        return {k: frozenset(v) for k, v in result.items()}
-
-    @cached_property
     def siblings(self) -> dict[int, frozenset[int]]:
         cores: dict[tuple[int, int], set[int]] = {}
         for cpu in self.cpus.values():
@@ -63,20 +56,8 @@ class Machine:
         return {c: frozenset(cores[(cpu.socket, cpu.core)]) for c, cpu in self.cpus.items()}
 
     @cached_property
-    def threads_per_core(self) -> int:
-        if not self.cpus:
-            return 1
-        return max(1, len(self.cpus) // max(1, len({(c.socket, c.core) for c in self.cpus.values()})))
-
-    @cached_property
     def num_sockets(self) -> int:
         return len({c.socket for c in self.cpus.values()}) or 1
-
-    def distance(self, a: int, b: int) -> int:
-        row = self.node_by_id[a].distances
-        if row is None:
-            return 10 if a == b else 20
-        return row[self.numa_ids.index(b)] if len(row) == len(self.numa_ids) else row[b]
 
     def devices_of(self, resource: str) -> list[Device]:
         return [d for d in self.devices if d.resource == resource]

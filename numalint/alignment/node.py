@@ -7,6 +7,7 @@ whether the pod runs, why not, and where its CPUs, memory and devices went.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import ceil
@@ -127,10 +128,10 @@ class Node:
         self.pods = 0
 
     # --- what each provider is asked for ---------------------------------------------------------
-    def _cpus(self, pod: PodSpec, c: ContainerSpec) -> int:
+    def exclusive_cpus(self, pod: PodSpec, c: ContainerSpec) -> int:
         return int(c.cpu) if pod.guaranteed and c.cpu.denominator == 1 else 0
 
-    def _memory(self, pod: PodSpec, c: ContainerSpec) -> dict[str, int]:
+    def pinned_memory(self, pod: PodSpec, c: ContainerSpec) -> dict[str, int]:
         if not pod.guaranteed or self.memory is None:
             return {}
         requested = {MEMORY: c.memory} if c.memory else {}
@@ -141,22 +142,23 @@ class Node:
         key = (pod.name, c.name)
         providers: list[dict[str, list[Hint] | None] | None] = [
             self.devices.hints(self.device_state, pod.name, c.devices, key)]
-        cpus = self._cpus(pod, c)
+        cpus = self.exclusive_cpus(pod, c)
         providers.append({"cpu": self.cpu.hints_for(self.cpu_state, cpus, key)} if self.cpu and cpus else None)
-        memory = self._memory(pod, c)
+        memory = self.pinned_memory(pod, c)
         mem_hints = self.memory.hints(self.memory_state, memory, pod.name, key) if self.memory and pod.guaranteed \
             else None
         providers.append(dict(mem_hints) if mem_hints is not None else None)
         return providers
 
     def _pod_hints(self, pod: PodSpec) -> list[dict[str, list[Hint] | None] | None]:
-        effective = _effective(pod, lambda c: {"cpu": self._cpus(pod, c), **self._memory(pod, c), **c.devices})
+        effective = effective_requests(
+            pod, lambda c: {"cpu": self.exclusive_cpus(pod, c), **self.pinned_memory(pod, c), **c.devices})
         devices = {r: v for r, v in effective.items() if r in self.devices.resources()}
         providers: list[dict[str, list[Hint] | None] | None] = [
             self.devices.hints(self.device_state, pod.name, devices)]
         total = effective.get("cpu", 0)
         if self.cpu and total:
-            requests = [(c.name, self._cpus(pod, c)) for c in pod.containers]
+            requests = [(c.name, self.exclusive_cpus(pod, c)) for c in pod.containers]
             providers.append({"cpu": self.cpu.pod_hints(self.cpu_state, pod.name, requests, total)})
         else:
             providers.append(None)
@@ -220,9 +222,9 @@ class Node:
             if c.devices else {}
         cpus: frozenset[int] = frozenset()
         if self.cpu is not None:
-            cpus = self.cpu.allocate(self.cpu_state, key, self._cpus(pod, c), affinity, c.init, c.sidecar)
+            cpus = self.cpu.allocate(self.cpu_state, key, self.exclusive_cpus(pod, c), affinity, c.init, c.sidecar)
         numa = {self.topo.details[x].numa for x in cpus}
-        memory = self._memory(pod, c)
+        memory = self.pinned_memory(pod, c)
         if self.memory is not None and memory:
             blocks = self.memory.allocate(self.memory_state, key, memory, hint, c.init, c.sidecar)
             for block in blocks:
@@ -235,28 +237,14 @@ class Node:
         return ContainerPlacement(c.name, sorted(cpus), sorted(n for n in numa if n is not None), devices)
 
     # --- capacity ----------------------------------------------------------------------------------
-    def free(self) -> dict[int, dict[str, int]]:
-        """Per NUMA node: free exclusive CPUs, free memory and hugepages, free devices per resource."""
-        result: dict[int, dict[str, int]] = {}
-        available = self.cpu.available(self.cpu_state) if self.cpu else set(self.topo.all_cpus)
-        for node in self.machine.numa_ids:
-            entry: dict[str, int] = {"cpu": len(available & self.topo.by_numa.get(node, frozenset()))}
-            state = self.memory_state.nodes.get(node)
-            if state is not None:
-                for resource, table in state.memory.items():
-                    entry[resource] = table.free
-            else:
-                numa = self.machine.node_by_id[node]
-                entry[MEMORY] = numa.memory - sum(p * n for p, n in numa.hugepages.items())
-            for resource in self.devices.resources():
-                used = self.device_state.in_use(resource)
-                entry[resource] = sum(1 for d in self.machine.devices_of(resource) if d.numa == node and
-                                      d.id not in used)
-            result[node] = entry
-        return result
-
     def usage(self) -> dict[int, dict[str, dict[str, int]]]:
-        """Per NUMA node and resource: capacity, reserved, allocated and free."""
+        """Per NUMA node and resource: capacity, reserved, allocatable, allocated and free.
+
+        One table serves the simulate output, the free-capacity messages (``free``) and the per-NUMA
+        limits (``allocatable``); without the Static memory manager, memory is not tracked per NUMA node.
+        """
+        from .memory_static import hugepage_resource
+
         result: dict[int, dict[str, dict[str, int]]] = {}
         reserved_cpus = self.cpu.reserved if self.cpu else frozenset()
         available = self.cpu.available(self.cpu_state) if self.cpu else None
@@ -264,51 +252,36 @@ class Node:
             cpus = self.topo.by_numa.get(node, frozenset())
             reserved = len(cpus & reserved_cpus)
             free = len(cpus & available) if available is not None else len(cpus) - reserved
-            entry = {"cpu": {"capacity": len(cpus), "reserved": reserved,
-                             "allocated": len(cpus) - reserved - free, "free": free}}
+            entry = {"cpu": _row(len(cpus), reserved, len(cpus) - reserved, free)}
             state = self.memory_state.nodes.get(node)
             numa = self.machine.node_by_id[node]
             if state is not None:
                 for resource, table in sorted(state.memory.items()):
-                    entry[resource] = {"capacity": table.total, "reserved": table.system_reserved,
-                                       "allocated": table.reserved, "free": table.free}
+                    entry[resource] = _row(table.total, table.system_reserved, table.allocatable, table.free)
             else:
-                from .memory_static import hugepage_resource
-
                 huge = sum(p * n for p, n in numa.hugepages.items())
-                entry[MEMORY] = {"capacity": numa.memory, "reserved": 0, "allocated": 0, "free": numa.memory - huge}
-                for page, pages in numa.hugepages.items():
-                    entry[hugepage_resource(page)] = {"capacity": page * pages, "reserved": 0, "allocated": 0,
-                                                      "free": page * pages}
+                entry[MEMORY] = _row(numa.memory, 0, numa.memory - huge, numa.memory - huge)
+                for page, pages in sorted(numa.hugepages.items()):
+                    entry[hugepage_resource(page)] = _row(page * pages, 0, page * pages, page * pages)
             for resource in sorted(self.devices.resources()):
                 mine = [d for d in self.machine.devices_of(resource) if d.numa == node]
                 used = self.device_state.in_use(resource)
-                taken = sum(1 for d in mine if d.id in used)
-                entry[resource] = {"capacity": len(mine), "reserved": 0, "allocated": taken, "free": len(mine) - taken}
+                entry[resource] = _row(len(mine), 0, len(mine), sum(1 for d in mine if d.id not in used))
             result[node] = entry
         return result
+
+    def free(self) -> dict[int, dict[str, int]]:
+        """Per NUMA node: what is free now, per resource."""
+        return {n: {r: e["free"] for r, e in usage.items()} for n, usage in self.usage().items()}
 
     def capacity(self) -> dict[int, dict[str, int]]:
-        """Per NUMA node: allocatable exclusive CPUs (after reservation), memory, hugepages, devices."""
-        result: dict[int, dict[str, int]] = {}
-        reserved = self.cpu.reserved if self.cpu else frozenset()
-        for node in self.machine.numa_ids:
-            entry = {"cpu": len(self.topo.by_numa.get(node, frozenset()) - reserved)}
-            state = self.memory.new_state().nodes[node] if self.memory else None
-            numa = self.machine.node_by_id[node]
-            if state is not None:
-                for resource, table in state.memory.items():
-                    entry[resource] = table.allocatable
-            else:
-                entry[MEMORY] = numa.memory - sum(p * n for p, n in numa.hugepages.items())
-                for page, pages in numa.hugepages.items():
-                    from .memory_static import hugepage_resource
+        """Per NUMA node: what aligned pods can ever get there (capacity after reservations)."""
+        return {n: {r: e["allocatable"] for r, e in usage.items()} for n, usage in self.usage().items()}
 
-                    entry[hugepage_resource(page)] = page * pages
-            for resource in self.devices.resources():
-                entry[resource] = sum(1 for d in self.machine.devices_of(resource) if d.numa == node)
-            result[node] = entry
-        return result
+
+def _row(capacity: int, reserved: int, allocatable: int, free: int) -> dict[str, int]:
+    return {"capacity": capacity, "reserved": reserved, "allocatable": allocatable,
+            "allocated": allocatable - free, "free": free}
 
 
 def _validate_reserved_memory(settings: KubeletSettings) -> None:
@@ -327,9 +300,8 @@ def _validate_reserved_memory(settings: KubeletSettings) -> None:
                              "Allocatable feature")
 
 
-def _effective(pod: PodSpec, requests: object) -> dict[str, int]:
+def effective_requests(pod: PodSpec, requests: Callable[[ContainerSpec], dict[str, int]]) -> dict[str, int]:
     """Pod-level request per resource: max(sum of app containers and sidecars, max over init containers)."""
-    assert callable(requests)
     init_max: dict[str, int] = {}
     sidecars: dict[str, int] = {}
     apps: dict[str, int] = {}

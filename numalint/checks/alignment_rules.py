@@ -184,32 +184,19 @@ def smt_alignment(run: Run) -> Iterator[Finding]:
                     Fix(f"request a multiple of {per_core} CPUs per container, or free whole cores"))
 
 
-def _numa_capacity(node: Node) -> dict[int, dict[str, int]]:
-    return node.capacity()
-
-
 def _requests_of(node: Node, spec: PodSpec, scope: str) -> list[tuple[str, dict[str, int]]]:
     """(what, resource -> amount) the Topology Manager aligns: per container or for the whole pod."""
-    from ..alignment.node import _effective
+    from ..alignment.node import ContainerSpec, effective_requests
 
-    def values(c: object) -> dict[str, int]:
-        from ..alignment.node import ContainerSpec
-
-        assert isinstance(c, ContainerSpec)
-        result: dict[str, int] = {}
-        if node.cpu is not None and spec.guaranteed and c.cpu.denominator == 1 and c.cpu:
-            result["cpu"] = int(c.cpu)
-        if node.memory is not None and spec.guaranteed:
-            if c.memory:
-                result["memory"] = c.memory
-            result.update({k: v for k, v in c.hugepages.items() if v})
-        result.update({k: v for k, v in c.devices.items() if v and any(
-            d.numa is not None for d in node.machine.devices_of(k))})
-        return result
+    def aligned(c: ContainerSpec) -> dict[str, int]:
+        cpus = node.exclusive_cpus(spec, c) if node.cpu is not None else 0
+        devices = {k: v for k, v in c.devices.items()
+                   if v and any(d.numa is not None for d in node.machine.devices_of(k))}
+        return {**({"cpu": cpus} if cpus else {}), **node.pinned_memory(spec, c), **devices}
 
     if scope == "pod":
-        return [("the pod", _effective(spec, values))]
-    return [(f'container "{c.name}"', values(c)) for c in spec.containers]
+        return [("the pod", effective_requests(spec, aligned))]
+    return [(f'container "{c.name}"', aligned(c)) for c in spec.containers]
 
 
 @check("exceeds-numa-node")
@@ -219,7 +206,7 @@ def exceeds_numa_node(run: Run) -> Iterator[Finding]:
         if policy == "none" or not pool_run.nodes:
             continue
         node = pool_run.nodes[0]
-        capacity = _numa_capacity(node)
+        capacity = node.capacity()
         severity = "info" if policy == "best-effort" else "error"
         seen: set[tuple[str, str]] = set()
         for pod in pool_run.pods:

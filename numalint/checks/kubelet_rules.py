@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from fractions import Fraction
 from math import ceil
 
+from ..alignment.options import check_available
 from ..context import Run
 from ..cpuset import CPUSetError, format_cpuset, parse_cpuset
 from ..findings import Edit, Finding, Fix
@@ -28,10 +29,6 @@ def _finding(profile: KubeletProfile, slug: str, message: str, field_name: str |
              key: bool = False, fix: Fix | None = None, severity: str | None = None) -> Finding:
     span = profile.span(field_name, *rest, key=key) if field_name else profile.anchor()
     return Finding(slug, message, profile.file, span, profile.ref, fix, severity)
-
-
-def _where(profile: KubeletProfile) -> str:
-    return "KubeletConfig spec.kubeletConfig" if profile.openshift else "KubeletConfiguration"
 
 
 @check("invalid-policy-name")
@@ -304,24 +301,22 @@ def policy_option(run: Run) -> Iterator[Finding]:
 
 def _gated(profile: KubeletProfile, run: Run, table: dict[str, list[tuple[int, str]]], gates: dict[str, str],
            option: str, field_name: str, component: str) -> Finding | None:
-    stage = maturity(table, option, run.version)
+    """The kubelet's own option-availability error at the target version, with the gates it runs with."""
+    available = {o: s for o in table if (s := maturity(table, o, run.version))}
+    enabled = frozenset({"ga"} | {stage for stage, gate in gates.items()
+                                  if profile.openshift or gate_enabled(gate, profile.feature_gates, run.version)})
+    error = check_available(component, option, available, enabled)
+    if error is None:
+        return None
     version = f"{run.version[0]}.{run.version[1]}"
-    if stage is None:
-        known = ", ".join(sorted(o for o in table if maturity(table, o, run.version)))
-        return _finding(profile, "policy-option",
-                        f'unknown {component} Policy option: "{option}" at Kubernetes {version} (known: {known}); '
-                        "the kubelet refuses to start", field_name, option, key=True,
-                        fix=Fix("remove the option or target a Kubernetes version that has it"))
-    if stage == "ga":
-        return None
-    gate = gates[stage]
-    if profile.openshift or gate_enabled(gate, profile.feature_gates, run.version):
-        return None
-    label = "Alpha" if stage == "alpha" else "Beta"
-    return _finding(profile, "policy-option",
-                    f'{component} Policy {label}-level Options not enabled, but option "{option}" provided '
-                    f"(Kubernetes {version}: enable feature gate {gate}); the kubelet refuses to start",
-                    field_name, option, key=True, fix=Fix(f"add featureGates: {{{gate}: true}}"))
+    if option not in available:
+        detail, fix = f"known: {', '.join(sorted(available))}", "remove the option or target a Kubernetes version " \
+                                                                 "that has it"
+    else:
+        gate = gates[available[option]]
+        detail, fix = f"enable feature gate {gate}", f"add featureGates: {{{gate}: true}}"
+    return _finding(profile, "policy-option", f"{error} (Kubernetes {version}: {detail}); the kubelet refuses to "
+                    "start", field_name, option, key=True, fix=Fix(fix))
 
 
 def _cpu_options(run: Run, profile: KubeletProfile) -> Iterator[Finding]:
