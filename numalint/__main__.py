@@ -1,3 +1,3 @@
-from .cli import main
+from numalint.cli import main
 
 main()

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from .data import data_dir
-from .yamlpos import load_all
+from numalint.data import data_dir
+from numalint.reading.yamlpos import load_all
 
 
 @dataclass(frozen=True)

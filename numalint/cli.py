@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from . import __version__
+from numalint import __version__
 
 FAIL_LEVELS = {"info": 0, "warning": 1, "error": 2, "never": 99}
 SEVERITY_LEVEL = {"info": 0, "warning": 1, "error": 2}
@@ -52,8 +52,8 @@ def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_
           config_path: str | None, topologies: tuple[str, ...], jobs: int, color: bool | None,
           node_state: str | None, apply_fixes: bool, unsafe_fixes: bool, show_diff: bool) -> None:
     """Check files and directories (recursively; '-' reads stdin)."""
-    from .engine import run_check
-    from .report import RENDERERS, render_text
+    from numalint.engine import run_check
+    from numalint.output.report import RENDERERS, render_text
 
     options = _options(config_path, kube_version, jobs)
     if not paths:
@@ -93,9 +93,9 @@ def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_
 def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format: str, kube_version: str | None,
              config_path: str | None, node_state: str | None) -> None:
     """Show where the kubelet would place each pod, NUMA node by NUMA node; exit 1 if one is rejected."""
-    from .engine import build_run
-    from .simulate_report import render_json, render_text
-    from .simulation import simulate as run_simulation
+    from numalint.engine import build_run
+    from numalint.output.simulation import render_json, render_text
+    from numalint.simulation.simulate import simulate as run_simulation
 
     options = _options(config_path, kube_version, 0)
     if not paths and not topologies and not options.context:
@@ -122,8 +122,8 @@ def topology_capture(sysfs_root: str, name: str | None) -> None:
     """Read this node's topology from sysfs and print a NodeTopology (read-only)."""
     import socket
 
-    from .topology_capture import CaptureError, capture
-    from .topology_emit import topology_document
+    from numalint.topology.capture import CaptureError, capture
+    from numalint.topology.emit import topology_document
 
     try:
         machine, nics = capture(sysfs_root)
@@ -137,7 +137,7 @@ def topology_capture(sysfs_root: str, name: str | None) -> None:
 @click.option("--name", default="imported", show_default=True, help="metadata.name of the NodeTopology.")
 def topology_import(file: str, name: str) -> None:
     """Convert numactl --hardware text, lscpu -p output or a NodeResourceTopology to a NodeTopology."""
-    from .topology_import import ImportFormatError, import_topology
+    from numalint.topology.importer import ImportFormatError, import_topology
 
     try:
         text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
@@ -151,9 +151,9 @@ def topology_import(file: str, name: str) -> None:
 
 def _options(config_path: str | None, kube_version: str | None, jobs: int) -> Any:
     """Configuration file + command line -> engine Options (usage errors exit 2)."""
-    from .config import ConfigError, find_config, load_config
-    from .engine import Options
-    from .versions import NEWEST, parse_version
+    from numalint.config import ConfigError, find_config, load_config
+    from numalint.engine import Options
+    from numalint.k8s.versions import NEWEST, parse_version
 
     try:
         config = load_config(Path(config_path) if config_path else find_config(Path.cwd()))
@@ -194,8 +194,8 @@ def fix_command(paths: tuple[str, ...], unsafe_fixes: bool, show_diff: bool, kub
 
 def _run_fix(paths: list[str], options: Any, unsafe: bool, show_diff: bool, stdin_text: str | None,
              output_format: str, fail_on: str | None, color: bool | None) -> None:
-    from .fixer import fix, write_atomically
-    from .report import RENDERERS, render_text
+    from numalint.fixer import fix, write_atomically
+    from numalint.output.report import RENDERERS, render_text
 
     result = fix(paths, options, unsafe, stdin_text)
     report = result.report
@@ -226,7 +226,7 @@ def _run_fix(paths: list[str], options: Any, unsafe: bool, show_diff: bool, stdi
 
 
 def _is_rule(slug: str) -> bool:
-    from .catalogue import catalogue
+    from numalint.catalogue import catalogue
 
     return slug in catalogue()
 
@@ -237,7 +237,7 @@ def list_rules(output_format: str) -> None:
     """List the rule catalogue."""
     import json
 
-    from .catalogue import catalogue
+    from numalint.catalogue import catalogue
 
     rules = list(catalogue().values())
     if output_format == "json":
@@ -253,8 +253,8 @@ def list_rules(output_format: str) -> None:
 @click.argument("rule")
 def explain(rule: str) -> None:
     """Show one rule's documentation and examples (by slug or code)."""
-    from .catalogue import lookup
-    from .explain import render_rule
+    from numalint.catalogue import lookup
+    from numalint.output.explain import render_rule
 
     found = lookup(rule)
     if found is None:

@@ -8,10 +8,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .catalogue import catalogue
-from .context import FileResult, Run
-from .findings import Finding
-from .kinds import (
+from numalint.catalogue import catalogue
+from numalint.findings import Finding
+from numalint.k8s.kinds import (
     KUBELET_CONFIG,
     KUBELET_CONFIGURATION,
     NODE_RESOURCE_TOPOLOGY,
@@ -19,9 +18,10 @@ from .kinds import (
     PERFORMANCE_PROFILE,
     is_known,
 )
-from .locate import get, locate
-from .sources import Document, Source, discover, read_source
-from .yamlpos import Span
+from numalint.model.run import FileResult, Run
+from numalint.reading.locate import get, locate
+from numalint.reading.sources import Document, Source, discover, read_source
+from numalint.reading.yamlpos import Span
 
 PARALLEL_THRESHOLD = 300
 DISABLE_ANNOTATION = "numalint.io/disable"
@@ -51,10 +51,11 @@ class Report:
 
 def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
     """Read one file and turn its known documents into typed views (runs in workers)."""
-    from .checks.input_rules import input_findings
-    from .kubelet import kubelet_profile
-    from .topology_view import topology_from_document
-    from .workloads import pod_view
+    from numalint.checks.input_rules import input_findings
+    from numalint.views.kubelet import kubelet_profile
+    from numalint.views.nrt import machine_from_nrt
+    from numalint.views.topology import topology_from_document
+    from numalint.views.workloads import pod_view
 
     source = read_source(path, (texts or {}).get(path))
     result = FileResult(source=source)
@@ -70,7 +71,7 @@ def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
                 result.profiles.append(profile)
                 continue
         if doc.kind == PERFORMANCE_PROFILE:
-            from .performance import render
+            from numalint.views.performance import render
 
             rendered = render(doc)
             if rendered is not None:
@@ -78,7 +79,8 @@ def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
             result.others.append(doc)
             continue
         if doc.kind in (NODE_TOPOLOGY, NODE_RESOURCE_TOPOLOGY):
-            topo = topology_from_document(doc, source.findings)
+            read_topology = machine_from_nrt if doc.kind == NODE_RESOURCE_TOPOLOGY else topology_from_document
+            topo = read_topology(doc, source.findings)
             if topo is not None:
                 result.topologies.append(topo)
             continue
@@ -165,7 +167,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
 
 
 def run_checks(run: Run, options: Options) -> Iterable[Finding]:
-    from .checks import all_checks
+    from numalint.checks import all_checks
 
     for slug, func in all_checks().items():
         if options.severities.get(slug) == "off":

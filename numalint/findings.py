@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .yamlpos import Span
+from numalint.reading.yamlpos import Span
 
 
 @dataclass(frozen=True)

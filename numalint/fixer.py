@@ -14,9 +14,9 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 
-from .catalogue import catalogue
-from .engine import Options, Report, run_check
-from .findings import Edit, Finding
+from numalint.catalogue import catalogue
+from numalint.engine import Options, Report, run_check
+from numalint.findings import Edit, Finding
 
 MAX_PASSES = 6
 

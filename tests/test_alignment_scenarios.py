@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .conftest import run, write
+from tests.conftest import run, write
 
 KUBELET = """\
 apiVersion: kubelet.config.k8s.io/v1beta1

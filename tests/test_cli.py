@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import run, write
+from tests.conftest import run, write
 
 STATIC_NO_RESERVATION = """\
 apiVersion: kubelet.config.k8s.io/v1beta1

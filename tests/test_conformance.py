@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from numalint.alignment.conformance import run
+from numalint.conformance.runner import run
 
 DATA = Path(__file__).parent / "kubelet"
 
@@ -41,7 +41,7 @@ def test_kubelet_unit_test_tables() -> None:
 
 
 def test_module_entry_point_reports_and_exits() -> None:
-    proc = subprocess.run([sys.executable, "-m", "numalint.alignment.conformance",
+    proc = subprocess.run([sys.executable, "-m", "numalint.conformance.runner",
                            str(DATA / "oracle" / "topology-merge.jsonl")], capture_output=True, text=True)
     assert proc.returncode == 0
     assert proc.stdout.strip() == "topologymanager merge (oracle): 808 passed, 0 failed"
@@ -51,7 +51,7 @@ def test_mismatch_is_reported_with_its_input(tmp_path: Path) -> None:
     line = (DATA / "oracle" / "topology-merge.jsonl").read_text().splitlines()[0]
     broken = line.replace('"admit":true', '"admit":false').replace('"admit": true', '"admit": false')
     (tmp_path / "bad.jsonl").write_text(broken + "\n")
-    proc = subprocess.run([sys.executable, "-m", "numalint.alignment.conformance", str(tmp_path / "bad.jsonl")],
+    proc = subprocess.run([sys.executable, "-m", "numalint.conformance.runner", str(tmp_path / "bad.jsonl")],
                           capture_output=True, text=True)
     assert proc.returncode == 1
     assert "0 passed, 1 failed" in proc.stdout and "input:" in proc.stdout

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .conftest import run
+from tests.conftest import run
 
 CORPUS = Path(__file__).parent / "corpus"
 

@@ -11,9 +11,8 @@ import pytest
 from numalint.catalogue import catalogue
 from numalint.findings import Edit, Finding
 from numalint.fixer import apply_edits
-from numalint.yamlpos import Span
-
-from .conftest import run, write
+from numalint.reading.yamlpos import Span
+from tests.conftest import run, write
 
 BEFORE = """\
 # kubelet for the numa pool -- keep comments!

@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from numalint.cpuset import CPUSetError, format_cpuset, parse_cpuset
-from numalint.quantity import format_bytes, parse_quantity
-from numalint.yamlpos import load_all
-
-from .conftest import run, write
+from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
+from numalint.k8s.quantity import format_bytes, parse_quantity
+from numalint.reading.yamlpos import load_all
+from tests.conftest import run, write
 
 
 def test_yaml_1_1_scalars_resolve_like_go_yaml_v2() -> None:
@@ -124,7 +123,7 @@ def test_json_input_and_kind_list_are_read(tmp_path: Path) -> None:
 
 
 def test_oversized_file_is_reported_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import numalint.sources as sources
+    import numalint.reading.sources as sources
 
     monkeypatch.setattr(sources, "MAX_FILE_BYTES", 100)
     write(tmp_path, {"big.yaml": "a: " + "x" * 200 + "\n", "small.yaml": "a: 1\n"})

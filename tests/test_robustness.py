@@ -10,9 +10,8 @@ from typing import Any
 import pytest
 
 from numalint.catalogue import catalogue
-from numalint.yamlpos import load_all
-
-from .conftest import run
+from numalint.reading.yamlpos import load_all
+from tests.conftest import run
 
 CORPUS = Path(__file__).parent / "corpus"
 WEIRD: list[Any] = [None, 0, -1, 3.5, True, "x", "", [], {}, [1, "a"], {"a": None}, "0-3", "1Gi", "-5", 10**20,

@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from numalint.catalogue import catalogue
-
-from .conftest import run, write
+from tests.conftest import run, write
 
 EXAMPLES = [(slug, i, ex) for slug, rule in catalogue().items() for i, ex in enumerate(rule.examples)]
 

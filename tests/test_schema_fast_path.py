@@ -8,9 +8,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from numalint.catalogue import catalogue
-from numalint.kinds import SCHEMA_FILES
-from numalint.schema import KUBELET_SCHEMA, conforms, load_schema
-from numalint.yamlpos import load_all
+from numalint.k8s.kinds import SCHEMA_FILES
+from numalint.reading.yamlpos import load_all
+from numalint.views.schema import KUBELET_SCHEMA, conforms, load_schema
 
 CORPUS = Path(__file__).parent / "corpus"
 

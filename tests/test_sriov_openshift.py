@@ -7,9 +7,8 @@ import shutil
 from pathlib import Path
 
 from numalint.engine import Options, build_run
-from numalint.versions import NEWEST
-
-from .conftest import run, write
+from numalint.k8s.versions import NEWEST
+from tests.conftest import run, write
 
 CORPUS = Path(__file__).parent / "corpus"
 NTO = CORPUS / "openshift__cluster-node-tuning-operator"
@@ -138,7 +137,7 @@ def test_sriov_rules(tmp_path: Path) -> None:
 
 
 def test_networks_annotation_forms() -> None:
-    from numalint.sriov import parse_networks
+    from numalint.model.sriov import parse_networks
 
     assert parse_networks("a, ns/b@eth1,c") == [(None, "a"), ("ns", "b"), (None, "c")]
     assert parse_networks('[{"name": "a", "namespace": "x", "interface": "net1"}, {"name": "a"}]') == [

@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from numalint.yamlpos import load_all
-
-from .conftest import run, write
+from numalint.reading.yamlpos import load_all
+from tests.conftest import run, write
 
 CORPUS = Path(__file__).parent / "corpus"
 

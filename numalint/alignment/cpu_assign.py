@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator
 
-from .cputopo import CPUTopology
+from numalint.alignment.cputopo import CPUTopology
 
 PACKED = "packed"
 SPREAD = "spread"

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .bitmask import Mask, bits, count, subsets
-from .cpu_assign import PACKED, SPREAD, TakeError, take_distributed, take_packed
-from .cputopo import CPUTopology
-from .merge import Hint
-from .options import ALL_STAGES, GO_BOOLS, bool_error, check_available
+from numalint.alignment.bitmask import Mask, bits, count, subsets
+from numalint.alignment.cpu_assign import PACKED, SPREAD, TakeError, take_distributed, take_packed
+from numalint.alignment.cputopo import CPUTopology
+from numalint.alignment.merge import Hint
+from numalint.alignment.options import ALL_STAGES, GO_BOOLS, bool_error, check_available
 
 # maturity at v1.32 (the oracle's version); callers pass their version's table
 CPU_OPTION_MATURITY_1_32 = {
@@ -244,6 +244,6 @@ class StaticPolicy:
 
 
 def _cpuset(cpus: Iterable[int]) -> str:
-    from ..cpuset import format_cpuset
+    from numalint.k8s.cpuset import format_cpuset
 
     return format_cpuset(cpus)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from .machine import Machine
+from numalint.alignment.machine import Machine
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .bitmask import bits, count, iterate_masks
-from .machine import Device
-from .merge import Hint
+from numalint.alignment.bitmask import bits, count, iterate_masks
+from numalint.alignment.machine import Device
+from numalint.alignment.merge import Hint
 
 
 class DeviceAllocationError(Exception):

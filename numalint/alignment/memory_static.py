@@ -11,8 +11,8 @@ import copy
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .bitmask import Mask, bits, count, mask_of, narrower, subsets
-from .merge import Hint
+from numalint.alignment.bitmask import Mask, bits, count, mask_of, narrower, subsets
+from numalint.alignment.merge import Hint
 
 MEMORY = "memory"
 
@@ -64,7 +64,7 @@ class MemoryState:
 
 
 def hugepage_resource(page_size: int) -> str:
-    from ..quantity import format_bytes
+    from numalint.k8s.quantity import format_bytes
 
     return f"hugepages-{format_bytes(page_size)}"
 

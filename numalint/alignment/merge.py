@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .bitmask import Mask, bits, count, mask_of, narrower
-from .options import ALL_STAGES, GO_BOOLS, bool_error, check_available
+from numalint.alignment.bitmask import Mask, bits, count, mask_of, narrower
+from numalint.alignment.options import ALL_STAGES, GO_BOOLS, bool_error, check_available
 
 POLICIES = ("none", "best-effort", "restricted", "single-numa-node")
 SCOPES = ("container", "pod")

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from math import ceil
 
-from .bitmask import Mask, bits
-from .cpu_static import AllocationError, CPUState, PolicyError, StaticPolicy
-from .cputopo import CPUTopology
-from .devices import DeviceAllocationError, DeviceManager, DeviceState
-from .machine import Machine
-from .memory_static import MEMORY, MemoryAllocationError, MemoryPolicy, MemoryPolicyError, MemoryState
-from .merge import Hint, ManagerError, TopologyManager
+from numalint.alignment.bitmask import Mask, bits
+from numalint.alignment.cpu_static import AllocationError, CPUState, PolicyError, StaticPolicy
+from numalint.alignment.cputopo import CPUTopology
+from numalint.alignment.devices import DeviceAllocationError, DeviceManager, DeviceState
+from numalint.alignment.machine import Machine
+from numalint.alignment.memory_static import MEMORY, MemoryAllocationError, MemoryPolicy, MemoryPolicyError, MemoryState
+from numalint.alignment.merge import Hint, ManagerError, TopologyManager
 
 TOPOLOGY_AFFINITY_ERROR = "TopologyAffinityError"
 TOPOLOGY_MESSAGE = "Resources cannot be allocated with Topology locality"
@@ -243,7 +243,7 @@ class Node:
         One table serves the simulate output, the free-capacity messages (``free``) and the per-NUMA
         limits (``allocatable``); without the Static memory manager, memory is not tracked per NUMA node.
         """
-        from .memory_static import hugepage_resource
+        from numalint.alignment.memory_static import hugepage_resource
 
         result: dict[int, dict[str, dict[str, int]]] = {}
         reserved_cpus = self.cpu.reserved if self.cpu else frozenset()
@@ -286,7 +286,7 @@ def _row(capacity: int, reserved: int, allocatable: int, free: int) -> dict[str,
 
 def _validate_reserved_memory(settings: KubeletSettings) -> None:
     """validateReservedMemory: per memory type, the NUMA sums equal the Node Allocatable reservation."""
-    from ..quantity import format_bytes
+    from numalint.k8s.quantity import format_bytes
 
     totals: dict[str, int] = {}
     for limits in settings.reserved_memory.values():

@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..context import Run
-    from ..findings import Finding
+    from numalint.findings import Finding
+    from numalint.model.run import Run
 
 Check = Callable[["Run"], Iterable["Finding"]]
 CHECKS: dict[str, Check] = {}
@@ -24,6 +24,6 @@ def check(slug: str) -> Callable[[Check], Check]:
 
 
 def all_checks() -> dict[str, Check]:
-    from . import alignment_rules, kubelet_rules, openshift_rules, sriov_rules, workload_rules  # noqa: F401  (registration)
+    from numalint.checks import alignment_rules, kubelet_rules, openshift_rules, sriov_rules, workload_rules  # noqa: F401  (registration)
 
     return CHECKS

@@ -5,17 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
-from ..alignment.cpu_static import StaticPolicy
-from ..alignment.cputopo import CPUTopology
-from ..alignment.machine import Machine
-from ..alignment.merge import DEFAULT_MAX_NUMA_NODES
-from ..alignment.node import Admission, KubeletSettings, Node, PodSpec, StartError
-from ..context import Run
-from ..cpuset import format_cpuset
-from ..findings import Finding, Fix
-from ..quantity import format_bytes
-from ..simulation import UNSCHEDULABLE, PodRun, PoolRun, simulate
-from . import check
+from numalint.alignment.cpu_static import StaticPolicy
+from numalint.alignment.cputopo import CPUTopology
+from numalint.alignment.machine import Machine
+from numalint.alignment.merge import DEFAULT_MAX_NUMA_NODES
+from numalint.alignment.node import Admission, KubeletSettings, Node, PodSpec, StartError
+from numalint.checks import check
+from numalint.findings import Finding, Fix
+from numalint.k8s.cpuset import format_cpuset
+from numalint.k8s.quantity import format_bytes
+from numalint.model.run import Run
+from numalint.simulation.simulate import UNSCHEDULABLE, PodRun, PoolRun, simulate
 
 MAX_FIX_SEARCHES = 25
 
@@ -111,8 +111,8 @@ def _fixes(run: Run, pool_run: PoolRun, pod: PodRun) -> list[str]:
 
 def _exclude_topology_fix(run: Run, pool_run: PoolRun, pod: PodRun) -> list[str]:
     """excludeTopology: true on the pod's SR-IOV resources, when re-simulation shows it admits the pod."""
-    from ..simulation import pool_machine
-    from ..sriov import catalog
+    from numalint.model.sriov import catalog
+    from numalint.simulation.simulate import pool_machine
 
     sriov = catalog(run)
     aligned = {d.resource for d in pool_run.machine.devices if d.numa is not None} & sriov.resources()
@@ -186,7 +186,7 @@ def smt_alignment(run: Run) -> Iterator[Finding]:
 
 def _requests_of(node: Node, spec: PodSpec, scope: str) -> list[tuple[str, dict[str, int]]]:
     """(what, resource -> amount) the Topology Manager aligns: per container or for the whole pod."""
-    from ..alignment.node import ContainerSpec, effective_requests
+    from numalint.alignment.node import ContainerSpec, effective_requests
 
     def aligned(c: ContainerSpec) -> dict[str, int]:
         cpus = node.exclusive_cpus(spec, c) if node.cpu is not None else 0
@@ -318,8 +318,8 @@ def _computed_reservation(profile: object, machine: object) -> frozenset[int]:
     """CPUs the kubelet picks itself from a reservation quantity (SPEC §2.2)."""
     from math import ceil
 
-    from ..alignment.machine import Machine
-    from ..kubelet import KubeletProfile
+    from numalint.alignment.machine import Machine
+    from numalint.views.kubelet import KubeletProfile
 
     assert isinstance(profile, KubeletProfile) and isinstance(machine, Machine)
     amount = profile.cpu_reservation()
@@ -336,7 +336,7 @@ def _computed_reservation(profile: object, machine: object) -> frozenset[int]:
 
 @check("node-state")
 def node_state(run: Run) -> Iterator[Finding]:
-    from ..yamlpos import Span
+    from numalint.reading.yamlpos import Span
 
     simulate(run)
     for problem in run.settings.get("_node_state_problems", []):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import difflib
 
-from ..findings import Edit, Finding, Fix, ObjectRef
-from ..kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION
-from ..locate import Path, get
-from ..schema import kubelet_field_names, validate_document
-from ..sources import Document
-from ..yamlpos import YMap
+from numalint.findings import Edit, Finding, Fix, ObjectRef
+from numalint.k8s.kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION
+from numalint.reading.locate import Path, get
+from numalint.reading.sources import Document
+from numalint.reading.yamlpos import YMap
+from numalint.views.schema import kubelet_field_names, validate_document
 
 
 def input_findings(doc: Document) -> list[Finding]:

@@ -6,15 +6,23 @@ from collections.abc import Iterator
 from fractions import Fraction
 from math import ceil
 
-from ..alignment.options import check_available
-from ..context import Run
-from ..cpuset import CPUSetError, format_cpuset, parse_cpuset
-from ..findings import Edit, Finding, Fix
-from ..kubelet import KubeletProfile
-from ..pools import topologies_for_profile
-from ..quantity import format_bytes, format_cpu, try_quantity
-from ..versions import CPU_GATES, CPU_OPTIONS, TOPOLOGY_GATES, TOPOLOGY_OPTIONS, gate_enabled, go_parse_bool, maturity
-from . import check
+from numalint.alignment.options import check_available
+from numalint.checks import check
+from numalint.findings import Edit, Finding, Fix
+from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
+from numalint.k8s.quantity import format_bytes, format_cpu, try_quantity
+from numalint.k8s.versions import (
+    CPU_GATES,
+    CPU_OPTIONS,
+    TOPOLOGY_GATES,
+    TOPOLOGY_OPTIONS,
+    gate_enabled,
+    go_parse_bool,
+    maturity,
+)
+from numalint.model.pools import topologies_for_profile
+from numalint.model.run import Run
+from numalint.views.kubelet import KubeletProfile
 
 POLICY_VALUES = {
     "cpuManagerPolicy": ("none", "static"),

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..context import Run
-from ..cpuset import CPUSetError, format_cpuset, parse_cpuset
-from ..findings import Finding, Fix
-from ..kubelet import KubeletProfile
-from ..locate import get, locate
-from ..pools import label_selector_matches
-from ..quantity import format_bytes, try_quantity
-from ..sources import Document
-from ..topology_view import TopologyView
-from . import check
+from numalint.checks import check
+from numalint.findings import Finding, Fix
+from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
+from numalint.k8s.quantity import format_bytes, try_quantity
+from numalint.model.pools import label_selector_matches
+from numalint.model.run import Run
+from numalint.reading.locate import get, locate
+from numalint.reading.sources import Document
+from numalint.views.kubelet import KubeletProfile
+from numalint.views.topology import TopologyView
 
 
 def _labels(value: object) -> dict[str, str]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..context import Run
-from ..findings import Finding, Fix
-from ..sriov import NETWORKS_ANNOTATION, Policy, catalog
-from . import check
+from numalint.checks import check
+from numalint.findings import Finding, Fix
+from numalint.model.run import Run
+from numalint.model.sriov import NETWORKS_ANNOTATION, Policy, catalog
 
 
 @check("sriov-unknown-resource")
@@ -79,7 +79,7 @@ def sriov_policy_conflict(run: Run) -> Iterator[Finding]:
 
 
 def _overlap(a: Policy, pa: object, b: Policy, pb: object) -> bool:
-    from ..sriov import PFName
+    from numalint.model.sriov import PFName
 
     assert isinstance(pa, PFName) and isinstance(pb, PFName)
     ra = (pa.first, pa.last) if pa.first is not None and pa.last is not None else (0, max(a.num_vfs - 1, 0))

@@ -6,13 +6,13 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
-from ..context import Run
-from ..findings import Edit, Finding, Fix
-from ..pools import pools_for
-from ..quantity import format_quantity
-from ..workloads import ContainerView, PodView, is_extended, is_hugepages
-from ..yamlpos import Span
-from . import check
+from numalint.checks import check
+from numalint.findings import Edit, Finding, Fix
+from numalint.k8s.quantity import format_quantity
+from numalint.model.pools import pools_for
+from numalint.model.run import Run
+from numalint.reading.yamlpos import Span
+from numalint.views.workloads import ContainerView, PodView, is_extended, is_hugepages
 
 NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .alignment.memory_static import Block, MemoryTable, NodeState
-from .alignment.node import Node
-from .cpuset import CPUSetError, format_cpuset, parse_cpuset
+from numalint.alignment.memory_static import Block, MemoryTable, NodeState
+from numalint.alignment.node import Node
+from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
 
 CPU_FILE = "cpu_manager_state"
 MEMORY_FILE = "memory_manager_state"

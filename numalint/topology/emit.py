@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .alignment.machine import Machine
-from .cpuset import format_cpuset
-from .quantity import format_bytes
+from numalint.alignment.machine import Machine
+from numalint.k8s.cpuset import format_cpuset
+from numalint.k8s.quantity import format_bytes
 
 
 def topology_document(name: str, machine: Machine, nics: list[Any] | None = None,

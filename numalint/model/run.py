@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .kubelet import KubeletProfile
-from .sources import Document, Source
-from .workloads import PodView
+from numalint.reading.sources import Document, Source
+from numalint.views.kubelet import KubeletProfile
+from numalint.views.workloads import PodView
 
 if TYPE_CHECKING:
-    from .pools import Pool
-    from .topology_view import TopologyView
+    from numalint.model.pools import Pool
+    from numalint.views.topology import TopologyView
 
 
 @dataclass
@@ -44,7 +44,7 @@ class Run:
     @property
     def pools(self) -> list[Pool]:
         if self._pools is None:
-            from .pools import build_pools
+            from numalint.model.pools import build_pools
 
             self._pools = build_pools(self)
         return self._pools

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .yamlpos import Span, YMap, YSeq
+from numalint.reading.yamlpos import Span, YMap, YSeq
 
 Path = tuple[Any, ...]
 

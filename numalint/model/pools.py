@@ -12,14 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .kinds import KUBELET_CONFIG
-from .locate import as_list, as_map, get
+from numalint.k8s.kinds import KUBELET_CONFIG
+from numalint.reading.locate import as_list, as_map, get
 
 if TYPE_CHECKING:
-    from .context import Run
-    from .kubelet import KubeletProfile
-    from .topology_view import TopologyView
-    from .workloads import PodView
+    from numalint.model.run import Run
+    from numalint.views.kubelet import KubeletProfile
+    from numalint.views.topology import TopologyView
+    from numalint.views.workloads import PodView
 
 
 @dataclass

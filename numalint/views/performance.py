@@ -13,13 +13,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .cpuset import CPUSetError, format_cpuset, parse_cpuset
-from .findings import ObjectRef
-from .kubelet import KubeletProfile, kubelet_profile
-from .locate import get, locate
-from .quantity import format_bytes, try_quantity
-from .sources import Document
-from .yamlpos import Span, YMap, YSeq
+from numalint.findings import ObjectRef
+from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
+from numalint.k8s.quantity import format_bytes, try_quantity
+from numalint.reading.locate import get, locate
+from numalint.reading.sources import Document
+from numalint.reading.yamlpos import Span, YMap, YSeq
+from numalint.views.kubelet import KubeletProfile, kubelet_profile
 
 EVICTION_DEFAULTS = {"memory.available": "100Mi", "nodefs.available": "10%", "imagefs.available": "15%",
                      "nodefs.inodesFree": "5%"}

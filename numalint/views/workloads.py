@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .findings import ObjectRef
-from .kinds import POD_SPEC_PATHS
-from .locate import Locator, Path, get
-from .quantity import try_quantity
-from .sources import Document
-from .yamlpos import Span, YMap
+from numalint.findings import ObjectRef
+from numalint.k8s.kinds import POD_SPEC_PATHS
+from numalint.k8s.quantity import try_quantity
+from numalint.reading.locate import Locator, Path, get
+from numalint.reading.sources import Document
+from numalint.reading.yamlpos import Span, YMap
 
 HUGEPAGES_PREFIX = "hugepages-"
 DISABLE_ANNOTATION = "numalint.io/disable"

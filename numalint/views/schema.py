@@ -11,11 +11,11 @@ import re
 from functools import cache
 from typing import Any
 
-from .data import data_dir
-from .findings import Edit, Finding, Fix
-from .kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION, NODE_TOPOLOGY, SCHEMA_FILES
-from .locate import Path, locate
-from .sources import Document
+from numalint.data import data_dir
+from numalint.findings import Edit, Finding, Fix
+from numalint.k8s.kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION, NODE_TOPOLOGY, SCHEMA_FILES
+from numalint.reading.locate import Path, locate
+from numalint.reading.sources import Document
 
 KUBELET_SCHEMA = "kubelet-config.schema.json"
 

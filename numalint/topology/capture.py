@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .alignment.machine import CPU, Device, Machine, NUMANode
-from .cpuset import CPUSetError, parse_cpuset
-from .topology_view import NIC
+from numalint.alignment.machine import CPU, Device, Machine, NUMANode
+from numalint.k8s.cpuset import CPUSetError, parse_cpuset
+from numalint.views.topology import NIC
 
 NVIDIA_VENDOR = "0x10de"
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .alignment.machine import CPU, Device, Machine, NUMANode
-from .cpuset import CPUSetError, parse_cpuset
-from .findings import Finding, ObjectRef
-from .kinds import NODE_RESOURCE_TOPOLOGY
-from .locate import as_list, get, locate
-from .quantity import try_quantity
-from .sources import Document
-from .yamlpos import Span
+from numalint.alignment.machine import CPU, Device, Machine, NUMANode
+from numalint.findings import Finding, ObjectRef
+from numalint.k8s.cpuset import CPUSetError, parse_cpuset
+from numalint.k8s.quantity import try_quantity
+from numalint.reading.locate import as_list, get, locate
+from numalint.reading.sources import Document
+from numalint.reading.yamlpos import Span
 
 
 @dataclass
@@ -68,10 +67,6 @@ def _bytes(value: Any) -> int:
 
 
 def topology_from_document(doc: Document, findings: list[Finding]) -> TopologyView | None:
-    if doc.kind == NODE_RESOURCE_TOPOLOGY:
-        from .topology_import import machine_from_nrt
-
-        return machine_from_nrt(doc, findings)
     return _node_topology(doc, findings)
 
 

@@ -33,7 +33,7 @@ def parse_version(text: str) -> tuple[int, int]:
 
 def go_parse_bool(text: object) -> bool | None:
     """strconv.ParseBool; None when the kubelet would reject the value."""
-    from .alignment.options import GO_BOOLS
+    from numalint.alignment.options import GO_BOOLS
 
     return GO_BOOLS.get(text) if isinstance(text, str) else None
 

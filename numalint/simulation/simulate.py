@@ -14,15 +14,15 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from .alignment.machine import Machine
-from .alignment.node import Admission, ContainerSpec, KubeletSettings, Node, PodSpec, StartError
-from .sriov import catalog
-from .workloads import PodView, is_extended, is_hugepages
+from numalint.alignment.machine import Machine
+from numalint.alignment.node import Admission, ContainerSpec, KubeletSettings, Node, PodSpec, StartError
+from numalint.model.sriov import catalog
+from numalint.views.workloads import PodView, is_extended, is_hugepages
 
 if TYPE_CHECKING:
-    from .context import Run
-    from .kubelet import KubeletProfile
-    from .pools import Pool
+    from numalint.model.pools import Pool
+    from numalint.model.run import Run
+    from numalint.views.kubelet import KubeletProfile
 
 UNSCHEDULABLE = "Unschedulable"
 
@@ -50,7 +50,7 @@ class PoolRun:
 
 
 def option_maturity(version: tuple[int, int]) -> dict[str, dict[str, str]]:
-    from .versions import CPU_OPTIONS, TOPOLOGY_OPTIONS, maturity
+    from numalint.k8s.versions import CPU_OPTIONS, TOPOLOGY_OPTIONS, maturity
 
     return {"cpu": {o: s for o in CPU_OPTIONS if (s := maturity(CPU_OPTIONS, o, version))},
             "topology": {o: s for o in TOPOLOGY_OPTIONS if (s := maturity(TOPOLOGY_OPTIONS, o, version))}}
@@ -127,7 +127,7 @@ def pod_requests(spec: PodSpec) -> dict[str, Fraction]:
 def node_allocatable(node: Node, profile: KubeletProfile | None) -> dict[str, Fraction]:
     machine = node.machine
     huge: dict[str, Fraction] = {}
-    from .alignment.memory_static import hugepage_resource
+    from numalint.alignment.memory_static import hugepage_resource
 
     for numa in machine.numa_nodes:
         for page, pages in numa.hugepages.items():
@@ -158,7 +158,7 @@ def simulate(run: Run) -> list[PoolRun]:
     cached = run.settings.get("_simulation")
     if cached is not None:
         return list(cached)
-    from .pools import pools_for
+    from numalint.model.pools import pools_for
 
     results: list[PoolRun] = []
     by_pool: dict[int, PoolRun] = {}
@@ -179,7 +179,7 @@ def simulate(run: Run) -> list[PoolRun]:
             pool_run.start_error = str(err)
     state_dir = run.settings.get("node_state")
     if state_dir and results and results[0].nodes:
-        from .node_state import apply_state, read_state
+        from numalint.simulation.node_state import apply_state, read_state
 
         files = read_state(state_dir)
         problems = list(files.problems) + apply_state(results[0].nodes[0], files)
@@ -254,7 +254,7 @@ def _unschedulable_message(pool_run: PoolRun, spec: PodSpec) -> str:
     allocatable = node_allocatable(node, pool_run.pool.profile)
     short = [r for r, amount in wanted.items() if amount and amount > allocatable.get(r, Fraction(0))]
     if short:
-        from .quantity import format_quantity
+        from numalint.k8s.quantity import format_quantity
 
         parts = [f"{r} {format_quantity(r, wanted[r])} > allocatable {format_quantity(r, allocatable.get(r, 0))}"
                  if not is_extended(r) else f"{r} {int(wanted[r])} > {int(allocatable.get(r, 0))}" for r in short]

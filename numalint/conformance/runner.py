@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import vectors
+from numalint.conformance import vectors
 
 MAX_SHOWN = 5
 

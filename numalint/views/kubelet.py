@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .cpuset import CPUSetError, parse_cpuset
-from .findings import ObjectRef
-from .kinds import KUBELET_CONFIG
-from .locate import Path, get, locate
-from .quantity import try_quantity
-from .sources import Document
-from .yamlpos import Span, YMap
+from numalint.findings import ObjectRef
+from numalint.k8s.cpuset import CPUSetError, parse_cpuset
+from numalint.k8s.kinds import KUBELET_CONFIG
+from numalint.k8s.quantity import try_quantity
+from numalint.reading.locate import Path, get, locate
+from numalint.reading.sources import Document
+from numalint.reading.yamlpos import Span, YMap
 
 DEFAULT_MEMORY_AVAILABLE = Fraction(100 * 2**20)  # evictionHard memory.available<100Mi (Linux default)
 # What the machine-config operator gives a pool when the user sets nothing (node sizing fallbacks).
@@ -145,7 +145,7 @@ def kubelet_profile(doc: Document) -> KubeletProfile | None:
     ref = ObjectRef(doc.api_version, doc.kind, str(name) if name else fallback, None)
     profile = KubeletProfile(doc=doc, ref=ref, base=base, raw=raw, openshift=openshift)
     # The machine-config operator matches keys case-insensitively (FORMATS.md §2).
-    from .schema import kubelet_field_names
+    from numalint.views.schema import kubelet_field_names
 
     known = kubelet_field_names()
     lowered = {k.lower(): k for k in known} if openshift else {}

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .findings import Finding
-from .kinds import is_known
-from .yamlpos import Span, YamlError, YMap, YSeq, load_all
+from numalint.findings import Finding
+from numalint.k8s.kinds import is_known
+from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 YAML_SUFFIXES = (".yaml", ".yml", ".json")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from .catalogue import Rule
+from numalint.catalogue import Rule
 
 
 def render_rule(rule: Rule) -> str:

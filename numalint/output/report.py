@@ -6,9 +6,9 @@ import json
 from collections import Counter
 from typing import Any
 
-from . import __version__
-from .catalogue import Rule, catalogue
-from .findings import Finding
+from numalint import __version__
+from numalint.catalogue import Rule, catalogue
+from numalint.findings import Finding
 
 JSON_FORMAT_VERSION = 1
 _COLOURS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}

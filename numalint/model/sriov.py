@@ -17,17 +17,17 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .alignment.machine import Device
-from .findings import ObjectRef
-from .locate import as_list, get, locate
-from .sources import Document
-from .topology_view import MAX_COUNT
-from .yamlpos import Span
+from numalint.alignment.machine import Device
+from numalint.findings import ObjectRef
+from numalint.reading.locate import as_list, get, locate
+from numalint.reading.sources import Document
+from numalint.reading.yamlpos import Span
+from numalint.views.topology import MAX_COUNT
 
 if TYPE_CHECKING:
-    from .context import Run
-    from .topology_view import NIC, TopologyView
-    from .workloads import PodView
+    from numalint.model.run import Run
+    from numalint.views.topology import NIC, TopologyView
+    from numalint.views.workloads import PodView
 
 DEFAULT_PREFIX = "openshift.io"
 NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"

@@ -1,0 +1,92 @@
+"""NodeResourceTopology objects as node topologies.
+
+NRT zones are NUMA nodes (``node-<id>``); their cpu, memory, hugepages and
+device capacities become the machine; ``costs`` are distances; attributes carry
+the kubelet's policy and scope. NRT does not list CPU ids or SMT siblings, so
+each zone's CPUs are numbered consecutively, one thread per core.
+"""
+
+from __future__ import annotations
+
+import re
+
+from numalint.alignment.machine import CPU, Device, Machine, NUMANode
+from numalint.findings import Finding, ObjectRef
+from numalint.k8s.quantity import try_quantity
+from numalint.reading.locate import as_list, get
+from numalint.reading.sources import Document
+from numalint.views.topology import MAX_COUNT, TopologyView
+
+_ZONE_RE = re.compile(r"^node-(\d+)$")
+# the deprecated topologyPolicies field of NodeResourceTopology
+LEGACY_POLICIES = {
+    "SingleNUMANodeContainerLevel": ("single-numa-node", "container"),
+    "SingleNUMANodePodLevel": ("single-numa-node", "pod"),
+    "Restricted": ("restricted", "container"), "RestrictedContainerLevel": ("restricted", "container"),
+    "RestrictedPodLevel": ("restricted", "pod"), "BestEffort": ("best-effort", "container"),
+    "BestEffortContainerLevel": ("best-effort", "container"), "BestEffortPodLevel": ("best-effort", "pod"),
+    "None": ("none", "container"),
+}
+
+
+def machine_from_nrt(doc: Document, findings: list[Finding]) -> TopologyView | None:
+    zones = [z for z in as_list(get(doc.root, ("zones",))) if isinstance(z, dict)]
+    numa_zones = []
+    for index, zone in enumerate(zones):
+        if zone.get("type", "Node") != "Node":
+            continue
+        match = _ZONE_RE.match(str(zone.get("name", "")))
+        numa = int(match.group(1)) if match else index
+        if 0 <= numa <= 63:
+            numa_zones.append((numa, zone))
+    if not numa_zones:
+        return None
+    numa_zones.sort(key=lambda item: item[0])
+    ids = [numa for numa, _ in numa_zones]
+    nodes: list[NUMANode] = []
+    cpus: dict[int, CPU] = {}
+    devices: list[Device] = []
+    next_cpu = 0
+    for numa, zone in numa_zones:
+        memory = 0
+        hugepages: dict[int, int] = {}
+        for res in as_list(zone.get("resources")):
+            if not isinstance(res, dict):
+                continue
+            name = str(res.get("name", ""))
+            capacity = try_quantity(res.get("capacity"))
+            if capacity is None:
+                continue
+            if name == "cpu":
+                for _ in range(min(int(capacity), MAX_COUNT)):
+                    cpus[next_cpu] = CPU(next_cpu, next_cpu, 0, numa, 0)
+                    next_cpu += 1
+            elif name == "memory":
+                memory = int(capacity)
+            elif name.startswith("hugepages-"):
+                page = try_quantity(name[len("hugepages-"):])
+                if page:
+                    hugepages[int(page)] = int(capacity // page)
+            elif "/" in name:
+                devices.extend(Device(name, f"{name}-{numa}-{n}", numa) for n in range(min(int(capacity), MAX_COUNT)))
+        distances = None
+        costs = zone.get("costs")
+        if isinstance(costs, list) and costs:
+            by_name = {str(c.get("name")): c.get("value") for c in costs if isinstance(c, dict)}
+            row = [by_name.get(f"node-{other}") for other in ids]
+            if all(isinstance(v, int) for v in row):
+                distances = [int(v) for v in row if v is not None]
+        nodes.append(NUMANode(numa, memory, hugepages, distances))
+    attributes = {str(a.get("name")): str(a.get("value")) for a in as_list(get(doc.root, ("attributes",)))
+                  if isinstance(a, dict)}
+    legacy = as_list(get(doc.root, ("topologyPolicies",)))
+    if legacy and "topologyManagerPolicy" not in attributes:
+        policy, scope = LEGACY_POLICIES.get(str(legacy[0]), (None, None))
+        if policy:
+            attributes.update(topologyManagerPolicy=policy, topologyManagerScope=scope or "container")
+    name = get(doc.root, ("metadata", "name"))
+    return TopologyView(doc=doc, ref=ObjectRef(doc.api_version, doc.kind, str(name) if name else "<unnamed>"),
+                        machine=Machine(nodes, cpus, devices), node_labels={"kubernetes.io/hostname": str(name)},
+                        attributes=attributes)
+
+
