@@ -11,7 +11,8 @@ from functools import lru_cache
 from typing import Any
 
 from numalint.data import data_dir
-from numalint.reading.yamlpos import load_all
+from numalint.findings import Finding
+from numalint.reading.yamlpos import Span, load_all
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,20 @@ class Rule:
     fix_safety: str
     references: tuple[str, ...]
     examples: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+
+
+@lru_cache(maxsize=1)
+def slugs() -> frozenset[str]:
+    """The slug of every rule (file names only: cheap enough for reading workers)."""
+    return frozenset(p.stem for p in data_dir("rules").glob("*.yaml"))
+
+
+def finding(slug: str, message: str, file: str, span: Span, **details: Any) -> Finding:
+    """A finding of a rule that no check function produces (reading, schema, suppressions); the one
+    registry every finding goes through, so no producer can invent a rule."""
+    if slug not in slugs():
+        raise KeyError(f"no rule {slug!r} in the catalogue")
+    return Finding(slug, message, file, span, **details)
 
 
 @lru_cache(maxsize=1)

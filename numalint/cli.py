@@ -55,12 +55,10 @@ def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_
     from numalint.engine import run_check
     from numalint.output.report import RENDERERS, render_text
 
-    options = _options(config_path, kube_version, jobs)
+    options = _options(config_path, kube_version, jobs, node_state)
     if not paths:
         raise click.UsageError("give at least one file or directory to check ('-' for stdin)")
     stdin_text = sys.stdin.read() if "-" in paths else None
-    if node_state:
-        options.settings["node_state"] = node_state
     if apply_fixes or show_diff:
         _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, output_format,
                  fail_on, color)
@@ -93,17 +91,14 @@ def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_
 def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format: str, kube_version: str | None,
              config_path: str | None, node_state: str | None) -> None:
     """Show where the kubelet would place each pod, NUMA node by NUMA node; exit 1 if one is rejected."""
-    from numalint.engine import build_run
+    from numalint.engine import build_analysis
     from numalint.output.simulation import render_json, render_text
-    from numalint.simulation.simulate import simulate as run_simulation
 
-    options = _options(config_path, kube_version, 0)
+    options = _options(config_path, kube_version, 0, node_state)
     if not paths and not topologies and not options.context:
         raise click.UsageError("give the files to simulate and a --topology")
-    run = build_run(list(paths) + list(topologies), options, sys.stdin.read() if "-" in paths else None)
-    if node_state:
-        run.settings["node_state"] = node_state
-    runs = run_simulation(run)
+    analysis = build_analysis(list(paths) + list(topologies), options, sys.stdin.read() if "-" in paths else None)
+    runs = list(analysis.pool_runs)
     click.echo((render_json if output_format == "json" else render_text)(runs), nl=False)
     rejected = any(p.admission and not p.admission.admitted for r in runs for p in r.pods)
     sys.exit(1 if rejected else 0)
@@ -149,11 +144,12 @@ def topology_import(file: str, name: str) -> None:
         raise click.ClickException(f"{file}: {err}") from None
 
 
-def _options(config_path: str | None, kube_version: str | None, jobs: int) -> Any:
+def _options(config_path: str | None, kube_version: str | None, jobs: int, node_state: str | None = None) -> Any:
     """Configuration file + command line -> engine Options (usage errors exit 2)."""
     from numalint.config import ConfigError, find_config, load_config
     from numalint.engine import Options
     from numalint.k8s.versions import NEWEST, parse_version
+    from numalint.model.sriov import DEFAULT_PREFIX
 
     try:
         config = load_config(Path(config_path) if config_path else find_config(Path.cwd()))
@@ -167,12 +163,10 @@ def _options(config_path: str | None, kube_version: str | None, jobs: int) -> An
     if unknown:
         raise click.UsageError(f"invalid configuration: unknown rule(s) {', '.join(unknown)} in "
                                f"{config.path}; see `numalint rules`")
-    options = Options(version=version, exclude=config.exclude, severities=config.rules,
-                      exclude_base=str((config.path.parent if config.path else Path.cwd()).resolve()),
-                      context=config.context + config.topologies, jobs=jobs,
-                      settings={"sriov_prefix": config.sriov_resource_prefix})
-    options.fail_on = config.fail_on
-    return options
+    return Options(version=version, exclude=tuple(config.exclude), severities=config.rules,
+                   exclude_base=str((config.path.parent if config.path else Path.cwd()).resolve()),
+                   context=tuple(config.context + config.topologies), jobs=jobs, fail_on=config.fail_on,
+                   node_state=node_state, sriov_prefix=config.sriov_resource_prefix or DEFAULT_PREFIX)
 
 
 @main.command("fix")

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from numalint.data import data_dir
+from numalint.reading.locate import locate
 from numalint.reading.yamlpos import YamlError, load_all
 
 CONFIG_NAMES = (".numalint.yaml", ".numalint.yml")
@@ -66,8 +68,6 @@ def load_config(path: Path | None) -> Config:
 def _validate(path: Path, raw: Any) -> None:
     from jsonschema import Draft202012Validator
 
-    from numalint.data import data_dir
-    from numalint.reading.locate import locate
 
     with open(data_dir("schemas") / "config.schema.json", encoding="utf-8") as handle:
         schema = json.load(handle)

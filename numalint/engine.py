@@ -4,11 +4,14 @@ catalogue's checks on the typed views, then apply configuration and suppressions
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from numalint import catalogue as registry
+from numalint.analysis import Analysis, AnalysisOptions, analyse
 from numalint.catalogue import catalogue
+from numalint.checks import run_checks
+from numalint.checks.input_rules import input_findings
 from numalint.findings import Finding
 from numalint.k8s.kinds import (
     KUBELET_CONFIG,
@@ -16,29 +19,40 @@ from numalint.k8s.kinds import (
     NODE_RESOURCE_TOPOLOGY,
     NODE_TOPOLOGY,
     PERFORMANCE_PROFILE,
+    POD_SPEC_PATHS,
     is_known,
 )
 from numalint.model.run import FileResult, Run
+from numalint.model.sriov import DEFAULT_PREFIX
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document, Source, discover, read_source
 from numalint.reading.yamlpos import Span
+from numalint.views.kubelet import kubelet_profile
+from numalint.views.nrt import machine_from_nrt
+from numalint.views.performance import render
+from numalint.views.topology import topology_from_document
+from numalint.views.workloads import pod_view
 
 PARALLEL_THRESHOLD = 300
 DISABLE_ANNOTATION = "numalint.io/disable"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Options:
     """How one run is configured (from the command line and .numalint.yaml)."""
 
     version: tuple[int, int]
-    exclude: list[str] = field(default_factory=list)
+    exclude: tuple[str, ...] = ()
     exclude_base: str | None = None
-    severities: dict[str, str] = field(default_factory=dict)  # slug -> severity or "off"
-    context: list[str] = field(default_factory=list)  # files read for cross-document checks only
-    settings: dict[str, Any] = field(default_factory=dict)
+    severities: Mapping[str, str] = field(default_factory=dict)  # slug -> severity or "off"
+    context: tuple[str, ...] = ()  # files read for cross-document checks only
     jobs: int = 0
     fail_on: str | None = None
+    node_state: str | None = None  # --node-state: a node's checkpoint directory
+    sriov_prefix: str = DEFAULT_PREFIX
+
+    def analysis(self) -> AnalysisOptions:
+        return AnalysisOptions(self.version, self.node_state, self.sriov_prefix)
 
 
 @dataclass
@@ -51,12 +65,6 @@ class Report:
 
 def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
     """Read one file and turn its known documents into typed views (runs in workers)."""
-    from numalint.checks.input_rules import input_findings
-    from numalint.views.kubelet import kubelet_profile
-    from numalint.views.nrt import machine_from_nrt
-    from numalint.views.topology import topology_from_document
-    from numalint.views.workloads import pod_view
-
     source = read_source(path, (texts or {}).get(path))
     result = FileResult(source=source)
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
@@ -71,8 +79,6 @@ def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
                 result.profiles.append(profile)
                 continue
         if doc.kind == PERFORMANCE_PROFILE:
-            from numalint.views.performance import render
-
             rendered = render(doc)
             if rendered is not None:
                 result.profiles.append(rendered)
@@ -93,11 +99,15 @@ def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
 
 
 def _record_annotation(source: Source, doc: Document) -> None:
-    value = get(doc.root, ("metadata", "annotations", DISABLE_ANNOTATION))
-    if isinstance(value, str):
-        slugs = {s.strip() for s in value.split(",") if s.strip()}
-        source.annotations.append((doc.span, locate(doc.root, ("metadata", "annotations", DISABLE_ANNOTATION)),
-                                   slugs))
+    """``numalint.io/disable`` on the object or on its pod template covers the whole document."""
+    spec_path = POD_SPEC_PATHS.get(doc.kind)
+    places = [("metadata",)] + ([spec_path[:-1] + ("metadata",)] if spec_path and len(spec_path) > 1 else [])
+    for metadata in places:
+        path = metadata + ("annotations", DISABLE_ANNOTATION)
+        value = get(doc.root, path)
+        if isinstance(value, str):
+            slugs = {s.strip() for s in value.split(",") if s.strip()}
+            source.annotations.append((doc.span, locate(doc.root, path), slugs))
 
 
 def _read_all(paths: list[str], texts: dict[str, str], jobs: int) -> list[FileResult]:
@@ -128,15 +138,14 @@ def _read_run(paths: list[str], options: Options, texts: dict[str, str]) -> tupl
         pods=[p for r in results for p in r.pods],
         topologies=[t for r in results for t in r.topologies],
         others=[d for r in results for d in r.others],
-        version=options.version,
-        settings=options.settings,
     )
     return run, results, len(files), missing
 
 
-def build_run(paths: list[str], options: Options, stdin_text: str | None = None) -> Run:
-    """Read inputs into a Run without checking them (for ``simulate``)."""
-    return _read_run(paths, options, {"-": stdin_text} if stdin_text is not None else {})[0]
+def build_analysis(paths: list[str], options: Options, stdin_text: str | None = None) -> Analysis:
+    """Read inputs and analyse them without checking (for ``simulate``)."""
+    run = _read_run(paths, options, {"-": stdin_text} if stdin_text is not None else {})[0]
+    return analyse(run, options.analysis())
 
 
 def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
@@ -152,27 +161,20 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     for result in results:
         findings.extend(result.source.findings)
         if result.source.template:
-            findings.append(Finding(
+            findings.append(registry.finding(
                 "not-lintable", "file is a Helm/Go template ({{ ... }}); render it first, e.g. "
                 "`helm template . | numalint check -`", result.source.path, Span(1, 1, 1, 1)))
-    findings.extend(run_checks(run, options))
+    analysis = analyse(run, options.analysis())
+    disabled = {slug for slug, severity in options.severities.items() if severity == "off"}
+    findings.extend(run_checks(analysis, disabled))
     for path in missing:
-        findings.append(Finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1)))
-    reported |= {p.file for p in run.settings.get("_node_state_problems", [])}
+        findings.append(registry.finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1)))
+    reported |= {p.file for p in analysis.simulation.node_state_problems}
     findings = [f for f in findings if f.file in reported or f.file in missing]
     findings = apply_configuration(findings, options, run)
     readable = sum(1 for r in results[: len(files)] if r.source.parsed)
     unparsed = {r.source.path for r in results if not r.source.parsed or r.source.template}
     return Report(sorted(findings, key=Finding.sort_key), len(files) + len(missing), readable, unparsed)
-
-
-def run_checks(run: Run, options: Options) -> Iterable[Finding]:
-    from numalint.checks import all_checks
-
-    for slug, func in all_checks().items():
-        if options.severities.get(slug) == "off":
-            continue
-        yield from func(run)
 
 
 def apply_configuration(findings: list[Finding], options: Options, run: Run) -> list[Finding]:
@@ -235,9 +237,9 @@ def _unused(run: Run, annotations: list[tuple[str, Span, Span, set[str]]],
         if (file, line, slug) in used:
             return
         what = "unknown rule" if slug not in known and slug != "all" else "nothing to suppress"
-        result.append(Finding("unused-suppression", f'suppression of "{slug}" is unused ({what})',
-                              file, Span(line, col, line, col + 1), severity=options.severities.get(
-                                  "unused-suppression")))
+        result.append(registry.finding("unused-suppression", f'suppression of "{slug}" is unused ({what})',
+                                       file, Span(line, col, line, col + 1),
+                                       severity=options.severities.get("unused-suppression")))
 
     for source in run.sources:
         for line, (slugs, col) in source.suppressions.items():

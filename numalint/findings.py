@@ -1,10 +1,12 @@
-"""What a check reports: findings, their fixes and the objects they concern."""
+"""What checks report: located hits, the findings the framework makes of them, and their fixes."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from numalint.reading.yamlpos import Span
+
+SAFE, UNSAFE, DISPLAY = "safe", "unsafe", "display"
 
 
 @dataclass(frozen=True)
@@ -31,15 +33,35 @@ class Edit:
 
 @dataclass
 class Fix:
-    """A concrete repair; ``edits`` is empty when the fix can only be described."""
+    """A concrete repair. ``safety`` belongs to the fix, not the rule: one rule may offer a safe
+    rename and an unsafe guess. A fix without edits can only be shown (``display``)."""
 
     description: str
     edits: list[Edit] = field(default_factory=list)
+    safety: str = DISPLAY
+
+    def __post_init__(self) -> None:
+        if not self.edits:
+            self.safety = DISPLAY
+        elif self.safety == DISPLAY:
+            raise ValueError("a fix with edits must say whether it is safe or unsafe")
+
+
+@dataclass
+class Hit:
+    """What a check yields: a message at one place; the framework adds the check's rule."""
+
+    message: str
+    file: str
+    span: Span
+    obj: ObjectRef | None = None
+    fix: Fix | None = None
+    severity: str | None = None  # None: the rule's configured severity
 
 
 @dataclass
 class Finding:
-    """One problem at one place in one file."""
+    """One problem at one place in one file, under one rule."""
 
     rule: str
     message: str
@@ -48,6 +70,10 @@ class Finding:
     obj: ObjectRef | None = None
     fix: Fix | None = None
     severity: str | None = None  # None: the rule's configured severity
+
+    @classmethod
+    def of(cls, rule: str, hit: Hit) -> Finding:
+        return cls(rule, hit.message, hit.file, hit.span, hit.obj, hit.fix, hit.severity)
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.file, self.span.line, self.span.col, self.rule)

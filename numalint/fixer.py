@@ -14,9 +14,8 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 
-from numalint.catalogue import catalogue
 from numalint.engine import Options, Report, run_check
-from numalint.findings import Edit, Finding
+from numalint.findings import SAFE, UNSAFE, Edit, Finding
 
 MAX_PASSES = 6
 
@@ -40,10 +39,10 @@ class FixResult:
 
 
 def allowed(finding: Finding, unsafe: bool) -> bool:
-    rule = catalogue().get(finding.rule)
-    if rule is None or finding.fix is None or not finding.fix.edits:
+    """Each fix says how safe it is: safe fixes always apply, unsafe ones only when asked for."""
+    if finding.fix is None or not finding.fix.edits:
         return False
-    return rule.fix_safety == "safe" or (unsafe and rule.fix_safety == "unsafe")
+    return finding.fix.safety == SAFE or (unsafe and finding.fix.safety == UNSAFE)
 
 
 def _offsets(text: str) -> list[int]:

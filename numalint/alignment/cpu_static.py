@@ -10,6 +10,8 @@ from numalint.alignment.cpu_assign import PACKED, SPREAD, TakeError, take_distri
 from numalint.alignment.cputopo import CPUTopology
 from numalint.alignment.merge import Hint
 from numalint.alignment.options import ALL_STAGES, GO_BOOLS, bool_error, check_available
+from numalint.alignment.startup import ConfigurationError
+from numalint.k8s.cpuset import format_cpuset
 
 # maturity at v1.32 (the oracle's version); callers pass their version's table
 CPU_OPTION_MATURITY_1_32 = {
@@ -19,7 +21,10 @@ CPU_OPTION_MATURITY_1_32 = {
 }
 
 
-class PolicyError(Exception):
+OPTIONS_FIELD = "cpuManagerPolicyOptions"
+
+
+class PolicyError(ConfigurationError):
     """The static policy cannot start: the kubelet does not start."""
 
 
@@ -53,9 +58,13 @@ class StaticOptions:
         available = CPU_OPTION_MATURITY_1_32 if available is None else available
         opts = cls()
         for name, value in options.items():
-            error = check_available("CPU Manager", name, available, enabled_stages) or bool_error(name, value)
+            unavailable = check_available("CPU Manager", name, available, enabled_stages)
+            if unavailable:
+                reason = "unknown-option" if name not in available else "gated-option"
+                raise PolicyError(unavailable, OPTIONS_FIELD, name, reason)
+            error = bool_error(name, value)
             if error:
-                raise PolicyError(error)
+                raise PolicyError(error, OPTIONS_FIELD, name, "bad-bool")
             setattr(opts, cls._FIELDS[name], GO_BOOLS[value])
         pairs = [
             (opts.full_pcpus_only and opts.distribute_across_cores, "full-pcpus-only", "distribute-cpus-across-cores"),
@@ -68,7 +77,8 @@ class StaticOptions:
         ]
         for clash, first, second in pairs:
             if clash:
-                raise PolicyError(f"static policy options {first} and {second} can not be used at the same time")
+                raise PolicyError(f"static policy options {first} and {second} can not be used at the same time",
+                                  OPTIONS_FIELD, second, "incompatible-options")
         return opts
 
 
@@ -99,10 +109,11 @@ class StaticPolicy:
         if opts.align_by_socket:
             if topology_policy == "single-numa-node":
                 raise PolicyError("Topolgy manager single-numa-node policy is incompatible with CPUManager "
-                                  "align-by-socket policy option")
+                                  "align-by-socket policy option", OPTIONS_FIELD, "align-by-socket",
+                                  "incompatible-policy")
             if topo.num_sockets > topo.num_numa_nodes:
                 raise PolicyError("Align by socket is not compatible with hardware where number of sockets are "
-                                  "more than number of NUMA")
+                                  "more than number of NUMA", OPTIONS_FIELD, "align-by-socket", "socket-hardware")
         policy = cls(topo, opts, frozenset(), frozenset())
         explicit = frozenset(reserved or ())
         if explicit:
@@ -114,7 +125,8 @@ class StaticPolicy:
                 chosen = frozenset()
         if len(chosen) != num_reserved:
             raise PolicyError(f"[cpumanager] unable to reserve the required amount of CPUs (size of "
-                              f"{_cpuset(chosen)} did not equal {num_reserved})")
+                              f"{_cpuset(chosen)} did not equal {num_reserved})", "reservedSystemCPUs", None,
+                              "cannot-reserve-cpus")
         physical: set[int] = set()
         for cpu in chosen:
             if cpu in topo.details:
@@ -244,6 +256,5 @@ class StaticPolicy:
 
 
 def _cpuset(cpus: Iterable[int]) -> str:
-    from numalint.k8s.cpuset import format_cpuset
 
     return format_cpuset(cpus)

@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 
 from numalint.alignment.bitmask import Mask, bits, count, mask_of, narrower, subsets
 from numalint.alignment.merge import Hint
+from numalint.alignment.startup import ConfigurationError
+from numalint.k8s.quantity import format_bytes
 
 MEMORY = "memory"
 
 
-class MemoryPolicyError(Exception):
+class MemoryPolicyError(ConfigurationError):
     """The Static policy cannot start: the kubelet does not start."""
 
 
@@ -64,7 +66,6 @@ class MemoryState:
 
 
 def hugepage_resource(page_size: int) -> str:
-    from numalint.k8s.quantity import format_bytes
 
     return f"hugepages-{format_bytes(page_size)}"
 
@@ -79,7 +80,8 @@ class MemoryPolicy:
     @classmethod
     def build(cls, nodes: dict[int, tuple[int, dict[int, int]]], reserved: dict[int, dict[str, int]]) -> MemoryPolicy:
         if sum(r.get(MEMORY, 0) for r in reserved.values()) <= 0:
-            raise MemoryPolicyError("[memorymanager] you should specify the system reserved memory")
+            raise MemoryPolicyError("[memorymanager] you should specify the system reserved memory", "reservedMemory",
+                                    None, "no-reserved-memory")
         return cls(nodes, reserved)
 
     def new_state(self) -> MemoryState:

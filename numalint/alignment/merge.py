@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from numalint.alignment.bitmask import Mask, bits, count, mask_of, narrower
 from numalint.alignment.options import ALL_STAGES, GO_BOOLS, bool_error, check_available
+from numalint.alignment.startup import ConfigurationError
 
 POLICIES = ("none", "best-effort", "restricted", "single-numa-node")
 SCOPES = ("container", "pod")
@@ -29,26 +30,33 @@ class Hint(NamedTuple):
     preferred: bool
 
 
-class ManagerError(Exception):
+OPTIONS_FIELD = "topologyManagerPolicyOptions"
+
+
+class ManagerError(ConfigurationError):
     """The Topology Manager cannot be built: the kubelet does not start."""
 
 
 def parse_bool(name: str, value: str) -> bool:
     error = bool_error(name, value)
     if error:
-        raise ManagerError(error)
+        raise ManagerError(error, OPTIONS_FIELD, name, "bad-bool")
     return GO_BOOLS[value]
 
 
 def go_atoi(name: str, value: str) -> int:
+    """strconv.Atoi: an optional sign and ASCII digits, nothing else (no spaces, no underscores)."""
     text = value[1:] if value[:1] in "+-" else value
-    if not text.isdigit() or not text.isascii():
+    if not text.isdigit() or not text.isascii() or len(text) > 64:
+        if text.isdigit() and text.isascii():
+            raise ManagerError(f'unable to convert policy option to integer "{name}": strconv.Atoi: parsing '
+                               f'"{value}": value out of range', OPTIONS_FIELD, name, "bad-int")
         raise ManagerError(f'unable to convert policy option to integer "{name}": strconv.Atoi: parsing '
-                           f'"{value}": invalid syntax')
+                           f'"{value}": invalid syntax', OPTIONS_FIELD, name, "bad-int")
     number = int(value)
     if not -(2**63) <= number < 2**63:
         raise ManagerError(f'unable to convert policy option to integer "{name}": strconv.Atoi: parsing '
-                           f'"{value}": value out of range')
+                           f'"{value}": value out of range', OPTIONS_FIELD, name, "bad-int")
     return number
 
 
@@ -66,14 +74,15 @@ class TopologyOptions:
         for name, value in options.items():
             unavailable = check_available("Topology Manager", name, available, enabled_stages)
             if unavailable:
-                raise ManagerError(unavailable)
+                reason = "unknown-option" if name not in available else "gated-option"
+                raise ManagerError(unavailable, OPTIONS_FIELD, name, reason)
             if name == "prefer-closest-numa-nodes":
                 opts.prefer_closest = parse_bool(name, value)
             elif name == "max-allowable-numa-nodes":
                 number = go_atoi(name, value)
                 if number < DEFAULT_MAX_NUMA_NODES:
                     raise ManagerError('the minimum value of "max-allowable-numa-nodes" should not be less than '
-                                       f"{DEFAULT_MAX_NUMA_NODES}")
+                                       f"{DEFAULT_MAX_NUMA_NODES}", OPTIONS_FIELD, name, "min-numa-nodes")
                 opts.max_numa_nodes = number
         return opts
 
@@ -97,13 +106,15 @@ class TopologyManager:
             return cls("none", sorted(nodes), distances, TopologyOptions(), scope)
         opts = TopologyOptions.parse(options or {}, available, enabled_stages)
         if opts.prefer_closest and distances is None:
-            raise ManagerError("cannot discover NUMA topology: error getting NUMA distances from cadvisor")
+            raise ManagerError("cannot discover NUMA topology: error getting NUMA distances from cadvisor",
+                               OPTIONS_FIELD, "prefer-closest-numa-nodes", "no-distances")
         if len(nodes) > opts.max_numa_nodes:
-            raise ManagerError(f"unsupported on machines with more than {opts.max_numa_nodes} NUMA Nodes")
+            raise ManagerError(f"unsupported on machines with more than {opts.max_numa_nodes} NUMA Nodes",
+                               "topologyManagerPolicy", None, "too-many-numa-nodes")
         if policy not in POLICIES:
-            raise ManagerError(f'unknown policy: "{policy}"')
+            raise ManagerError(f'unknown policy: "{policy}"', "topologyManagerPolicy", None, "unknown-policy")
         if scope not in SCOPES:
-            raise ManagerError(f'unknown scope: "{scope}"')
+            raise ManagerError(f'unknown scope: "{scope}"', "topologyManagerScope", None, "unknown-scope")
         return cls(policy, sorted(nodes), distances, opts, scope)
 
     @property

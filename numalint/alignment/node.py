@@ -13,12 +13,17 @@ from fractions import Fraction
 from math import ceil
 
 from numalint.alignment.bitmask import Mask, bits
-from numalint.alignment.cpu_static import AllocationError, CPUState, PolicyError, StaticPolicy
+from numalint.alignment.cpu_static import OPTIONS_FIELD as CPU_OPTIONS_FIELD
+from numalint.alignment.cpu_static import AllocationError, CPUState, StaticOptions, StaticPolicy
 from numalint.alignment.cputopo import CPUTopology
 from numalint.alignment.devices import DeviceAllocationError, DeviceManager, DeviceState
 from numalint.alignment.machine import Machine
-from numalint.alignment.memory_static import MEMORY, MemoryAllocationError, MemoryPolicy, MemoryPolicyError, MemoryState
-from numalint.alignment.merge import Hint, ManagerError, TopologyManager
+from numalint.alignment.memory_static import MEMORY, MemoryAllocationError, MemoryPolicy, MemoryState, hugepage_resource
+from numalint.alignment.merge import OPTIONS_FIELD as TOPOLOGY_OPTIONS_FIELD
+from numalint.alignment.merge import Hint, TopologyManager, TopologyOptions
+from numalint.alignment.options import ALL_STAGES
+from numalint.alignment.startup import ConfigurationError, StartError, StartProblem
+from numalint.k8s.quantity import format_bytes
 
 TOPOLOGY_AFFINITY_ERROR = "TopologyAffinityError"
 TOPOLOGY_MESSAGE = "Resources cannot be allocated with Topology locality"
@@ -40,6 +45,10 @@ class KubeletSettings:
     # Node Allocatable reservation per memory type (system + kube reserved + hard eviction), when known
     allocatable_reservation: dict[str, int] | None = None
     option_maturity: dict[str, dict[str, str]] | None = None  # {"cpu": {...}, "topology": {...}}
+    # maturity stages the feature gates enable (CPUManagerPolicyAlphaOptions, ...), and whether the
+    # TopologyManagerPolicyOptions gate lets options be given at all
+    option_stages: dict[str, frozenset[str]] | None = None  # {"cpu": ..., "topology": ...}
+    topology_options_allowed: bool = True
 
 
 @dataclass
@@ -80,48 +89,39 @@ class Admission:
         return sorted({n for c in self.containers for n in c.numa_nodes})
 
 
-class StartError(Exception):
-    """The kubelet does not start with these settings on this machine."""
-
-
 class Node:
     def __init__(self, machine: Machine, settings: KubeletSettings, name: str = "node") -> None:
         self.name = name
         self.machine = machine
         self.settings = settings
+        problems = settings_problems(settings)
+        if problems:
+            raise StartError(problems[0])
         maturity = settings.option_maturity or {}
-        size = len(machine.numa_ids)
-        distances = {n.id: n.distances for n in machine.numa_nodes if n.distances is not None and
-                     len(n.distances) == size}
+        stages = settings.option_stages or {}
         try:
             self.manager = TopologyManager.build(
-                settings.topology_policy, machine.numa_ids,
-                distances if len(distances) == len(machine.numa_ids) else None,
-                settings.topology_options, settings.topology_scope, maturity.get("topology"))
-        except ManagerError as err:
-            raise StartError(str(err)) from None
-        self.topo = CPUTopology.from_machine(machine)
-        self.cpu: StaticPolicy | None = None
-        if settings.cpu_policy == "static" and not settings.reserved_cpus and settings.cpu_reservation <= 0:
-            raise StartError("[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be "
-                             "greater than zero")
-        if settings.memory_policy == "Static" and settings.allocatable_reservation is not None:
-            _validate_reserved_memory(settings)
-        if settings.cpu_policy == "static":
-            try:
+                settings.topology_policy, machine.numa_ids, _distances(machine), settings.topology_options,
+                settings.topology_scope, maturity.get("topology"), stages.get("topology", ALL_STAGES))
+            self.topo = CPUTopology.from_machine(machine)
+            self.cpu: StaticPolicy | None = None
+            if settings.cpu_policy == "static":
                 self.cpu = StaticPolicy.build(self.topo, len(settings.reserved_cpus) or ceil(settings.cpu_reservation),
                                               settings.reserved_cpus, settings.cpu_options, settings.topology_policy,
-                                              maturity.get("cpu"))
-            except PolicyError as err:
-                raise StartError(str(err)) from None
+                                              maturity.get("cpu"), stages.get("cpu", ALL_STAGES))
+        except ConfigurationError as err:
+            raise StartError(err.problem) from None
+        missing = sorted(set(settings.reserved_memory) - set(machine.numa_ids))
+        if settings.memory_policy == "Static" and missing:
+            raise StartError(StartProblem(  # getTotalMemoryTypeReserved (pkg/kubelet/cm/memorymanager)
+                "reservedMemory", str(missing[0]), "reserved-memory-numa",
+                f"the reserved memory configuration references a NUMA node {missing[0]} that does not exist on "
+                "this machine"))
         self.cpu_state = self.cpu.new_state() if self.cpu else CPUState(set(self.topo.all_cpus))
         self.memory: MemoryPolicy | None = None
         if settings.memory_policy == "Static":
             nodes = {n.id: (n.memory, dict(n.hugepages)) for n in machine.numa_nodes}
-            try:
-                self.memory = MemoryPolicy.build(nodes, settings.reserved_memory)
-            except MemoryPolicyError as err:
-                raise StartError(str(err)) from None
+            self.memory = MemoryPolicy(nodes, settings.reserved_memory)
         self.memory_state = self.memory.new_state() if self.memory else MemoryState({})
         self.devices = DeviceManager(machine.devices, machine.numa_ids)
         self.device_state = DeviceState()
@@ -243,7 +243,6 @@ class Node:
         One table serves the simulate output, the free-capacity messages (``free``) and the per-NUMA
         limits (``allocatable``); without the Static memory manager, memory is not tracked per NUMA node.
         """
-        from numalint.alignment.memory_static import hugepage_resource
 
         result: dict[int, dict[str, dict[str, int]]] = {}
         reserved_cpus = self.cpu.reserved if self.cpu else frozenset()
@@ -284,20 +283,86 @@ def _row(capacity: int, reserved: int, allocatable: int, free: int) -> dict[str,
             "allocated": allocatable - free, "free": free}
 
 
-def _validate_reserved_memory(settings: KubeletSettings) -> None:
-    """validateReservedMemory: per memory type, the NUMA sums equal the Node Allocatable reservation."""
-    from numalint.k8s.quantity import format_bytes
+def _distances(machine: Machine) -> dict[int, list[int]] | None:
+    """NUMA distances when every node reports a full row (cadvisor's view), else None."""
+    size = len(machine.numa_ids)
+    rows = {n.id: n.distances for n in machine.numa_nodes if n.distances is not None and len(n.distances) == size}
+    return rows if len(rows) == size else None
 
+
+def settings_problems(settings: KubeletSettings) -> list[StartProblem]:
+    """Every reason the kubelet refuses ``settings`` whatever the machine, in the order it checks them.
+
+    The kubelet stops at the first; all are listed so a configuration can be fixed in one go. Options
+    are parsed one at a time (each broken option is its own problem), then together for conflicts."""
+    problems: list[StartProblem] = []
+    maturity = settings.option_maturity or {}
+    stages = settings.option_stages or {}
+
+    def attempt(build: Callable[[], object]) -> bool:
+        try:
+            build()
+        except ConfigurationError as err:
+            problems.append(err.problem)
+            return False
+        return True
+
+    if settings.topology_options and settings.topology_policy != "none" and not settings.topology_options_allowed:
+        problems.append(StartProblem(
+            TOPOLOGY_OPTIONS_FIELD, None, "options-gate",
+            f"topology manager policy options {sorted(settings.topology_options)} require feature gates "
+            '"TopologyManagerPolicyOptions" enabled'))
+    if settings.topology_policy != "none":
+        topology_ok = all([attempt(lambda n=n, v=v: TopologyOptions.parse(  # type: ignore[misc]
+            {n: v}, maturity.get("topology"), stages.get("topology", ALL_STAGES)))
+            for n, v in settings.topology_options.items()])
+        if topology_ok:
+            attempt(lambda: TopologyManager.build(settings.topology_policy, [0], None, {}, settings.topology_scope))
+    if settings.cpu_policy == "static":
+        cpu_ok = all([attempt(lambda n=n, v=v: StaticOptions.parse(  # type: ignore[misc]
+            {n: v}, maturity.get("cpu"), stages.get("cpu", ALL_STAGES)))
+            for n, v in settings.cpu_options.items()])
+        if cpu_ok:
+            parsed = StaticOptions()
+            if attempt(lambda: StaticOptions.parse(settings.cpu_options, maturity.get("cpu"),
+                                                   stages.get("cpu", ALL_STAGES))):
+                parsed = StaticOptions.parse(settings.cpu_options, maturity.get("cpu"), stages.get("cpu", ALL_STAGES))
+            if parsed.align_by_socket and settings.topology_policy == "single-numa-node":
+                problems.append(StartProblem(
+                    CPU_OPTIONS_FIELD, "align-by-socket", "incompatible-policy",
+                    "Topolgy manager single-numa-node policy is incompatible with CPUManager align-by-socket policy "
+                    "option"))
+        if not settings.reserved_cpus and settings.cpu_reservation <= 0:
+            problems.append(StartProblem(
+                "reservedSystemCPUs", None, "no-cpu-reservation",
+                "[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be greater than "
+                "zero"))
+    if settings.memory_policy == "Static":
+        problems.extend(_reserved_memory_problems(settings))
+    return problems
+
+
+def _reserved_memory_problems(settings: KubeletSettings) -> list[StartProblem]:
+    """validateReservedMemory, then NewPolicyStatic's demand for reserved memory
+    (pkg/kubelet/cm/memorymanager/memory_manager.go, policy_static.go)."""
     totals: dict[str, int] = {}
     for limits in settings.reserved_memory.values():
         for resource, amount in limits.items():
             totals[resource] = totals.get(resource, 0) + amount
-    expected = settings.allocatable_reservation or {}
-    for resource in sorted(set(totals) | set(expected)):
-        if totals.get(resource, 0) != expected.get(resource, 0):
-            raise StartError(f'the total amount "{format_bytes(totals.get(resource, 0))}" of type "{resource}" is not '
-                             f'equal to the value "{format_bytes(expected.get(resource, 0))}" determined by Node '
-                             "Allocatable feature")
+    if settings.allocatable_reservation is not None:
+        expected = settings.allocatable_reservation
+        for resource in sorted(set(totals) | set(expected)):
+            if totals.get(resource, 0) != expected.get(resource, 0):
+                return [StartProblem(
+                    "reservedMemory", resource, "reserved-memory-sum",
+                    f'the total amount "{format_bytes(totals.get(resource, 0))}" of type "{resource}" is not equal '
+                    f'to the value "{format_bytes(expected.get(resource, 0))}" determined by Node Allocatable '
+                    "feature")]
+    try:
+        MemoryPolicy.build({}, settings.reserved_memory)
+    except ConfigurationError as err:
+        return [err.problem]
+    return []
 
 
 def effective_requests(pod: PodSpec, requests: Callable[[ContainerSpec], dict[str, int]]) -> dict[str, int]:

@@ -9,13 +9,23 @@ from numalint.alignment.cpu_static import StaticPolicy
 from numalint.alignment.cputopo import CPUTopology
 from numalint.alignment.machine import Machine
 from numalint.alignment.merge import DEFAULT_MAX_NUMA_NODES
-from numalint.alignment.node import Admission, KubeletSettings, Node, PodSpec, StartError
+from numalint.alignment.node import (
+    Admission,
+    ContainerSpec,
+    KubeletSettings,
+    Node,
+    PodSpec,
+    StartError,
+    effective_requests,
+)
+from numalint.analysis import Analysis
 from numalint.checks import check
-from numalint.findings import Finding, Fix
+from numalint.findings import Fix, Hit
 from numalint.k8s.cpuset import format_cpuset
 from numalint.k8s.quantity import format_bytes
-from numalint.model.run import Run
-from numalint.simulation.simulate import UNSCHEDULABLE, PodRun, PoolRun, simulate
+from numalint.reading.yamlpos import Span
+from numalint.simulation.simulate import UNSCHEDULABLE, PodRun, PoolRun
+from numalint.views.kubelet import KubeletProfile
 
 MAX_FIX_SEARCHES = 25
 
@@ -35,8 +45,8 @@ def _short(resource: str) -> str:
     return "GPU" if resource.endswith("/gpu") else resource
 
 
-def _pod_finding(slug: str, pod: PodRun, message: str, fix: Fix | None, severity: str | None = None) -> Finding:
-    return Finding(slug, message, pod.view.file, pod.view.anchor(), pod.view.ref, fix, severity)
+def _pod_finding(pod: PodRun, message: str, fix: Fix | None, severity: str | None = None) -> Hit:
+    return Hit(message, pod.view.file, pod.view.anchor(), pod.view.ref, fix, severity)
 
 
 def _readmit(node: Node, spec: PodSpec) -> Admission:
@@ -75,7 +85,7 @@ def _with_cpus(spec: PodSpec, name: str, cpus: int) -> PodSpec:
                                      for c in spec.containers])
 
 
-def _fixes(run: Run, pool_run: PoolRun, pod: PodRun) -> list[str]:
+def _fixes(analysis: Analysis, pool_run: PoolRun, pod: PodRun) -> list[str]:
     """Changes that admit the pod, each verified by re-simulating."""
     fixes: list[str] = []
     node = pod.before
@@ -105,21 +115,19 @@ def _fixes(run: Run, pool_run: PoolRun, pod: PodRun) -> list[str]:
     for label, changed in alternatives:
         if _admitted_with(pool_run, pod, changed):
             fixes.append(f"set {label} in the pool's kubelet configuration")
-    fixes.extend(_exclude_topology_fix(run, pool_run, pod))
+    fixes.extend(_exclude_topology_fix(analysis, pool_run, pod))
     return fixes
 
 
-def _exclude_topology_fix(run: Run, pool_run: PoolRun, pod: PodRun) -> list[str]:
+def _exclude_topology_fix(analysis: Analysis, pool_run: PoolRun, pod: PodRun) -> list[str]:
     """excludeTopology: true on the pod's SR-IOV resources, when re-simulation shows it admits the pod."""
-    from numalint.model.sriov import catalog
-    from numalint.simulation.simulate import pool_machine
 
-    sriov = catalog(run)
+    sriov = analysis.sriov
     aligned = {d.resource for d in pool_run.machine.devices if d.numa is not None} & sriov.resources()
     wanted = {r for c in pod.spec.containers for r in c.devices} & aligned
     if not wanted:
         return []
-    machine = pool_machine(run, pool_run.pool, wanted)
+    machine = analysis.machine_of(pool_run.pool, wanted)
     if not _admitted_with(pool_run, pod, pool_run.settings, machine):
         return []
     names = sorted({p.ref.name for p in sriov.policies if f"{sriov.prefix}/{p.resource_name}" in wanted})
@@ -148,37 +156,37 @@ def _admitted_with(pool_run: PoolRun, target: PodRun, settings: KubeletSettings,
 
 
 @check("admission-failure")
-def admission_failure(run: Run) -> Iterator[Finding]:
+def admission_failure(analysis: Analysis) -> Iterator[Hit]:
     searched = 0
-    for pool_run in simulate(run):
+    for pool_run in analysis.pool_runs:
         for pod in pool_run.pods:
             admission = pod.admission
             if admission is None or admission.admitted or admission.reason == "SMTAlignmentError":
                 continue
             where = f'pool "{pool_run.pool.name}" ({pool_run.pool.why})'
             if admission.reason == UNSCHEDULABLE:
-                yield _pod_finding("admission-failure", pod, f"pod {pod.name} cannot be scheduled in {where}: "
+                yield _pod_finding(pod, f"pod {pod.name} cannot be scheduled in {where}: "
                                    f"{admission.message}", Fix("lower its requests or add nodes to the pool"))
                 continue
             state = free_summary(pod.before) if pod.before else ""
-            fixes = _fixes(run, pool_run, pod) if searched < MAX_FIX_SEARCHES else []
+            fixes = _fixes(analysis, pool_run, pod) if searched < MAX_FIX_SEARCHES else []
             searched += 1
             description = "; or ".join(fixes) if fixes else "no single change found that admits it on this node"
             yield _pod_finding(
-                "admission-failure", pod,
+                pod,
                 f"the kubelet on {pod.node} rejects pod {pod.name} ({where}): {admission.reason}: "
                 f"{admission.message}. Free at that moment: {state}",
                 Fix(description))
 
 
 @check("smt-alignment")
-def smt_alignment(run: Run) -> Iterator[Finding]:
-    for pool_run in simulate(run):
+def smt_alignment(analysis: Analysis) -> Iterator[Hit]:
+    for pool_run in analysis.pool_runs:
         for pod in pool_run.pods:
             if pod.admission is not None and pod.admission.reason == "SMTAlignmentError":
                 per_core = pool_run.nodes[0].topo.cpus_per_core if pool_run.nodes else 1
                 yield _pod_finding(
-                    "smt-alignment", pod,
+                    pod,
                     f"the kubelet on {pod.node} rejects pod {pod.name}: SMTAlignmentError: {pod.admission.message} "
                     f"(full-pcpus-only hands out whole cores of {per_core} threads)",
                     Fix(f"request a multiple of {per_core} CPUs per container, or free whole cores"))
@@ -186,7 +194,6 @@ def smt_alignment(run: Run) -> Iterator[Finding]:
 
 def _requests_of(node: Node, spec: PodSpec, scope: str) -> list[tuple[str, dict[str, int]]]:
     """(what, resource -> amount) the Topology Manager aligns: per container or for the whole pod."""
-    from numalint.alignment.node import ContainerSpec, effective_requests
 
     def aligned(c: ContainerSpec) -> dict[str, int]:
         cpus = node.exclusive_cpus(spec, c) if node.cpu is not None else 0
@@ -200,8 +207,8 @@ def _requests_of(node: Node, spec: PodSpec, scope: str) -> list[tuple[str, dict[
 
 
 @check("exceeds-numa-node")
-def exceeds_numa_node(run: Run) -> Iterator[Finding]:
-    for pool_run in simulate(run):
+def exceeds_numa_node(analysis: Analysis) -> Iterator[Hit]:
+    for pool_run in analysis.pool_runs:
         policy = pool_run.settings.topology_policy
         if policy == "none" or not pool_run.nodes:
             continue
@@ -220,9 +227,7 @@ def exceeds_numa_node(run: Run) -> Iterator[Finding]:
                     if amount > best:
                         over.append(_describe(resource, amount, best))
                 if over:
-                    yield Finding(
-                        "exceeds-numa-node",
-                        f"{what} of {pod.view.ref.label()} asks for more than any single NUMA node of pool "
+                    yield Hit(f"{what} of {pod.view.ref.label()} asks for more than any single NUMA node of pool "
                         f'"{pool_run.pool.name}" can provide after reservations: {"; ".join(over)}. Under '
                         f"{policy} " + ("it is placed across NUMA nodes" if policy == "best-effort" else
                                         "it cannot be aligned to one NUMA node"),
@@ -239,8 +244,8 @@ def _describe(resource: str, amount: int, best: int) -> str:
 
 
 @check("too-many-numa-nodes")
-def too_many_numa_nodes(run: Run) -> Iterator[Finding]:
-    for pool in run.pools:
+def too_many_numa_nodes(analysis: Analysis) -> Iterator[Hit]:
+    for pool in analysis.pools:
         if pool.topology is None or pool.profile is None or pool.profile.topology_policy == "none":
             continue
         limit = DEFAULT_MAX_NUMA_NODES
@@ -250,9 +255,7 @@ def too_many_numa_nodes(run: Run) -> Iterator[Finding]:
         count = len(pool.topology.machine.numa_ids)
         if count > limit:
             profile = pool.profile
-            yield Finding(
-                "too-many-numa-nodes",
-                f'topology "{pool.topology.name}" has {count} NUMA nodes and topologyManagerPolicy is '
+            yield Hit(f'topology "{pool.topology.name}" has {count} NUMA nodes and topologyManagerPolicy is '
                 f'"{profile.topology_policy}": the kubelet refuses to start (unsupported on machines with more '
                 f"than {limit} NUMA Nodes)", profile.file, profile.span("topologyManagerPolicy"), profile.ref,
                 Fix(f'add topologyManagerPolicyOptions: {{max-allowable-numa-nodes: "{count}"}} (Kubernetes 1.31+; '
@@ -260,8 +263,8 @@ def too_many_numa_nodes(run: Run) -> Iterator[Finding]:
 
 
 @check("numa-imbalance")
-def numa_imbalance(run: Run) -> Iterator[Finding]:
-    for pool_run in simulate(run):
+def numa_imbalance(analysis: Analysis) -> Iterator[Hit]:
+    for pool_run in analysis.pool_runs:
         if not any(p.admission and p.admission.admitted for p in pool_run.pods) or pool_run.pool.topology is None:
             continue
         reported: set[str] = set()
@@ -279,17 +282,15 @@ def numa_imbalance(run: Run) -> Iterator[Finding]:
                         "hugepages-") else str
                     spare_text = ", ".join(f"NUMA {n} keeps {amount(free[n][resource])} of "
                                            f"{amount(capacity[n][resource])}" for n in spare)
-                    yield Finding(
-                        "numa-imbalance",
-                        f"after the simulated placements on {node.name}, {resource} is exhausted on NUMA "
+                    yield Hit(f"after the simulated placements on {node.name}, {resource} is exhausted on NUMA "
                         f"{', '.join(map(str, exhausted))} while {spare_text}: stranded capacity that aligned pods "
                         "needing the exhausted NUMA node cannot use", topo.file, topo.anchor(), topo.ref,
                         Fix("spread devices/requests across NUMA nodes, or size pods so they fill NUMA nodes evenly"))
 
 
 @check("reserved-cpus-on-device-numa")
-def reserved_cpus_on_device_numa(run: Run) -> Iterator[Finding]:
-    for pool in run.pools:
+def reserved_cpus_on_device_numa(analysis: Analysis) -> Iterator[Hit]:
+    for pool in analysis.pools:
         profile, topo = pool.profile, pool.topology
         if profile is None or topo is None or profile.cpu_manager_policy != "static":
             continue
@@ -305,8 +306,7 @@ def reserved_cpus_on_device_numa(run: Run) -> Iterator[Finding]:
         on_devices = sorted({numa_of[c] for c in reserved if numa_of.get(c) in device_numas})
         if on_devices:
             free_numas = sorted(set(machine.numa_ids) - device_numas)
-            yield Finding(
-                "reserved-cpus-on-device-numa",
+            yield Hit(
                 f"reserved CPUs {format_cpuset(reserved)} sit on NUMA {', '.join(map(str, on_devices))}, which hosts "
                 f"the devices (GPUs/NICs), while NUMA {', '.join(map(str, free_numas))} hosts none: aligned pods "
                 "lose those CPUs next to their devices", profile.file,
@@ -318,8 +318,6 @@ def _computed_reservation(profile: object, machine: object) -> frozenset[int]:
     """CPUs the kubelet picks itself from a reservation quantity (SPEC §2.2)."""
     from math import ceil
 
-    from numalint.alignment.machine import Machine
-    from numalint.views.kubelet import KubeletProfile
 
     assert isinstance(profile, KubeletProfile) and isinstance(machine, Machine)
     amount = profile.cpu_reservation()
@@ -335,9 +333,7 @@ def _computed_reservation(profile: object, machine: object) -> frozenset[int]:
 
 
 @check("node-state")
-def node_state(run: Run) -> Iterator[Finding]:
-    from numalint.reading.yamlpos import Span
+def node_state(analysis: Analysis) -> Iterator[Hit]:
 
-    simulate(run)
-    for problem in run.settings.get("_node_state_problems", []):
-        yield Finding("node-state", problem.message, problem.file, Span(1, 1, 1, 1), None, Fix(problem.fix))
+    for problem in analysis.simulation.node_state_problems:
+        yield Hit(problem.message, problem.file, Span(1, 1, 1, 1), None, Fix(problem.fix))

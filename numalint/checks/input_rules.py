@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 
-from numalint.findings import Edit, Finding, Fix, ObjectRef
+from numalint.findings import SAFE, Edit, Finding, Fix, ObjectRef
 from numalint.k8s.kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION
 from numalint.reading.locate import Path, get
 from numalint.reading.sources import Document
@@ -61,7 +61,7 @@ def _unknown_kubelet_fields(doc: Document, config: YMap, base: Path, case_insens
         fix = None
         if suggestion and suggestion not in config:
             message += f'; did you mean "{suggestion}"?'
-            fix = Fix(f'rename "{key}" to "{suggestion}"', [Edit(span, suggestion)])
+            fix = Fix(f'rename "{key}" to "{suggestion}"', [Edit(span, suggestion)], SAFE)
         findings.append(Finding("unknown-field", message, doc.file, span, fix=fix))
     for key, span in config.duplicates:
         findings.append(Finding("unknown-field", f'duplicate field "{key}": the kubelet keeps only the last one',

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from numalint.analysis import Analysis
 from numalint.checks import check
-from numalint.findings import Finding, Fix
+from numalint.findings import Fix, Hit
 from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
 from numalint.k8s.quantity import format_bytes, try_quantity
 from numalint.model.pools import label_selector_matches
-from numalint.model.run import Run
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
 from numalint.views.kubelet import KubeletProfile
@@ -21,19 +21,18 @@ def _labels(value: object) -> dict[str, str]:
 
 
 @check("kubeletconfig-pool")
-def kubeletconfig_pool(run: Run) -> Iterator[Finding]:
-    pools = run.of_kind("MachineConfigPool")
+def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
+    pools = analysis.of_kind("MachineConfigPool")
     if not pools:
         return
     selecting: dict[str, list[KubeletProfile]] = {}
-    for profile in run.profiles:
+    for profile in analysis.profiles:
         if not profile.openshift:
             continue
         selector = get(profile.doc.root, ("spec", "machineConfigPoolSelector"))
         matched = [p for p in pools if label_selector_matches(selector, _labels(get(p.root, ("metadata", "labels"))))]
         if not matched:
-            yield Finding("kubeletconfig-pool",
-                          f"{profile.ref.label()} selects no MachineConfigPool of the run (machineConfigPoolSelector "
+            yield Hit(f"{profile.ref.label()} selects no MachineConfigPool of the run (machineConfigPoolSelector "
                           "matches none of their labels): its settings reach no node", profile.file,
                           profile.anchor(), profile.ref,
                           Fix("match the labels of the intended MachineConfigPool (e.g. "
@@ -46,8 +45,7 @@ def kubeletconfig_pool(run: Run) -> Iterator[Finding]:
         names = [p.ref.label() for p in profiles]
         for profile in profiles:
             others = [n for n in names if n != profile.ref.label()]
-            yield Finding("kubeletconfig-pool",
-                          f'MachineConfigPool "{pool}" is selected by {profile.ref.label()} and '
+            yield Hit(f'MachineConfigPool "{pool}" is selected by {profile.ref.label()} and '
                           f"{', '.join(others)}: KubeletConfigs do not merge, only the newest applies and the others "
                           "are dead code", profile.file, profile.anchor(), profile.ref,
                           Fix("merge the settings into one KubeletConfig per pool (a PerformanceProfile renders its "
@@ -55,8 +53,8 @@ def kubeletconfig_pool(run: Run) -> Iterator[Finding]:
 
 
 @check("performance-profile-cpus")
-def performance_profile_cpus(run: Run) -> Iterator[Finding]:
-    for profile in run.profiles:
+def performance_profile_cpus(analysis: Analysis) -> Iterator[Hit]:
+    for profile in analysis.profiles:
         doc = profile.rendered_from
         if doc is None:
             continue
@@ -68,7 +66,7 @@ def performance_profile_cpus(run: Run) -> Iterator[Finding]:
                 try:
                     sets[field] = parse_cpuset(text)
                 except CPUSetError as err:
-                    yield Finding("performance-profile-cpus", f"spec.cpu.{field} \"{text}\" is not a CPU list ({err})",
+                    yield Hit(f"spec.cpu.{field} \"{text}\" is not a CPU list ({err})",
                                   doc.file, locate(doc.root, ("spec", "cpu", field)), profile.ref,
                                   Fix('write a Linux CPU list such as "0-1,52-53"'))
         names = list(sets)
@@ -76,12 +74,11 @@ def performance_profile_cpus(run: Run) -> Iterator[Finding]:
             for second in names[i + 1:]:
                 common = sets[first] & sets[second]
                 if common:
-                    yield Finding("performance-profile-cpus",
-                                  f"spec.cpu.{first} and spec.cpu.{second} cpus overlap ({format_cpuset(common)}): the "
+                    yield Hit(f"spec.cpu.{first} and spec.cpu.{second} cpus overlap ({format_cpuset(common)}): the "
                                   "Node Tuning Operator rejects the profile", doc.file,
                                   locate(doc.root, ("spec", "cpu", second)), profile.ref,
                                   Fix(f"remove {format_cpuset(common)} from one of them"))
-        pools = [p for p in run.pools if p.profile is profile and p.topology is not None]
+        pools = [p for p in analysis.pools if p.profile is profile and p.topology is not None]
         for pool in pools:
             topo = pool.topology
             assert topo is not None
@@ -89,21 +86,19 @@ def performance_profile_cpus(run: Run) -> Iterator[Finding]:
             named = frozenset().union(*sets.values()) if sets else frozenset()
             unknown = named - online
             if unknown:
-                yield Finding("performance-profile-cpus",
-                              f'spec.cpu names CPUs {format_cpuset(unknown)} that topology "{topo.name}" lacks '
+                yield Hit(f'spec.cpu names CPUs {format_cpuset(unknown)} that topology "{topo.name}" lacks '
                               f"(online: {format_cpuset(online)})", doc.file, locate(doc.root, ("spec", "cpu")),
                               profile.ref, Fix(f"use only CPUs in {format_cpuset(online)}"))
             left_out = online - named
             if sets.get("reserved") is not None and sets.get("isolated") is not None and left_out:
-                yield Finding("performance-profile-cpus",
-                              f"reserved and isolated leave online CPUs {format_cpuset(left_out)} of topology "
+                yield Hit(f"reserved and isolated leave online CPUs {format_cpuset(left_out)} of topology "
                               f'"{topo.name}" out: they belong to no pool the profile manages',
                               doc.file, locate(doc.root, ("spec", "cpu", "isolated")), profile.ref,
                               Fix(f"add {format_cpuset(left_out)} to spec.cpu.isolated (or offlined)"))
-            yield from _hugepages(run, doc, profile, topo)
+            yield from _hugepages(analysis, doc, profile, topo)
 
 
-def _hugepages(run: Run, doc: Document, profile: KubeletProfile, topo: TopologyView) -> Iterator[Finding]:
+def _hugepages(analysis: Analysis, doc: Document, profile: KubeletProfile, topo: TopologyView) -> Iterator[Hit]:
     pages = get(doc.root, ("spec", "hugepages", "pages"))
     per_node: dict[int, int] = {}
     for index, page in enumerate(pages if isinstance(pages, list) else []):
@@ -117,12 +112,11 @@ def _hugepages(run: Run, doc: Document, profile: KubeletProfile, topo: TopologyV
         per_node[node] = per_node.get(node, 0) + int(size) * count
         numa = topo.machine.node_by_id.get(node)
         if numa is None:
-            yield Finding("performance-profile-cpus", f'hugepages for NUMA node {node}, which topology "{topo.name}" '
+            yield Hit(f'hugepages for NUMA node {node}, which topology "{topo.name}" '
                           "lacks", doc.file, locate(doc.root, ("spec", "hugepages", "pages", index, "node")),
                           profile.ref, Fix(f"use a NUMA node of {topo.machine.numa_ids}"))
         elif numa.memory and per_node[node] > numa.memory:
-            yield Finding("performance-profile-cpus",
-                          f"hugepages on NUMA node {node} add up to {format_bytes(per_node[node])}, beyond its "
+            yield Hit(f"hugepages on NUMA node {node} add up to {format_bytes(per_node[node])}, beyond its "
                           f"{format_bytes(numa.memory)} of memory", doc.file,
                           locate(doc.root, ("spec", "hugepages", "pages", index)), profile.ref,
                           Fix("lower the page count or spread the pages over NUMA nodes"))

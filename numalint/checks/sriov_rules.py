@@ -4,24 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from numalint.analysis import Analysis
 from numalint.checks import check
-from numalint.findings import Finding, Fix
-from numalint.model.run import Run
-from numalint.model.sriov import NETWORKS_ANNOTATION, Policy, catalog
+from numalint.findings import Fix, Hit
+from numalint.model.sriov import NETWORKS_ANNOTATION, PFName, Policy
 
 
 @check("sriov-unknown-resource")
-def sriov_unknown_resource(run: Run) -> Iterator[Finding]:
-    sriov = catalog(run)
+def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
+    sriov = analysis.sriov
     if not sriov.present:
         return
     known = sriov.resources()
     prefixes = {r.split("/", 1)[0] for r in known} | {sriov.prefix}
-    for pod in run.pods:
+    for pod in analysis.pods:
         _, unknown = sriov.network_resources(pod)
         for name in unknown:
-            yield Finding("sriov-unknown-resource",
-                          f'{pod.ref.label()} attaches network "{name}" ({NETWORKS_ANNOTATION}) but no SriovNetwork or '
+            yield Hit(f'{pod.ref.label()} attaches network "{name}" ({NETWORKS_ANNOTATION}) but no SriovNetwork or '
                           "NetworkAttachmentDefinition of that name is in the run: the pod stays in "
                           "ContainerCreating", pod.file, pod.anchor(), pod.ref,
                           Fix(f'create the network "{name}" or correct the annotation'))
@@ -29,22 +28,21 @@ def sriov_unknown_resource(run: Run) -> Iterator[Finding]:
             for resource in sorted(set(container.requests) | set(container.limits)):
                 if "/" in resource and resource.split("/", 1)[0] in prefixes and resource not in known \
                         and resource.split("/", 1)[0] in {r.split("/", 1)[0] for r in known}:
-                    yield Finding("sriov-unknown-resource",
-                                  f'{container.label} of {pod.ref.label()} requests {resource}, which no '
+                    yield Hit(f'{container.label} of {pod.ref.label()} requests {resource}, which no '
                                   "SriovNetworkNodePolicy, SriovNetwork or NetworkAttachmentDefinition in the run "
                                   "provides: the pod stays Pending",
                                   pod.file, pod.span(container.path + ("resources",), key=True), pod.ref,
                                   Fix(f"use one of {', '.join(sorted(known))}"))
 
 
-def _conflict(policy: Policy, message: str, *path: object, fix: str) -> Finding:
-    return Finding("sriov-policy-conflict", message, policy.doc.file, policy.span(*path, key=True), policy.ref,
+def _conflict(policy: Policy, message: str, *path: object, fix: str) -> Hit:
+    return Hit(message, policy.doc.file, policy.span(*path, key=True), policy.ref,
                    Fix(fix))
 
 
 @check("sriov-policy-conflict")
-def sriov_policy_conflict(run: Run) -> Iterator[Finding]:
-    policies = catalog(run).policies
+def sriov_policy_conflict(analysis: Analysis) -> Iterator[Hit]:
+    policies = analysis.sriov.policies
     by_resource: dict[str, list[Policy]] = {}
     for policy in policies:
         by_resource.setdefault(policy.resource_name, []).append(policy)
@@ -79,7 +77,6 @@ def sriov_policy_conflict(run: Run) -> Iterator[Finding]:
 
 
 def _overlap(a: Policy, pa: object, b: Policy, pb: object) -> bool:
-    from numalint.model.sriov import PFName
 
     assert isinstance(pa, PFName) and isinstance(pb, PFName)
     ra = (pa.first, pa.last) if pa.first is not None and pa.last is not None else (0, max(a.num_vfs - 1, 0))
@@ -90,27 +87,25 @@ def _overlap(a: Policy, pa: object, b: Policy, pb: object) -> bool:
 
 
 @check("sriov-numvfs")
-def sriov_numvfs(run: Run) -> Iterator[Finding]:
-    sriov = catalog(run)
+def sriov_numvfs(analysis: Analysis) -> Iterator[Hit]:
+    sriov = analysis.sriov
     for policy in sriov.policies:
         for pf in policy.pf_names:
             if pf.first is None or pf.last is None:
                 continue
             if pf.first > pf.last or pf.last >= policy.num_vfs:
-                yield Finding("sriov-numvfs",
-                              f'pfNames entry "{pf.raw}" of "{policy.ref.name}" reaches past numVfs {policy.num_vfs} '
+                yield Hit(f'pfNames entry "{pf.raw}" of "{policy.ref.name}" reaches past numVfs {policy.num_vfs} '
                               f"(VF ids are 0..{policy.num_vfs - 1}; the range must end below numVfs"
                               + (" and start at or before its end" if pf.first > pf.last else "") + ")",
                               policy.doc.file, policy.span("nicSelector", "pfNames", pf.index), policy.ref,
                               Fix(f"use #{pf.first}-{max(policy.num_vfs - 1, 0)} or raise numVfs to {pf.last + 1}"))
         reported = set()
-        for topo in run.topologies:
+        for topo in analysis.run.topologies:
             for nic in topo.nics:
                 if nic.total_vfs and policy.range_on(nic) is not False and policy.num_vfs > nic.total_vfs \
                         and nic.pci_address not in reported:
                     reported.add(nic.pci_address)
-                    yield Finding("sriov-numvfs",
-                                  f'numVfs {policy.num_vfs} of "{policy.ref.name}" is above the {nic.total_vfs} VFs '
+                    yield Hit(f'numVfs {policy.num_vfs} of "{policy.ref.name}" is above the {nic.total_vfs} VFs '
                                   f"PF {nic.interface or nic.pci_address} supports (topology \"{topo.name}\"): the "
                                   "operator webhook rejects the policy", policy.doc.file, policy.span("numVfs"),
                                   policy.ref, Fix(f"set numVfs to at most {nic.total_vfs}"))

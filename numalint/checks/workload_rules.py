@@ -6,18 +6,17 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
+from numalint.analysis import Analysis
 from numalint.checks import check
-from numalint.findings import Edit, Finding, Fix
+from numalint.findings import UNSAFE, Edit, Fix, Hit
 from numalint.k8s.quantity import format_quantity
-from numalint.model.pools import pools_for
-from numalint.model.run import Run
 from numalint.reading.yamlpos import Span
 from numalint.views.workloads import ContainerView, PodView, is_extended, is_hugepages
 
 NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
 
 
-def alignment_reason(run: Run, pod: PodView) -> str | None:
+def alignment_reason(analysis: Analysis, pod: PodView) -> str | None:
     """Why this workload asks for NUMA alignment, or None when it does not."""
     devices = sorted(r for r in pod.resource_names() if is_extended(r) or is_hugepages(r))
     if devices:
@@ -25,7 +24,7 @@ def alignment_reason(run: Run, pod: PodView) -> str | None:
     if pod.annotations.get(NETWORKS_ANNOTATION):
         return "it attaches SR-IOV networks"
     if pod.node_selector or pod.required_terms:
-        for pool in pools_for(run, pod):
+        for pool in analysis.pools_for(pod):
             if pool.profile is not None and pool.profile.cpu_manager_policy == "static" and pool.node_labels:
                 return f'it is scheduled onto pool "{pool.name}", whose kubelet runs the static CPU manager'
     return None
@@ -50,11 +49,11 @@ def _breakers(container: ContainerView) -> list[str]:
 
 
 @check("not-guaranteed")
-def not_guaranteed(run: Run) -> Iterator[Finding]:
-    for pod in run.pods:
+def not_guaranteed(analysis: Analysis) -> Iterator[Hit]:
+    for pod in analysis.pods:
         if pod.qos() == "Guaranteed" or not pod.containers:
             continue
-        reason = alignment_reason(run, pod)
+        reason = alignment_reason(analysis, pod)
         if reason is None:
             continue
         for container in pod.containers:
@@ -62,9 +61,7 @@ def not_guaranteed(run: Run) -> Iterator[Finding]:
             if not problems:
                 continue
             where = ("resources",) if pod.locator.has(container.path + ("resources",)) else ("name",)
-            yield Finding(
-                "not-guaranteed",
-                f"{pod.ref.label()} asks for NUMA alignment ({reason}) but is not Guaranteed QoS: "
+            yield Hit(f"{pod.ref.label()} asks for NUMA alignment ({reason}) but is not Guaranteed QoS: "
                 f"{container.label} has {'; '.join(problems)}, so the kubelet gives it no exclusive CPUs and no "
                 "pinned memory",
                 pod.file, _span(pod, container, *where, key=True), pod.ref,
@@ -72,11 +69,11 @@ def not_guaranteed(run: Run) -> Iterator[Finding]:
 
 
 @check("fractional-cpu")
-def fractional_cpu(run: Run) -> Iterator[Finding]:
-    for pod in run.pods:
+def fractional_cpu(analysis: Analysis) -> Iterator[Hit]:
+    for pod in analysis.pods:
         if pod.qos() != "Guaranteed" or pod.pod_resources is not None:
             continue
-        reason = alignment_reason(run, pod)
+        reason = alignment_reason(analysis, pod)
         if reason is None:
             continue
         for container in pod.containers:
@@ -86,24 +83,20 @@ def fractional_cpu(run: Run) -> Iterator[Finding]:
             nearest = max(1, int(cpu + Fraction(1, 2)))  # half up: 2500m -> 3
             edits = [Edit(_span(pod, container, "resources", kind, "cpu"), f'"{nearest}"')
                      for kind in ("requests", "limits") if pod.locator.has(container.path + ("resources", kind, "cpu"))]
-            yield Finding(
-                "fractional-cpu",
-                f"{container.label} is Guaranteed with cpu {format_quantity('cpu', cpu)}: not a whole number, so "
+            yield Hit(f"{container.label} is Guaranteed with cpu {format_quantity('cpu', cpu)}: not a whole number, so "
                 f"it runs in the shared CPU pool with no exclusive CPUs and no NUMA alignment ({reason})",
                 pod.file, _span(pod, container, "resources", "limits", "cpu"), pod.ref,
-                Fix(f'use a whole number of CPUs: cpu: "{nearest}" in requests and limits', edits))
+                Fix(f'use a whole number of CPUs: cpu: "{nearest}" in requests and limits', edits, UNSAFE))
 
 
 @check("invalid-resources")
-def invalid_resources(run: Run) -> Iterator[Finding]:
-    for pod in run.pods:
+def invalid_resources(analysis: Analysis) -> Iterator[Hit]:
+    for pod in analysis.pods:
         for container in pod.containers:
             names = set(container.requests) | set(container.limits)
             hugepages = sorted(r for r in names if is_hugepages(r))
             if hugepages and "cpu" not in container.requests and "memory" not in container.requests:
-                yield Finding(
-                    "invalid-resources",
-                    f"{container.label} requests {', '.join(hugepages)} without a cpu or memory request; the API "
+                yield Hit(f"{container.label} requests {', '.join(hugepages)} without a cpu or memory request; the API "
                     "server rejects it (HugePages require cpu or memory)",
                     pod.file, _span(pod, container, "resources", key=True), pod.ref,
                     Fix("add cpu and memory requests (equal to limits for alignment)"))
@@ -112,20 +105,18 @@ def invalid_resources(run: Run) -> Iterator[Finding]:
                     continue
                 req, lim = container.requests.get(resource), container.limits.get(resource)
                 if lim is None:
-                    yield Finding(
-                        "invalid-resources",
-                        f"{container.label} requests {resource} without a limit; the API server rejects it "
+                    yield Hit(f"{container.label} requests {resource} without a limit; the API server rejects it "
                         f"(Limit must be set for non overcommitable resources)",
                         pod.file, _span(pod, container, "resources", "requests", resource, key=True), pod.ref,
                         Fix(f"set limits.{resource} to {format_quantity(resource, req or Fraction(0))}"))
                 elif req != lim:
-                    yield Finding(
-                        "invalid-resources",
+                    yield Hit(
                         f"{container.label}: {resource} request {_fmt(resource, req)} != limit {_fmt(resource, lim)}; "
                         f"the API server rejects it ({resource} cannot be overcommitted: request must equal limit)",
                         pod.file, _span(pod, container, "resources", "requests", resource), pod.ref,
                         Fix(f"set requests.{resource} equal to limits.{resource} ({_fmt(resource, lim)})",
-                            [Edit(_span(pod, container, "resources", "requests", resource), _plain(resource, lim))]))
+                            [Edit(_span(pod, container, "resources", "requests", resource), _plain(resource, lim))],
+                            UNSAFE))
 
 
 def _fmt(resource: str, amount: Fraction | None) -> str:

@@ -8,7 +8,14 @@ from __future__ import annotations
 from typing import Any
 
 from numalint.alignment.bitmask import Mask, bits, mask_of
+from numalint.alignment.cpu_assign import PACKED, SPREAD, TakeError, take_distributed, take_packed
+from numalint.alignment.cpu_static import AllocationError, PolicyError, StaticPolicy
+from numalint.alignment.cputopo import CPUInfo, CPUTopology
+from numalint.alignment.memory_static import MemoryAllocationError, MemoryPolicy, MemoryPolicyError
 from numalint.alignment.merge import Hint, ManagerError, TopologyManager, compare, max_of_min_counts
+from numalint.k8s.cpuset import format_cpuset, parse_cpuset
+from numalint.k8s.quantity import parse_quantity
+from numalint.k8s.versions import CPU_OPTIONS, TOPOLOGY_OPTIONS, maturity, parse_version
 
 
 def _hint(raw: dict[str, Any] | None, key: str = "numa_affinity") -> Hint | None:
@@ -26,7 +33,6 @@ def _hint_json(hint: Hint | None, key: str = "numa_affinity") -> dict[str, Any] 
 
 def _version_stages(line: dict[str, Any]) -> dict[str, Any]:
     """Option maturity at the line's Kubernetes version (the oracle enables every option gate)."""
-    from numalint.k8s.versions import CPU_OPTIONS, TOPOLOGY_OPTIONS, maturity, parse_version
 
     version = parse_version(line.get("kubernetes_version", "v1.32.10"))
     available = {name: stage for name in TOPOLOGY_OPTIONS if (stage := maturity(TOPOLOGY_OPTIONS, name, version))}
@@ -92,7 +98,6 @@ def case_max_of_min(line: dict[str, Any], _: dict[str, Any]) -> str | None:
 
 
 def oracle_cpu_topology(line: dict[str, Any], _: dict[str, Any]) -> str | None:
-    from numalint.alignment.cputopo import CPUTopology
 
     topo = CPUTopology.from_description(line["input"]["machine"])
     exp = line["expected"]
@@ -104,8 +109,6 @@ def oracle_cpu_topology(line: dict[str, Any], _: dict[str, Any]) -> str | None:
 
 
 def oracle_cpu_hints(line: dict[str, Any], _: dict[str, Any]) -> str | None:
-    from numalint.alignment.cpu_static import PolicyError, StaticPolicy
-    from numalint.alignment.cputopo import CPUTopology
 
     inp, exp = line["input"], line["expected"]
     topo = CPUTopology.from_description(inp["machine"])
@@ -134,8 +137,6 @@ def oracle_cpu_hints(line: dict[str, Any], _: dict[str, Any]) -> str | None:
 
 
 def oracle_cpu_allocation(line: dict[str, Any], context: dict[str, Any]) -> str | None:
-    from numalint.alignment.cpu_static import AllocationError, PolicyError, StaticPolicy
-    from numalint.alignment.cputopo import CPUTopology
 
     inp, exp = line["input"], line["expected"]
     machine = inp.get("machine") or _machine_for(inp["topology_name"], context)
@@ -183,7 +184,6 @@ class Skip(Exception):
 def _fixture(name: str, context: dict[str, Any]) -> Any:
     import json
 
-    from numalint.alignment.cputopo import CPUInfo, CPUTopology
 
     fixtures = context.get("fixtures")
     if fixtures is None:
@@ -198,8 +198,6 @@ def _fixture(name: str, context: dict[str, Any]) -> Any:
 
 
 def case_take_by_topology(line: dict[str, Any], context: dict[str, Any]) -> str | None:
-    from numalint.alignment.cpu_assign import PACKED, SPREAD, TakeError, take_distributed, take_packed
-    from numalint.k8s.cpuset import format_cpuset, parse_cpuset
 
     topo = _fixture(line["topology"], context)
     available = parse_cpuset(line["available_cpus"])
@@ -219,8 +217,6 @@ def case_take_by_topology(line: dict[str, Any], context: dict[str, Any]) -> str 
 
 
 def oracle_memory(line: dict[str, Any], _: dict[str, Any]) -> str | None:
-    from numalint.alignment.memory_static import MemoryAllocationError, MemoryPolicy, MemoryPolicyError
-    from numalint.k8s.quantity import parse_quantity
 
     inp, exp = line["input"], line["expected"]
     nodes = {n["id"]: (n["memory_bytes"], {h["page_size_bytes"]: h["count"] for h in n["hugepages"]})

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from numalint.alignment.options import GO_BOOLS
+
 NEWEST = (1, 37)
 
 # option -> list of (first minor version, maturity); maturity applies until the next entry
@@ -33,7 +35,6 @@ def parse_version(text: str) -> tuple[int, int]:
 
 def go_parse_bool(text: object) -> bool | None:
     """strconv.ParseBool; None when the kubelet would reject the value."""
-    from numalint.alignment.options import GO_BOOLS
 
     return GO_BOOLS.get(text) if isinstance(text, str) else None
 
@@ -66,3 +67,11 @@ def gate_default(gate: str, version: tuple[int, int]) -> bool:
 
 def gate_enabled(gate: str, gates: dict[str, bool], version: tuple[int, int]) -> bool:
     return gates.get(gate, gate_default(gate, version))
+
+
+def enabled_stages(gates: dict[str, str], feature_gates: dict[str, bool], version: tuple[int, int],
+                   everything: bool = False) -> frozenset[str]:
+    """The option maturities a kubelet accepts: GA always, alpha/beta when their gate is on
+    (``everything``: OpenShift, whose feature sets decide the gates, not the KubeletConfig)."""
+    return frozenset({"ga"} | {stage for stage, gate in gates.items()
+                               if everything or gate_enabled(gate, feature_gates, version)})

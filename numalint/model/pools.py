@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,8 @@ from numalint.k8s.kinds import KUBELET_CONFIG
 from numalint.reading.locate import as_list, as_map, get
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from numalint.model.run import Run
     from numalint.views.kubelet import KubeletProfile
     from numalint.views.topology import TopologyView
@@ -108,8 +111,6 @@ def _profile_for_labels(run: Run, labels: dict[str, str]) -> KubeletProfile | No
 
 
 def _profile_named(run: Run, name: str) -> KubeletProfile | None:
-    import os
-
     for profile in run.profiles:
         if profile.name == name or os.path.splitext(os.path.basename(profile.file))[0] == name:
             return profile
@@ -143,11 +144,10 @@ def build_pools(run: Run) -> list[Pool]:
     return pools
 
 
-def pools_for(run: Run, pod: PodView) -> list[Pool]:
-    pools = run.pools
+def pools_for(pools: Sequence[Pool], pod: PodView) -> list[Pool]:
     only = len(pools) == 1
     return [p for p in pools if p.matches(pod, only)]
 
 
-def topologies_for_profile(run: Run, profile: KubeletProfile) -> list[TopologyView]:
-    return [p.topology for p in run.pools if p.profile is profile and p.topology is not None]
+def topologies_for_profile(pools: Sequence[Pool], profile: KubeletProfile) -> list[TopologyView]:
+    return [p.topology for p in pools if p.profile is profile and p.topology is not None]

@@ -1,17 +1,13 @@
-"""Everything one run has read, as typed views the checks work on."""
+"""Everything one run has read, as typed views: the input of the analysis."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from numalint.reading.sources import Document, Source
 from numalint.views.kubelet import KubeletProfile
+from numalint.views.topology import TopologyView
 from numalint.views.workloads import PodView
-
-if TYPE_CHECKING:
-    from numalint.model.pools import Pool
-    from numalint.views.topology import TopologyView
 
 
 @dataclass
@@ -21,30 +17,19 @@ class FileResult:
     source: Source
     profiles: list[KubeletProfile] = field(default_factory=list)
     pods: list[PodView] = field(default_factory=list)
-    topologies: list[Any] = field(default_factory=list)
+    topologies: list[TopologyView] = field(default_factory=list)
     others: list[Document] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Run:
-    """The inputs of one check run plus its settings."""
+    """The views of every file a run read, in input order."""
 
     sources: list[Source]
     profiles: list[KubeletProfile]
     pods: list[PodView]
     topologies: list[TopologyView]
     others: list[Document]
-    version: tuple[int, int]
-    settings: dict[str, Any] = field(default_factory=dict)
-    _pools: list[Pool] | None = None
 
     def of_kind(self, kind: str) -> list[Document]:
         return [d for d in self.others if d.kind == kind]
-
-    @property
-    def pools(self) -> list[Pool]:
-        if self._pools is None:
-            from numalint.model.pools import build_pools
-
-            self._pools = build_pools(self)
-        return self._pools

@@ -190,11 +190,8 @@ def parse_networks(value: str) -> list[tuple[str | None, str]]:
     return result
 
 
-def catalog(run: Run) -> SriovCatalog:
-    cached = run.settings.get("_sriov")
-    if cached is not None:
-        return cached  # type: ignore[no-any-return]
-    prefix = run.settings.get("sriov_prefix") or DEFAULT_PREFIX
+def catalog(run: Run, prefix: str = DEFAULT_PREFIX) -> SriovCatalog:
+    """The run's SR-IOV policies and networks (built once per analysis)."""
     policies = [p for d in run.of_kind("SriovNetworkNodePolicy") if (p := _policy(d)) is not None]
     networks: dict[str, list[Network]] = {}
     for doc in run.of_kind("SriovNetwork"):
@@ -214,7 +211,5 @@ def catalog(run: Run) -> SriovCatalog:
         ref = ObjectRef(doc.api_version, doc.kind, str(name), _text(namespace))
         networks.setdefault(str(name), []).append(Network(doc, ref, str(resource) if resource else "",
                                                           {str(namespace)} if namespace else set()))
-    result = SriovCatalog(policies, networks, prefix)
-    run.settings["_sriov"] = result
-    return result
+    return SriovCatalog(policies, networks, prefix)
 

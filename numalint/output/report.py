@@ -43,7 +43,7 @@ def finding_dict(f: Finding) -> dict[str, Any]:
     rule = catalogue().get(f.rule)
     fix = None
     if f.fix is not None:
-        fix = {"description": f.fix.description, "safety": rule.fix_safety if rule else "display",
+        fix = {"description": f.fix.description, "safety": f.fix.safety,
                "edits": [{"line": e.span.line, "column": e.span.col, "end_line": e.span.end_line,
                           "end_column": e.span.end_col, "text": e.text} for e in f.fix.edits]}
     obj = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from numalint.k8s.cpuset import format_cpuset
 from numalint.k8s.quantity import format_bytes
 from numalint.simulation.simulate import PoolRun
 
@@ -53,7 +54,6 @@ def render_json(runs: list[PoolRun]) -> str:
 
 
 def render_text(runs: list[PoolRun]) -> str:
-    from numalint.k8s.cpuset import format_cpuset
 
     lines: list[str] = []
     names = [r for run in runs for node in run.nodes[:1] for usage in node.usage().values() for r in usage]

@@ -59,7 +59,7 @@ class Source:
     text: str | None = None
 
 
-def discover(paths: Iterable[str], exclude: list[str], base: str | None = None) -> tuple[list[str], list[str]]:
+def discover(paths: Iterable[str], exclude: Iterable[str], base: str | None = None) -> tuple[list[str], list[str]]:
     """Expand files and directories into sorted input files; return (files, missing).
 
     ``exclude`` globs match a path relative to ``base`` (the config file's directory), the path as
@@ -88,7 +88,7 @@ def discover(paths: Iterable[str], exclude: list[str], base: str | None = None) 
     return found, missing
 
 
-def _excluded(path: str, patterns: list[str], base: str | None) -> bool:
+def _excluded(path: str, patterns: Iterable[str], base: str | None) -> bool:
     if not patterns:
         return False
     candidates = {path.replace(os.sep, "/").removeprefix("./"), os.path.basename(path)}

@@ -15,13 +15,27 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from numalint.alignment.machine import Machine
-from numalint.alignment.node import Admission, ContainerSpec, KubeletSettings, Node, PodSpec, StartError
-from numalint.model.sriov import catalog
+from numalint.alignment.memory_static import hugepage_resource
+from numalint.alignment.node import Admission, ContainerSpec, KubeletSettings, Node, PodSpec
+from numalint.alignment.startup import StartError, StartProblem
+from numalint.k8s.quantity import format_quantity
+from numalint.k8s.versions import (
+    CPU_GATES,
+    CPU_OPTIONS,
+    TOPOLOGY_GATES,
+    TOPOLOGY_OPTIONS,
+    enabled_stages,
+    gate_enabled,
+    maturity,
+)
+from numalint.model.pools import Pool, pools_for
+from numalint.model.sriov import SriovCatalog
+from numalint.simulation.node_state import StateProblem, apply_state, read_state
 from numalint.views.workloads import PodView, is_extended, is_hugepages
 
 if TYPE_CHECKING:
-    from numalint.model.pools import Pool
-    from numalint.model.run import Run
+    from collections.abc import Sequence
+
     from numalint.views.kubelet import KubeletProfile
 
 UNSCHEDULABLE = "Unschedulable"
@@ -45,20 +59,19 @@ class PoolRun:
     machine: Machine = field(default_factory=lambda: Machine([], {}))
     requested: dict[str, dict[str, Fraction]] = field(default_factory=dict)  # node -> what admitted pods asked
     nodes: list[Node] = field(default_factory=list)
-    start_error: str | None = None
+    start_error: str | None = None  # why the kubelet does not start (or the pool is not simulated)
+    start_problem: StartProblem | None = None
     pods: list[PodRun] = field(default_factory=list)
 
 
 def option_maturity(version: tuple[int, int]) -> dict[str, dict[str, str]]:
-    from numalint.k8s.versions import CPU_OPTIONS, TOPOLOGY_OPTIONS, maturity
-
     return {"cpu": {o: s for o in CPU_OPTIONS if (s := maturity(CPU_OPTIONS, o, version))},
             "topology": {o: s for o in TOPOLOGY_OPTIONS if (s := maturity(TOPOLOGY_OPTIONS, o, version))}}
 
 
 def settings_from_profile(profile: KubeletProfile | None, version: tuple[int, int],
-                          attributes: dict[str, str] | None = None) -> KubeletSettings:
-    """The alignment core's view of a kubelet profile (gates are checked by the policy-option rule).
+                          attributes: dict[str, str] | None = None, machine: Machine | None = None) -> KubeletSettings:
+    """The alignment core's view of a kubelet profile at a Kubernetes version, on ``machine`` when known.
 
     Without a kubelet configuration, a NodeResourceTopology's attributes still give the topology
     policy and scope (the CPU and memory managers then stay at their defaults)."""
@@ -79,16 +92,33 @@ def settings_from_profile(profile: KubeletProfile | None, version: tuple[int, in
         topology_policy=profile.topology_policy, topology_scope=profile.topology_scope,
         topology_options={k: str(v) for k, v in profile.topology_options.items()},
         memory_policy=profile.memory_policy, reserved_memory=reserved, option_maturity=option_maturity(version),
-        allocatable_reservation=_allocatable_reservation(profile, reserved))
+        allocatable_reservation=_allocatable_reservation(profile, reserved, memory_capacity(machine)),
+        option_stages={
+            "cpu": enabled_stages(CPU_GATES, profile.feature_gates, version, profile.openshift),
+            "topology": enabled_stages(TOPOLOGY_GATES, profile.feature_gates, version, profile.openshift)},
+        topology_options_allowed=profile.openshift or gate_enabled("TopologyManagerPolicyOptions",
+                                                                   profile.feature_gates, version))
 
 
-def _allocatable_reservation(profile: KubeletProfile, reserved: dict[int, dict[str, int]]) -> dict[str, int] | None:
-    """What reservedMemory must add up to, or None when it depends on the node (a percentage threshold)."""
-    if profile.eviction_memory is None and profile.eviction_memory_percent is not None:
+def memory_capacity(machine: Machine | None) -> int | None:
+    """The node's memory capacity (what a percentage eviction threshold is taken of), when known."""
+    if machine is None or not any(n.memory for n in machine.numa_nodes):
         return None
+    return sum(n.memory for n in machine.numa_nodes)
+
+
+def _allocatable_reservation(profile: KubeletProfile, reserved: dict[int, dict[str, int]],
+                             capacity: int | None) -> dict[str, int] | None:
+    """What reservedMemory must add up to, or None when it depends on an unknown node memory."""
     types = {"memory"} | {r for limits in reserved.values() for r in limits}
     types |= {r for r in (*profile.system_reserved, *profile.kube_reserved) if r.startswith("hugepages-")}
-    return {r: int(profile.allocatable_reservation(r)) for r in types}
+    result = {}
+    for resource in types:
+        amount = profile.allocatable_reservation(resource, capacity)
+        if amount is None:
+            return None
+        result[resource] = int(amount)
+    return result
 
 
 def pod_spec(view: PodView, name: str, injected: dict[str, int] | None = None) -> PodSpec:
@@ -127,15 +157,13 @@ def pod_requests(spec: PodSpec) -> dict[str, Fraction]:
 def node_allocatable(node: Node, profile: KubeletProfile | None) -> dict[str, Fraction]:
     machine = node.machine
     huge: dict[str, Fraction] = {}
-    from numalint.alignment.memory_static import hugepage_resource
-
     for numa in machine.numa_nodes:
         for page, pages in numa.hugepages.items():
             huge[hugepage_resource(page)] = huge.get(hugepage_resource(page), Fraction(0)) + page * pages
     memory = Fraction(sum(n.memory for n in machine.numa_nodes)) - sum(huge.values(), Fraction(0))
     cpu = Fraction(len(machine.cpus))
     if profile is not None:
-        memory -= profile.allocatable_reservation("memory")
+        memory -= profile.allocatable_reservation("memory", memory_capacity(machine)) or Fraction(0)
         cpu -= profile.cpu_reservation() or Fraction(0)
     result = {"cpu": cpu, **huge}
     if any(n.memory for n in machine.numa_nodes):  # NodeResourceTopology objects may not report memory
@@ -153,20 +181,26 @@ def _instances(view: PodView, nodes: int) -> int:
     return nodes if view.ref.kind == "DaemonSet" else min(view.replicas, MAX_REPLICAS)
 
 
-def simulate(run: Run) -> list[PoolRun]:
-    """Simulate every pool that has a topology (cached on the run)."""
-    cached = run.settings.get("_simulation")
-    if cached is not None:
-        return list(cached)
-    from numalint.model.pools import pools_for
+@dataclass(frozen=True)
+class Simulation:
+    """Every pool with a topology, after admitting the run's workloads; node-state problems found."""
 
+    pools: tuple[PoolRun, ...]
+    node_state_problems: tuple[StateProblem, ...] = ()
+
+
+def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog, version: tuple[int, int],
+             node_state: str | None = None) -> Simulation:
+    """Admit ``pods`` on every pool that has a topology (``node_state``: a node's checkpoint directory,
+    applied to the first node of the first pool)."""
     results: list[PoolRun] = []
     by_pool: dict[int, PoolRun] = {}
-    for pool in run.pools:
+    for pool in pools:
         if pool.topology is None:
             continue
-        settings = settings_from_profile(pool.profile, run.version, pool.topology.attributes)
-        pool_run = PoolRun(pool, settings, pool_machine(run, pool))
+        machine = pool_machine(sriov, pool)
+        settings = settings_from_profile(pool.profile, version, pool.topology.attributes, machine)
+        pool_run = PoolRun(pool, settings, machine)
         results.append(pool_run)
         by_pool[id(pool)] = pool_run
         if len(pool_run.machine.numa_ids) > MAX_SIMULATED_NUMA_NODES and settings.topology_policy != "none":
@@ -176,31 +210,27 @@ def simulate(run: Run) -> list[PoolRun]:
         try:
             pool_run.nodes = [Node(pool_run.machine, settings, f"{pool.name}-{i}") for i in range(pool.nodes)]
         except StartError as err:
-            pool_run.start_error = str(err)
-    state_dir = run.settings.get("node_state")
-    if state_dir and results and results[0].nodes:
-        from numalint.simulation.node_state import apply_state, read_state
-
-        files = read_state(state_dir)
+            pool_run.start_error, pool_run.start_problem = str(err), err.problem
+    problems: list[StateProblem] = []
+    if node_state and results and results[0].nodes:
+        files = read_state(node_state)
         problems = list(files.problems) + apply_state(results[0].nodes[0], files)
-        run.settings["_node_state_problems"] = problems
-    for view in run.pods:
-        matching = [p for p in pools_for(run, view) if id(p) in by_pool]
+    for view in pods:
+        matching = [p for p in pools_for(pools, view) if id(p) in by_pool]
         if not matching:
             continue
         pool_run = by_pool[id(matching[0])]
         if pool_run.start_error:
             continue
-        _place(pool_run, view, catalog(run).network_resources(view)[0])
-    run.settings["_simulation"] = results
-    return results
+        _place(pool_run, view, sriov.network_resources(view)[0])
+    return Simulation(tuple(results), tuple(problems))
 
 
-def pool_machine(run: Run, pool: Pool, exclude: set[str] | None = None) -> Machine:
+def pool_machine(sriov: SriovCatalog, pool: Pool, exclude: set[str] | None = None) -> Machine:
     """The pool's hardware plus the SR-IOV VFs its node policies create."""
     assert pool.topology is not None
     machine = pool.topology.machine
-    vfs = catalog(run).vfs(pool.topology, pool.node_labels or None, exclude)
+    vfs = sriov.vfs(pool.topology, pool.node_labels or None, exclude)
     if not vfs:
         return machine
     return Machine(machine.numa_nodes, machine.cpus, machine.devices + vfs)
@@ -254,8 +284,6 @@ def _unschedulable_message(pool_run: PoolRun, spec: PodSpec) -> str:
     allocatable = node_allocatable(node, pool_run.pool.profile)
     short = [r for r, amount in wanted.items() if amount and amount > allocatable.get(r, Fraction(0))]
     if short:
-        from numalint.k8s.quantity import format_quantity
-
         parts = [f"{r} {format_quantity(r, wanted[r])} > allocatable {format_quantity(r, allocatable.get(r, 0))}"
                  if not is_extended(r) else f"{r} {int(wanted[r])} > {int(allocatable.get(r, 0))}" for r in short]
         return f"no node of pool \"{pool_run.pool.name}\" can ever fit it ({'; '.join(parts)}); it stays Pending"

@@ -8,6 +8,9 @@ underneath (FORMATS.md §2), and remembers where every field was written.
 
 from __future__ import annotations
 
+import os
+import re
+import struct
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -19,6 +22,7 @@ from numalint.k8s.quantity import try_quantity
 from numalint.reading.locate import Path, get, locate
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span, YMap
+from numalint.views.schema import kubelet_field_names
 
 DEFAULT_MEMORY_AVAILABLE = Fraction(100 * 2**20)  # evictionHard memory.available<100Mi (Linux default)
 # What the machine-config operator gives a pool when the user sets nothing (node sizing fallbacks).
@@ -57,7 +61,7 @@ class KubeletProfile:
     system_reserved: dict[str, Fraction] = field(default_factory=dict)
     kube_reserved: dict[str, Fraction] = field(default_factory=dict)
     eviction_memory: Fraction | None = DEFAULT_MEMORY_AVAILABLE
-    eviction_memory_percent: Fraction | None = None
+    eviction_memory_percent: float | None = None  # Go's float32 fraction (0.05 for "5%")
     eviction_source: str = "default"
     feature_gates: dict[str, bool] = field(default_factory=dict)
     system_reserved_cgroup: str = ""
@@ -109,11 +113,29 @@ class KubeletProfile:
             return None
         return self.system_reserved.get("cpu", Fraction(0)) + self.kube_reserved.get("cpu", Fraction(0))
 
-    def allocatable_reservation(self, resource: str) -> Fraction:
-        """The Node Allocatable reservation of ``resource`` (what reservedMemory must add up to)."""
+    def memory_eviction(self, capacity: int | None = None) -> Fraction | None:
+        """The hard ``memory.available`` threshold in bytes on a node of ``capacity`` bytes: 0 when there is
+        none; None when it is a percentage and the node's memory is unknown.
+
+        A percentage resolves as ``GetThresholdQuantity`` does (pkg/kubelet/eviction/helpers.go):
+        ``int64(float64(capacity) * float64(percentage))``, the percentage a float32."""
+        if self.eviction_memory is not None:
+            return self.eviction_memory
+        if self.eviction_memory_percent is None:
+            return Fraction(0)
+        if capacity is None:
+            return None
+        return Fraction(int(float(capacity) * self.eviction_memory_percent))
+
+    def allocatable_reservation(self, resource: str, capacity: int | None = None) -> Fraction | None:
+        """The Node Allocatable reservation of ``resource`` (what reservedMemory must add up to) on a node
+        of ``capacity`` bytes of memory; None when it depends on an unknown capacity."""
         total = self.system_reserved.get(resource, Fraction(0)) + self.kube_reserved.get(resource, Fraction(0))
-        if resource == "memory" and self.eviction_memory is not None:
-            total += self.eviction_memory
+        if resource == "memory":
+            eviction = self.memory_eviction(capacity)
+            if eviction is None:
+                return None
+            total += eviction
         return total
 
 
@@ -137,7 +159,6 @@ def kubelet_profile(doc: Document) -> KubeletProfile | None:
     raw = get(doc.root, base) if base else doc.root
     if not isinstance(raw, YMap):
         return None
-    import os
 
     name = get(doc.root, ("metadata", "name"))
     # A KubeletConfiguration has no metadata: the file name identifies it (NodeTopology pool.kubeletConfig).
@@ -145,7 +166,6 @@ def kubelet_profile(doc: Document) -> KubeletProfile | None:
     ref = ObjectRef(doc.api_version, doc.kind, str(name) if name else fallback, None)
     profile = KubeletProfile(doc=doc, ref=ref, base=base, raw=raw, openshift=openshift)
     # The machine-config operator matches keys case-insensitively (FORMATS.md §2).
-    from numalint.views.schema import kubelet_field_names
 
     known = kubelet_field_names()
     lowered = {k.lower(): k for k in known} if openshift else {}
@@ -198,9 +218,34 @@ def _eviction(profile: KubeletProfile, hard: Any, merge_defaults: Any) -> None:
     profile.eviction_source = "evictionHard"
     if isinstance(signal, str) and signal.endswith("%"):
         profile.eviction_memory = None
-        profile.eviction_memory_percent = try_quantity(signal[:-1])
+        if signal in ("0%", "100%"):
+            profile.eviction_source = f"evictionHard memory.available {signal} (ignored by the kubelet)"
+            return  # parseThresholdStatement skips exactly these two spellings
+        profile.eviction_memory_percent = go_percentage(signal)
         return
     profile.eviction_memory = try_quantity(signal) if isinstance(signal, str) else None
+
+
+_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def _float32(value: float) -> float:
+    return float(struct.unpack("f", struct.pack("f", value))[0])
+
+
+def go_percentage(text: str) -> float | None:
+    """parsePercentage (pkg/kubelet/eviction/helpers.go): ParseFloat(..., 32) of the text before "%",
+    then float32 division by 100. None when Go would refuse it or it is outside 0..100."""
+    number = text.rstrip("%")
+    if not _FLOAT.fullmatch(number) or len(number) > 64:
+        return None
+    try:
+        value = _float32(float(number))
+    except OverflowError:
+        return None
+    if not 0 <= value <= 100:
+        return None
+    return _float32(value / 100)
 
 
 def _reserved_memory(profile: KubeletProfile, entries: Any) -> None:

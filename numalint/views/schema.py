@@ -12,7 +12,7 @@ from functools import cache
 from typing import Any
 
 from numalint.data import data_dir
-from numalint.findings import Edit, Finding, Fix
+from numalint.findings import SAFE, Edit, Finding, Fix
 from numalint.k8s.kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION, NODE_TOPOLOGY, SCHEMA_FILES
 from numalint.reading.locate import Path, locate
 from numalint.reading.sources import Document
@@ -182,7 +182,7 @@ def _retype(error: Any, span: Any) -> Fix | None:
         text = value.lower()
     else:
         return None
-    return Fix(f"write {text}", [Edit(span, text)])
+    return Fix(f"write {text}", [Edit(span, text)], SAFE)
 
 
 def _describe(error: Any, path: Path, kind: str) -> str:

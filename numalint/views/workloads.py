@@ -19,7 +19,6 @@ from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span, YMap
 
 HUGEPAGES_PREFIX = "hugepages-"
-DISABLE_ANNOTATION = "numalint.io/disable"
 
 
 def is_extended(resource: str) -> bool:
@@ -76,7 +75,6 @@ class PodView:
     node_selector: dict[str, str]
     required_terms: list[list[dict[str, Any]]]
     pod_resources: dict[str, Fraction] | None
-    disabled: frozenset[str]
 
     def span(self, path: Path, key: bool = False) -> Span:
         return self.locator.span(path, key=key)
@@ -160,8 +158,6 @@ def pod_view(doc: Document) -> PodView | None:
     metadata = root.get("metadata") if isinstance(root.get("metadata"), dict) else {}
     own = _string_map(get(root, ("metadata", "annotations")))
     template_annotations = _string_map(get(root, template_meta_path + ("annotations",)))
-    disabled = {s.strip() for s in (own.get(DISABLE_ANNOTATION, "") + "," +
-                                    template_annotations.get(DISABLE_ANNOTATION, "")).split(",") if s.strip()}
     terms: list[list[dict[str, Any]]] = []
     raw_terms = get(spec, ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
                            "nodeSelectorTerms"))
@@ -176,7 +172,7 @@ def pod_view(doc: Document) -> PodView | None:
                    replicas=_replicas(doc), annotations=template_annotations or own,
                    labels=_string_map(get(root, template_meta_path + ("labels",))),
                    node_selector=_string_map(spec.get("nodeSelector")), required_terms=terms,
-                   pod_resources=pod_resources, disabled=frozenset(disabled))
+                   pod_resources=pod_resources)
 
 
 def _locator(doc: Document, containers: list[ContainerView]) -> Locator:

@@ -1,0 +1,90 @@
+"""One read-only analysis per check pass: the run, its pools, the SR-IOV catalogue, the simulation and
+the kubelet values resolved against each pool's hardware. Built once after reading; checks only read it,
+so their results never depend on their order, and ``fix`` builds a fresh one on every pass."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from numalint.alignment.machine import Machine
+from numalint.model.pools import Pool, build_pools, pools_for, topologies_for_profile
+from numalint.model.run import Run
+from numalint.model.sriov import DEFAULT_PREFIX, SriovCatalog, catalog
+from numalint.reading.sources import Document
+from numalint.simulation.simulate import PoolRun, Simulation, memory_capacity, pool_machine, simulate
+from numalint.views.kubelet import KubeletProfile
+from numalint.views.topology import TopologyView
+from numalint.views.workloads import PodView
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    """What the command line and ``.numalint.yaml`` say that changes the analysis itself."""
+
+    version: tuple[int, int]
+    node_state: str | None = None  # a node's checkpoint directory (--node-state)
+    sriov_prefix: str = DEFAULT_PREFIX
+
+
+@dataclass(frozen=True)
+class Analysis:
+    run: Run
+    options: AnalysisOptions
+    pools: tuple[Pool, ...]
+    sriov: SriovCatalog
+    simulation: Simulation
+    _node_memory: dict[int, int | None] = field(default_factory=dict, repr=False)
+
+    @property
+    def version(self) -> tuple[int, int]:
+        return self.options.version
+
+    @property
+    def profiles(self) -> Sequence[KubeletProfile]:
+        return self.run.profiles
+
+    @property
+    def pods(self) -> Sequence[PodView]:
+        return self.run.pods
+
+    @property
+    def pool_runs(self) -> tuple[PoolRun, ...]:
+        return self.simulation.pools
+
+    def of_kind(self, kind: str) -> list[Document]:
+        return self.run.of_kind(kind)
+
+    def pools_for(self, pod: PodView) -> list[Pool]:
+        return pools_for(self.pools, pod)
+
+    def topologies_for(self, profile: KubeletProfile) -> list[TopologyView]:
+        return topologies_for_profile(self.pools, profile)
+
+    def machine_of(self, pool: Pool, without: set[str] | None = None) -> Machine:
+        """The pool's hardware with its SR-IOV VFs (``without``: VF resources left out)."""
+        return pool_machine(self.sriov, pool, without)
+
+    def node_memory(self, profile: KubeletProfile) -> int | None:
+        """Memory capacity of the first node type running ``profile``, when a topology says."""
+        return self._node_memory.get(id(profile))
+
+    def reservation(self, profile: KubeletProfile, resource: str) -> Fraction | None:
+        """The Node Allocatable reservation of ``resource``, eviction thresholds resolved on the pool's
+        hardware; None when a percentage threshold meets unknown hardware."""
+        return profile.allocatable_reservation(resource, self.node_memory(profile))
+
+    def memory_eviction(self, profile: KubeletProfile) -> Fraction | None:
+        return profile.memory_eviction(self.node_memory(profile))
+
+
+def analyse(run: Run, options: AnalysisOptions) -> Analysis:
+    pools = tuple(build_pools(run))
+    sriov = catalog(run, options.sriov_prefix)
+    simulation = simulate(pools, run.pods, sriov, options.version, options.node_state)
+    node_memory: dict[int, int | None] = {}
+    for profile in run.profiles:
+        topologies = topologies_for_profile(pools, profile)
+        node_memory[id(profile)] = memory_capacity(topologies[0].machine) if topologies else None
+    return Analysis(run, options, pools, sriov, simulation, node_memory)
