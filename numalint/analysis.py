@@ -9,11 +9,20 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from numalint.alignment.machine import Machine
+from numalint.alignment.node import settings_problems
+from numalint.alignment.startup import StartProblem
 from numalint.model.pools import Pool, build_pools, pools_for, topologies_for_profile
 from numalint.model.run import Run
 from numalint.model.sriov import DEFAULT_PREFIX, SriovCatalog, catalog
 from numalint.reading.sources import Document
-from numalint.simulation.simulate import PoolRun, Simulation, memory_capacity, pool_machine, simulate
+from numalint.simulation.simulate import (
+    PoolRun,
+    Simulation,
+    memory_capacity,
+    pool_machine,
+    settings_from_profile,
+    simulate,
+)
 from numalint.views.kubelet import KubeletProfile
 from numalint.views.topology import TopologyView
 from numalint.views.workloads import PodView
@@ -36,6 +45,7 @@ class Analysis:
     sriov: SriovCatalog
     simulation: Simulation
     _node_memory: dict[int, int | None] = field(default_factory=dict, repr=False)
+    _start_problems: dict[int, tuple[StartProblem, ...]] = field(default_factory=dict, repr=False)
 
     @property
     def version(self) -> tuple[int, int]:
@@ -78,13 +88,25 @@ class Analysis:
     def memory_eviction(self, profile: KubeletProfile) -> Fraction | None:
         return profile.memory_eviction(self.node_memory(profile))
 
+    def start_problems(self, profile: KubeletProfile) -> tuple[StartProblem, ...]:
+        """Why the kubelet would not start with ``profile``: on any machine, then on each pool's hardware."""
+        return self._start_problems.get(id(profile), ())
+
 
 def analyse(run: Run, options: AnalysisOptions) -> Analysis:
     pools = tuple(build_pools(run))
     sriov = catalog(run, options.sriov_prefix)
     simulation = simulate(pools, run.pods, sriov, options.version, options.node_state)
     node_memory: dict[int, int | None] = {}
+    start_problems: dict[int, tuple[StartProblem, ...]] = {}
     for profile in run.profiles:
         topologies = topologies_for_profile(pools, profile)
-        node_memory[id(profile)] = memory_capacity(topologies[0].machine) if topologies else None
-    return Analysis(run, options, pools, sriov, simulation, node_memory)
+        machine = topologies[0].machine if topologies else None
+        node_memory[id(profile)] = memory_capacity(machine)
+        problems = settings_problems(settings_from_profile(profile, options.version, machine=machine))
+        for pool_run in simulation.pools:
+            found = pool_run.start_problem
+            if pool_run.pool.profile is profile and found is not None and found not in problems:
+                problems.append(found)
+        start_problems[id(profile)] = tuple(problems)
+    return Analysis(run, options, pools, sriov, simulation, node_memory, start_problems)

@@ -29,6 +29,8 @@ class Rule:
     fix_safety: str
     references: tuple[str, ...]
     examples: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    # the alignment core's start-up problem reasons this rule reports (the rest go to kubelet-start)
+    start_problems: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=1)
@@ -57,6 +59,7 @@ def catalogue() -> dict[str, Rule]:
             how_to_fix=raw["how_to_fix"].strip(), fix_safety=raw.get("fix_safety", "display"),
             references=tuple(raw.get("references") or ()),
             examples=tuple(raw.get("examples") or ()),
+            start_problems=tuple(raw.get("start_problems") or ()),
         ))
     rules.sort(key=lambda r: r.code)
     return {r.slug: r for r in rules}

@@ -6,8 +6,9 @@ from collections.abc import Iterator
 from fractions import Fraction
 from math import ceil
 
-from numalint.alignment.options import check_available
+from numalint.alignment.startup import StartProblem
 from numalint.analysis import Analysis
+from numalint.catalogue import catalogue
 from numalint.checks import check
 from numalint.findings import SAFE, UNSAFE, Edit, Fix, Hit
 from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
@@ -17,8 +18,6 @@ from numalint.k8s.versions import (
     CPU_OPTIONS,
     TOPOLOGY_GATES,
     TOPOLOGY_OPTIONS,
-    gate_enabled,
-    go_parse_bool,
     maturity,
 )
 from numalint.views.kubelet import KubeletProfile
@@ -291,105 +290,68 @@ def reserved_memory_numa(analysis: Analysis) -> Iterator[Hit]:
                         f"{', '.join(map(str, topo.machine.numa_ids))})", *where, "numaNode")
 
 
+OPTION_FIXES = {
+    "bad-bool": 'use "true" or "false"',
+    "bad-int": 'use an integer such as "16"',
+    "min-numa-nodes": 'remove it or use "8" or more',
+    "options-gate": "add featureGates: {TopologyManagerPolicyOptions: true}",
+    "incompatible-policy": "drop align-by-socket or use topologyManagerPolicy restricted",
+    "no-distances": "declare NUMA distances in the topology or drop prefer-closest-numa-nodes",
+}
+VALUE_REASONS = {"bad-bool", "bad-int", "min-numa-nodes"}  # the value is wrong, not the key
+
+
 @check("policy-option")
 def policy_option(analysis: Analysis) -> Iterator[Hit]:
+    """The core's own option problems (NewPolicyOptions / NewStaticPolicyOptions), placed on the option."""
+    claimed = set(catalogue()["policy-option"].start_problems)
     for profile in analysis.profiles:
-        yield from _cpu_options(analysis, profile)
-        yield from _topology_options(analysis, profile)
-
-
-def _gated(profile: KubeletProfile, analysis: Analysis, table: dict[str, list[tuple[int, str]]], gates: dict[str, str],
-           option: str, field_name: str, component: str) -> Hit | None:
-    """The kubelet's own option-availability error at the target version, with the gates it runs with."""
-    available = {o: s for o in table if (s := maturity(table, o, analysis.version))}
-    enabled = frozenset({"ga"} | {stage for stage, gate in gates.items()
-                                  if profile.openshift or gate_enabled(gate, profile.feature_gates, analysis.version)})
-    error = check_available(component, option, available, enabled)
-    if error is None:
-        return None
-    version = f"{analysis.version[0]}.{analysis.version[1]}"
-    if option not in available:
-        detail, fix = f"known: {', '.join(sorted(available))}", "remove the option or target a Kubernetes version " \
-                                                                 "that has it"
-    else:
-        gate = gates[available[option]]
-        detail, fix = f"enable feature gate {gate}", f"add featureGates: {{{gate}: true}}"
-    return _finding(profile, f"{error} (Kubernetes {version}: {detail}); the kubelet refuses to "
-                    "start", field_name, option, key=True, fix=Fix(fix))
-
-
-def _cpu_options(analysis: Analysis, profile: KubeletProfile) -> Iterator[Hit]:
-    options = profile.cpu_options
-    if not options or profile.cpu_manager_policy != "static":
-        return
-    field_name = "cpuManagerPolicyOptions"
-    enabled: set[str] = set()
-    for option, value in options.items():
-        gated = _gated(profile, analysis, CPU_OPTIONS, CPU_GATES, option, field_name, "CPU Manager")
-        if gated is not None:
-            yield gated
-            continue
-        if not isinstance(value, str):
-            continue  # schema reports the type
-        parsed = go_parse_bool(value)
-        if parsed is None:
-            yield _finding(profile,
-                           f'bad value for option "{option}": strconv.ParseBool: parsing "{value}": invalid syntax',
-                           field_name, option, fix=Fix('use "true" or "false"'))
-        elif parsed:
-            enabled.add(option)
-    pairs = [("full-pcpus-only", "distribute-cpus-across-cores"),
-             ("distribute-cpus-across-numa", "distribute-cpus-across-cores"),
-             ("prefer-align-cpus-by-uncorecache", "distribute-cpus-across-numa"),
-             ("prefer-align-cpus-by-uncorecache", "distribute-cpus-across-cores")]
-    for first, second in pairs:
-        if first in enabled and second in enabled:
-            yield _finding(profile, f"static policy options {first} and {second} can not be used at the same time",
-                           field_name, second, key=True, fix=Fix(f"keep only one of {first} and {second}"))
-    if "align-by-socket" in enabled and profile.topology_policy == "single-numa-node":
-        yield _finding(profile,
-                       "Topolgy manager single-numa-node policy is incompatible with CPUManager align-by-socket "
-                       "policy option", field_name, "align-by-socket", key=True,
-                       fix=Fix("drop align-by-socket or use topologyManagerPolicy restricted"))
-    for topo in analysis.topologies_for(profile):
-        if "align-by-socket" in enabled and topo.machine.num_sockets > len(topo.machine.numa_ids):
-            yield _finding(profile,
-                           f'Align by socket is not compatible with hardware where number of sockets are more than '
-                           f'number of NUMA (topology "{topo.name}")', field_name, "align-by-socket", key=True)
-
-
-def _topology_options(analysis: Analysis, profile: KubeletProfile) -> Iterator[Hit]:
-    options = profile.topology_options
-    if not options or profile.topology_policy == "none":
-        return  # the kubelet does not parse options with policy none (SPEC §1.3)
-    field_name = "topologyManagerPolicyOptions"
-    for option, value in options.items():
-        gated = _gated(profile, analysis, TOPOLOGY_OPTIONS, TOPOLOGY_GATES, option, field_name, "Topology Manager")
-        if gated is not None:
-            yield gated
-            continue
-        if not isinstance(value, str):
-            continue
-        if option == "max-allowable-numa-nodes":
-            try:
-                number = int(value)
-            except ValueError:
-                yield _finding(profile, f'unable to convert policy option to integer "{option}": strconv.Atoi: parsing '
-                               f'"{value}": invalid syntax', field_name, option, fix=Fix('use an integer such as "16"'))
+        for problem in analysis.start_problems(profile):
+            if problem.reason not in claimed:
                 continue
-            if number < 8:
-                yield _finding(profile,
-                               f'the minimum value of "max-allowable-numa-nodes" should not be less than 8 (got '
-                               f"{number})", field_name, option, fix=Fix('remove it or use "8" or more'))
-        elif go_parse_bool(value) is None:
-            yield _finding(profile,
-                           f'bad value for option "{option}": strconv.ParseBool: parsing "{value}": invalid syntax',
-                           field_name, option, fix=Fix('use "true" or "false"'))
-    gates = profile.feature_gates
-    if not profile.openshift and not gate_enabled("TopologyManagerPolicyOptions", gates, analysis.version):
-        yield _finding(profile, f"topology manager policy options {sorted(options)} require feature gates "
-                       '"TopologyManagerPolicyOptions" enabled', field_name, key=True,
-                       fix=Fix("add featureGates: {TopologyManagerPolicyOptions: true}"))
+            message, fix = problem.message, OPTION_FIXES.get(problem.reason)
+            if problem.reason in ("unknown-option", "gated-option") and problem.key:
+                message, fix = _availability(analysis, profile, problem)
+            elif problem.reason == "incompatible-options" and problem.key:
+                first = message.split(" and ")[0].rsplit(" ", 1)[-1]
+                fix = f"keep only one of {first} and {problem.key}"
+            at_key = problem.reason not in VALUE_REASONS
+            yield _finding(profile, f"{message}; the kubelet refuses to start", problem.field,
+                           *_inside(profile, problem), key=at_key,
+                           fix=Fix(fix) if fix else None)
+
+
+def _availability(analysis: Analysis, profile: KubeletProfile, problem: StartProblem) -> tuple[str, str]:
+    """Say which option names exist at the target version, or which gate unlocks the option."""
+    cpu = problem.field == "cpuManagerPolicyOptions"
+    table, gates = (CPU_OPTIONS, CPU_GATES) if cpu else (TOPOLOGY_OPTIONS, TOPOLOGY_GATES)
+    available = {o: s for o in table if (s := maturity(table, o, analysis.version))}
+    version = f"{analysis.version[0]}.{analysis.version[1]}"
+    key = problem.key or ""
+    if key not in available:
+        return (f"{problem.message} (Kubernetes {version}: known: {', '.join(sorted(available))})",
+                "remove the option or target a Kubernetes version that has it")
+    gate = gates[available[key]]
+    return (f"{problem.message} (Kubernetes {version}: enable feature gate {gate})",
+            f"add featureGates: {{{gate}: true}}")
+
+
+@check("kubelet-start")
+def kubelet_start(analysis: Analysis) -> Iterator[Hit]:
+    """Start-up problems that no other rule claims, so nothing the core knows stays silent."""
+    claimed = {reason for rule in catalogue().values() for reason in rule.start_problems}
+    for profile in analysis.profiles:
+        for problem in analysis.start_problems(profile):
+            if problem.reason in claimed:
+                continue
+            yield _finding(profile, f"the kubelet refuses to start: {problem.message}", problem.field,
+                           *_inside(profile, problem), key=True)
+
+
+def _inside(profile: KubeletProfile, problem: StartProblem) -> tuple[str, ...]:
+    """The path below the field to the key a problem names, when it is written there."""
+    value = profile.raw.get(profile.keys.get(problem.field, problem.field))
+    return (problem.key,) if problem.key and isinstance(value, dict) and problem.key in value else ()
 
 
 OPENSHIFT_REJECTED = {
