@@ -74,3 +74,12 @@ def lookup(name: str) -> Rule | None:
         if rule.code.lower() == name.lower():
             return rule
     return None
+
+
+def markdown_table() -> str:
+    """The rule table of README.md, generated so the two cannot drift apart."""
+    rows = ["| code | slug | severity | what |", "|---|---|---|---|"]
+    for rule in catalogue().values():
+        summary = " ".join(rule.summary.split()).replace("|", "\\|")
+        rows.append(f"| {rule.code} | `{rule.slug}` | {rule.severity} | {summary} |")
+    return "\n".join(rows) + "\n"

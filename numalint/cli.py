@@ -226,14 +226,17 @@ def _is_rule(slug: str) -> bool:
 
 
 @main.command("rules")
-@click.option("-f", "--format", "output_format", type=click.Choice(["text", "json"]), default="text")
+@click.option("-f", "--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text")
 def list_rules(output_format: str) -> None:
-    """List the rule catalogue."""
+    """List the rule catalogue (markdown: the table README.md shows)."""
     import json
 
-    from numalint.catalogue import catalogue
+    from numalint.catalogue import catalogue, markdown_table
 
     rules = list(catalogue().values())
+    if output_format == "markdown":
+        click.echo(markdown_table(), nl=False)
+        return
     if output_format == "json":
         click.echo(json.dumps([{"code": r.code, "slug": r.slug, "severity": r.severity, "category": r.category,
                                 "summary": r.summary, "fix_safety": r.fix_safety} for r in rules], indent=2))

@@ -34,7 +34,8 @@ def test_kubelet_unit_test_tables() -> None:
     # One transcribed line ("take one cpu from dual socket with HT - core from Socket 0" with
     # prefer-align-cpus-by-uncorecache) expects CPU 1 where v1.32's algorithm, confirmed by every
     # uncore-cache vector of the v1.32.10 oracle, takes CPU 2; upstream's v1.32 table expects 2 for
-    # this input. We follow the oracle (SPEC: the oracle wins for v1.32 behaviour). One line needs a
+    # this input. We follow the oracle (the oracle, computed by the real kubelet, wins for v1.32 behaviour). One line
+    # needs a
     # fixture that was never transcribed (topoQuadSocketFourWayHT) and is reported as skipped.
     assert "cpumanager takeByTopology (cases): 51 passed, 1 failed, 1 skipped" in output
     assert code == 1

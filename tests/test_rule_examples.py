@@ -23,13 +23,16 @@ def test_example(tmp_path: Path, slug: str, index: int, example: dict) -> None: 
     write(tmp_path, dict(example["files"]))
     extra = ["--node-state", str(tmp_path / "state")] if any(n.startswith("state/") for n in example["files"]) else []
     result = run("check", "--format", "json", *extra, str(tmp_path))
+    assert "Traceback" not in result.stderr
     assert result.exit_code in (0, 1, 2), result.output
     hits = [f for f in result.json()["findings"] if f["rule"] == slug]
     if example["expect"] == "bad":
         assert hits, f"{slug}: {example.get('description')} raised nothing"
+        where = sorted({f"{Path(h['file']).relative_to(tmp_path)}:{h['line']}:{h['column']}" for h in hits})
+        assert where == sorted(example["reports"]), f"{slug}: {example.get('description')}"
         for hit in hits:
-            assert hit["line"] >= 1 and hit["column"] >= 1
             assert hit["code"] == catalogue()[slug].code
+            assert hit["message"] != slug
     else:
         assert not hits, f"{slug}: {example.get('description')} raised {hits}"
 
@@ -48,3 +51,10 @@ def test_explain_page(slug: str) -> None:
     by_code = run("explain", rule.code.lower())
     assert by_slug.exit_code == 0 and by_slug.output == by_code.output
     assert rule.code in by_slug.output and "How to fix" in by_slug.output and "Bad:" in by_slug.output
+
+
+def test_readme_rule_table_is_the_catalogue() -> None:
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    begin = readme.index("\n", readme.index("<!-- rules:begin")) + 1
+    table = readme[begin:readme.index("<!-- rules:end -->")]
+    assert table == run("rules", "--format", "markdown").output, "regenerate: numalint rules --format markdown"

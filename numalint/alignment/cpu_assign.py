@@ -1,4 +1,5 @@
-"""Choosing CPUs: takeByTopologyNUMAPacked and takeByTopologyNUMADistributed (SPEC §2.4–§2.5).
+"""Choosing CPUs: takeByTopologyNUMAPacked and takeByTopologyNUMADistributed
+(pkg/kubelet/cm/cpumanager/cpu_assignment.go).
 
 A faithful transcription of the kubelet's cpuAccumulator: the same levels (NUMA node / socket /
 uncore cache / core / thread), the same "fewest available first, then lowest id" ordering and

@@ -1,4 +1,5 @@
-"""The CPU Manager's static policy: options, reserved CPUs, topology hints and allocation (SPEC §2)."""
+"""The CPU Manager's static policy: options, reserved CPUs, topology hints and allocation
+(pkg/kubelet/cm/cpumanager/policy_static.go)."""
 
 from __future__ import annotations
 
@@ -210,7 +211,7 @@ class StaticPolicy:
     # --- allocation ----------------------------------------------------------------------------
     def allocate(self, state: CPUState, key: tuple[str, str], request: int, affinity: Mask | None,
                  init: bool = False, sidecar: bool = False) -> frozenset[int]:
-        """Allocate: SMT checks, CPUs aligned to the hint first, then the rest (SPEC §2.3)."""
+        """Allocate: SMT checks, CPUs aligned to the hint first, then the rest (policy_static.go Allocate)."""
         if request == 0:
             return frozenset()
         per_core = self.topo.cpus_per_core

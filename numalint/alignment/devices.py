@@ -1,4 +1,4 @@
-"""The Device Manager's topology hints and allocation (SPEC §1.4, devicemanager/topology_hints.go)."""
+"""The Device Manager's topology hints and allocation (pkg/kubelet/cm/devicemanager/topology_hints.go)."""
 
 from __future__ import annotations
 

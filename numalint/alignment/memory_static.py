@@ -1,4 +1,5 @@
-"""The Memory Manager's Static policy: machine state, hints and allocation (SPEC §3).
+"""The Memory Manager's Static policy: machine state, hints and allocation
+(pkg/kubelet/cm/memorymanager/policy_static.go).
 
 Memory and every hugepage size are tracked per NUMA node. A NUMA node serves either
 single-node allocations or belongs to exactly one multi-node group ("cells"); hints and

@@ -1,4 +1,4 @@
-"""The Topology Manager: policy options, hint merging and admission (SPEC §1.3–§1.6).
+"""The Topology Manager: policy options, hint merging and admission (pkg/kubelet/cm/topologymanager/policy*.go).
 
 The kubelet enumerates the cross product of every provider's hint list and keeps the best
 merged hint. The comparison it uses is a total preorder over (mask, preferred), so the winner
@@ -19,7 +19,8 @@ from numalint.alignment.startup import ConfigurationError
 POLICIES = ("none", "best-effort", "restricted", "single-numa-node")
 SCOPES = ("container", "pod")
 DEFAULT_MAX_NUMA_NODES = 8
-# option -> maturity at v1.32 (SPEC §7); gates are checked by the caller's version table
+# option -> maturity at v1.32 (pkg/kubelet/cm/topologymanager/policy_options.go); gates are checked by the caller's
+# version table
 TOPOLOGY_OPTION_MATURITY_1_32 = {"prefer-closest-numa-nodes": "ga", "max-allowable-numa-nodes": "beta"}
 
 

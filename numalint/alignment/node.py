@@ -1,4 +1,5 @@
-"""A node that admits pods one after another, as the kubelet's Topology Manager does (SPEC §1.7).
+"""A node that admits pods one after another, as the kubelet's Topology Manager does
+(pkg/kubelet/cm/topologymanager/scope*.go).
 
 Inputs are plain values (a Machine, KubeletSettings, PodSpecs); the result of each admission says
 whether the pod runs, why not, and where its CPUs, memory and devices went.

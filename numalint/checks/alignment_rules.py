@@ -1,4 +1,5 @@
-"""Checks that need the declared topology and the simulated admission (SPEC §1–§3)."""
+"""Checks that need the declared topology and the simulated admission (pkg/kubelet/cm/topologymanager, cpumanager,
+memorymanager)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from numalint.alignment.node import (
     effective_requests,
 )
 from numalint.analysis import Analysis
-from numalint.checks import check
+from numalint.checks.registry import check
 from numalint.findings import Fix, Hit
 from numalint.k8s.cpuset import format_cpuset
 from numalint.k8s.quantity import format_bytes
@@ -315,7 +316,7 @@ def reserved_cpus_on_device_numa(analysis: Analysis) -> Iterator[Hit]:
 
 
 def _computed_reservation(profile: object, machine: object) -> frozenset[int]:
-    """CPUs the kubelet picks itself from a reservation quantity (SPEC §2.2)."""
+    """CPUs the kubelet picks itself from a reservation quantity (policy_static.go reservation)."""
     from math import ceil
 
 

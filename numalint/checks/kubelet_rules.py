@@ -1,4 +1,4 @@
-"""Kubelet configuration checks (SPEC §2–§4, FORMATS.md §1–§2)."""
+"""Kubelet configuration checks (pkg/kubelet/cm, pkg/kubelet/apis/config; OpenShift's machine-config operator)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from math import ceil
 from numalint.alignment.startup import StartProblem
 from numalint.analysis import Analysis
 from numalint.catalogue import catalogue
-from numalint.checks import check
+from numalint.checks.registry import check
 from numalint.findings import SAFE, UNSAFE, Edit, Fix, Hit
 from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
 from numalint.k8s.quantity import format_bytes, format_cpu, try_quantity
@@ -336,6 +336,11 @@ def _availability(analysis: Analysis, profile: KubeletProfile, problem: StartPro
             f"add featureGates: {{{gate}: true}}")
 
 
+# where the setting behind a problem may be written instead of the field the kubelet names
+RELATED_FIELDS = {"reservedSystemCPUs": ("kubeReserved", "systemReserved"),
+                  "reservedMemory": ("memoryManagerPolicy",)}
+
+
 @check("kubelet-start")
 def kubelet_start(analysis: Analysis) -> Iterator[Hit]:
     """Start-up problems that no other rule claims, so nothing the core knows stays silent."""
@@ -344,7 +349,9 @@ def kubelet_start(analysis: Analysis) -> Iterator[Hit]:
         for problem in analysis.start_problems(profile):
             if problem.reason in claimed:
                 continue
-            yield _finding(profile, f"the kubelet refuses to start: {problem.message}", problem.field,
+            written = next((f for f in (problem.field, *RELATED_FIELDS.get(problem.field, ())) if profile.has(f)),
+                           problem.field)
+            yield _finding(profile, f"the kubelet refuses to start: {problem.message}", written,
                            *_inside(profile, problem), key=True)
 
 

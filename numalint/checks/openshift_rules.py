@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from numalint.analysis import Analysis
-from numalint.checks import check
+from numalint.checks.registry import check
 from numalint.findings import Fix, Hit
 from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
 from numalint.k8s.quantity import format_bytes, try_quantity

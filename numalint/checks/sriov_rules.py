@@ -1,11 +1,12 @@
-"""SR-IOV checks: unknown networks and resources, conflicting policies, VF counts (FORMATS.md §4)."""
+"""SR-IOV checks: unknown networks and resources, conflicting policies, VF counts (sriov-network-operator api/v1 and
+its webhook)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from numalint.analysis import Analysis
-from numalint.checks import check
+from numalint.checks.registry import check
 from numalint.findings import Fix, Hit
 from numalint.model.sriov import NETWORKS_ANNOTATION, PFName, Policy
 

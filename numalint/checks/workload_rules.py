@@ -1,4 +1,5 @@
-"""Workload checks: QoS, integer CPUs and what the API server rejects (SPEC §2.1, §5)."""
+"""Workload checks: QoS, integer CPUs and what the API server rejects (pkg/apis/core/validation,
+pkg/apis/core/v1/helper/qos)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from numalint.analysis import Analysis
-from numalint.checks import check
+from numalint.checks.registry import check
 from numalint.findings import UNSAFE, Edit, Fix, Hit
 from numalint.k8s.quantity import format_quantity
 from numalint.reading.yamlpos import Span

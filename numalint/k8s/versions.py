@@ -1,4 +1,5 @@
-"""Version-dependent kubelet behaviour (SPEC §7): option maturity and feature gates."""
+"""Version-dependent kubelet behaviour (pkg/features/kube_features.go, cpumanager and topologymanager
+policy_options.go): option maturity and feature gates."""
 
 from __future__ import annotations
 

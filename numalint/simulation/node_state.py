@@ -1,4 +1,5 @@
-"""A live node's checkpoint files (FORMATS.md §6.1–6.2) as the simulation's starting point.
+"""A live node's checkpoint files (pkg/kubelet/cm/{cpumanager,memorymanager}/state/checkpoint.go) as the simulation's
+starting point.
 
 ``cpu_manager_state`` and ``memory_manager_state`` from /var/lib/kubelet are read, checked the way the
 kubelet's validateState checks them at start-up, and applied to the first node of the pool so that

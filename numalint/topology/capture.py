@@ -1,4 +1,5 @@
-"""Reading a node's topology from Linux sysfs (FORMATS.md §6.7); read-only, also on a recorded copy."""
+"""Reading a node's topology from Linux sysfs (Documentation/ABI/stable/sysfs-devices-node); read-only, also on a
+recorded copy."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """The kubelet configuration a node will really run, with defaults applied.
 
-One KubeletProfile per KubeletConfiguration or OpenShift KubeletConfig. It
-applies the kubelet's defaults (SPEC §4), the hard-eviction rules of SPEC §3.1
-and, for OpenShift, the platform settings the machine-config operator puts
-underneath (FORMATS.md §2), and remembers where every field was written.
+One KubeletProfile per KubeletConfiguration or OpenShift KubeletConfig. It applies the kubelet's
+defaults (pkg/kubelet/apis/config/v1beta1/defaults.go), the hard-eviction rules
+(pkg/kubelet/eviction/helpers.go) and, for OpenShift, the platform settings the machine-config
+operator puts underneath (pkg/controller/kubelet-config), and remembers where every field was written.
 """
 
 from __future__ import annotations
@@ -105,7 +105,8 @@ class KubeletProfile:
             return None
 
     def cpu_reservation(self) -> Fraction | None:
-        """systemReserved.cpu + kubeReserved.cpu after reservedSystemCPUs overrides them (SPEC §2.2)."""
+        """systemReserved.cpu + kubeReserved.cpu after reservedSystemCPUs overrides them
+        (pkg/kubelet/cm/cpumanager/policy_static.go)."""
         explicit = self.reserved_cpus()
         if explicit is not None and self.reserved_cpus_text:
             return Fraction(len(explicit))
@@ -165,7 +166,8 @@ def kubelet_profile(doc: Document) -> KubeletProfile | None:
     fallback = os.path.splitext(os.path.basename(doc.file))[0] if doc.file != "-" else "<stdin>"
     ref = ObjectRef(doc.api_version, doc.kind, str(name) if name else fallback, None)
     profile = KubeletProfile(doc=doc, ref=ref, base=base, raw=raw, openshift=openshift)
-    # The machine-config operator matches keys case-insensitively (FORMATS.md §2).
+    # The machine-config operator matches keys case-insensitively (machine-config-operator
+    # pkg/controller/kubelet-config).
 
     known = kubelet_field_names()
     lowered = {k.lower(): k for k in known} if openshift else {}
@@ -205,7 +207,8 @@ def kubelet_profile(doc: Document) -> KubeletProfile | None:
 
 
 def _eviction(profile: KubeletProfile, hard: Any, merge_defaults: Any) -> None:
-    """SPEC §3.1: a written evictionHard map replaces the defaults unless merged explicitly."""
+    """A written evictionHard map replaces the defaults unless merged explicitly
+    (pkg/kubelet/apis/config/v1beta1/defaults.go)."""
     if not isinstance(hard, dict):
         return
     signal = hard.get("memory.available")
@@ -262,7 +265,8 @@ def _reserved_memory(profile: KubeletProfile, entries: Any) -> None:
 
 
 def _openshift_defaults(profile: KubeletProfile) -> None:
-    """Settings the machine-config operator puts underneath a KubeletConfig (FORMATS.md §2)."""
+    """Settings the machine-config operator puts underneath a KubeletConfig (machine-config-operator templates and
+    node sizing)."""
     auto_sizing = get(profile.doc.root, ("spec", "autoSizingReserved"))
     for resource, amount in OPENSHIFT_SYSTEM_RESERVED.items():
         if resource not in profile.system_reserved and auto_sizing is not True:

@@ -1,6 +1,8 @@
 """OpenShift PerformanceProfile rendered into the kubelet settings the Node Tuning Operator produces.
 
-Follows FORMATS.md §3 (components/kubeletconfig/kubeletconfig.go): static CPU manager with the
+Follows the Node Tuning Operator
+(pkg/performanceprofile/controller/performanceprofile/components/kubeletconfig/kubeletconfig.go):
+static CPU manager with the
 profile's reserved CPUs, the topology policy from ``numa.topologyPolicy`` (best-effort by default),
 the Static memory manager with all reserved memory on NUMA node 0 for restricted and
 single-numa-node, and full-pcpus-only for single-numa-node. The result is a KubeletConfig

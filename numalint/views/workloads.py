@@ -2,7 +2,7 @@
 
 Rules never look at controller dicts: they get a PodView whatever the kind
 (Pod, Deployment, CronJob, ...), with requests defaulted to limits and QoS
-computed as the API server does (SPEC §5).
+computed as the API server does (pkg/apis/core/v1/helper/qos/qos.go).
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ class PodView:
         return self.locator.span(("metadata", "name"))
 
     def qos(self) -> str:
-        """Pod QoS class (SPEC §5), from pod-level resources when they are set."""
+        """Pod QoS class (pkg/apis/core/v1/helper/qos/qos.go), from pod-level resources when they are set."""
         if self.pod_resources is not None:
             return "Guaranteed" if self.pod_resources.get("cpu") and self.pod_resources.get("memory") else "Burstable"
         classes = {c.qos() for c in self.containers}
