@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,7 @@ def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_
     from numalint.engine import run_check
     from numalint.output.report import RENDERERS, render_text
 
-    options = _options(config_path, kube_version, jobs, node_state)
+    options = _options(config_path, kube_version, jobs, node_state, paths)
     if not paths:
         raise click.UsageError("give at least one file or directory to check ('-' for stdin)")
     stdin_text = sys.stdin.read() if "-" in paths else None
@@ -91,14 +92,14 @@ def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_
 def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format: str, kube_version: str | None,
              config_path: str | None, node_state: str | None) -> None:
     """Show where the kubelet would place each pod, NUMA node by NUMA node; exit 1 if one is rejected."""
-    from numalint.engine import build_analysis
+    from numalint.engine import build_analyses
     from numalint.output.simulation import render_json, render_text
 
-    options = _options(config_path, kube_version, 0, node_state)
+    options = _options(config_path, kube_version, 0, node_state, paths)
     if not paths and not topologies and not options.context:
         raise click.UsageError("give the files to simulate and a --topology")
-    analysis = build_analysis(list(paths) + list(topologies), options, sys.stdin.read() if "-" in paths else None)
-    runs = list(analysis.pool_runs)
+    analyses = build_analyses(list(paths) + list(topologies), options, sys.stdin.read() if "-" in paths else None)
+    runs = [pool_run for analysis in analyses for pool_run in analysis.pool_runs]
     click.echo((render_json if output_format == "json" else render_text)(runs), nl=False)
     rejected = any(p.admission and not p.admission.admitted for r in runs for p in r.pods)
     sys.exit(1 if rejected else 0)
@@ -144,15 +145,23 @@ def topology_import(file: str, name: str) -> None:
         raise click.ClickException(f"{file}: {err}") from None
 
 
-def _options(config_path: str | None, kube_version: str | None, jobs: int, node_state: str | None = None) -> Any:
-    """Configuration file + command line -> engine Options (usage errors exit 2)."""
-    from numalint.config import ConfigError, find_config, load_config
+def _display_path(path: str) -> str:
+    """A configured path as findings show it: relative to the working directory when it is inside it."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
+def _options(config_path: str | None, kube_version: str | None, jobs: int, node_state: str | None = None,
+             paths: tuple[str, ...] = ()) -> Any:
+    """Configuration file (the nearest to the checked paths) + command line -> engine Options (usage errors
+    exit 2)."""
+    from numalint.config import ConfigError, discover_config, load_config
     from numalint.engine import Options
     from numalint.k8s.versions import NEWEST, parse_version
     from numalint.model.sriov import DEFAULT_PREFIX
 
     try:
-        config = load_config(Path(config_path) if config_path else find_config(Path.cwd()))
+        config = load_config(Path(config_path) if config_path else discover_config(paths, Path.cwd()))
     except ConfigError as err:
         raise click.UsageError(f"invalid configuration: {err}") from None
     try:
@@ -165,8 +174,10 @@ def _options(config_path: str | None, kube_version: str | None, jobs: int, node_
                                f"{config.path}; see `numalint rules`")
     return Options(version=version, exclude=tuple(config.exclude), severities=config.rules,
                    exclude_base=str((config.path.parent if config.path else Path.cwd()).resolve()),
-                   context=tuple(config.context + config.topologies), jobs=jobs, fail_on=config.fail_on,
-                   node_state=node_state, sriov_prefix=config.sriov_resource_prefix or DEFAULT_PREFIX)
+                   context=tuple(_display_path(p) for p in config.context + config.topologies), jobs=jobs,
+                   fail_on=config.fail_on,
+                   node_state=node_state, sriov_prefix=config.sriov_resource_prefix or DEFAULT_PREFIX,
+                   cluster_of=config.cluster_of if config.clusters else None)
 
 
 @main.command("fix")
@@ -181,7 +192,7 @@ def fix_command(paths: tuple[str, ...], unsafe_fixes: bool, show_diff: bool, kub
     """Apply safe fixes in place ('-' reads stdin and prints the fixed text)."""
     if not paths:
         raise click.UsageError("give at least one file or directory to fix ('-' for stdin)")
-    options = _options(config_path, kube_version, 0)
+    options = _options(config_path, kube_version, 0, None, paths)
     stdin_text = sys.stdin.read() if "-" in paths else None
     _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, "text", None, None)
 

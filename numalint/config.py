@@ -1,17 +1,23 @@
-"""``.numalint.yaml``: found by walking up from the working directory, or given with --config."""
+"""``.numalint.yaml``, ``.numalint.yml`` or ``pyproject.toml`` ``[tool.numalint]``: the nearest one above the
+checked paths (up to the repository root), else the working directory's, or the one given with --config."""
 
 from __future__ import annotations
 
+import difflib
+import fnmatch
 import json
+import os
+import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from numalint.data import data_dir
 from numalint.reading.locate import locate
-from numalint.reading.yamlpos import YamlError, load_all
+from numalint.reading.yamlpos import YamlError, YMap, load_all
 
-CONFIG_NAMES = (".numalint.yaml", ".numalint.yml")
+CONFIG_NAMES = (".numalint.yaml", ".numalint.yml", "pyproject.toml")
 
 
 class ConfigError(Exception):
@@ -28,28 +34,83 @@ class Config:
     topologies: list[str] = field(default_factory=list)
     fail_on: str | None = None
     sriov_resource_prefix: str | None = None
+    clusters: dict[str, list[str]] = field(default_factory=dict)  # name -> directories or globs
+
+    def cluster_of(self, path: str) -> str | None:
+        """The declared cluster a file belongs to (first match), or None."""
+        if not self.clusters or path == "-":
+            return None
+        base = self.path.parent if self.path else Path.cwd()
+        relative = os.path.relpath(os.path.abspath(path), base).replace(os.sep, "/")
+        for name, patterns in self.clusters.items():
+            for pattern in patterns:
+                pattern = pattern.rstrip("/").removeprefix("./")
+                if relative == pattern or relative.startswith(pattern + "/") or fnmatch.fnmatch(relative, pattern):
+                    return name
+        return None
 
 
 def find_config(start: Path) -> Path | None:
+    """The nearest configuration in ``start`` or above, stopping at the repository root (``.git``)."""
     for directory in (start, *start.parents):
         for name in CONFIG_NAMES:
             candidate = directory / name
-            if candidate.is_file():
+            if candidate.is_file() and (name != "pyproject.toml" or _has_numalint_table(candidate)):
                 return candidate
+        if (directory / ".git").exists():
+            break
     return None
+
+
+def discover_config(paths: Sequence[str], cwd: Path) -> Path | None:
+    """Like ruff: the configuration nearest to the checked paths (their common directory), else the
+    working directory's."""
+    named = [os.path.abspath(p) for p in paths if p != "-"]
+    if named:
+        common = Path(os.path.commonpath(named))
+        start = common if common.is_dir() else common.parent
+        found = find_config(start)
+        if found is not None:
+            return found
+    return find_config(cwd)
+
+
+def _has_numalint_table(path: Path) -> bool:
+    try:
+        return isinstance(_toml(path).get("tool", {}).get("numalint"), dict)
+    except (OSError, ValueError):
+        return False
+
+
+def _toml(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    with open(path, "rb") as handle:
+        return tomllib.load(handle)
 
 
 def load_config(path: Path | None) -> Config:
     if path is None:
         return Config()
-    try:
-        text = path.read_text(encoding="utf-8")
-        docs = load_all(text)
-    except OSError as err:
-        raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
-    except YamlError as err:
-        raise ConfigError(f"{path}:{err.line}:{err.col}: YAML syntax error: {err.message}") from None
-    raw: Any = docs[0][0] if docs else {}
+    raw: Any
+    if path.name == "pyproject.toml":
+        try:
+            raw = _toml(path).get("tool", {}).get("numalint", {})
+        except OSError as err:
+            raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
+        except ValueError as err:
+            raise ConfigError(f"{path}: TOML syntax error: {err}") from None
+    else:
+        try:
+            text = path.read_text(encoding="utf-8")
+            docs = load_all(text)
+        except OSError as err:
+            raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
+        except YamlError as err:
+            raise ConfigError(f"{path}:{err.line}:{err.col}: YAML syntax error: {err.message}") from None
+        raw = docs[0][0] if docs else {}
     if raw is None:
         raw = {}
     _validate(path, raw)
@@ -62,7 +123,8 @@ def load_config(path: Path | None) -> Config:
     return Config(path=path, rules=rules, exclude=list(raw.get("exclude") or []),
                   kubernetes_version=str(raw["kubernetesVersion"]) if raw.get("kubernetesVersion") else None,
                   context=rel(list(raw.get("context") or [])), topologies=rel(list(raw.get("topologies") or [])),
-                  fail_on=raw.get("failOn"), sriov_resource_prefix=raw.get("sriovResourcePrefix"))
+                  fail_on=raw.get("failOn"), sriov_resource_prefix=raw.get("sriovResourcePrefix"),
+                  clusters={str(k): [str(p) for p in v] for k, v in (raw.get("clusters") or {}).items()})
 
 
 def _validate(path: Path, raw: Any) -> None:
@@ -71,6 +133,15 @@ def _validate(path: Path, raw: Any) -> None:
 
     with open(data_dir("schemas") / "config.schema.json", encoding="utf-8") as handle:
         schema = json.load(handle)
+    if isinstance(raw, dict):
+        known = list(schema["properties"])
+        for key in raw:
+            if key not in known:
+                close = difflib.get_close_matches(str(key), known, n=1)
+                hint = f'; did you mean "{close[0]}"?' if close else f" (known: {', '.join(known)})"
+                span = locate(raw, (key,), key=True) if isinstance(raw, YMap) else None
+                where = f":{span.line}:{span.col}" if span else ""
+                raise ConfigError(f'{path}{where}: unknown key "{key}"{hint}')
     errors = sorted(Draft202012Validator(schema).iter_errors(raw), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]

@@ -4,7 +4,7 @@ catalogue's checks on the typed views, then apply configuration and suppressions
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from numalint import catalogue as registry
@@ -12,7 +12,7 @@ from numalint.analysis import Analysis, AnalysisOptions, analyse
 from numalint.catalogue import catalogue
 from numalint.checks import run_checks
 from numalint.checks.input_rules import input_findings
-from numalint.findings import Finding
+from numalint.findings import Finding, Hit
 from numalint.k8s.kinds import (
     KUBELET_CONFIG,
     KUBELET_CONFIGURATION,
@@ -22,7 +22,8 @@ from numalint.k8s.kinds import (
     POD_SPEC_PATHS,
     is_known,
 )
-from numalint.model.run import FileResult, Run
+from numalint.model.identity import ObjectIdentity, Registry, object_identity
+from numalint.model.run import FileResult, assemble
 from numalint.model.sriov import DEFAULT_PREFIX
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document, Source, discover, read_source
@@ -50,6 +51,7 @@ class Options:
     fail_on: str | None = None
     node_state: str | None = None  # --node-state: a node's checkpoint directory
     sriov_prefix: str = DEFAULT_PREFIX
+    cluster_of: Callable[[str], str | None] | None = None  # the declared cluster of a file (.numalint.yaml)
 
     def analysis(self) -> AnalysisOptions:
         return AnalysisOptions(self.version, self.node_state, self.sriov_prefix)
@@ -73,28 +75,33 @@ def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
     for doc in known:
         source.findings.extend(input_findings(doc))
         _record_annotation(source, doc)
+        identity = object_identity(doc)
+
+        def keep(name: str, view: object, identity: ObjectIdentity | None = identity) -> None:
+            views: list[object] = getattr(result, name)
+            if identity is not None:
+                result.identities.append((name, len(views), identity))
+            views.append(view)
+
         if doc.kind in (KUBELET_CONFIGURATION, KUBELET_CONFIG):
             profile = kubelet_profile(doc)
             if profile is not None:
-                result.profiles.append(profile)
+                keep("profiles", profile)
                 continue
         if doc.kind == PERFORMANCE_PROFILE:
             rendered = render(doc)
             if rendered is not None:
-                result.profiles.append(rendered)
-            result.others.append(doc)
+                keep("profiles", rendered)
+            keep("others", doc)
             continue
         if doc.kind in (NODE_TOPOLOGY, NODE_RESOURCE_TOPOLOGY):
             read_topology = machine_from_nrt if doc.kind == NODE_RESOURCE_TOPOLOGY else topology_from_document
             topo = read_topology(doc, source.findings)
             if topo is not None:
-                result.topologies.append(topo)
+                keep("topologies", topo)
             continue
         view = pod_view(doc)
-        if view is not None:
-            result.pods.append(view)
-        else:
-            result.others.append(doc)
+        keep("pods" if view is not None else "others", view if view is not None else doc)
     return result
 
 
@@ -126,26 +133,54 @@ def _read_all(paths: list[str], texts: dict[str, str], jobs: int) -> list[FileRe
         return pool.map(process_file, paths, chunksize=chunk)
 
 
-def _read_run(paths: list[str], options: Options, texts: dict[str, str]) -> tuple[Run, list[FileResult], int,
-                                                                                 list[str]]:
+def _once(paths: list[str], seen: set[str]) -> list[str]:
+    """Each file once, however it is named (``x.yaml``, ``./x.yaml``, a directory, a symlink)."""
+    unique = []
+    for path in paths:
+        identity = path if path == "-" else os.path.realpath(path)
+        if identity not in seen:
+            seen.add(identity)
+            unique.append(path)
+    return unique
+
+
+def _read_files(paths: list[str], options: Options, texts: dict[str, str]) -> tuple[list[FileResult], int,
+                                                                                  list[str]]:
+    """Read the named files, then the context files; each file once. Returns (results, named count, missing)."""
     files, missing = discover(paths, options.exclude, options.exclude_base)
-    context_files = [p for p in discover(options.context, options.exclude, options.exclude_base)[0]
-                     if p not in files]
-    results = _read_all(files + context_files, texts, options.jobs)
-    run = Run(
-        sources=[r.source for r in results],
-        profiles=[p for r in results for p in r.profiles],
-        pods=[p for r in results for p in r.pods],
-        topologies=[t for r in results for t in r.topologies],
-        others=[d for r in results for d in r.others],
-    )
-    return run, results, len(files), missing
+    seen: set[str] = set()
+    files = _once(files, seen)
+    context_files = _once(discover(options.context, options.exclude, options.exclude_base)[0], seen)
+    return _read_all(files + context_files, texts, options.jobs), len(files), missing
 
 
-def build_analysis(paths: list[str], options: Options, stdin_text: str | None = None) -> Analysis:
-    """Read inputs and analyse them without checking (for ``simulate``)."""
-    run = _read_run(paths, options, {"-": stdin_text} if stdin_text is not None else {})[0]
-    return analyse(run, options.analysis())
+@dataclass(frozen=True)
+class ClusterAnalysis:
+    """One cluster's analysis and the repeated objects found while assembling it."""
+
+    name: str | None
+    analysis: Analysis
+    repeats: list[Hit]
+
+
+def _analyse_clusters(results: list[FileResult], options: Options) -> list[ClusterAnalysis]:
+    """Split the files into their declared clusters (one cluster when none are declared) and analyse each."""
+    groups: dict[str | None, list[FileResult]] = {}
+    for result in results:
+        cluster = options.cluster_of(result.source.path) if options.cluster_of else None
+        groups.setdefault(cluster, []).append(result)
+    analysed = []
+    for name, members in groups.items():
+        registry = Registry()
+        run = assemble(members, registry)
+        analysed.append(ClusterAnalysis(name, analyse(run, options.analysis()), registry.repeats))
+    return analysed
+
+
+def build_analyses(paths: list[str], options: Options, stdin_text: str | None = None) -> list[Analysis]:
+    """Read inputs and analyse each cluster without checking (for ``simulate``)."""
+    results = _read_files(paths, options, {"-": stdin_text} if stdin_text is not None else {})[0]
+    return [c.analysis for c in _analyse_clusters(results, options)]
 
 
 def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
@@ -154,7 +189,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     given = dict(texts or {})
     if stdin_text is not None:
         given["-"] = stdin_text
-    run, results, count, missing = _read_run(paths, options, given)
+    results, count, missing = _read_files(paths, options, given)
     files = [r.source.path for r in results[:count]]
     reported = set(files)
     findings: list[Finding] = []
@@ -164,24 +199,30 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
             findings.append(registry.finding(
                 "not-lintable", "file is a Helm/Go template ({{ ... }}); render it first, e.g. "
                 "`helm template . | numalint check -`", result.source.path, Span(1, 1, 1, 1)))
-    analysis = analyse(run, options.analysis())
     disabled = {slug for slug, severity in options.severities.items() if severity == "off"}
-    findings.extend(run_checks(analysis, disabled))
+    sources = [r.source for r in results]
+    for cluster in _analyse_clusters(results, options):
+        findings.extend(run_checks(cluster.analysis, disabled, cluster.name))
+        if "duplicate-object" not in disabled:
+            findings.extend(Finding.of("duplicate-object", hit, cluster.name) for hit in cluster.repeats)
+        reported |= {p.file for p in cluster.analysis.simulation.node_state_problems}
     for path in missing:
         findings.append(registry.finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1)))
-    reported |= {p.file for p in analysis.simulation.node_state_problems}
-    findings = [f for f in findings if f.file in reported or f.file in missing]
-    findings = apply_configuration(findings, options, run)
-    readable = sum(1 for r in results[: len(files)] if r.source.parsed)
+    # a finding in a context file is reported when a named file takes part in it (a changed kubelet file
+    # that now rejects an unchanged pod); other context findings stay silent
+    findings = [f for f in findings if f.file in reported or f.file in missing
+                or any(r.file in reported for r in f.related)]
+    findings = apply_configuration(findings, options, sources)
+    readable = sum(1 for r in results[:count] if r.source.parsed)
     unparsed = {r.source.path for r in results if not r.source.parsed or r.source.template}
-    return Report(sorted(findings, key=Finding.sort_key), len(files) + len(missing), readable, unparsed)
+    return Report(sorted(findings, key=Finding.sort_key), count + len(missing), readable, unparsed)
 
 
-def apply_configuration(findings: list[Finding], options: Options, run: Run) -> list[Finding]:
+def apply_configuration(findings: list[Finding], options: Options, sources: list[Source]) -> list[Finding]:
     """Severity overrides, disabled rules, comment and annotation suppressions."""
     rules = catalogue()
-    by_path = {s.path: s for s in run.sources}
-    annotations = _annotation_suppressions(run)
+    by_path = {s.path: s for s in sources}
+    annotations = _annotation_suppressions(sources)
     used: set[tuple[str, int, str]] = set()
     kept: list[Finding] = []
     for finding in findings:
@@ -200,7 +241,7 @@ def apply_configuration(findings: list[Finding], options: Options, run: Run) -> 
             continue
         kept.append(finding)
     if options.severities.get("unused-suppression") != "off":
-        kept.extend(_unused(run, annotations, used, options))
+        kept.extend(_unused(sources, annotations, used, options))
     return kept
 
 
@@ -213,9 +254,9 @@ def _suppressed(finding: Finding, source: Source, used: set[tuple[str, int, str]
     return False
 
 
-def _annotation_suppressions(run: Run) -> list[tuple[str, Span, Span, set[str]]]:
+def _annotation_suppressions(sources: list[Source]) -> list[tuple[str, Span, Span, set[str]]]:
     """(file, document span, annotation span, slugs) for every ``numalint.io/disable`` annotation."""
-    return [(s.path, doc_span, span, slugs) for s in run.sources for doc_span, span, slugs in s.annotations]
+    return [(s.path, doc_span, span, slugs) for s in sources for doc_span, span, slugs in s.annotations]
 
 
 def _annotated(finding: Finding, annotations: list[tuple[str, Span, Span, set[str]]],
@@ -228,7 +269,7 @@ def _annotated(finding: Finding, annotations: list[tuple[str, Span, Span, set[st
     return False
 
 
-def _unused(run: Run, annotations: list[tuple[str, Span, Span, set[str]]],
+def _unused(sources: list[Source], annotations: list[tuple[str, Span, Span, set[str]]],
             used: set[tuple[str, int, str]], options: Options) -> list[Finding]:
     known = set(catalogue())
     result = []
@@ -241,7 +282,7 @@ def _unused(run: Run, annotations: list[tuple[str, Span, Span, set[str]]],
                                        file, Span(line, col, line, col + 1),
                                        severity=options.severities.get("unused-suppression")))
 
-    for source in run.sources:
+    for source in sources:
         for line, (slugs, col) in source.suppressions.items():
             for slug in sorted(slugs):
                 report(source.path, line, col, slug)

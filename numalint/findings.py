@@ -47,6 +47,15 @@ class Fix:
             raise ValueError("a fix with edits must say whether it is safe or unsafe")
 
 
+@dataclass(frozen=True)
+class Related:
+    """Another place a finding depends on: the kubelet configuration or topology that rejects a pod."""
+
+    file: str
+    span: Span
+    message: str
+
+
 @dataclass
 class Hit:
     """What a check yields: a message at one place; the framework adds the check's rule."""
@@ -57,6 +66,7 @@ class Hit:
     obj: ObjectRef | None = None
     fix: Fix | None = None
     severity: str | None = None  # None: the rule's configured severity
+    related: tuple[Related, ...] = ()
 
 
 @dataclass
@@ -70,10 +80,12 @@ class Finding:
     obj: ObjectRef | None = None
     fix: Fix | None = None
     severity: str | None = None  # None: the rule's configured severity
+    related: tuple[Related, ...] = ()
+    cluster: str | None = None  # the .numalint.yaml cluster the finding belongs to, when clusters are declared
 
     @classmethod
-    def of(cls, rule: str, hit: Hit) -> Finding:
-        return cls(rule, hit.message, hit.file, hit.span, hit.obj, hit.fix, hit.severity)
+    def of(cls, rule: str, hit: Hit, cluster: str | None = None) -> Finding:
+        return cls(rule, hit.message, hit.file, hit.span, hit.obj, hit.fix, hit.severity, hit.related, cluster)
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.file, self.span.line, self.span.col, self.rule)

@@ -40,7 +40,7 @@ def test_example(tmp_path: Path, slug: str, index: int, example: dict) -> None: 
 def test_every_rule_has_a_check_or_is_an_input_rule() -> None:
     from numalint.checks import all_checks
 
-    input_rules = {"yaml-syntax", "schema", "unknown-field", "not-lintable", "unused-suppression"}
+    input_rules = {"yaml-syntax", "schema", "unknown-field", "not-lintable", "unused-suppression", "duplicate-object"}
     assert set(catalogue()) == set(all_checks()) | input_rules
 
 

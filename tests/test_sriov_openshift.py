@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from numalint.engine import Options, build_analysis
+from numalint.engine import Options, build_analyses
 from numalint.k8s.versions import NEWEST
 from tests.conftest import run, write
 
@@ -147,12 +147,12 @@ def test_networks_annotation_forms() -> None:
 
 def test_performance_profile_renders_like_the_node_tuning_operator() -> None:
     options = Options(version=NEWEST)
-    rendered = next(p for p in build_analysis([str(NTO / (
+    rendered = next(p for p in build_analyses([str(NTO / (
         "test__e2e__performanceprofile__cluster-setup__manual-cluster__performance__performance_profile.yaml"))],
-        options).profiles)
-    expected = next(p for p in build_analysis([str(NTO / (
+        options)[0].profiles)
+    expected = next(p for p in build_analyses([str(NTO / (
         "test__e2e__performanceprofile__testdata__render-expected-output__manual_kubeletconfig.yaml"))],
-        options).profiles)
+        options)[0].profiles)
     for attribute in ("cpu_manager_policy", "cpu_options", "topology_policy", "memory_policy",
                       "reserved_cpus_text", "system_reserved", "kube_reserved", "eviction_memory"):
         assert getattr(rendered, attribute) == getattr(expected, attribute), attribute

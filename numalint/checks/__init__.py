@@ -24,10 +24,10 @@ def all_checks() -> dict[str, Check]:
     return CHECKS
 
 
-def run_checks(analysis: Analysis, disabled: Container[str] = ()) -> Iterator[Finding]:
-    """Every enabled check's hits as findings of its rule."""
+def run_checks(analysis: Analysis, disabled: Container[str] = (), cluster: str | None = None) -> Iterator[Finding]:
+    """Every enabled check's hits as findings of its rule (in ``cluster``, when clusters are declared)."""
     for slug, func in CHECKS.items():
         if slug in disabled:
             continue
         for hit in func(analysis):
-            yield Finding.of(slug, hit)
+            yield Finding.of(slug, hit, cluster)

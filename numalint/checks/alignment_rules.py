@@ -21,9 +21,11 @@ from numalint.alignment.node import (
 )
 from numalint.analysis import Analysis
 from numalint.checks.registry import check
-from numalint.findings import Fix, Hit
+from numalint.findings import Fix, Hit, Related
 from numalint.k8s.cpuset import format_cpuset
 from numalint.k8s.quantity import format_bytes
+from numalint.model.pools import Pool
+from numalint.reading.locate import locate
 from numalint.reading.yamlpos import Span
 from numalint.simulation.simulate import UNSCHEDULABLE, PodRun, PoolRun
 from numalint.views.kubelet import KubeletProfile
@@ -46,8 +48,27 @@ def _short(resource: str) -> str:
     return "GPU" if resource.endswith("/gpu") else resource
 
 
-def _pod_finding(pod: PodRun, message: str, fix: Fix | None, severity: str | None = None) -> Hit:
-    return Hit(message, pod.view.file, pod.view.anchor(), pod.view.ref, fix, severity)
+def _pod_finding(analysis: Analysis, pod: PodRun, message: str, fix: Fix | None,
+                 severity: str | None = None) -> Hit:
+    return Hit(message, pod.view.file, pod.view.anchor(), pod.view.ref, fix, severity,
+               pool_related(analysis, pod.pool, pod.spec))
+
+
+def pool_related(analysis: Analysis, pool: Pool, spec: PodSpec | None = None) -> tuple[Related, ...]:
+    """What decides a pod's fate besides the pod: its pool's kubelet configuration and topology, and the
+    SR-IOV policies behind the VFs it asks for (a change to any of them is reported on the pod)."""
+    related = []
+    if pool.profile is not None:
+        related.append(Related(pool.profile.file, pool.profile.anchor(),
+                               f'kubelet configuration "{pool.profile.name}" of pool "{pool.name}"'))
+    if pool.topology is not None:
+        related.append(Related(pool.topology.file, pool.topology.anchor(), f'topology of pool "{pool.name}"'))
+    wanted = {r for c in spec.containers for r in c.devices} if spec is not None else set()
+    for policy in analysis.sriov.policies:
+        if f"{analysis.sriov.prefix}/{policy.resource_name}" in wanted:
+            related.append(Related(policy.doc.file, locate(policy.doc.root, ("metadata", "name")),
+                                   f'SriovNetworkNodePolicy "{policy.ref.name}" creates its VFs'))
+    return tuple(related)
 
 
 def _readmit(node: Node, spec: PodSpec) -> Admission:
@@ -166,7 +187,7 @@ def admission_failure(analysis: Analysis) -> Iterator[Hit]:
                 continue
             where = f'pool "{pool_run.pool.name}" ({pool_run.pool.why})'
             if admission.reason == UNSCHEDULABLE:
-                yield _pod_finding(pod, f"pod {pod.name} cannot be scheduled in {where}: "
+                yield _pod_finding(analysis, pod, f"pod {pod.name} cannot be scheduled in {where}: "
                                    f"{admission.message}", Fix("lower its requests or add nodes to the pool"))
                 continue
             state = free_summary(pod.before) if pod.before else ""
@@ -174,7 +195,7 @@ def admission_failure(analysis: Analysis) -> Iterator[Hit]:
             searched += 1
             description = "; or ".join(fixes) if fixes else "no single change found that admits it on this node"
             yield _pod_finding(
-                pod,
+                analysis, pod,
                 f"the kubelet on {pod.node} rejects pod {pod.name} ({where}): {admission.reason}: "
                 f"{admission.message}. Free at that moment: {state}",
                 Fix(description))
@@ -187,7 +208,7 @@ def smt_alignment(analysis: Analysis) -> Iterator[Hit]:
             if pod.admission is not None and pod.admission.reason == "SMTAlignmentError":
                 per_core = pool_run.nodes[0].topo.cpus_per_core if pool_run.nodes else 1
                 yield _pod_finding(
-                    pod,
+                    analysis, pod,
                     f"the kubelet on {pod.node} rejects pod {pod.name}: SMTAlignmentError: {pod.admission.message} "
                     f"(full-pcpus-only hands out whole cores of {per_core} threads)",
                     Fix(f"request a multiple of {per_core} CPUs per container, or free whole cores"))
@@ -233,7 +254,8 @@ def exceeds_numa_node(analysis: Analysis) -> Iterator[Hit]:
                         f"{policy} " + ("it is placed across NUMA nodes" if policy == "best-effort" else
                                         "it cannot be aligned to one NUMA node"),
                         pod.view.file, pod.view.anchor(), pod.view.ref,
-                        Fix("split the workload or lower its requests to fit one NUMA node"), severity)
+                        Fix("split the workload or lower its requests to fit one NUMA node"), severity,
+                        pool_related(analysis, pool_run.pool, pod.spec))
 
 
 def _describe(resource: str, amount: int, best: int) -> str:

@@ -69,12 +69,21 @@ def not_guaranteed(analysis: Analysis) -> Iterator[Hit]:
                 Fix(f"set {container.label}'s cpu and memory requests equal to its limits (integer cpu)"))
 
 
+def _default_node_reason(analysis: Analysis, pod: PodView) -> str | None:
+    """A Guaranteed pod on the assumed default node that runs the static CPU manager."""
+    for pool in analysis.pools_for(pod):
+        if pool.assumed and pool.profile is not None and pool.profile.cpu_manager_policy == "static":
+            return (f'numalint assumes it runs on "{pool.name}", the only kubelet configuration of the run, which uses '
+                    "the static CPU manager; declare pools with a NodeTopology or MachineConfigPool to say otherwise")
+    return None
+
+
 @check("fractional-cpu")
 def fractional_cpu(analysis: Analysis) -> Iterator[Hit]:
     for pod in analysis.pods:
         if pod.qos() != "Guaranteed" or pod.pod_resources is not None:
             continue
-        reason = alignment_reason(analysis, pod)
+        reason = alignment_reason(analysis, pod) or _default_node_reason(analysis, pod)
         if reason is None:
             continue
         for container in pod.containers:

@@ -33,6 +33,7 @@ class Pool:
     node_labels: dict[str, str] = field(default_factory=dict)
     nodes: int = 1
     why: str = ""
+    assumed: bool = False  # the default node: the only kubelet configuration, and nothing declares pools
 
     def matches(self, pod: PodView, only: bool) -> bool:
         """Would the scheduler put ``pod`` on this pool's nodes? The only pool takes everything."""
@@ -141,7 +142,19 @@ def build_pools(run: Run) -> list[Pool]:
             continue
         labels = profile.node_selector or profile_node_labels(run, profile) or {}
         pools.append(Pool(profile.name, profile, None, labels, 1, f'kubelet configuration "{profile.name}"'))
+    if _default_node(run, pools):
+        pools[0].assumed = True
+        pools[0].why = (f'the only kubelet configuration "{pools[0].name}" of the run: numalint assumes every '
+                        "workload runs on it (declare pools with a NodeTopology or MachineConfigPool to say otherwise)")
     return pools
+
+
+def _default_node(run: Run, pools: list[Pool]) -> bool:
+    """One kubelet configuration and nothing that declares pools (NodeTopology, MachineConfigPool,
+    PerformanceProfile): every workload is taken to run on it."""
+    return (len(pools) == 1 and not run.topologies and pools[0].profile is not None
+            and pools[0].profile.rendered_from is None and not pools[0].node_labels
+            and not run.of_kind("MachineConfigPool"))
 
 
 def pools_for(pools: Sequence[Pool], pod: PodView) -> list[Pool]:

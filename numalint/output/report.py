@@ -30,7 +30,10 @@ def render_text(findings: list[Finding], files: int, colour: bool) -> str:
             slug = f"{_DIM}[{f.rule}]{_RESET}"
         else:
             head, slug = f"{f.file}:{f.span.line}:{f.span.col}: {severity}", f"[{f.rule}]"
-        lines.append(f"{head} {slug} {f.message}")
+        cluster = f" (cluster {f.cluster})" if f.cluster else ""
+        lines.append(f"{head} {slug} {f.message}{cluster}")
+        for related in f.related:
+            lines.append(f"  related: {related.file}:{related.span.line}:{related.span.col}: {related.message}")
         if f.fix is not None:
             lines.append(f"  fix: {f.fix.description}")
     s = summary(findings, files)
@@ -50,9 +53,11 @@ def finding_dict(f: Finding) -> dict[str, Any]:
     if f.obj is not None:
         obj = {"apiVersion": f.obj.api_version, "kind": f.obj.kind, "name": f.obj.name,
                "namespace": f.obj.namespace}
+    related = [{"file": r.file, "line": r.span.line, "column": r.span.col, "message": r.message}
+               for r in f.related]
     return {"rule": f.rule, "code": rule.code if rule else None, "severity": f.severity, "message": f.message,
             "file": f.file, "line": f.span.line, "column": f.span.col, "end_line": f.span.end_line,
-            "end_column": f.span.end_col, "object": obj, "fix": fix}
+            "end_column": f.span.end_col, "object": obj, "fix": fix, "related": related, "cluster": f.cluster}
 
 
 def render_json(findings: list[Finding], files: int) -> str:
@@ -87,6 +92,14 @@ def render_sarif(findings: list[Finding], files: int) -> str:
                 "region": {"startLine": f.span.line, "startColumn": f.span.col,
                            "endLine": f.span.end_line, "endColumn": max(f.span.end_col, 1)}}}],
         }
+        if f.related:
+            result["relatedLocations"] = [
+                {"id": i, "message": {"text": r.message}, "physicalLocation": {
+                    "artifactLocation": {"uri": r.file.replace("\\", "/").removeprefix("./")},
+                    "region": {"startLine": r.span.line, "startColumn": r.span.col}}}
+                for i, r in enumerate(f.related)]
+        if f.cluster:
+            result["properties"] = {"cluster": f.cluster}
         if f.rule in index:
             result["ruleIndex"] = index[f.rule]
         results.append(result)

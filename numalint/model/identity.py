@@ -1,0 +1,81 @@
+"""Each object once: documents keyed by (API group, kind, namespace, name) within a cluster.
+
+An identical repeat (the same object reached through two paths, or copied into two files) is merged
+silently; a repeat with other content is a ``duplicate-object`` finding, and only the first is used, so
+no check ever compares an object with a copy of itself."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from numalint.findings import Hit, ObjectRef
+from numalint.reading.locate import locate
+from numalint.reading.sources import Document
+from numalint.reading.yamlpos import Span
+
+CLUSTER_SCOPED = frozenset({"KubeletConfig", "MachineConfigPool", "PerformanceProfile", "NodeResourceTopology",
+                            "NodeTopology", "Node"})
+
+
+@dataclass(frozen=True)
+class ObjectIdentity:
+    key: tuple[str, str, str, str]  # (API group, kind, namespace, name)
+    digest: str  # of the document's content
+    file: str
+    span: Span  # where metadata.name is written
+
+
+def object_identity(doc: Document) -> ObjectIdentity | None:
+    """The identity of a named object; None for documents without a name (KubeletConfiguration)."""
+    metadata = doc.root.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    if not isinstance(name, str) or not name:
+        return None
+    namespace = metadata.get("namespace") if isinstance(metadata, dict) else None
+    group = doc.api_version.rpartition("/")[0] if "/" in doc.api_version else ""
+    scope = "" if doc.kind in CLUSTER_SCOPED else (namespace if isinstance(namespace, str) else "")
+    return ObjectIdentity((group, doc.kind, scope, name), _digest(doc.root), doc.file,
+                          locate(doc.root, ("metadata", "name")))
+
+
+def _digest(root: Any) -> str:
+    try:
+        text = json.dumps(root, sort_keys=True, default=str)
+    except (TypeError, ValueError):  # keys of mixed types, or too deep
+        text = repr(root)
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class Registry:
+    """The objects of one cluster seen so far, in input order."""
+
+    def __init__(self) -> None:
+        self.first: dict[tuple[str, str, str, str], ObjectIdentity] = {}
+        self.repeats: list[Hit] = []
+
+    def admit(self, identity: ObjectIdentity | None) -> bool:
+        """True when the object is new; a repeat with other content is recorded as a duplicate."""
+        if identity is None:
+            return True
+        first = self.first.get(identity.key)
+        if first is None:
+            self.first[identity.key] = identity
+            return True
+        if first.digest != identity.digest:
+            self.repeats.append(_duplicate(first, identity))
+        return False
+
+
+def _duplicate(first: ObjectIdentity, repeat: ObjectIdentity) -> Hit:
+    group, kind, namespace, name = repeat.key
+    label = ObjectRef(group, kind, name, namespace or None).label()
+    message = (f"{label} is also defined in {first.file}:{first.span.line} with different content; numalint uses "
+               "the first definition")
+    if os.path.dirname(first.file) != os.path.dirname(repeat.file):
+        message += (" (if the two files describe different clusters, declare them under `clusters:` in "
+                    ".numalint.yaml)")
+    return Hit(message, repeat.file, repeat.span, ObjectRef(group, kind, name, namespace or None))

@@ -1,0 +1,160 @@
+"""The repository model: each file and object once, configuration found from the checked path,
+clusters, the default node, and findings a changed file causes in an unchanged one."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tests.conftest import run, write
+
+KUBELET = """\
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cpuManagerPolicy: static
+reservedSystemCPUs: "{reserved}"
+topologyManagerPolicy: single-numa-node
+"""
+TOPOLOGY = """\
+apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata:
+  name: two-numa
+spec:
+  numaNodes:
+    - id: 0
+      cpus: "0-7"
+      memory: 32Gi
+    - id: 1
+      cpus: "8-15"
+      memory: 32Gi
+"""
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: engine
+spec:
+  containers:
+    - name: app
+      image: app
+      resources:
+        limits: {cpu: "6", memory: 1Gi}
+"""
+NETWORK = """\
+apiVersion: sriovnetwork.openshift.io/v1
+kind: SriovNetwork
+metadata:
+  name: fh-net
+  namespace: openshift-sriov-network-operator
+spec:
+  resourceName: {resource}
+"""
+
+
+def test_a_file_named_twice_is_read_once(tmp_path: Path) -> None:
+    write(tmp_path, {"kubelet.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                                     "cpuManagerPolicy: static\n"})
+    (tmp_path / "link.yaml").symlink_to(tmp_path / "kubelet.yaml")
+    once = run("check", "--format", "json", str(tmp_path / "kubelet.yaml"))
+    many = run("check", "--format", "json", str(tmp_path / "kubelet.yaml"), str(tmp_path / "kubelet.yaml"),
+               str(tmp_path), str(tmp_path / "link.yaml"), "--topology", str(tmp_path / "kubelet.yaml"))
+    assert once.rules() == many.rules() == ["no-cpu-reservation"]
+    assert many.json()["summary"]["files"] == 1
+
+
+def test_identical_objects_merge_silently_and_different_ones_are_duplicates(tmp_path: Path) -> None:
+    same = NETWORK.format(resource="fh_east")
+    write(tmp_path, {"a/net.yaml": same, "b/net.yaml": same})
+    assert "duplicate-object" not in run("check", "--format", "json", str(tmp_path)).rules()
+    write(tmp_path, {"b/net.yaml": NETWORK.format(resource="fh_west")})
+    result = run("check", "--format", "json", str(tmp_path))
+    duplicates = [f for f in result.json()["findings"] if f["rule"] == "duplicate-object"]
+    assert len(duplicates) == 1
+    assert duplicates[0]["file"].endswith("b/net.yaml") and (duplicates[0]["line"], duplicates[0]["column"]) == (4, 9)
+    assert "a/net.yaml:4" in duplicates[0]["message"] and "clusters:" in duplicates[0]["message"]
+
+
+def test_clusters_resolve_names_inside_each_cluster(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "clusters/east/net.yaml": NETWORK.format(resource="fh_east"),
+        "clusters/west/net.yaml": NETWORK.format(resource="fh_west"),
+        "clusters/east/kubelet.yaml": KUBELET.format(reserved="0"),
+        "clusters/west/kubelet.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                                      "cpuManagerPolicy: static\n",
+        ".numalint.yaml": "clusters:\n  east: [clusters/east]\n  west: ['clusters/west/*']\n",
+    })
+    result = run("check", "--format", "json", str(tmp_path / "clusters"))
+    assert "duplicate-object" not in result.rules()
+    reservation = [f for f in result.json()["findings"] if f["rule"] == "no-cpu-reservation"]
+    assert [(f["cluster"], Path(f["file"]).parent.name) for f in reservation] == [("west", "west")]
+    text = run("check", str(tmp_path / "clusters"))
+    assert "(cluster west)" in text.output
+
+
+def test_configuration_is_found_from_the_checked_path(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    write(repo, {"kubelet.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                                 "cpuManagerPolicy: static\n",
+                 ".numalint.yml": "rules:\n  no-cpu-reservation: off\n"})
+    (repo / ".git").mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    write(elsewhere, {".numalint.yaml": "rules:\n  no-cpu-reservation: info\n"})
+    result = run("check", "--format", "json", str(repo), cwd=elsewhere)
+    assert "no-cpu-reservation" not in result.rules()
+    (repo / ".numalint.yml").unlink()
+    (repo / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.numalint.rules]\nno-cpu-reservation = "info"\n')
+    found = run("check", "--format", "json", str(repo), cwd=elsewhere).json()["findings"]
+    assert [(f["rule"], f["severity"]) for f in found] == [("no-cpu-reservation", "info")]
+
+
+def test_an_unknown_configuration_key_is_a_usage_error_naming_the_closest(tmp_path: Path) -> None:
+    write(tmp_path, {".numalint.yaml": "rule:\n  no-cpu-reservation: off\n", "k.yaml": "a: 1\n"})
+    result = run("check", str(tmp_path))
+    assert result.exit_code == 2
+    assert 'unknown key "rule"' in result.stderr and '"rules"' in result.stderr
+
+
+def test_the_only_kubelet_configuration_is_every_workload_s_node(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "kubelet.yaml": KUBELET.format(reserved="0,1"),
+        "trading.yaml": """\
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata:
+              name: trading-engine
+            spec:
+              template:
+                spec:
+                  nodeSelector:
+                    node-role.kubernetes.io/trading: ""
+                  containers:
+                    - name: engine
+                      image: engine
+                      resources:
+                        limits: {cpu: 3500m, memory: 4Gi}
+            """,
+    })
+    result = run("check", "--format", "json", str(tmp_path))
+    fractional = [f for f in result.json()["findings"] if f["rule"] == "fractional-cpu"]
+    assert len(fractional) == 1
+    assert "numalint assumes it runs on" in fractional[0]["message"]
+    assert "declare pools" in fractional[0]["message"]
+
+
+def test_a_changed_kubelet_file_reports_the_unchanged_pod_it_breaks(tmp_path: Path) -> None:
+    write(tmp_path, {"nodes/kubelet.yaml": KUBELET.format(reserved="0-2,8-10"), "nodes/topology.yaml": TOPOLOGY,
+                     "apps/pod.yaml": POD, ".numalint.yaml": "context: [nodes, apps]\n"})
+    named = os.path.join("nodes", "kubelet.yaml")
+    result = run("check", "--format", "json", named, cwd=tmp_path)
+    rejected = [f for f in result.json()["findings"] if f["rule"] == "admission-failure"]
+    assert [f["file"] for f in rejected] == [os.path.join("apps", "pod.yaml")]
+    assert any(r["file"].endswith("kubelet.yaml") for r in rejected[0]["related"])
+    sarif = run("check", "--format", "sarif", named, cwd=tmp_path).json()
+    related = sarif["runs"][0]["results"][0].get("relatedLocations", [])
+    assert any("kubelet.yaml" in r["physicalLocation"]["artifactLocation"]["uri"] for r in related)
+    # a named file that takes no part in the pod's fate does not surface it
+    write(tmp_path, {"nodes/other.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"})
+    quiet = run("check", "--format", "json", os.path.join("nodes", "other.yaml"), cwd=tmp_path)
+    assert "admission-failure" not in quiet.rules()
