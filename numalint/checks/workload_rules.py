@@ -8,26 +8,26 @@ from fractions import Fraction
 from typing import Any
 
 from numalint.analysis import Analysis
+from numalint.checks.intent import alignment_intent
 from numalint.checks.registry import check
 from numalint.findings import UNSAFE, Edit, Fix, Hit
 from numalint.k8s.quantity import format_quantity
 from numalint.reading.yamlpos import Span
 from numalint.views.workloads import ContainerView, PodView, is_extended, is_hugepages
 
-NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
 
-
-def alignment_reason(analysis: Analysis, pod: PodView) -> str | None:
-    """Why this workload asks for NUMA alignment, or None when it does not."""
-    devices = sorted(r for r in pod.resource_names() if is_extended(r) or is_hugepages(r))
-    if devices:
-        return f"it requests {', '.join(devices)}"
-    if pod.annotations.get(NETWORKS_ANNOTATION):
-        return "it attaches SR-IOV networks"
-    if pod.node_selector or pod.required_terms:
-        for pool in analysis.pools_for(pod):
-            if pool.profile is not None and pool.profile.cpu_manager_policy == "static" and pool.node_labels:
-                return f'it is scheduled onto pool "{pool.name}", whose kubelet runs the static CPU manager'
+def _static_pool_reason(analysis: Analysis, pod: PodView) -> str | None:
+    """A Guaranteed pod placed on a pool whose kubelet runs the static CPU manager: by nodeSelector onto a
+    labelled pool, or on the assumed default node. Guaranteed QoS there is the request for exclusive CPUs."""
+    for pool in analysis.pools_for(pod):
+        if pool.profile is None or pool.profile.cpu_manager_policy != "static":
+            continue
+        if pool.assumed:
+            return (f'numalint assumes it runs on "{pool.name}", the only kubelet configuration of the run, which '
+                    "uses the static CPU manager; declare pools with a NodeTopology or MachineConfigPool to say "
+                    "otherwise")
+        if pool.node_labels and (pod.node_selector or pod.required_terms):
+            return f'it is scheduled onto pool "{pool.name}", whose kubelet runs the static CPU manager'
     return None
 
 
@@ -54,9 +54,10 @@ def not_guaranteed(analysis: Analysis) -> Iterator[Hit]:
     for pod in analysis.pods:
         if pod.qos() == "Guaranteed" or not pod.containers:
             continue
-        reason = alignment_reason(analysis, pod)
-        if reason is None:
+        intent = alignment_intent(analysis, pod)
+        if intent is None:
             continue
+        reason = intent.reason
         for container in pod.containers:
             problems = _breakers(container)
             if not problems:
@@ -66,16 +67,8 @@ def not_guaranteed(analysis: Analysis) -> Iterator[Hit]:
                 f"{container.label} has {'; '.join(problems)}, so the kubelet gives it no exclusive CPUs and no "
                 "pinned memory",
                 pod.file, _span(pod, container, *where, key=True), pod.ref,
-                Fix(f"set {container.label}'s cpu and memory requests equal to its limits (integer cpu)"))
-
-
-def _default_node_reason(analysis: Analysis, pod: PodView) -> str | None:
-    """A Guaranteed pod on the assumed default node that runs the static CPU manager."""
-    for pool in analysis.pools_for(pod):
-        if pool.assumed and pool.profile is not None and pool.profile.cpu_manager_policy == "static":
-            return (f'numalint assumes it runs on "{pool.name}", the only kubelet configuration of the run, which uses '
-                    "the static CPU manager; declare pools with a NodeTopology or MachineConfigPool to say otherwise")
-    return None
+                Fix(f"set {container.label}'s cpu and memory requests equal to its limits (integer cpu)"),
+                None if intent.certain else "info")
 
 
 @check("fractional-cpu")
@@ -83,7 +76,8 @@ def fractional_cpu(analysis: Analysis) -> Iterator[Hit]:
     for pod in analysis.pods:
         if pod.qos() != "Guaranteed" or pod.pod_resources is not None:
             continue
-        reason = alignment_reason(analysis, pod) or _default_node_reason(analysis, pod)
+        intent = alignment_intent(analysis, pod)
+        reason = intent.reason if intent is not None and intent.certain else _static_pool_reason(analysis, pod)
         if reason is None:
             continue
         for container in pod.containers:

@@ -1,0 +1,114 @@
+"""Does a workload ask for NUMA alignment? Decided from evidence in the workload and the run, never
+from the node alone: an infrastructure DaemonSet on a static-CPU-manager node asks for nothing.
+
+Evidence: hugepages; a device resource that carries NUMA topology (declared on the pool's topology,
+an SR-IOV VF pool of the run whose policy keeps topology, a well-known device-plugin prefix); an SR-IOV
+network whose VFs keep topology; whole exclusive CPUs asked by one container next to a Burstable one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from numalint.analysis import Analysis
+from numalint.model.sriov import NETWORKS_ANNOTATION, parse_networks
+from numalint.views.workloads import PodView, is_extended, is_hugepages
+
+# device-plugin resources of PCIe devices, which the device plugin reports with their NUMA node
+TOPOLOGY_PREFIXES = (
+    "nvidia.com/gpu", "nvidia.com/mig-", "amd.com/gpu", "amd.com/xilinx", "xilinx.com/", "habana.ai/",
+    "intel.com/", "qat.intel.com/", "dsa.intel.com/", "iaa.intel.com/", "dlb.intel.com/", "fpga.intel.com/",
+    "openshift.io/", "mellanox.com/", "nvidia.com/rdma", "rdma/", "aws.amazon.com/neuron", "qualcomm.com/",
+)
+# resources with no NUMA topology: enclave memory, host device nodes, integrated graphics
+NO_TOPOLOGY_PREFIXES = (
+    "sgx.intel.com/", "devices.kubevirt.io/", "squat.ai/", "smarter-devices/", "github.com/fuse",
+    "nvidia.com/gpu.shared", "kubernetes.io/", "k8s.io/",
+)
+
+
+@dataclass(frozen=True)
+class Intent:
+    reason: str  # why the workload asks for alignment, for messages
+    certain: bool  # False: only resources numalint cannot place (report at info level)
+
+
+def alignment_intent(analysis: Analysis, pod: PodView) -> Intent | None:
+    """Why this workload asks for NUMA alignment, or None when nothing says it does."""
+    names = pod.resource_names()
+    huge = sorted(r for r in names if is_hugepages(r))
+    if huge:
+        return Intent(f"it requests {', '.join(huge)}", True)
+    placed, unplaceable = [], []
+    floating = _floating_resources(analysis)
+    for resource in sorted(r for r in names if is_extended(r)):
+        kind = _topology(analysis, pod, resource, floating)
+        if kind is True:
+            placed.append(resource)
+        elif kind is None:
+            unplaceable.append(resource)
+    if placed:
+        return Intent(f"it requests {', '.join(placed)}", True)
+    network = _aligned_network(analysis, pod, floating)
+    if network:
+        return Intent(f'it attaches SR-IOV network "{network}", whose VFs keep their NUMA node', True)
+    exclusive = _exclusive_next_to_burstable(pod)
+    if exclusive:
+        return Intent(exclusive, True)
+    if unplaceable:
+        return Intent(f"it requests {', '.join(unplaceable)}, which numalint cannot place on a NUMA node (no "
+                      "topology in the run declares it)", False)
+    return None
+
+
+def _floating_resources(analysis: Analysis) -> set[str]:
+    """SR-IOV resources all of whose policies set excludeTopology: the device plugin sends no hint."""
+    by_resource: dict[str, list[bool]] = {}
+    for policy in analysis.sriov.policies:
+        by_resource.setdefault(f"{analysis.sriov.prefix}/{policy.resource_name}", []).append(policy.exclude_topology)
+    return {r for r, flags in by_resource.items() if all(flags)}
+
+
+def _topology(analysis: Analysis, pod: PodView, resource: str, floating: set[str]) -> bool | None:
+    """True: the resource carries a NUMA node; False: it has none; None: numalint cannot tell."""
+    if resource in floating:
+        return False
+    for pool in analysis.pools_for(pod):
+        if pool.topology is not None:
+            devices = analysis.machine_of(pool).devices_of(resource)
+            if devices:
+                return any(d.numa is not None for d in devices)
+    if any(f"{analysis.sriov.prefix}/{p.resource_name}" == resource for p in analysis.sriov.policies):
+        return True
+    if resource.startswith(NO_TOPOLOGY_PREFIXES):
+        return False
+    if resource.startswith(TOPOLOGY_PREFIXES):
+        return True
+    return None
+
+
+def _aligned_network(analysis: Analysis, pod: PodView, floating: set[str]) -> str | None:
+    """The first SR-IOV network the pod attaches whose VFs keep topology."""
+    annotation = pod.annotations.get(NETWORKS_ANNOTATION, "")
+    for namespace, name in parse_networks(annotation):
+        for network in analysis.sriov.networks.get(name, []):
+            target = namespace or pod.ref.namespace
+            if target and network.namespaces and target not in network.namespaces:
+                continue
+            resource = network.resource
+            if not resource or resource in floating:
+                continue
+            if network.doc.kind != "NetworkAttachmentDefinition" or resource.startswith(TOPOLOGY_PREFIXES):
+                return name
+    return None
+
+
+def _exclusive_next_to_burstable(pod: PodView) -> str | None:
+    """One container asks for whole exclusive CPUs (integer cpu, requests = limits) while another keeps
+    the pod out of Guaranteed QoS: the author meant exclusive CPUs and will not get them."""
+    if pod.qos() == "Guaranteed" or pod.pod_resources is not None:
+        return None
+    for container in pod.containers:
+        cpu = container.limits.get("cpu")
+        if container.qos() == "Guaranteed" and cpu and cpu.denominator == 1 and not container.init:
+            return f"{container.label} asks for {cpu} whole CPUs with requests equal to limits, that is exclusive CPUs"
+    return None

@@ -1,0 +1,127 @@
+"""Which workloads ask for NUMA alignment: evidence in the workload, not the node it lands on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import run, write
+
+STATIC_POOL = {
+    "kubelet.yaml": """\
+        apiVersion: kubelet.config.k8s.io/v1beta1
+        kind: KubeletConfiguration
+        cpuManagerPolicy: static
+        reservedSystemCPUs: "0,1"
+        """,
+    "topology.yaml": """\
+        apiVersion: numalint.io/v1alpha1
+        kind: NodeTopology
+        metadata:
+          name: cnf
+        spec:
+          pool:
+            nodeSelector: {node-role.kubernetes.io/worker-cnf: ""}
+            kubeletConfig: kubelet
+          numaNodes:
+            - {id: 0, cpus: "0-7", memory: 32Gi}
+            - {id: 1, cpus: "8-15", memory: 32Gi}
+        """,
+}
+
+
+def _pod(resources: str, annotations: str = "", second: str = "") -> str:
+    return f"""\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: app
+  {annotations}
+spec:
+  nodeSelector: {{node-role.kubernetes.io/worker-cnf: ""}}
+  containers:
+    - name: main
+      image: app
+      resources: {resources}
+{second}"""
+
+
+def _findings(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, str | None]]:
+    write(tmp_path, files)
+    result = run("check", "--format", "json", str(tmp_path))
+    assert not {"schema", "yaml-syntax"} & set(result.rules()), result.output
+    return [(f["rule"], f["severity"]) for f in result.json()["findings"] if f["rule"] == "not-guaranteed"]
+
+
+def test_a_resource_without_numa_topology_asks_for_nothing(tmp_path: Path) -> None:
+    sgx = '{requests: {sgx.intel.com/epc: "512Ki", cpu: 500m}, limits: {sgx.intel.com/epc: "512Ki"}}'
+    assert _findings(tmp_path, {"pod.yaml": _pod(sgx)}) == []
+
+
+def test_a_gpu_asks_for_alignment(tmp_path: Path) -> None:
+    gpu = '{requests: {cpu: 500m}, limits: {nvidia.com/gpu: 1}}'
+    assert _findings(tmp_path, {"pod.yaml": _pod(gpu)}) == [("not-guaranteed", "warning")]
+
+
+def test_a_resource_numalint_cannot_place_is_info(tmp_path: Path) -> None:
+    unknown = '{requests: {cpu: 500m}, limits: {example.com/widget: 1}}'
+    assert _findings(tmp_path, {"pod.yaml": _pod(unknown)}) == [("not-guaranteed", "info")]
+
+
+def test_a_static_cpu_node_alone_is_not_evidence(tmp_path: Path) -> None:
+    daemonset = """\
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata:
+          name: node-exporter
+        spec:
+          template:
+            spec:
+              nodeSelector: {node-role.kubernetes.io/worker-cnf: ""}
+              containers:
+                - name: exporter
+                  image: exporter
+                  resources: {requests: {cpu: 100m, memory: 64Mi}}
+        """
+    assert _findings(tmp_path, {**STATIC_POOL, "ds.yaml": daemonset}) == []
+
+
+def test_whole_cpus_next_to_a_burstable_sidecar_are_evidence(tmp_path: Path) -> None:
+    second = """\
+    - name: logger
+      image: logger
+      resources: {requests: {cpu: 100m}}
+"""
+    pod = _pod('{limits: {cpu: "4", memory: 4Gi}}', second=second)
+    findings = _findings(tmp_path, {**STATIC_POOL, "pod.yaml": pod})
+    assert findings == [("not-guaranteed", "warning")]
+
+
+def test_a_network_whose_policy_excludes_topology_asks_for_nothing(tmp_path: Path) -> None:
+    policy = """\
+        apiVersion: sriovnetwork.openshift.io/v1
+        kind: SriovNetworkNodePolicy
+        metadata:
+          name: mgmt
+          namespace: openshift-sriov-network-operator
+        spec:
+          resourceName: mgmt_vfs
+          numVfs: 8
+          excludeTopology: {exclude}
+          nodeSelector: {{node-role.kubernetes.io/worker-cnf: ""}}
+          nicSelector: {{pfNames: [ens1f0]}}
+        """
+    network = """\
+        apiVersion: sriovnetwork.openshift.io/v1
+        kind: SriovNetwork
+        metadata:
+          name: mgmt-net
+          namespace: openshift-sriov-network-operator
+        spec:
+          resourceName: mgmt_vfs
+          networkNamespace: default
+        """
+    pod = _pod("{requests: {cpu: 500m}}", annotations='annotations: {k8s.v1.cni.cncf.io/networks: mgmt-net}')
+    files = {"policy.yaml": policy.format(exclude="true"), "network.yaml": network, "pod.yaml": pod}
+    assert _findings(tmp_path, files) == []
+    files["policy.yaml"] = policy.format(exclude="false")
+    assert _findings(tmp_path, files) == [("not-guaranteed", "warning")]
