@@ -16,6 +16,7 @@ from numalint.findings import Finding, Hit
 from numalint.k8s.kinds import (
     KUBELET_CONFIG,
     KUBELET_CONFIGURATION,
+    KUBEVIRT_KINDS,
     NODE_RESOURCE_TOPOLOGY,
     NODE_TOPOLOGY,
     PERFORMANCE_PROFILE,
@@ -29,6 +30,7 @@ from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document, Source, discover, read_source
 from numalint.reading.yamlpos import Span
 from numalint.views.kubelet import kubelet_profile
+from numalint.views.kubevirt import vm_view
 from numalint.views.nrt import machine_from_nrt
 from numalint.views.performance import render
 from numalint.views.topology import topology_from_document
@@ -100,7 +102,7 @@ def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
             if topo is not None:
                 keep("topologies", topo)
             continue
-        view = pod_view(doc)
+        view = vm_view(doc) if doc.kind in KUBEVIRT_KINDS else pod_view(doc)
         keep("pods" if view is not None else "others", view if view is not None else doc)
     return result
 

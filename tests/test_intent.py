@@ -125,3 +125,44 @@ def test_a_network_whose_policy_excludes_topology_asks_for_nothing(tmp_path: Pat
     assert _findings(tmp_path, files) == []
     files["policy.yaml"] = policy.format(exclude="false")
     assert _findings(tmp_path, files) == [("not-guaranteed", "warning")]
+
+
+def test_a_kubevirt_vm_with_dedicated_cpus_is_a_guaranteed_pod_in_disguise(tmp_path: Path) -> None:
+    vm = """\
+        apiVersion: kubevirt.io/v1
+        kind: VirtualMachine
+        metadata:
+          name: vran
+        spec:
+          template:
+            spec:
+              domain:
+                cpu:
+                  dedicatedCpuPlacement: true
+                resources:
+                  requests: {cpu: "4", memory: 4Gi}
+                  limits: {memory: {limit}}
+        """
+    write(tmp_path, {"vm.yaml": vm.replace("{limit}", "8Gi")})
+    result = run("check", "--format", "json", str(tmp_path))
+    hits = [f for f in result.json()["findings"] if f["rule"] == "not-guaranteed"]
+    assert [(h["line"], h["object"]["kind"]) for h in hits] == [(11, "VirtualMachine")]
+    assert "dedicatedCpuPlacement" in hits[0]["message"]
+    write(tmp_path, {"vm.yaml": vm.replace("{limit}", "4Gi")})  # KubeVirt copies cpu into limits
+    assert run("check", "--format", "json", str(tmp_path)).rules() == []
+
+
+def test_an_ordinary_vm_is_not_a_workload_asking_for_alignment(tmp_path: Path) -> None:
+    write(tmp_path, {"vm.yaml": """\
+        apiVersion: kubevirt.io/v1
+        kind: VirtualMachine
+        metadata:
+          name: desktop
+        spec:
+          template:
+            spec:
+              domain:
+                resources:
+                  requests: {cpu: 500m, memory: 4Gi}
+        """})
+    assert run("check", "--format", "json", str(tmp_path)).rules() == []

@@ -34,6 +34,8 @@ class Intent:
 
 def alignment_intent(analysis: Analysis, pod: PodView) -> Intent | None:
     """Why this workload asks for NUMA alignment, or None when nothing says it does."""
+    if pod.declared_intent:
+        return Intent(pod.declared_intent, True)
     names = pod.resource_names()
     huge = sorted(r for r in names if is_hugepages(r))
     if huge:

@@ -26,7 +26,8 @@ OTHER_KINDS = frozenset({
     KUBELET_CONFIGURATION, KUBELET_CONFIG, "SriovNetworkNodePolicy", "SriovNetwork",
     "NetworkAttachmentDefinition", "MachineConfigPool", NODE_RESOURCE_TOPOLOGY, NODE_TOPOLOGY, PERFORMANCE_PROFILE,
 })
-KNOWN_KINDS = frozenset(POD_SPEC_PATHS) | OTHER_KINDS
+KUBEVIRT_KINDS = frozenset({"VirtualMachine", "VirtualMachineInstance"})
+KNOWN_KINDS = frozenset(POD_SPEC_PATHS) | OTHER_KINDS | KUBEVIRT_KINDS
 
 # kind -> schema file in schemas/
 SCHEMA_FILES: dict[str, str] = {
@@ -57,4 +58,6 @@ def is_known(api_version: str, kind: str) -> bool:
         return api_version.startswith("numalint.io/")
     if kind == PERFORMANCE_PROFILE:
         return api_version.startswith("performance.openshift.io/")
+    if kind in KUBEVIRT_KINDS:
+        return api_version.startswith("kubevirt.io/")
     return kind in KNOWN_KINDS and bool(api_version)

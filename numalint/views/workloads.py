@@ -75,6 +75,7 @@ class PodView:
     node_selector: dict[str, str]
     required_terms: list[list[dict[str, Any]]]
     pod_resources: dict[str, Fraction] | None
+    declared_intent: str | None = None  # the object itself asks for dedicated resources (a KubeVirt VM)
 
     def span(self, path: Path, key: bool = False) -> Span:
         return self.locator.span(path, key=key)

@@ -1,0 +1,63 @@
+"""KubeVirt VirtualMachines and VirtualMachineInstances as the virt-launcher pod they become.
+
+A VM with ``dedicatedCpuPlacement``, hugepages or ``numa.guestMappingPassthrough`` is a Guaranteed pod
+in disguise: its vCPUs are pinned through the CPU Manager, so its ``domain.resources`` must give an
+integer CPU count with requests equal to limits (KubeVirt user guide, "Dedicated CPU resources";
+pkg/virt-controller/services/renderresources.go). KubeVirt copies requests into limits for dedicated
+CPUs, and takes the vCPU count from sockets x cores x threads when no cpu quantity is written."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from numalint.findings import ObjectRef
+from numalint.reading.locate import get
+from numalint.reading.sources import Document
+from numalint.reading.yamlpos import YMap
+from numalint.views.workloads import ContainerView, PodView, _container, _locator, _string_map
+
+VM_KINDS = {"VirtualMachine": ("spec", "template", "spec"), "VirtualMachineInstance": ("spec",)}
+
+
+def vm_view(doc: Document) -> PodView | None:
+    """The virt-launcher pod of a VM that asks for dedicated resources; None for an ordinary VM."""
+    spec_path = VM_KINDS.get(doc.kind)
+    if spec_path is None:
+        return None
+    spec = get(doc.root, spec_path)
+    domain = get(spec, ("domain",))
+    if not isinstance(spec, YMap) or not isinstance(domain, YMap):
+        return None
+    raw_cpu = domain.get("cpu")
+    cpu: dict[str, Any] = raw_cpu if isinstance(raw_cpu, dict) else {}
+    dedicated = cpu.get("dedicatedCpuPlacement") is True
+    numa = isinstance(get(cpu, ("numa", "guestMappingPassthrough")), dict)
+    hugepages = get(domain, ("memory", "hugepages", "pageSize"))
+    reasons = [r for r, on in (("dedicatedCpuPlacement", dedicated), ("NUMA guest mapping passthrough", numa),
+                               (f"hugepages of {hugepages}", bool(hugepages))) if on]
+    if not reasons:
+        return None
+    compute = _container(YMap() if not isinstance(domain, YMap) else domain, spec_path + ("domain",), False)
+    assert compute is not None
+    compute = ContainerView("compute", compute.path, False, False, dict(compute.requests), dict(compute.limits))
+    if "cpu" not in compute.requests and dedicated:
+        vcpus = 1
+        for part in ("sockets", "cores", "threads"):
+            value = cpu.get(part, 1)
+            vcpus *= value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
+        compute.requests["cpu"] = Fraction(vcpus)
+    if dedicated:
+        for resource, amount in compute.requests.items():
+            compute.limits.setdefault(resource, amount)
+    raw_metadata = doc.root.get("metadata")
+    metadata: dict[str, Any] = raw_metadata if isinstance(raw_metadata, dict) else {}
+    ref = ObjectRef(doc.api_version, doc.kind, str(get(metadata, ("name",), "") or "<unnamed>"),
+                    str(metadata["namespace"]) if metadata.get("namespace") else None)
+    template_meta = spec_path[:-1] + ("metadata",) if len(spec_path) > 1 else ("metadata",)
+    return PodView(file=doc.file, ref=ref, locator=_locator(doc, [compute]), spec_path=spec_path,
+                   containers=[compute], replicas=1,
+                   annotations=_string_map(get(doc.root, template_meta + ("annotations",))),
+                   labels=_string_map(get(doc.root, template_meta + ("labels",))),
+                   node_selector=_string_map(spec.get("nodeSelector")), required_terms=[], pod_resources=None,
+                   declared_intent=f"it is a KubeVirt VM with {' and '.join(reasons)}")
