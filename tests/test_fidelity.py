@@ -240,3 +240,32 @@ def test_kubelet_fixes_are_proven_on_rule_examples(tmp_path: Path, slug: str, in
 def test_kubelet_fixes_are_proven_on_generated_variants(tmp_path: Path, index: int) -> None:
     # memory_manager.go validateReservedMemory; validation_reserved_memory.go (no zero entries)
     _fix_is_proven(tmp_path, _variants()[index])
+
+
+# --- item 7 ----------------------------------------------------------------------------------------
+
+OPENSHIFT = """\
+apiVersion: machineconfiguration.openshift.io/v1
+kind: KubeletConfig
+metadata:
+  name: workers
+spec:
+  logLevel: {level}
+  machineConfigPoolSelector:
+    matchLabels:
+      pools.operator.machineconfiguration.openshift.io/worker: ""
+  kubeletConfig:
+    staticPodPath: /etc/kubernetes/manifests
+"""
+
+
+def test_machine_config_operator_refuses_static_pod_path_and_log_level(tmp_path: Path) -> None:
+    # machine-config-operator pkg/controller/kubelet-config/helpers.go validateUserKubeletConfig
+    write(tmp_path, {"kc.yaml": OPENSHIFT.format(level=11)})
+    findings = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    found = sorted((f["line"], f["column"]) for f in findings if f["rule"] == "kubeletconfig-unsupported-field")
+    assert found == [(6, 13), (11, 5)]
+    write(tmp_path, {"kc.yaml": OPENSHIFT.format(level=4).replace("    staticPodPath: /etc/kubernetes/manifests\n",
+                                                                  "    cpuManagerPolicy: none\n")})
+    findings = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert [f for f in findings if f["rule"] == "kubeletconfig-unsupported-field"] == []

@@ -25,6 +25,7 @@ from numalint.k8s.versions import (
     TOPOLOGY_OPTIONS,
     maturity,
 )
+from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import YamlError, YMap, YSeq, load_all
 from numalint.simulation.simulate import settings_from_profile
@@ -404,6 +405,8 @@ OPENSHIFT_REJECTED = {
     "clusterDomain": "the cluster network operator sets it",
     "featureGates": "use the cluster FeatureGate resource",
     "failSwapOn": "swap is managed by the platform",
+    "staticPodPath": "the platform's static pods live there",
+    "runtimeRequestTimeout": "the platform sets it",
 }
 
 
@@ -424,6 +427,11 @@ def kubeletconfig_unsupported_field(analysis: Analysis) -> Iterator[Hit]:
                            "memorySwap.swapBehavior is not allowed in a KubeletConfig; the machine-config operator "
                            "rejects the whole KubeletConfig", "memorySwap", "swapBehavior", key=True,
                            fix=Fix("remove memorySwap.swapBehavior"))
+        level = get(profile.doc.root, ("spec", "logLevel"))
+        if level is not None and (not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 10):
+            yield Hit(f"KubeletConfig's LogLevel is not valid [1,10]: {level}; the machine-config operator rejects "
+                      "the whole KubeletConfig (validateUserKubeletConfig)", profile.file,
+                      locate(profile.doc.root, ("spec", "logLevel")), profile.ref, Fix("use a logLevel from 1 to 10"))
         auto = profile.doc.root.get("spec", {}).get("autoSizingReserved") if isinstance(
             profile.doc.root.get("spec"), dict) else None
         if auto is True and profile.has("systemReserved"):
