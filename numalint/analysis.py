@@ -83,10 +83,10 @@ class Analysis:
     def reservation(self, profile: KubeletProfile, resource: str) -> Fraction | None:
         """The Node Allocatable reservation of ``resource``, eviction thresholds resolved on the pool's
         hardware; None when a percentage threshold meets unknown hardware."""
-        return profile.allocatable_reservation(resource, self.node_memory(profile))
+        return profile.allocatable_reservation(resource, self.node_memory(profile), self.version)
 
     def memory_eviction(self, profile: KubeletProfile) -> Fraction | None:
-        return profile.memory_eviction(self.node_memory(profile))
+        return profile.memory_eviction(self.node_memory(profile), self.version)
 
     def start_problems(self, profile: KubeletProfile) -> tuple[StartProblem, ...]:
         """Why the kubelet would not start with ``profile``: on any machine, then on each pool's hardware."""
@@ -103,7 +103,8 @@ def analyse(run: Run, options: AnalysisOptions) -> Analysis:
         topologies = topologies_for_profile(pools, profile)
         machine = topologies[0].machine if topologies else None
         node_memory[id(profile)] = memory_capacity(machine)
-        problems = settings_problems(settings_from_profile(profile, options.version, machine=machine))
+        problems = settings_problems(settings_from_profile(profile, options.version, machine=machine),
+                                     machine.numa_ids if machine is not None else None)
         for pool_run in simulation.pools:
             found = pool_run.start_problem
             if pool_run.pool.profile is profile and found is not None and found not in problems:

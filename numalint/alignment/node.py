@@ -8,7 +8,7 @@ whether the pod runs, why not, and where its CPUs, memory and devices went.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import ceil
@@ -23,7 +23,15 @@ from numalint.alignment.memory_static import MEMORY, MemoryAllocationError, Memo
 from numalint.alignment.merge import OPTIONS_FIELD as TOPOLOGY_OPTIONS_FIELD
 from numalint.alignment.merge import Hint, TopologyManager, TopologyOptions
 from numalint.alignment.options import ALL_STAGES
-from numalint.alignment.startup import ConfigurationError, StartError, StartProblem
+from numalint.alignment.startup import (
+    ConfigurationError,
+    StartError,
+    StartProblem,
+    eviction_problems,
+    go_map,
+    reserved_memory_config_problems,
+    reserved_resource_problems,
+)
 from numalint.k8s.quantity import format_bytes
 
 TOPOLOGY_AFFINITY_ERROR = "TopologyAffinityError"
@@ -50,6 +58,14 @@ class KubeletSettings:
     # TopologyManagerPolicyOptions gate lets options be given at all
     option_stages: dict[str, frozenset[str]] | None = None  # {"cpu": ..., "topology": ...}
     topology_options_allowed: bool = True
+    cpu_options_allowed: bool = True  # the CPUManagerPolicyOptions gate (cmd/kubelet/app/server.go)
+    # feature gates written against a value their version locks (name, value written, locked value)
+    locked_gates: tuple[tuple[str, bool, bool], ...] = ()
+    # kubeReserved / systemReserved as written (resource -> text), for parseResourceList
+    reserved_resources: dict[str, dict[str, str]] = field(default_factory=dict)
+    eviction_hard: dict[str, str] = field(default_factory=dict)  # evictionHard as written
+    # every reservedMemory entry as written: (index, NUMA node, resource -> bytes)
+    reserved_memory_entries: list[tuple[int, int, dict[str, int]]] = field(default_factory=list)
 
 
 @dataclass
@@ -95,7 +111,7 @@ class Node:
         self.name = name
         self.machine = machine
         self.settings = settings
-        problems = settings_problems(settings)
+        problems = settings_problems(settings, machine.numa_ids)
         if problems:
             raise StartError(problems[0])
         maturity = settings.option_maturity or {}
@@ -112,12 +128,6 @@ class Node:
                                               maturity.get("cpu"), stages.get("cpu", ALL_STAGES))
         except ConfigurationError as err:
             raise StartError(err.problem) from None
-        missing = sorted(set(settings.reserved_memory) - set(machine.numa_ids))
-        if settings.memory_policy == "Static" and missing:
-            raise StartError(StartProblem(  # getTotalMemoryTypeReserved (pkg/kubelet/cm/memorymanager)
-                "reservedMemory", str(missing[0]), "reserved-memory-numa",
-                f"the reserved memory configuration references a NUMA node {missing[0]} that does not exist on "
-                "this machine"))
         self.cpu_state = self.cpu.new_state() if self.cpu else CPUState(set(self.topo.all_cpus))
         self.memory: MemoryPolicy | None = None
         if settings.memory_policy == "Static":
@@ -291,12 +301,27 @@ def _distances(machine: Machine) -> dict[int, list[int]] | None:
     return rows if len(rows) == size else None
 
 
-def settings_problems(settings: KubeletSettings) -> list[StartProblem]:
-    """Every reason the kubelet refuses ``settings`` whatever the machine, in the order it checks them.
+def settings_problems(settings: KubeletSettings, numa_ids: Sequence[int] | None = None) -> list[StartProblem]:
+    """Every reason the kubelet refuses ``settings``, in the order it checks them: whatever the machine,
+    and with ``numa_ids`` also what depends on the machine's NUMA nodes.
 
     The kubelet stops at the first; all are listed so a configuration can be fixed in one go. Options
-    are parsed one at a time (each broken option is its own problem), then together for conflicts."""
-    problems: list[StartProblem] = []
+    are parsed one at a time (each broken option is its own problem), then together for conflicts.
+    Order: configuration validation (pkg/kubelet/apis/config/validation), then cmd/kubelet/app/server.go
+    (feature gates, parseResourceList, eviction thresholds, the policy-option gates), then the managers
+    NewContainerManager builds (Topology, CPU, Memory)."""
+    problems: list[StartProblem] = reserved_memory_config_problems(settings.reserved_memory_entries)
+    for gate, written, locked in settings.locked_gates:
+        problems.append(StartProblem(  # k8s.io/component-base/featuregate: Set
+            "featureGates", gate, "locked-gate",
+            f"cannot set feature gate {gate} to {str(written).lower()}, feature is locked to {str(locked).lower()}"))
+    problems.extend(reserved_resource_problems(settings.reserved_resources))
+    problems.extend(eviction_problems(settings.eviction_hard))
+    if settings.cpu_options and not settings.cpu_options_allowed:
+        problems.append(StartProblem(
+            CPU_OPTIONS_FIELD, None, "options-gate",
+            f'CPU Manager policy options {go_map(settings.cpu_options)} require feature gates "CPUManager", '
+            '"CPUManagerPolicyOptions" enabled'))
     maturity = settings.option_maturity or {}
     stages = settings.option_stages or {}
 
@@ -308,10 +333,10 @@ def settings_problems(settings: KubeletSettings) -> list[StartProblem]:
             return False
         return True
 
-    if settings.topology_options and settings.topology_policy != "none" and not settings.topology_options_allowed:
+    if settings.topology_options and not settings.topology_options_allowed:
         problems.append(StartProblem(
             TOPOLOGY_OPTIONS_FIELD, None, "options-gate",
-            f"topology manager policy options {sorted(settings.topology_options)} require feature gates "
+            f"topology manager policy options {go_map(settings.topology_options)} require feature gates "
             '"TopologyManagerPolicyOptions" enabled'))
     if settings.topology_policy != "none":
         topology_ok = all([attempt(lambda n=n, v=v: TopologyOptions.parse(  # type: ignore[misc]
@@ -319,6 +344,10 @@ def settings_problems(settings: KubeletSettings) -> list[StartProblem]:
             for n, v in settings.topology_options.items()])
         if topology_ok:
             attempt(lambda: TopologyManager.build(settings.topology_policy, [0], None, {}, settings.topology_scope))
+    if settings.cpu_policy == "none" and settings.cpu_options and settings.cpu_options_allowed:
+        problems.append(StartProblem(  # cpumanager.NewManager -> NewNonePolicy (policy_none.go)
+            CPU_OPTIONS_FIELD, None, "none-policy-options",
+            f"new none policy error: None policy: received unsupported options={go_map(settings.cpu_options)}"))
     if settings.cpu_policy == "static":
         cpu_ok = all([attempt(lambda n=n, v=v: StaticOptions.parse(  # type: ignore[misc]
             {n: v}, maturity.get("cpu"), stages.get("cpu", ALL_STAGES)))
@@ -334,31 +363,42 @@ def settings_problems(settings: KubeletSettings) -> list[StartProblem]:
                     "Topolgy manager single-numa-node policy is incompatible with CPUManager align-by-socket policy "
                     "option"))
         if not settings.reserved_cpus and settings.cpu_reservation <= 0:
+            # GetNodeAllocatableReservation (pkg/kubelet/cm/node_container_manager_linux.go) leaves zero sums
+            # out, so cpumanager.NewManager never sees a zero cpu: it finds none.
             problems.append(StartProblem(
                 "reservedSystemCPUs", None, "no-cpu-reservation",
-                "[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be greater than "
-                "zero"))
+                "[cpumanager] unable to determine reserved CPU resources for static policy"))
     if settings.memory_policy == "Static":
-        problems.extend(_reserved_memory_problems(settings))
+        problems.extend(_reserved_memory_problems(settings, numa_ids))
     return problems
 
 
-def _reserved_memory_problems(settings: KubeletSettings) -> list[StartProblem]:
-    """validateReservedMemory, then NewPolicyStatic's demand for reserved memory
-    (pkg/kubelet/cm/memorymanager/memory_manager.go, policy_static.go)."""
+def _reserved_memory_problems(settings: KubeletSettings, numa_ids: Sequence[int] | None) -> list[StartProblem]:
+    """validateReservedMemory (every NUMA node must exist, then the sums per memory type), then
+    NewPolicyStatic's demand for reserved memory (pkg/kubelet/cm/memorymanager/memory_manager.go,
+    policy_static.go). Every mismatching type is listed (the kubelet names the first it meets)."""
+    if numa_ids is not None:
+        for index, numa, _ in settings.reserved_memory_entries:
+            if numa not in numa_ids:
+                return [StartProblem(  # getTotalMemoryTypeReserved
+                    "reservedMemory", str(numa), "reserved-memory-numa",
+                    f"the reserved memory configuration references a NUMA node {numa} that does not exist on "
+                    "this machine", (index, "numaNode"))]
     totals: dict[str, int] = {}
     for limits in settings.reserved_memory.values():
         for resource, amount in limits.items():
             totals[resource] = totals.get(resource, 0) + amount
     if settings.allocatable_reservation is not None:
         expected = settings.allocatable_reservation
-        for resource in sorted(set(totals) | set(expected)):
-            if totals.get(resource, 0) != expected.get(resource, 0):
-                return [StartProblem(
-                    "reservedMemory", resource, "reserved-memory-sum",
-                    f'the total amount "{format_bytes(totals.get(resource, 0))}" of type "{resource}" is not equal '
-                    f'to the value "{format_bytes(expected.get(resource, 0))}" determined by Node Allocatable '
-                    "feature")]
+        mismatches = [StartProblem(
+            "reservedMemory", resource, "reserved-memory-sum",
+            f'the total amount "{format_bytes(totals.get(resource, 0))}" of type "{resource}" is not equal '
+            f'to the value "{format_bytes(expected.get(resource, 0))}" determined by Node Allocatable feature')
+            for resource in sorted(set(totals) | set(expected)) if totals.get(resource, 0) != expected.get(resource, 0)]
+        if mismatches:
+            return mismatches
+    if settings.allocatable_reservation is None and not totals.get(MEMORY):
+        return []  # a percentage threshold of an unknown node: the sums differ by an amount not known here
     try:
         MemoryPolicy.build({}, settings.reserved_memory)
     except ConfigurationError as err:

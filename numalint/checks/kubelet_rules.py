@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from fractions import Fraction
 from math import ceil
 
-from numalint.alignment.startup import StartProblem
+from numalint.alignment.machine import Machine
+from numalint.alignment.node import Node, settings_problems
+from numalint.alignment.startup import StartError, StartProblem
 from numalint.analysis import Analysis
 from numalint.catalogue import catalogue
 from numalint.checks.registry import check
 from numalint.findings import SAFE, UNSAFE, Edit, Fix, Hit
-from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
+from numalint.k8s.cpuset import format_cpuset
+from numalint.k8s.goparse import GoParseError
+from numalint.k8s.goparse import parse_cpuset as go_parse_cpuset
 from numalint.k8s.quantity import format_bytes, format_cpu, try_quantity
 from numalint.k8s.versions import (
     CPU_GATES,
@@ -20,7 +25,11 @@ from numalint.k8s.versions import (
     TOPOLOGY_OPTIONS,
     maturity,
 )
-from numalint.views.kubelet import KubeletProfile
+from numalint.reading.locate import get, locate
+from numalint.reading.sources import Document
+from numalint.reading.yamlpos import YamlError, YMap, YSeq, load_all
+from numalint.simulation.simulate import settings_from_profile
+from numalint.views.kubelet import KubeletProfile, kubelet_profile
 
 POLICY_VALUES = {
     "cpuManagerPolicy": ("none", "static"),
@@ -91,23 +100,14 @@ def memory_manager_not_static(analysis: Analysis) -> Iterator[Hit]:
 
 @check("no-cpu-reservation")
 def no_cpu_reservation(analysis: Analysis) -> Iterator[Hit]:
+    """The core's "no-cpu-reservation" problem (cpumanager.NewManager), placed on cpuManagerPolicy."""
     for profile in analysis.profiles:
-        if profile.cpu_manager_policy != "static":
-            continue
-        reservation = profile.cpu_reservation()
-        if reservation is None or reservation <= 0:
-            if reservation is None:
-                detail = ("[cpumanager] unable to determine reserved CPU resources for static policy"
-                          if profile.has("reservedSystemCPUs") else
-                          "[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be "
-                          "greater than zero")
-            else:
-                detail = ("[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be "
-                          "greater than zero")
-            yield _finding(profile, f"static CPU manager without reserved CPUs: the kubelet will not start ({detail})",
-                           "cpuManagerPolicy",
-                           fix=Fix('reserve CPUs for the system, e.g. reservedSystemCPUs: "0" or '
-                                   'kubeReserved: {cpu: "1"}'))
+        for problem in analysis.start_problems(profile):
+            if problem.reason == "no-cpu-reservation":
+                yield _finding(profile, f"static CPU manager without reserved CPUs: the kubelet will not start "
+                               f"({problem.message})", "cpuManagerPolicy",
+                               fix=Fix('reserve CPUs for the system, e.g. reservedSystemCPUs: "0" or '
+                                       'kubeReserved: {cpu: "1"}'))
 
 
 @check("reserved-cpus-invalid")
@@ -120,10 +120,11 @@ def reserved_cpus_invalid(analysis: Analysis) -> Iterator[Hit]:
         if not isinstance(raw, str):
             continue  # a number: the schema rule reports the type
         try:
-            cpus = parse_cpuset(text)
-        except CPUSetError as err:
+            cpus = go_parse_cpuset(text)  # k8s.io/utils/cpuset.Parse, as validation.go does
+        except GoParseError as err:
             yield _finding(profile,
-                           f'reservedSystemCPUs "{text}" is not a CPU list ({err}); the kubelet refuses to start',
+                           f'reservedSystemCPUs "{text}" is not a CPU list; the kubelet refuses to start (invalid '
+                           f"configuration: unable to parse reservedSystemCPUs (--reserved-cpus) {text}, error: {err})",
                            "reservedSystemCPUs", fix=Fix('write a Linux CPU list such as "0,1" or "0-3,32-35"'))
             continue
         for topo in analysis.topologies_for(profile):
@@ -173,43 +174,63 @@ def _platform_only(profile: KubeletProfile) -> bool:
     return "systemReserved.cpu" in profile.platform_defaults and "cpu" not in profile.kube_reserved
 
 
-def _reserved_resource_types(profile: KubeletProfile) -> list[str]:
-    types = {"memory"}
-    for entry in profile.reserved_memory:
-        types.update(r for r in entry.limits if r == "memory" or r.startswith("hugepages-"))
-    for reserved in (profile.system_reserved, profile.kube_reserved):
-        types.update(r for r in reserved if r.startswith("hugepages-"))
-    return sorted(types)
-
-
 @check("reserved-memory-mismatch")
 def reserved_memory_mismatch(analysis: Analysis) -> Iterator[Hit]:
+    """The core's reservedMemory sums (validateReservedMemory) and NewPolicyStatic's demand for reserved
+    memory (pkg/kubelet/cm/memorymanager), with a correction that is proven before it is offered."""
     for profile in analysis.profiles:
-        if profile.memory_policy != "Static":
-            continue
-        if analysis.reservation(profile, "memory") is None:
-            continue  # a percentage threshold needs the node's memory: checked when a topology is given
-        if not profile.reserved_memory:
-            expected = analysis.reservation(profile, "memory") or Fraction(0)
-            yield _finding(
-                profile,
-                f"memoryManagerPolicy Static without reservedMemory: the kubelet refuses to start; it requires "
-                f"reservedMemory to sum to {_explain(analysis, profile, 'memory', expected)}",
-                "memoryManagerPolicy",
-                fix=Fix(f"add reservedMemory: [{{numaNode: 0, limits: {{memory: {format_bytes(expected)}}}}}]"))
-            continue
-        for resource in _reserved_resource_types(profile):
-            total = sum((e.limits.get(resource, Fraction(0)) for e in profile.reserved_memory), Fraction(0))
-            expected = analysis.reservation(profile, resource) or Fraction(0)
-            if total == expected:
-                continue
-            yield _finding(
-                profile,
-                f"reservedMemory {resource} sums to {format_bytes(total)}; the kubelet requires "
-                f"{_explain(analysis, profile, resource, expected)} (the kubelet refuses to start: the total amount "
-                f'"{format_bytes(total)}" of type "{resource}" is not equal to the value '
-                f'"{format_bytes(expected)}" determined by Node Allocatable feature)',
-                "reservedMemory", fix=_corrected(profile, resource, total, expected))
+        for problem in analysis.start_problems(profile):
+            if problem.reason == "no-reserved-memory":
+                yield _finding(
+                    profile,
+                    f"memoryManagerPolicy Static with no memory reserved: the kubelet refuses to start "
+                    f"({problem.message}). The reservedMemory sums must equal systemReserved + kubeReserved + the "
+                    "hard eviction threshold memory.available, and here that is zero as well",
+                    "reservedMemory" if profile.has("reservedMemory") else "memoryManagerPolicy",
+                    fix=Fix("decide how much memory the system keeps (systemReserved or kubeReserved memory, or the "
+                            "default evictionHard memory.available 100Mi) and list the same total under "
+                            "reservedMemory"))
+            elif problem.reason == "reserved-memory-sum" and problem.key:
+                resource = problem.key
+                expected = analysis.reservation(profile, resource)
+                if expected is None:
+                    continue
+                total = sum((e.limits.get(resource, Fraction(0)) for e in profile.reserved_memory), Fraction(0))
+                explained = _explain(analysis, profile, resource, expected)
+                if not profile.reserved_memory:
+                    yield _finding(
+                        profile,
+                        f"memoryManagerPolicy Static without reservedMemory: the kubelet refuses to start; it "
+                        f"requires reservedMemory to sum to {explained} ({problem.message})",
+                        "memoryManagerPolicy", fix=_add_reserved_memory(analysis, profile, expected))
+                    continue
+                yield _finding(
+                    profile,
+                    f"reservedMemory {resource} sums to {format_bytes(total)}; the kubelet requires {explained} "
+                    f"(the kubelet refuses to start: {problem.message})",
+                    "reservedMemory",
+                    fix=proven(analysis, profile, problem, _corrected(analysis, profile, resource, total, expected)))
+
+
+def _numa_room(analysis: Analysis, profile: KubeletProfile, resource: str) -> dict[int, int] | None:
+    """Per NUMA node of the pool's first topology: how much of ``resource`` it has (memory without its
+    hugepages); None without a topology."""
+    topologies = analysis.topologies_for(profile)
+    if not topologies:
+        return None
+    room: dict[int, int] = {}
+    for numa in topologies[0].machine.numa_nodes:
+        huge = {f"hugepages-{format_bytes(page)}": page * pages for page, pages in numa.hugepages.items()}
+        room[numa.id] = numa.memory - sum(huge.values()) if resource == "memory" else huge.get(resource, 0)
+    return room
+
+
+def _add_reserved_memory(analysis: Analysis, profile: KubeletProfile, expected: Fraction) -> Fix:
+    room = _numa_room(analysis, profile, "memory")
+    target = next((n for n, free in sorted(room.items()) if free >= expected), None) if room else 0
+    if target is None or expected.denominator != 1 or expected <= 0:
+        return Fix(f"list reservedMemory entries adding up to {format_bytes(expected)} on NUMA nodes that have it")
+    return Fix(f"add reservedMemory: [{{numaNode: {target}, limits: {{memory: {format_bytes(expected)}}}}}]")
 
 
 def _explain(analysis: Analysis, profile: KubeletProfile, resource: str, expected: Fraction) -> str:
@@ -228,31 +249,49 @@ def _explain(analysis: Analysis, profile: KubeletProfile, resource: str, expecte
     return f"{format_bytes(expected)} = " + " + ".join(parts) if parts else format_bytes(expected)
 
 
-def _corrected(profile: KubeletProfile, resource: str, total: Fraction, expected: Fraction) -> Fix:
-    """Put the whole difference on the entry of the lowest NUMA node that can absorb it."""
+def _corrected(analysis: Analysis, profile: KubeletProfile, resource: str, total: Fraction,
+               expected: Fraction) -> Fix:
+    """Put the whole difference on the entry of the lowest NUMA node that can take it: the new value is a
+    whole, positive number of bytes (zero entries are refused: validateReservedMemoryConfiguration) that the
+    node has (when the topology is known), written where the entry already names the resource."""
     difference = expected - total
+    if expected == 0:
+        return Fix(f"remove {resource} from every reservedMemory entry: the kubelet reserves no {resource} "
+                   "(systemReserved and kubeReserved cannot hold it, and a zero entry is refused)")
+    room = _numa_room(analysis, profile, resource)
     entries = sorted((e for e in profile.reserved_memory if e.numa_node is not None), key=lambda e: e.numa_node or 0)
     for entry in entries:
         current = entry.limits.get(resource, Fraction(0))
-        if current + difference >= 0:
-            corrected = {id(e): e.limits.get(resource, Fraction(0)) + (difference if e is entry else 0)
-                         for e in entries}
-            values = ", ".join(f"NUMA {e.numa_node}: {format_bytes(corrected[id(e)])}" for e in entries)
-            edits = []
-            if resource in entry.raw_limits:
-                span = profile.span("reservedMemory", entry.index, "limits", resource)
-                edits.append(Edit(span, format_bytes(current + difference)))
-            change = "adds" if difference > 0 else "removes"
-            return Fix(f"set reservedMemory {resource} to {values} (the correction {change} "
-                       f"{format_bytes(abs(difference))} on NUMA node {entry.numa_node})", edits, UNSAFE)
-    return Fix(f"make reservedMemory {resource} add up to {format_bytes(expected)}")
+        value = current + difference
+        if value <= 0 or value.denominator != 1 or resource not in entry.raw_limits:
+            continue
+        if room is not None and value > room.get(entry.numa_node or 0, 0):
+            continue
+        corrected = {id(e): e.limits.get(resource, Fraction(0)) + (difference if e is entry else 0) for e in entries}
+        values = ", ".join(f"NUMA {e.numa_node}: {format_bytes(corrected[id(e)])}" for e in entries)
+        span = profile.span("reservedMemory", entry.index, "limits", resource)
+        change = "adds" if difference > 0 else "removes"
+        return Fix(f"set reservedMemory {resource} to {values} (the correction {change} "
+                   f"{format_bytes(abs(difference))} on NUMA node {entry.numa_node})",
+                   [Edit(span, format_bytes(value))], UNSAFE)
+    return Fix(f"make reservedMemory {resource} add up to {format_bytes(expected)}: no single entry can take the "
+               f"difference of {format_bytes(abs(difference))} (decide which NUMA nodes keep it)")
+
+
+RESERVED_MEMORY_FIXES = {
+    "reserved-memory-type": "keep only memory and hugepages-<size> limits",
+    "reserved-memory-zero": "remove the zero limit (or the entry) instead of writing 0",
+    "reserved-memory-duplicate": "merge the duplicate entries into one",
+    "reserved-memory-numa": "use the NUMA ids of the pool's topology",
+}
 
 
 @check("reserved-memory-numa")
 def reserved_memory_numa(analysis: Analysis) -> Iterator[Hit]:
+    """The core's reservedMemory validation (validateReservedMemoryConfiguration; getTotalMemoryTypeReserved
+    for NUMA ids on the pool's machine), plus the entry shapes the decoder would refuse."""
+    claimed = set(catalogue()["reserved-memory-numa"].start_problems)
     for profile in analysis.profiles:
-        seen: set[tuple[int | None, str]] = set()
-        topologies = analysis.topologies_for(profile)
         for entry in profile.reserved_memory:
             where = ("reservedMemory", entry.index)
             if entry.numa_node is None:
@@ -262,32 +301,24 @@ def reserved_memory_numa(analysis: Analysis) -> Iterator[Hit]:
             if entry.numa_node < 0:
                 yield _finding(profile, f"reservedMemory numaNode {entry.numa_node} is negative", *where, "numaNode")
             for resource, raw in entry.raw_limits.items():
-                if resource != "memory" and not resource.startswith("hugepages-"):
-                    yield _finding(
-                        profile,
-                        f'the limit type "{resource}" for NUMA node {entry.numa_node} is not supported, only '
-                        "[memory hugepages-<HugePageSize>] is accepted", *where, "limits", resource, key=True,
-                        fix=Fix(f'remove "{resource}" from reservedMemory'))
                 amount = try_quantity(raw)
                 if amount is not None and amount < 0:
                     yield _finding(
                         profile,
                         f'the reserved memory has negative value for NUMA node {entry.numa_node} and resource type '
                         f'"{resource}", value {raw}', *where, "limits", resource)
-                if (entry.numa_node, resource) in seen:
-                    yield _finding(
-                        profile,
-                        f'the reserved memory has a duplicate value for NUMA node {entry.numa_node} and resource '
-                        f'"{resource}"', *where, "limits", resource, key=True,
-                        fix=Fix("merge the duplicate entries into one"))
-                seen.add((entry.numa_node, resource))
-            for topo in topologies:
-                if entry.numa_node not in topo.machine.numa_ids and profile.memory_policy == "Static":
-                    yield _finding(
-                        profile,
-                        f"the reserved memory configuration references a NUMA node {entry.numa_node} that does not "
-                        f'exist on this machine (topology "{topo.name}" has NUMA nodes '
-                        f"{', '.join(map(str, topo.machine.numa_ids))})", *where, "numaNode")
+        for problem in analysis.start_problems(profile):
+            if problem.reason not in claimed:
+                continue
+            message = problem.message
+            if problem.reason == "reserved-memory-numa":
+                topologies = analysis.topologies_for(profile)
+                if topologies:
+                    message += (f' (topology "{topologies[0].name}" has NUMA nodes '
+                                f"{', '.join(map(str, topologies[0].machine.numa_ids))})")
+            key = problem.reason in ("reserved-memory-type", "reserved-memory-duplicate")
+            yield _finding(profile, f"{message}; the kubelet refuses to start", problem.field, *problem.path,
+                           key=key, fix=Fix(RESERVED_MEMORY_FIXES[problem.reason]))
 
 
 OPTION_FIXES = {
@@ -310,6 +341,11 @@ def policy_option(analysis: Analysis) -> Iterator[Hit]:
             if problem.reason not in claimed:
                 continue
             message, fix = problem.message, OPTION_FIXES.get(problem.reason)
+            if problem.reason == "options-gate" and problem.field == "cpuManagerPolicyOptions":
+                fix = ("remove featureGates.CPUManagerPolicyOptions: false (the gate is on by default) or drop "
+                       "cpuManagerPolicyOptions")
+            elif problem.reason == "none-policy-options":
+                fix = "remove cpuManagerPolicyOptions, or use cpuManagerPolicy: static with a CPU reservation"
             if problem.reason in ("unknown-option", "gated-option") and problem.key:
                 message, fix = _availability(analysis, profile, problem)
             elif problem.reason == "incompatible-options" and problem.key:
@@ -355,8 +391,10 @@ def kubelet_start(analysis: Analysis) -> Iterator[Hit]:
                            *_inside(profile, problem), key=True)
 
 
-def _inside(profile: KubeletProfile, problem: StartProblem) -> tuple[str, ...]:
+def _inside(profile: KubeletProfile, problem: StartProblem) -> tuple[str | int, ...]:
     """The path below the field to the key a problem names, when it is written there."""
+    if problem.path:
+        return problem.path
     value = profile.raw.get(profile.keys.get(problem.field, problem.field))
     return (problem.key,) if problem.key and isinstance(value, dict) and problem.key in value else ()
 
@@ -367,6 +405,8 @@ OPENSHIFT_REJECTED = {
     "clusterDomain": "the cluster network operator sets it",
     "featureGates": "use the cluster FeatureGate resource",
     "failSwapOn": "swap is managed by the platform",
+    "staticPodPath": "the platform's static pods live there",
+    "runtimeRequestTimeout": "the platform sets it",
 }
 
 
@@ -387,6 +427,11 @@ def kubeletconfig_unsupported_field(analysis: Analysis) -> Iterator[Hit]:
                            "memorySwap.swapBehavior is not allowed in a KubeletConfig; the machine-config operator "
                            "rejects the whole KubeletConfig", "memorySwap", "swapBehavior", key=True,
                            fix=Fix("remove memorySwap.swapBehavior"))
+        level = get(profile.doc.root, ("spec", "logLevel"))
+        if level is not None and (not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 10):
+            yield Hit(f"KubeletConfig's LogLevel is not valid [1,10]: {level}; the machine-config operator rejects "
+                      "the whole KubeletConfig (validateUserKubeletConfig)", profile.file,
+                      locate(profile.doc.root, ("spec", "logLevel")), profile.ref, Fix("use a logLevel from 1 to 10"))
         auto = profile.doc.root.get("spec", {}).get("autoSizingReserved") if isinstance(
             profile.doc.root.get("spec"), dict) else None
         if auto is True and profile.has("systemReserved"):
@@ -394,3 +439,71 @@ def kubeletconfig_unsupported_field(analysis: Analysis) -> Iterator[Hit]:
                            "systemReserved together with autoSizingReserved: true is rejected by the machine-config "
                            "operator", "systemReserved", key=True,
                            fix=Fix("remove systemReserved or set autoSizingReserved: false"))
+
+
+# --- fixes that are proven ---------------------------------------------------------------------------
+
+
+def proven(analysis: Analysis, profile: KubeletProfile, problem: StartProblem, fix: Fix) -> Fix:
+    """``fix`` when applying its edits (in memory, on the parsed document) makes ``problem`` go away and
+    brings no new start-up problem on the pool's machines; otherwise a display-only hint that says so."""
+    if not fix.edits:
+        return fix
+    why = _refuted(analysis, profile, problem, fix)
+    if why is None:
+        return fix
+    return Fix(f"{fix.description} -- not offered automatically: {why}; decide by hand")
+
+
+def _refuted(analysis: Analysis, profile: KubeletProfile, problem: StartProblem, fix: Fix) -> str | None:
+    root = copy.deepcopy(profile.doc.root)
+    for edit in fix.edits:
+        if not _replace(root, edit):
+            return "its edit does not land on one value"
+    changed = kubelet_profile(Document(profile.doc.file, profile.doc.index, root, profile.doc.span))
+    if changed is None:
+        return "the configuration no longer reads"
+    before = {(p.reason, p.field, p.key) for p in analysis.start_problems(profile)}
+    topologies = analysis.topologies_for(profile)
+    machines: list[Machine | None] = [t.machine for t in topologies] or [None]
+    for machine in machines:
+        settings = settings_from_profile(changed, analysis.version, machine=machine)
+        after = settings_problems(settings, machine.numa_ids if machine is not None else None)
+        if machine is not None and not after:
+            try:
+                Node(machine, settings)
+            except StartError as err:
+                after = [err.problem]
+        found = {(p.reason, p.field, p.key) for p in after}
+        if (problem.reason, problem.field, problem.key) in found:
+            return "the kubelet would still refuse it"
+        new = sorted(found - before, key=str)
+        if new:
+            return f"it would bring a new problem ({new[0][0]} at {new[0][1]})"
+    return None
+
+
+def _replace(node: object, edit: Edit) -> bool:
+    """Put the value ``edit.text`` denotes where ``edit.span`` is in the tree; False when no value sits there."""
+    try:
+        parsed = load_all(edit.text)
+    except YamlError:
+        return False
+    if len(parsed) != 1:
+        return False
+    value = parsed[0][0]
+    if isinstance(node, YMap):
+        for key in list(node):
+            if node.value_spans.get(key) == edit.span:
+                node[key] = value
+                return True
+            if _replace(node[key], edit):
+                return True
+    elif isinstance(node, YSeq):
+        for index, item in enumerate(node):
+            if node.item_spans[index] == edit.span and not isinstance(item, (YMap, YSeq)):
+                node[index] = value
+                return True
+            if _replace(item, edit):
+                return True
+    return False

@@ -8,6 +8,7 @@ import re
 from numalint.alignment.options import GO_BOOLS
 
 NEWEST = (1, 37)
+OLDEST = (1, 26)  # the oldest release whose option and gate tables numalint knows
 
 # option -> list of (first minor version, maturity); maturity applies until the next entry
 CPU_OPTIONS: dict[str, list[tuple[int, str]]] = {
@@ -27,11 +28,16 @@ TOPOLOGY_GATES = {"alpha": "TopologyManagerPolicyAlphaOptions", "beta": "Topolog
 
 
 def parse_version(text: str) -> tuple[int, int]:
-    """``1.34``, ``v1.32.10`` -> (1, 34); raise ValueError otherwise."""
-    match = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?(?:[-+].*)?", str(text).strip())
+    """``1.34``, ``v1.32.10`` -> (1, 34); raise ValueError otherwise, and for a version outside the
+    known range (a 2.0 or a 1.9 is not silently read as something else)."""
+    match = re.fullmatch(r"v?([0-9]{1,4})\.([0-9]{1,4})(?:\.[0-9]+)?(?:[-+].*)?", str(text).strip())
     if not match:
         raise ValueError(f"not a Kubernetes version: {text!r} (expected e.g. 1.34)")
-    return int(match.group(1)), int(match.group(2))
+    version = int(match.group(1)), int(match.group(2))
+    if not OLDEST <= version <= NEWEST:
+        raise ValueError(f"Kubernetes {version[0]}.{version[1]} is outside the versions numalint knows "
+                         f"({OLDEST[0]}.{OLDEST[1]} to {NEWEST[0]}.{NEWEST[1]})")
+    return version
 
 
 def go_parse_bool(text: object) -> bool | None:
@@ -52,6 +58,11 @@ def maturity(table: dict[str, list[tuple[int, str]]], option: str, version: tupl
     return current
 
 
+# gate -> first minor version where it is GA and locked to true (pkg/features/kube_features.go:
+# LockToDefault); writing false there stops the kubelet
+LOCKED_SINCE = {"CPUManagerPolicyOptions": 33, "TopologyManagerPolicyOptions": 32}
+
+
 def gate_default(gate: str, version: tuple[int, int]) -> bool:
     """Default value of the gates the option checks use."""
     minor = version[1]
@@ -66,8 +77,17 @@ def gate_default(gate: str, version: tuple[int, int]) -> bool:
     return False
 
 
+def locked_gates(gates: dict[str, bool], version: tuple[int, int]) -> tuple[tuple[str, bool, bool], ...]:
+    """(gate, written, locked value) for every gate written against the value its version locks."""
+    return tuple((g, v, True) for g, v in sorted(gates.items())
+                 if g in LOCKED_SINCE and version[1] >= LOCKED_SINCE[g] and v is not True)
+
+
 def gate_enabled(gate: str, gates: dict[str, bool], version: tuple[int, int]) -> bool:
+    if gate in LOCKED_SINCE and version[1] >= LOCKED_SINCE[gate]:
+        return True
     return gates.get(gate, gate_default(gate, version))
+
 
 
 def enabled_stages(gates: dict[str, str], feature_gates: dict[str, bool], version: tuple[int, int],

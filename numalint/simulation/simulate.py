@@ -26,6 +26,7 @@ from numalint.k8s.versions import (
     TOPOLOGY_OPTIONS,
     enabled_stages,
     gate_enabled,
+    locked_gates,
     maturity,
 )
 from numalint.model.pools import Pool, pools_for
@@ -81,23 +82,32 @@ def settings_from_profile(profile: KubeletProfile | None, version: tuple[int, in
         scope = attributes.get("topologyManagerScope", "container")
         return KubeletSettings(topology_policy=policy, topology_scope=scope, option_maturity=option_maturity(version))
     reserved: dict[int, dict[str, int]] = {}
+    entries: list[tuple[int, int, dict[str, int]]] = []
     for entry in profile.reserved_memory:
         if entry.numa_node is not None:
             target = reserved.setdefault(entry.numa_node, {})
             for resource, amount in entry.limits.items():
                 target[resource] = target.get(resource, 0) + int(amount)
+            entries.append((entry.index, entry.numa_node, {r: int(a) for r, a in entry.limits.items()}))
     return KubeletSettings(
         cpu_policy=profile.cpu_manager_policy, cpu_options={k: str(v) for k, v in profile.cpu_options.items()},
         reserved_cpus=profile.reserved_cpus() or frozenset(), cpu_reservation=profile.cpu_reservation() or Fraction(0),
         topology_policy=profile.topology_policy, topology_scope=profile.topology_scope,
         topology_options={k: str(v) for k, v in profile.topology_options.items()},
         memory_policy=profile.memory_policy, reserved_memory=reserved, option_maturity=option_maturity(version),
-        allocatable_reservation=_allocatable_reservation(profile, reserved, memory_capacity(machine)),
+        allocatable_reservation=_allocatable_reservation(profile, reserved, memory_capacity(machine), version),
         option_stages={
             "cpu": enabled_stages(CPU_GATES, profile.feature_gates, version, profile.openshift),
             "topology": enabled_stages(TOPOLOGY_GATES, profile.feature_gates, version, profile.openshift)},
         topology_options_allowed=profile.openshift or gate_enabled("TopologyManagerPolicyOptions",
-                                                                   profile.feature_gates, version))
+                                                                   profile.feature_gates, version),
+        cpu_options_allowed=profile.openshift or gate_enabled("CPUManagerPolicyOptions", profile.feature_gates,
+                                                              version),
+        locked_gates=() if profile.openshift else locked_gates(profile.feature_gates, version),
+        reserved_resources={f: {k: v for k, v in values.items() if isinstance(v, str)}
+                            for f, values in profile.reserved_raw.items()},
+        eviction_hard={k: v for k, v in profile.eviction_hard.items() if isinstance(v, str)},
+        reserved_memory_entries=entries)
 
 
 def memory_capacity(machine: Machine | None) -> int | None:
@@ -108,13 +118,13 @@ def memory_capacity(machine: Machine | None) -> int | None:
 
 
 def _allocatable_reservation(profile: KubeletProfile, reserved: dict[int, dict[str, int]],
-                             capacity: int | None) -> dict[str, int] | None:
-    """What reservedMemory must add up to, or None when it depends on an unknown node memory."""
+                             capacity: int | None, version: tuple[int, int]) -> dict[str, int] | None:
+    """What reservedMemory must add up to, or None when it depends on an unknown node memory.
+    (systemReserved/kubeReserved can hold no hugepages: parseResourceList refuses them.)"""
     types = {"memory"} | {r for limits in reserved.values() for r in limits}
-    types |= {r for r in (*profile.system_reserved, *profile.kube_reserved) if r.startswith("hugepages-")}
     result = {}
     for resource in types:
-        amount = profile.allocatable_reservation(resource, capacity)
+        amount = profile.allocatable_reservation(resource, capacity, version)
         if amount is None:
             return None
         result[resource] = int(amount)

@@ -8,15 +8,15 @@ operator puts underneath (pkg/controller/kubelet-config), and remembers where ev
 
 from __future__ import annotations
 
+import math
 import os
-import re
-import struct
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from numalint.alignment.startup import RESERVABLE
 from numalint.findings import ObjectRef
-from numalint.k8s.cpuset import CPUSetError, parse_cpuset
+from numalint.k8s.goparse import GoParseError, parse_cpuset, parse_percentage
 from numalint.k8s.kinds import KUBELET_CONFIG
 from numalint.k8s.quantity import try_quantity
 from numalint.reading.locate import Path, get, locate
@@ -25,6 +25,7 @@ from numalint.reading.yamlpos import Span, YMap
 from numalint.views.schema import kubelet_field_names
 
 DEFAULT_MEMORY_AVAILABLE = Fraction(100 * 2**20)  # evictionHard memory.available<100Mi (Linux default)
+MERGE_DEFAULT_EVICTION_SINCE = (1, 33)  # KubeletConfiguration.mergeDefaultEvictionSettings
 # What the machine-config operator gives a pool when the user sets nothing (node sizing fallbacks).
 OPENSHIFT_SYSTEM_RESERVED = {"cpu": Fraction(1, 2), "memory": Fraction(2**30)}
 OPENSHIFT_TEMPLATE = {"systemReservedCgroup": "/system.slice"}
@@ -63,6 +64,11 @@ class KubeletProfile:
     eviction_memory: Fraction | None = DEFAULT_MEMORY_AVAILABLE
     eviction_memory_percent: float | None = None  # Go's float32 fraction (0.05 for "5%")
     eviction_source: str = "default"
+    # mergeDefaultEvictionSettings: true kept the default memory.available; the field exists from 1.33
+    # (older kubelets drop it while decoding, so the written evictionHard replaces the defaults)
+    eviction_merged_default: bool = False
+    eviction_hard: dict[str, Any] = field(default_factory=dict)  # as written, for the kubelet's own parsing
+    reserved_raw: dict[str, dict[str, Any]] = field(default_factory=dict)  # kubeReserved/systemReserved as written
     feature_gates: dict[str, bool] = field(default_factory=dict)
     system_reserved_cgroup: str = ""
     kube_reserved_cgroup: str = ""
@@ -101,7 +107,7 @@ class KubeletProfile:
             return None
         try:
             return parse_cpuset(self.reserved_cpus_text)
-        except CPUSetError:
+        except GoParseError:
             return None
 
     def cpu_reservation(self) -> Fraction | None:
@@ -114,12 +120,15 @@ class KubeletProfile:
             return None
         return self.system_reserved.get("cpu", Fraction(0)) + self.kube_reserved.get("cpu", Fraction(0))
 
-    def memory_eviction(self, capacity: int | None = None) -> Fraction | None:
+    def memory_eviction(self, capacity: int | None = None, version: tuple[int, int] | None = None) -> Fraction | None:
         """The hard ``memory.available`` threshold in bytes on a node of ``capacity`` bytes: 0 when there is
         none; None when it is a percentage and the node's memory is unknown.
 
         A percentage resolves as ``GetThresholdQuantity`` does (pkg/kubelet/eviction/helpers.go):
-        ``int64(float64(capacity) * float64(percentage))``, the percentage a float32."""
+        ``int64(float64(capacity) * float64(percentage))``, the percentage a float32. Before 1.33 a
+        ``mergeDefaultEvictionSettings`` is not a field of the kubelet configuration: dropped."""
+        if self.eviction_merged_default and version is not None and version < MERGE_DEFAULT_EVICTION_SINCE:
+            return Fraction(0)
         if self.eviction_memory is not None:
             return self.eviction_memory
         if self.eviction_memory_percent is None:
@@ -128,12 +137,15 @@ class KubeletProfile:
             return None
         return Fraction(int(float(capacity) * self.eviction_memory_percent))
 
-    def allocatable_reservation(self, resource: str, capacity: int | None = None) -> Fraction | None:
+    def allocatable_reservation(self, resource: str, capacity: int | None = None,
+                                version: tuple[int, int] | None = None) -> Fraction | None:
         """The Node Allocatable reservation of ``resource`` (what reservedMemory must add up to) on a node
         of ``capacity`` bytes of memory; None when it depends on an unknown capacity."""
+        if resource not in RESERVABLE:
+            return Fraction(0)  # parseResourceList refuses it (the kubelet does not start): nothing reserved
         total = self.system_reserved.get(resource, Fraction(0)) + self.kube_reserved.get(resource, Fraction(0))
         if resource == "memory":
-            eviction = self.memory_eviction(capacity)
+            eviction = self.memory_eviction(capacity, version)
             if eviction is None:
                 return None
             total += eviction
@@ -195,6 +207,8 @@ def kubelet_profile(doc: Document) -> KubeletProfile | None:
     profile.reserved_cpus_text = cpus if isinstance(cpus, str) else (str(cpus) if cpus is not None else None)
     profile.system_reserved = _quantities(value("systemReserved"))
     profile.kube_reserved = _quantities(value("kubeReserved"))
+    profile.reserved_raw = {name: _string_values(value(name)) for name in ("kubeReserved", "systemReserved")}
+    profile.eviction_hard = _string_values(value("evictionHard"))
     profile.feature_gates = {str(k): v for k, v in _string_values(value("featureGates")).items()
                              if isinstance(v, bool)}
     profile.system_reserved_cgroup = text("systemReservedCgroup", "")
@@ -214,6 +228,7 @@ def _eviction(profile: KubeletProfile, hard: Any, merge_defaults: Any) -> None:
     signal = hard.get("memory.available")
     if signal is None:
         if merge_defaults is True:
+            profile.eviction_merged_default = True
             return
         profile.eviction_memory = None
         profile.eviction_source = "evictionHard without memory.available"
@@ -229,26 +244,17 @@ def _eviction(profile: KubeletProfile, hard: Any, merge_defaults: Any) -> None:
     profile.eviction_memory = try_quantity(signal) if isinstance(signal, str) else None
 
 
-_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-
-
-def _float32(value: float) -> float:
-    return float(struct.unpack("f", struct.pack("f", value))[0])
-
-
 def go_percentage(text: str) -> float | None:
-    """parsePercentage (pkg/kubelet/eviction/helpers.go): ParseFloat(..., 32) of the text before "%",
-    then float32 division by 100. None when Go would refuse it or it is outside 0..100."""
-    number = text.rstrip("%")
-    if not _FLOAT.fullmatch(number) or len(number) > 64:
-        return None
+    """parsePercentage (pkg/kubelet/eviction/helpers.go) as a float32 fraction (0.05 for "5%"); None when
+    parseThresholdStatement refuses it (a syntax error, below 0%, above 100 as a fraction: the kubelet's
+    own bound); the alignment core reports why."""
     try:
-        value = _float32(float(number))
-    except OverflowError:
+        value = parse_percentage(text)
+    except GoParseError:
         return None
-    if not 0 <= value <= 100:
+    if math.isnan(value) or value < 0 or value > 100:
         return None
-    return _float32(value / 100)
+    return value
 
 
 def _reserved_memory(profile: KubeletProfile, entries: Any) -> None:
