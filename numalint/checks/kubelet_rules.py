@@ -58,7 +58,7 @@ def invalid_policy_name(run: Run) -> Iterator[Finding]:
             if same_case:
                 message = (f'{name} "{value}" is not accepted (values are case-sensitive); '
                            f'the kubelet refuses to start. Use "{same_case[0]}"')
-                fix = Fix(f'write "{same_case[0]}"', [Edit(profile.span(name), same_case[0])])
+                fix = Fix(f'write "{same_case[0]}"', [Edit(profile.span(name), same_case[0], value)])
             else:
                 choices = ", ".join(f'"{a}"' for a in allowed)
                 message = f'{name} "{value}" is not one of {choices}; the kubelet refuses to start'
