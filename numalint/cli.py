@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,8 @@ def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_
     options = _options(config_path, kube_version, jobs, node_state, paths)
     if not paths:
         raise click.UsageError("give at least one file or directory to check ('-' for stdin)")
+    if apply_fixes or show_diff:
+        _refuse_mixed_stdin(paths, show_diff)
     stdin_text = sys.stdin.read() if "-" in paths else None
     if apply_fixes or show_diff:
         _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, output_format,
@@ -189,45 +192,105 @@ def _options(config_path: str | None, kube_version: str | None, jobs: int, node_
 @click.option("--topology", "topologies", multiple=True, type=click.Path(), metavar="FILE")
 def fix_command(paths: tuple[str, ...], unsafe_fixes: bool, show_diff: bool, kube_version: str | None,
                 config_path: str | None, topologies: tuple[str, ...]) -> None:
-    """Apply safe fixes in place ('-' reads stdin and prints the fixed text)."""
+    """Apply safe fixes in place ('-' alone reads stdin and prints the fixed text)."""
     if not paths:
         raise click.UsageError("give at least one file or directory to fix ('-' for stdin)")
+    _refuse_mixed_stdin(paths, show_diff)
     options = _options(config_path, kube_version, 0, None, paths)
     stdin_text = sys.stdin.read() if "-" in paths else None
     _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, "text", None, None)
 
 
+def _refuse_mixed_stdin(paths: tuple[str, ...], show_diff: bool) -> None:
+    if "-" in paths and len(paths) > 1 and not show_diff:
+        raise click.UsageError("'-' cannot be combined with other paths when fixing: the fixed stdin is printed "
+                               "and nothing is written; fix the files in a separate run (or use --diff)")
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised like KeyboardInterrupt so the fix stops at a safe point."""
+
+
+_FIXING_PID: list[int] = []
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    if os.getpid() not in _FIXING_PID:  # a worker forked while fixing: die as it would have
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    raise _Terminated()
+
+
 def _run_fix(paths: list[str], options: Any, unsafe: bool, show_diff: bool, stdin_text: str | None,
              output_format: str, fail_on: str | None, color: bool | None) -> None:
-    from numalint.fixer import fix, write_atomically
+    """Fix, then print the diff, the fixed stdin, or write the files; SIGINT exits 130, SIGTERM 143."""
+    _FIXING_PID[:] = [os.getpid()]
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    written: list[str] = []
+    try:
+        _fix_and_write(paths, options, unsafe, show_diff, stdin_text, output_format, fail_on, color, written)
+    except KeyboardInterrupt:
+        _interrupted("SIGINT", written)
+        sys.exit(130)
+    except _Terminated:
+        _interrupted("SIGTERM", written)
+        sys.exit(143)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupted(name: str, written: list[str]) -> None:
+    click.echo(f"numalint: interrupted by {name}; {len(written)} file(s) written whole, the others untouched",
+               err=True)
+
+
+def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool, stdin_text: str | None,
+                   output_format: str, fail_on: str | None, color: bool | None, written: list[str]) -> None:
+    from numalint.engine import run_check
+    from numalint.fixer import fix, write_all
     from numalint.output.report import RENDERERS, render_text
 
     result = fix(paths, options, unsafe, stdin_text)
     report = result.report
     assert report is not None
+    for path, problem in sorted(result.refused.items()):
+        click.echo(f"numalint: {path}: not fixed, nothing written: {problem}", err=True)
     if show_diff:
         text = result.diff()
         click.echo(text, nl=False)
-        sys.exit(1 if text else 0)
-    if stdin_text is not None and paths == ["-"]:
+        sys.exit(1 if text or result.refused else 0)
+    errors: dict[str, str] = {}
+    if stdin_text is None:
+        from numalint.reading.sources import discover
+
+        checked = discover(paths, options.exclude, options.exclude_base)[0]
+        done, errors = write_all(result.texts, result.originals, checked)
+        written.extend(done)
+        for path, error in sorted(errors.items()):
+            click.echo(f"numalint: {path}: {error}; not written", err=True)
+        if errors:  # what remains is what is on disk
+            report = run_check(paths, options)
+    remaining = report.findings
+    stdin_only = stdin_text is not None
+    if stdin_only:
         click.echo(result.texts.get("-", stdin_text), nl=False)
-        sys.exit(0)
-    for path, text in sorted(result.texts.items()):
-        if path != "-":
-            write_atomically(path, text)
-    remaining = [f for f in report.findings]
     if output_format == "text":
-        colour = sys.stdout.isatty() if color is None else color
-        click.echo(render_text(remaining, report.files, colour), nl=False)
+        colour = (sys.stderr if stdin_only else sys.stdout).isatty() if color is None else color
+        click.echo(render_text(remaining, report.files, colour), nl=False, err=stdin_only)
     else:
-        click.echo(RENDERERS[output_format](remaining, report.files), nl=False)
-    written = len([p for p in result.texts if p != "-"])
-    click.echo(f"numalint: fixed {len(result.applied)} finding(s) in {written} file(s)"
+        click.echo(RENDERERS[output_format](remaining, report.files), nl=False, err=stdin_only)
+    applied = [f for f in result.applied if f.file == "-"] if stdin_only else result.applied
+    targets = int("-" in result.texts) if stdin_only else len(written)
+    click.echo(f"numalint: fixed {len(applied)} finding(s) in {targets} file(s)"
                + (f"; {len(result.skipped)} fix(es) could not be applied (overlapping edits)" if result.skipped
                   else "") + (f"; not written (fixed text would not parse): {', '.join(result.broken)}"
                              if result.broken else ""), err=True)
+    if errors or report.readable == 0:
+        sys.exit(2)
     threshold = FAIL_LEVELS[fail_on or options.fail_on or "warning"]
-    sys.exit(1 if any(SEVERITY_LEVEL[f.severity or "error"] >= threshold for f in remaining) else 0)
+    failed = any(SEVERITY_LEVEL[f.severity or "error"] >= threshold for f in remaining)
+    sys.exit(1 if failed or result.refused else 0)
 
 
 def _is_rule(slug: str) -> bool:

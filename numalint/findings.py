@@ -25,10 +25,16 @@ class ObjectRef:
 
 @dataclass(frozen=True)
 class Edit:
-    """Replace the text at ``span`` (1-based, end-exclusive) with ``text``."""
+    """Replace the text at ``span`` (1-based, end-exclusive) with ``text``.
+
+    ``expected`` is the value of the scalar at ``span`` as YAML read it, before type resolution and
+    without quotes (``Static`` for ``'Static'``); the fixer refuses to write a file where it differs.
+    None: only checked to cover one whole YAML node.
+    """
 
     span: Span
     text: str
+    expected: str | None = None
 
 
 @dataclass

@@ -1,23 +1,43 @@
-"""Applying fixes as text edits at the parser's exact spans.
+"""Applying fixes as text edits at the parser's exact spans, and writing them without losing data.
 
 Everything outside an edit stays byte for byte: comments, quoting, indentation, key order and the
-other documents. Edits that overlap are left for a later pass (the file is checked again after each
+other documents. Spans and offsets use one line model (``yamlpos.line_starts``), and every edit is
+checked against the text before it is applied: it must cover exactly one YAML node, holding the value the
+finding was about when the edit says which (``Edit.expected``). A file with an edit that does not match is
+not written at all. Edits that overlap are left for a later pass (the file is checked again after each
 pass) and reported if they never apply. A file is written only when its text changed, never when it
-failed to parse, and always atomically (temporary file in the same directory, renamed over it, mode
-kept).
+failed to parse, and always atomically: a temporary ``.numalint-fix-<pid>-XXXXXXXX.tmp`` in the same
+directory, renamed over the target of any symlink, mode, owner and group kept. SIGINT and SIGTERM are
+held off while one file is written, so an interrupted run leaves whole files and no temporaries; those of
+a killed run are removed by the next ``fix`` that writes to their directory.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
+import re
+import signal
+import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from numalint.engine import Options, Report, run_check
 from numalint.findings import SAFE, UNSAFE, Edit, Finding
+from numalint.reading.yamlpos import line_starts
 
 MAX_PASSES = 6
+BOM = b"\xef\xbb\xbf"
+TEMP_PREFIX = ".numalint-fix-"
+TEMP_SUFFIX = ".tmp"
+_TEMP_NAME = re.compile(r"\.numalint-fix-([0-9]+)-[a-z0-9_]{8}\.tmp")  # what mkstemp makes of the affixes
+_HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+class WriteError(Exception):
+    """A fixed file that could not be written; the message says why."""
 
 
 @dataclass
@@ -27,15 +47,40 @@ class FixResult:
     applied: list[Finding] = field(default_factory=list)
     skipped: list[Finding] = field(default_factory=list)  # fixes whose edits never applied
     broken: list[str] = field(default_factory=list)  # files whose fixed text would not parse: left alone
+    refused: dict[str, str] = field(default_factory=dict)  # path -> why its edits did not match its text
     report: Report | None = None  # the check after fixing
 
     def diff(self) -> str:
+        """A unified diff that ``git apply`` and ``patch -p1`` accept (paths relative to the working directory)."""
         chunks: list[str] = []
         for path in sorted(self.texts):
-            old, new = (path, path) if os.path.isabs(path) else (f"a/{path}", f"b/{path}")
-            chunks.extend(difflib.unified_diff(self.originals[path].splitlines(keepends=True),
-                                               self.texts[path].splitlines(keepends=True), fromfile=old, tofile=new))
+            name = _diff_name(path)
+            old, new = (name, name) if os.path.isabs(name) else (f"a/{name}", f"b/{name}")
+            old, new = _patch_name(old), _patch_name(new)
+            lines = difflib.unified_diff(_lines(self.originals[path]), _lines(self.texts[path]),
+                                         fromfile=old, tofile=new)
+            for line in lines:
+                chunks.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
         return "".join(chunks)
+
+
+def _diff_name(path: str) -> str:
+    relative = os.path.relpath(path) if os.path.isabs(path) else os.path.normpath(path)
+    return path if relative.startswith("..") else relative.replace(os.sep, "/")
+
+
+def _patch_name(name: str) -> str:
+    """A name as git writes it in ---/+++ lines: C-quoted when needed, a tab after a name with spaces."""
+    if any(c in '"\\' or ord(c) < 0x20 or ord(c) == 0x7F for c in name):
+        escapes = {'"': '\\"', "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+        return '"' + "".join(escapes.get(c) or (f"\\{ord(c):03o}" if ord(c) < 0x20 or ord(c) == 0x7F else c)
+                             for c in name) + '"'
+    return name + "\t" if " " in name else name
+
+
+def _lines(text: str) -> list[str]:
+    """Lines ending at LF only: the line model of the spans, and the one of diff and patch."""
+    return [line for line in re.split(r"(?<=\n)", text) if line]
 
 
 def allowed(finding: Finding, unsafe: bool) -> bool:
@@ -43,14 +88,6 @@ def allowed(finding: Finding, unsafe: bool) -> bool:
     if finding.fix is None or not finding.fix.edits:
         return False
     return finding.fix.safety == SAFE or (unsafe and finding.fix.safety == UNSAFE)
-
-
-def _offsets(text: str) -> list[int]:
-    starts = [0]
-    for index, char in enumerate(text):
-        if char == "\n":
-            starts.append(index + 1)
-    return starts
 
 
 def _range(edit: Edit, starts: list[int], length: int) -> tuple[int, int] | None:
@@ -62,9 +99,56 @@ def _range(edit: Edit, starts: list[int], length: int) -> tuple[int, int] | None
     return (begin, end) if 0 <= begin <= end <= length else None
 
 
+def _nodes(text: str) -> dict[tuple[int, int], str | None]:
+    """(start, end) character offsets of every YAML node as libyaml sees them -> a scalar's value."""
+    from ruamel.yaml import events
+    from ruamel.yaml.cyaml import CParser
+
+    found: dict[tuple[int, int], str | None] = {}
+    starts: list[int] = []
+    parser = CParser(text)
+    try:
+        while True:
+            event = parser.get_event()
+            if isinstance(event, events.StreamEndEvent):
+                return found
+            if isinstance(event, (events.ScalarEvent, events.AliasEvent)):
+                value = event.value if isinstance(event, events.ScalarEvent) else None
+                found[(event.start_mark.index, event.end_mark.index)] = value
+            elif isinstance(event, (events.MappingStartEvent, events.SequenceStartEvent)):
+                starts.append(event.start_mark.index)
+            elif isinstance(event, (events.MappingEndEvent, events.SequenceEndEvent)) and starts:
+                found[(starts.pop(), event.end_mark.index)] = None
+    except Exception:  # the text was parsed before; anything else means no edit can be trusted
+        return found
+    finally:
+        parser.dispose()
+
+
+def verify_edits(text: str, edits: list[tuple[Edit, Finding]]) -> str | None:
+    """Why an edit does not replace exactly what its finding was about, or None when all do."""
+    starts = line_starts(text)
+    nodes: dict[tuple[int, int], str | None] | None = None
+    for edit, finding in edits:
+        where = _range(edit, starts, len(text))
+        span = edit.span
+        at = f"{span.line}:{span.col}"
+        if where is None:
+            return f"the {finding.rule} fix at {at} points outside the file"
+        if where[0] == where[1] and edit.expected in (None, ""):
+            continue  # an insertion
+        nodes = _nodes(text) if nodes is None else nodes
+        if where not in nodes:
+            return f"the {finding.rule} fix at {at} does not cover one whole YAML node ({text[slice(*where)]!r})"
+        if edit.expected is not None and nodes[where] != edit.expected:
+            return (f"the {finding.rule} fix at {at} expected {edit.expected!r} but the file has "
+                    f"{text[slice(*where)]!r} there")
+    return None
+
+
 def apply_edits(text: str, edits: list[tuple[Edit, Finding]]) -> tuple[str, list[Finding], list[Finding]]:
     """Apply the non-overlapping edits; return (text, findings fixed, findings deferred)."""
-    starts = _offsets(text)
+    starts = line_starts(text)
     placed: list[tuple[int, int, str, Finding]] = []
     deferred: list[Finding] = []
     for edit, finding in edits:
@@ -97,13 +181,15 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
     if stdin_text is not None:
         texts["-"] = originals["-"] = stdin_text
     result = FixResult({}, originals)
+    applied: dict[str, list[Finding]] = {}
     deferred: list[Finding] = []
     for _ in range(MAX_PASSES):
         report = run_check(paths, options, texts=texts)
         result.report = report
         per_file: dict[str, list[tuple[Edit, Finding]]] = {}
         for finding in report.findings:
-            if allowed(finding, unsafe) and finding.file not in report.unparsed and finding.fix is not None:
+            if (allowed(finding, unsafe) and finding.file not in report.unparsed and finding.fix is not None
+                    and finding.file not in result.refused):
                 for edit in finding.fix.edits:
                     per_file.setdefault(finding.file, []).append((edit, finding))
         changed = False
@@ -115,20 +201,28 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
                 if current is None:
                     continue
                 originals[path] = current
+            problem = verify_edits(current, edits)
+            if problem is not None:
+                result.refused[path] = problem
+                applied.pop(path, None)
+                changed = changed or texts.get(path, current) != originals[path]
+                texts[path] = originals[path]
+                continue
             new, fixed, later = apply_edits(current, edits)
             deferred.extend(later)
             if new != current:
                 texts[path] = new
-                result.applied.extend(fixed)
+                applied.setdefault(path, []).extend(fixed)
                 changed = True
         if not changed:
             break
     else:
         result.report = run_check(paths, options, texts=texts)
-    result.skipped = deferred
+    result.skipped = [f for f in deferred if f.file not in result.refused]
     assert result.report is not None
     result.broken = sorted(p for p in texts if p in result.report.unparsed and p in originals)
     result.texts = {p: t for p, t in texts.items() if t != originals.get(p) and p not in result.broken}
+    result.applied = [f for p in sorted(applied) if p in result.texts for f in applied[p]]
     return result
 
 
@@ -140,21 +234,128 @@ def _read(path: str) -> str | None:
         return None
 
 
-def write_atomically(path: str, text: str) -> None:
-    """Replace ``path`` by ``text`` through a temporary file in the same directory; keep its mode and BOM."""
-    with open(path, "rb") as handle:
-        bom = handle.read(3) == b"\xef\xbb\xbf"
-    mode = os.stat(path).st_mode & 0o7777
+@contextmanager
+def held_signals() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM off (delivered on exit) so one file is written whole or not at all."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not POSIX
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def remove_stale_temporaries(directory: str) -> None:
+    """Delete temporaries of numalint runs that died (SIGKILL, power loss); never anyone else's files."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        match = _TEMP_NAME.fullmatch(name)
+        if match is None or _alive(int(match.group(1))):
+            continue
+        try:
+            os.unlink(os.path.join(directory, name))
+        except OSError:
+            pass
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
+
+
+def write_targets(texts: dict[str, str]) -> dict[str, str]:
+    """The real file each fixed path names (a symlink's target), first path kept per file."""
+    targets: dict[str, str] = {}
+    for path in sorted(texts):
+        if path != "-":
+            targets.setdefault(os.path.realpath(path), path)
+    return targets
+
+
+def _writable(path: str, info: os.stat_result) -> bool:
+    """Whether the file's permissions let its owner class write it; root's override does not count."""
+    if os.geteuid() == 0:
+        return bool(info.st_mode & 0o222) and os.access(path, os.W_OK)
+    return os.access(path, os.W_OK)
+
+
+def write_atomically(path: str, text: str, original: str | None = None) -> None:
+    """Replace the regular file ``path`` by ``text`` through a temporary file in the same directory.
+
+    The BOM, mode, owner and group are kept. Raises WriteError (nothing written) when the file is
+    read-only, has other hard links, changed since ``original`` was read, or its directory is not writable.
+    """
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise WriteError("not a regular file")
+        if not _writable(path, info):
+            raise WriteError("file is read-only")
+        if info.st_nlink > 1:
+            raise WriteError(f"file has {info.st_nlink} hard links; replacing it would split them")
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as err:
+        raise WriteError(f"cannot read file: {err.strerror or err}") from None
+    bom = data.startswith(BOM)
+    if original is not None and data.decode("utf-8-sig", errors="replace") != original:
+        raise WriteError("file changed since numalint read it")
     directory = os.path.dirname(os.path.abspath(path))
-    fd, temporary = tempfile.mkstemp(prefix=".numalint-", dir=directory)
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=TEMP_SUFFIX, dir=directory)
+    except OSError as err:
+        raise WriteError(f"cannot create a file in directory {directory}: {err.strerror or err}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write((b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8"))
+            handle.write((BOM if bom else b"") + text.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
+            if (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
+                try:
+                    os.fchown(handle.fileno(), info.st_uid, info.st_gid)
+                except OSError:
+                    raise WriteError("cannot keep the file's owner and group") from None
+            os.fchmod(handle.fileno(), info.st_mode & 0o7777)
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as err:
         if os.path.exists(temporary):
             os.unlink(temporary)
+        if isinstance(err, OSError):
+            raise WriteError(f"cannot replace file: {err.strerror or err}") from None
         raise
+
+
+def write_all(texts: dict[str, str], originals: dict[str, str],
+              checked: tuple[str, ...] | list[str] = ()) -> tuple[list[str], dict[str, str]]:
+    """Write every fixed file once (through symlinks); return (paths written, path -> error).
+
+    Stale temporaries are removed first from the directories of the files written and of ``checked``.
+    """
+    targets = write_targets(texts)
+    directories = {os.path.dirname(real) for real in targets}
+    directories |= {os.path.dirname(os.path.realpath(p)) for p in checked if p != "-"}
+    for directory in sorted(directories):
+        remove_stale_temporaries(directory)
+    written: list[str] = []
+    errors: dict[str, str] = {}
+    for real, path in targets.items():
+        with held_signals():
+            try:
+                write_atomically(real, texts[path], originals.get(path))
+            except WriteError as err:
+                errors[path] = str(err)
+                continue
+        written.append(path)
+    return written, errors

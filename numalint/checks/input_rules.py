@@ -61,7 +61,7 @@ def _unknown_kubelet_fields(doc: Document, config: YMap, base: Path, case_insens
         fix = None
         if suggestion and suggestion not in config:
             message += f'; did you mean "{suggestion}"?'
-            fix = Fix(f'rename "{key}" to "{suggestion}"', [Edit(span, suggestion)], SAFE)
+            fix = Fix(f'rename "{key}" to "{suggestion}"', [Edit(span, suggestion, key)], SAFE)
         findings.append(Finding("unknown-field", message, doc.file, span, fix=fix))
     for key, span in config.duplicates:
         findings.append(Finding("unknown-field", f'duplicate field "{key}": the kubelet keeps only the last one',

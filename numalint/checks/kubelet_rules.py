@@ -65,7 +65,7 @@ def invalid_policy_name(analysis: Analysis) -> Iterator[Hit]:
             if same_case:
                 message = (f'{name} "{value}" is not accepted (values are case-sensitive); '
                            f'the kubelet refuses to start. Use "{same_case[0]}"')
-                fix = Fix(f'write "{same_case[0]}"', [Edit(profile.span(name), same_case[0])], SAFE)
+                fix = Fix(f'write "{same_case[0]}"', [Edit(profile.span(name), same_case[0], value)], SAFE)
             else:
                 choices = ", ".join(f'"{a}"' for a in allowed)
                 message = f'{name} "{value}" is not one of {choices}; the kubelet refuses to start'

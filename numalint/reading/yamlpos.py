@@ -5,11 +5,18 @@ its node tree into plain dicts and lists that remember where each key and value
 sits. Plain scalars are resolved with the YAML 1.1 rules of go-yaml v2, which is
 what the API server and the kubelet use (``yes``/``on`` are booleans, ``010`` is
 octal), so numalint sees the same types Kubernetes does.
+
+Positions are reported in one line model, the one git, GitHub, ``grep -n`` and most editors use: a line
+ends at LF (CRLF counts once). libyaml (and go-yaml, hence Kubernetes) also breaks lines at a lone CR,
+NEL (U+0085), LINE SEPARATOR (U+2028) and PARAGRAPH SEPARATOR (U+2029); when a text holds one of those,
+libyaml's line numbers drift from what a user sees, so spans are computed from libyaml's character index
+instead of its line and column. ``line_starts`` is the same model for turning spans back into offsets.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import Any, NamedTuple
 
 
@@ -123,9 +130,34 @@ def _resolve_tagged(tag: str, value: str) -> Any:
     return value
 
 
-def _span(event: Any, end_event: Any = None) -> Span:
-    s, e = event.start_mark, (end_event or event).end_mark
-    return Span(s.line + 1, s.column + 1, e.line + 1, e.column + 1)
+# Line breaks of libyaml other than LF and CRLF: where its line numbers leave the LF model.
+_OTHER_BREAKS = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets (in characters) where each line of ``text`` starts: lines end at LF only."""
+    starts = [0]
+    find, index = text.find, text.find("\n")
+    while index >= 0:
+        starts.append(index + 1)
+        index = find("\n", index + 1)
+    return starts
+
+
+class _Positions:
+    """libyaml marks -> 1-based (line, column) in the LF model."""
+
+    def __init__(self, text: str) -> None:
+        self.starts = line_starts(text) if _OTHER_BREAKS.search(text) else None
+
+    def at(self, mark: Any) -> tuple[int, int]:
+        if self.starts is None:  # libyaml's lines are the LF lines
+            return mark.line + 1, mark.column + 1
+        line = bisect_right(self.starts, mark.index)
+        return line, mark.index - self.starts[line - 1] + 1
+
+    def span(self, event: Any, end_event: Any = None) -> Span:
+        return Span(*self.at(event.start_mark), *self.at((end_event or event).end_mark))
 
 
 class _Builder:
@@ -136,10 +168,12 @@ class _Builder:
 
     MAX_DEPTH = 500
 
-    def __init__(self, parser: Any) -> None:
+    def __init__(self, parser: Any, positions: _Positions) -> None:
         from ruamel.yaml import events
 
         self.get = parser.get_event
+        self.positions = positions
+        self.span = positions.span
         self.anchors: dict[str, Any] = {}
         self.scalar = events.ScalarEvent
         self.mapping_start = events.MappingStartEvent
@@ -160,19 +194,18 @@ class _Builder:
                 value = _resolve_tagged(str(tag), event.value)
             if event.anchor is not None:
                 self.anchors[event.anchor] = value
-            return value, _span(event)
+            return value, self.span(event)
         if cls is self.alias:
             if event.anchor not in self.anchors:
-                raise YamlError(f"found undefined alias {event.anchor!r}", event.start_mark.line + 1,
-                                event.start_mark.column + 1)
-            return self.anchors[event.anchor], _span(event)
+                raise YamlError(f"found undefined alias {event.anchor!r}", *self.positions.at(event.start_mark))
+            return self.anchors[event.anchor], self.span(event)
         if depth > self.MAX_DEPTH:
-            raise YamlError("nesting too deep to read", event.start_mark.line + 1, event.start_mark.column + 1)
+            raise YamlError("nesting too deep to read", *self.positions.at(event.start_mark))
         if cls is self.mapping_start:
             return self._mapping(event, depth)
         if cls is self.sequence_start:
             return self._sequence(event, depth)
-        raise YamlError(f"unexpected {cls.__name__}", event.start_mark.line + 1, event.start_mark.column + 1)
+        raise YamlError(f"unexpected {cls.__name__}", *self.positions.at(event.start_mark))
 
     def _mapping(self, start: Any, depth: int) -> tuple[Any, Span]:
         result = YMap()
@@ -182,7 +215,7 @@ class _Builder:
         while True:
             event = get()
             if event.__class__ is end_cls:
-                result.span = _span(start, event)
+                result.span = self.span(start, event)
                 return result, result.span
             plain_key = event.__class__ is self.scalar and event.tag is None and event.implicit[0]
             key, kspan = self.node(event, depth + 1)
@@ -209,7 +242,7 @@ class _Builder:
         while True:
             event = get()
             if event.__class__ is end_cls:
-                result.span = _span(start, event)
+                result.span = self.span(start, event)
                 return result, result.span
             value, span = self.node(event, depth + 1)
             append(value)
@@ -234,6 +267,7 @@ def load_all(text: str) -> list[tuple[Any, Span]]:
     from ruamel.yaml.cyaml import CParser
 
     parser = CParser(text)
+    positions = _Positions(text)
     docs: list[tuple[Any, Span]] = []
     try:
         get = parser.get_event
@@ -241,7 +275,7 @@ def load_all(text: str) -> list[tuple[Any, Span]]:
             event = get()
             cls = event.__class__
             if cls is events.DocumentStartEvent:
-                builder = _Builder(parser)
+                builder = _Builder(parser, positions)
                 root, span = builder.node(get(), 0)
                 get()  # DocumentEndEvent
                 docs.append((root, span))
@@ -254,7 +288,7 @@ def load_all(text: str) -> list[tuple[Any, Span]]:
     except Exception as exc:  # libyaml raises several error classes
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).split("\n")[0]
-        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        line, col = positions.at(mark) if mark is not None else (1, 1)
         raise YamlError(str(problem), line, col) from None
     finally:
         parser.dispose()
