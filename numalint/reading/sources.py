@@ -140,7 +140,7 @@ def parse_text(source: Source, text: str) -> None:
     try:
         parsed = load_all(text)
     except YamlError as err:
-        if looks_templated:
+        if looks_templated and not err.hostile:
             source.template = True  # read, and reported once as not lintable
             source.parsed = True
             return
@@ -172,16 +172,28 @@ def _expand_lists(root: Any, span: Span) -> Iterator[tuple[YMap, Span]]:
     yield root, span
 
 
-def _templated(node: Any, depth: int = 0) -> bool:
-    """True when a key or value of the document holds a Go template expression."""
-    if depth > 64:
-        return False
-    if isinstance(node, str):
-        return "{{" in node and _TEMPLATE_RE.search(node) is not None
-    if isinstance(node, dict):
-        return any(_templated(k, depth + 1) or _templated(v, depth + 1) for k, v in node.items())
-    if isinstance(node, list):
-        return any(_templated(v, depth + 1) for v in node)
+def _templated(root: Any) -> bool:
+    """True when a key or value of the document holds a Go template expression.
+
+    Iterative, and each shared (aliased) mapping or list is visited once: nested aliases must not
+    multiply the walk.
+    """
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if "{{" in node and _TEMPLATE_RE.search(node) is not None:
+                return True
+        elif isinstance(node, (dict, list)):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if isinstance(node, dict):
+                stack.extend(node.keys())
+                stack.extend(node.values())
+            else:
+                stack.extend(node)
     return False
 
 

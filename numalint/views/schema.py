@@ -188,12 +188,7 @@ def _retype(error: Any, span: Any) -> Fix | None:
 def _describe(error: Any, path: Path, kind: str) -> str:
     where = ".".join(str(p) for p in path) or "document"
     value = error.instance
-    if isinstance(value, dict):
-        shown = "a mapping"
-    elif isinstance(value, list):
-        shown = "a list"
-    else:
-        shown = json.dumps(value)
+    shown = describe_value(value)
     if error.validator == "type":
         expected = error.validator_value
         if isinstance(expected, str):
@@ -214,6 +209,35 @@ def _describe(error: Any, path: Path, kind: str) -> str:
         return f"{where}: {shown} is not a valid Kubernetes quantity (e.g. 2, 500m, 1Gi)"
     if error.validator == "oneOf":
         return f"{where}: give exactly one of the alternatives ({error.message.split(' is ', 1)[-1]})"
+    if error.validator == "enum":
+        return f"{where}: {shown} is not one of {', '.join(json.dumps(v) for v in error.validator_value)}"
+    if error.validator in ("minimum", "maximum", "minItems"):
+        return f"{where}: {shown} is outside the {error.validator} {error.validator_value}"
+    if error.validator == "additionalProperties" and isinstance(value, dict):
+        declared = error.schema.get("properties", {})
+        extra = [str(k) for k in value if k not in declared]
+        names = ", ".join(json.dumps(k[:MAX_SHOWN]) for k in extra[:5]) + (f" and {len(extra) - 5} more"
+                                                                          if len(extra) > 5 else "")
+        return f"{where}: unexpected field(s) {names}"
     if error.validator == "required":
-        return f"{where}: {error.message}"
-    return f"{where}: {error.message}"
+        return f"{where}: {error.message[:200]}"
+    return f"{where}: {shown} does not match the schema ({error.validator})"
+
+
+MAX_SHOWN = 60
+
+
+def describe_value(value: Any) -> str:
+    """A short description of a value: by type and size for collections and long text, never by repr.
+
+    A shared (aliased) or huge value must not be expanded into a message.
+    """
+    if isinstance(value, dict):
+        return f"a mapping of {len(value)} key(s)"
+    if isinstance(value, list):
+        return f"a list of {len(value)} item(s)"
+    if isinstance(value, str) and len(value) > MAX_SHOWN:
+        return f"a string of {len(value)} characters"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 2 * MAX_SHOWN:
+        return f"an integer of {value.bit_length()} bits"
+    return json.dumps(value)
