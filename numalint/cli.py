@@ -30,7 +30,7 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("-f", "--format", "output_format", type=click.Choice(["text", "json", "sarif", "github"]),
               default="text", show_default=True, help="Output format.")
 @click.option("--fail-on", type=click.Choice(list(FAIL_LEVELS)), default=None,
@@ -39,7 +39,7 @@ def main() -> None:
               help="Kubernetes version the version-dependent rules target [default: newest known].")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="Configuration file [default: .numalint.yaml found upwards from the working directory].")
-@click.option("--topology", "topologies", multiple=True, type=click.Path(), metavar="FILE",
+@click.option("--topology", "topologies", multiple=True, type=click.Path(readable=False), metavar="FILE",
               help="NodeTopology or NodeResourceTopology file (repeatable).")
 @click.option("--jobs", "-j", type=int, default=0, help="Worker processes for large runs [default: CPU count].")
 @click.option("--color/--no-color", default=None, help="Colour text output [default: on a terminal].")
@@ -58,7 +58,7 @@ def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_
     options = _options(config_path, kube_version, jobs)
     if not paths:
         raise click.UsageError("give at least one file or directory to check ('-' for stdin)")
-    stdin_text = sys.stdin.read() if "-" in paths else None
+    stdin_text = _read_stdin() if "-" in paths else None
     if node_state:
         options.settings["node_state"] = node_state
     if apply_fixes or show_diff:
@@ -81,8 +81,8 @@ def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_
 
 
 @main.command()
-@click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--topology", "topologies", multiple=True, type=click.Path(), metavar="FILE",
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
+@click.option("--topology", "topologies", multiple=True, type=click.Path(readable=False), metavar="FILE",
               help="NodeTopology or NodeResourceTopology file (repeatable).")
 @click.option("-f", "--format", "output_format", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
@@ -100,11 +100,20 @@ def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format:
     options = _options(config_path, kube_version, 0)
     if not paths and not topologies and not options.context:
         raise click.UsageError("give the files to simulate and a --topology")
-    run = build_run(list(paths) + list(topologies), options, sys.stdin.read() if "-" in paths else None)
+    run = build_run(list(paths) + list(topologies), options, _read_stdin() if "-" in paths else None)
     if node_state:
         run.settings["node_state"] = node_state
     runs = run_simulation(run)
     click.echo((render_json if output_format == "json" else render_text)(runs), nl=False)
+    # inputs that could not be read are not skipped silently: their findings on stderr, exit 2
+    from numalint.output.report import render_text as render_findings
+
+    unread = [f for s in run.sources for f in s.findings if f.rule == "yaml-syntax"]
+    for finding in unread:
+        finding.severity = finding.severity or "error"
+    if unread:
+        click.echo(render_findings(unread, len(run.sources), False), nl=False, err=True)
+        sys.exit(2)
     rejected = any(p.admission and not p.admission.admitted for r in runs for p in r.pods)
     sys.exit(1 if rejected else 0)
 
@@ -176,19 +185,19 @@ def _options(config_path: str | None, kube_version: str | None, jobs: int) -> An
 
 
 @main.command("fix")
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that change behaviour a human should confirm.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--kubernetes-version", "kube_version", metavar="X.Y", default=None)
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
-@click.option("--topology", "topologies", multiple=True, type=click.Path(), metavar="FILE")
+@click.option("--topology", "topologies", multiple=True, type=click.Path(readable=False), metavar="FILE")
 def fix_command(paths: tuple[str, ...], unsafe_fixes: bool, show_diff: bool, kube_version: str | None,
                 config_path: str | None, topologies: tuple[str, ...]) -> None:
     """Apply safe fixes in place ('-' reads stdin and prints the fixed text)."""
     if not paths:
         raise click.UsageError("give at least one file or directory to fix ('-' for stdin)")
     options = _options(config_path, kube_version, 0)
-    stdin_text = sys.stdin.read() if "-" in paths else None
+    stdin_text = _read_stdin() if "-" in paths else None
     _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, "text", None, None)
 
 
@@ -205,6 +214,10 @@ def _run_fix(paths: list[str], options: Any, unsafe: bool, show_diff: bool, stdi
         click.echo(text, nl=False)
         sys.exit(1 if text else 0)
     if stdin_text is not None and paths == ["-"]:
+        if "-" in report.unparsed:  # not UTF-8 or not YAML: the text unchanged, the finding on stderr
+            sys.stdout.buffer.write(stdin_text.encode("utf-8", "surrogateescape"))
+            click.echo(render_text(report.findings, report.files, False), nl=False, err=True)
+            sys.exit(1)
         click.echo(result.texts.get("-", stdin_text), nl=False)
         sys.exit(0)
     for path, text in sorted(result.texts.items()):
@@ -223,6 +236,13 @@ def _run_fix(paths: list[str], options: Any, unsafe: bool, show_diff: bool, stdi
                              if result.broken else ""), err=True)
     threshold = FAIL_LEVELS[fail_on or options.fail_on or "warning"]
     sys.exit(1 if any(SEVERITY_LEVEL[f.severity or "error"] >= threshold for f in remaining) else 0)
+
+
+def _read_stdin() -> str:
+    """Stdin as bytes, whatever PYTHONIOENCODING says: bytes that are not UTF-8 become the same finding as in a file."""
+    from numalint.reading.sources import stdin_text
+
+    return stdin_text(sys.stdin.buffer.read())
 
 
 def _is_rule(slug: str) -> bool:

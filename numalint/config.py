@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from numalint.reading.sources import ReadError, decode, read_capped
 from numalint.reading.yamlpos import YamlError, load_all
 
 CONFIG_NAMES = (".numalint.yaml", ".numalint.yml")
@@ -32,7 +34,7 @@ def find_config(start: Path) -> Path | None:
     for directory in (start, *start.parents):
         for name in CONFIG_NAMES:
             candidate = directory / name
-            if candidate.is_file():
+            if candidate.exists():  # a FIFO or directory of that name is an error, not skipped
                 return candidate
     return None
 
@@ -41,10 +43,12 @@ def load_config(path: Path | None) -> Config:
     if path is None:
         return Config()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = decode(read_capped(str(path)))
         docs = load_all(text)
-    except OSError as err:
-        raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
+    except ReadError as err:
+        raise ConfigError(f"{path}: {err}") from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
     except YamlError as err:
         raise ConfigError(f"{path}:{err.line}:{err.col}: YAML syntax error: {err.message}") from None
     raw: Any = docs[0][0] if docs else {}
@@ -52,6 +56,7 @@ def load_config(path: Path | None) -> Config:
         raw = {}
     _validate(path, raw)
     base = path.parent
+    _check_paths(path, raw, base)
 
     def rel(items: list[str]) -> list[str]:
         return [str(base / p) for p in items]
@@ -61,6 +66,21 @@ def load_config(path: Path | None) -> Config:
                   kubernetes_version=str(raw["kubernetesVersion"]) if raw.get("kubernetesVersion") else None,
                   context=rel(list(raw.get("context") or [])), topologies=rel(list(raw.get("topologies") or [])),
                   fail_on=raw.get("failOn"), sriov_resource_prefix=raw.get("sriovResourcePrefix"))
+
+
+def _check_paths(path: Path, raw: Any, base: Path) -> None:
+    """A misspelt ``topologies:`` or ``context:`` path is an error, not silently nothing to read."""
+    from numalint.reading.locate import locate
+
+    for key in ("topologies", "context"):
+        for i, item in enumerate(raw.get(key) or []):
+            try:
+                os.stat(base / item)
+            except (FileNotFoundError, NotADirectoryError):
+                span = locate(raw, (key, i))
+                raise ConfigError(f"{path}:{span.line}:{span.col}: {key}: {item}: no such file or directory") from None
+            except OSError:
+                pass  # exists but cannot be inspected: reading it reports why
 
 
 def _validate(path: Path, raw: Any) -> None:

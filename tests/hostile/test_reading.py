@@ -112,3 +112,136 @@ def test_nested_aliases_with_template_text_do_not_hang(tmp_path: Path, comment: 
     (tmp_path / "t.yaml").write_text(KUBELET + comment + "\nx: &a [*a, *a, *a]\n")
     [syntax] = by_rule(cli("check", "-f", "json", str(tmp_path / "t.yaml")), "yaml-syntax")
     assert "contains itself" in syntax["message"]
+
+
+# --- Special files ---------------------------------------------------------------------------------------
+
+POD = "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec:\n  containers: [{name: c, image: i}]\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_fifo_and_devices_are_findings_and_the_run_goes_on(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo.yaml")
+    (tmp_path / "zero.yaml").symlink_to("/dev/zero")
+    (tmp_path / "random.yml").symlink_to("/dev/urandom")
+    (tmp_path / "ok.yaml").write_text(KUBELET + "cpuManagerPolicy: Static\n")
+    for args in (["check", "-f", "json", str(tmp_path)],
+                 ["check", "-f", "json", str(tmp_path / "fifo.yaml"), str(tmp_path / "zero.yaml"),
+                  str(tmp_path / "ok.yaml"), "--topology", str(tmp_path / "random.yml")]):
+        ran = cli(*args)
+        unread = {Path(f["file"]).name: f["message"] for f in by_rule(ran, "yaml-syntax")}
+        assert unread == {"fifo.yaml": "not a regular file (a FIFO); not read",
+                          "zero.yaml": "not a regular file (a character device); not read",
+                          "random.yml": "not a regular file (a character device); not read"}
+        assert any(f["file"].endswith("ok.yaml") for f in ran.findings())
+        assert ran.code == 1
+
+
+def test_config_file_that_is_a_fifo_is_a_usage_error(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / ".numalint.yaml")
+    (tmp_path / "ok.yaml").write_text(POD)
+    ran = cli("check", "ok.yaml", cwd=tmp_path)
+    assert ran.code == 2 and "not a regular file" in ran.err
+
+
+# --- Nothing skipped silently ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", ["topologies", "context"])
+def test_misspelt_config_path_is_a_usage_error(tmp_path: Path, key: str) -> None:
+    (tmp_path / "topology.yaml").write_text("apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\n")
+    (tmp_path / ".numalint.yaml").write_text(f"{key}:\n  - topology.yaml\n  - topolgy.yaml\n")
+    (tmp_path / "ok.yaml").write_text(POD)
+    for command in ("check", "simulate"):
+        ran = cli(command, "ok.yaml", cwd=tmp_path)
+        assert ran.code == 2
+        assert ".numalint.yaml:3:5" in ran.err and "topolgy.yaml: no such file or directory" in ran.err
+
+
+# --- Permissions and stdin -------------------------------------------------------------------------------
+
+
+def _without_permission_override() -> None:
+    """Drop CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from the bounding set: root then obeys permission bits."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in (1, 2):
+        if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+
+def cli_unprivileged(*args: str, cwd: Path) -> Ran:
+    """Run the CLI so that permission bits apply (tests run as root, which bypasses them)."""
+    if os.geteuid() != 0:
+        return cli(*args, cwd=cwd)
+    if not sys.platform.startswith("linux"):
+        pytest.skip("root bypasses permission bits and capabilities can only be dropped on Linux here")
+    try:
+        proc = subprocess.run([sys.executable, "-m", "numalint", *args], capture_output=True, cwd=cwd, timeout=20,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=_without_permission_override)
+    except subprocess.SubprocessError as err:
+        pytest.skip(f"cannot drop CAP_DAC_OVERRIDE to test permissions as root: {err}")
+    return Ran(proc)
+
+
+@pytest.fixture
+def locked(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A tree with an unreadable file, an unreadable directory and a directory that cannot be entered."""
+    (tmp_path / "secret.yaml").write_text(POD)
+    (tmp_path / "ok.yaml").write_text(KUBELET + "cpuManagerPolicy: Static\n")
+    for name, mode in (("locked", 0o000), ("noexec", 0o644)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "in.yaml").write_text(POD)
+        (tmp_path / name).chmod(mode)
+    (tmp_path / "secret.yaml").chmod(0o000)
+    yield tmp_path
+    for name in ("locked", "noexec"):
+        (tmp_path / name).chmod(0o755)
+
+
+def test_unreadable_file_on_command_line_is_a_finding(locked: Path) -> None:
+    ran = cli_unprivileged("check", "-f", "json", "secret.yaml", "ok.yaml", cwd=locked)
+    assert [(f["file"], f["message"]) for f in by_rule(ran, "yaml-syntax")] == [
+        ("secret.yaml", "cannot read file: Permission denied")]
+    assert any(f["file"] == "ok.yaml" for f in ran.findings()) and ran.code == 1
+
+
+def test_unreadable_directories_in_a_tree_are_findings(locked: Path) -> None:
+    ran = cli_unprivileged("check", "-f", "json", ".", cwd=locked)
+    unread = {f["file"]: f["message"] for f in by_rule(ran, "yaml-syntax")}
+    assert unread == {"./locked": "cannot read directory: Permission denied",
+                      "./noexec/in.yaml": "cannot read file: Permission denied",
+                      "./secret.yaml": "cannot read file: Permission denied"}
+    assert any(f["file"] == "./ok.yaml" for f in ran.findings()) and ran.code == 1
+
+
+def test_file_inside_unreadable_directory_is_a_finding(locked: Path) -> None:
+    ran = cli_unprivileged("check", "-f", "json", "locked/in.yaml", "noexec/in.yaml", "ok.yaml", cwd=locked)
+    unread = {f["file"]: f["message"] for f in by_rule(ran, "yaml-syntax")}
+    assert unread == {"locked/in.yaml": "cannot read file: Permission denied",
+                      "noexec/in.yaml": "cannot read file: Permission denied"}
+    assert ran.code == 1
+
+
+NOT_UTF8 = {"latin-1": KUBELET.encode() + "cpuManagerPolicy: st\xe4tic\n".encode("latin-1"),
+            "random": KUBELET.encode() + bytes(range(128, 256))}
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "latin-1", "ascii"])
+@pytest.mark.parametrize("name", sorted(NOT_UTF8))
+def test_stdin_that_is_not_utf8_is_the_same_finding_as_a_file(tmp_path: Path, name: str, encoding: str) -> None:
+    data = NOT_UTF8[name]
+    (tmp_path / "in.yaml").write_bytes(data)
+    env = {"PYTHONIOENCODING": encoding}
+    [expected] = by_rule(cli("check", "-f", "json", str(tmp_path / "in.yaml"), env=env), "yaml-syntax")
+    assert expected["message"].startswith("file is not UTF-8 text")
+    ran = cli("check", "-f", "json", "-", stdin=data, env=env)
+    [finding] = by_rule(ran, "yaml-syntax")
+    assert (finding["message"], finding["line"], finding["file"]) == (expected["message"], expected["line"], "-")
+    assert ran.code == 2
+    fixed = cli("fix", "-", stdin=data, env=env)
+    assert fixed.code == 1 and expected["message"] in fixed.err
+    assert fixed.out.encode("utf-8", "replace") == data.decode("utf-8", "replace").encode("utf-8", "replace")
+    simulated = cli("simulate", "-", stdin=data, env=env)
+    assert simulated.code == 2 and expected["message"] in simulated.err
