@@ -74,7 +74,7 @@ def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_
         click.echo(render_text(report.findings, report.files, colour), nl=False)
     else:
         click.echo(RENDERERS[output_format](report.findings, report.files), nl=False)
-    if report.readable == 0:
+    if report.readable == 0 or report.incomplete:
         sys.exit(2)
     threshold = FAIL_LEVELS[fail_on or options.fail_on or "warning"]
     sys.exit(1 if any(SEVERITY_LEVEL[f.severity or "error"] >= threshold for f in report.findings) else 0)

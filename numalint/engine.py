@@ -47,6 +47,7 @@ class Report:
     files: int
     readable: int
     unparsed: set[str] = field(default_factory=set)  # files that failed to parse or are templates
+    incomplete: bool = False  # some files were not checked (a worker process died)
 
 
 def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
@@ -111,9 +112,41 @@ def _read_all(paths: list[str], texts: dict[str, str], jobs: int) -> list[FileRe
         ctx = multiprocessing.get_context("fork")
     except ValueError:
         return [process_file(p) for p in paths]
-    chunk = max(16, len(paths) // (workers * 8))
-    with ctx.Pool(workers) as pool:
-        return pool.map(process_file, paths, chunksize=chunk)
+    size = max(16, len(paths) // (workers * 8))
+    chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
+    return [r for chunk in _in_workers(chunks, workers, ctx) for r in chunk]
+
+
+def _read_chunk(paths: list[str]) -> list[FileResult]:
+    return [process_file(p) for p in paths]
+
+
+def _in_workers(chunks: list[list[str]], workers: int, ctx: Any) -> list[list[FileResult]]:
+    """Read chunks in worker processes; a worker that dies (the OOM killer) must not hang the run.
+
+    Pool.map waits forever for a killed worker; ProcessPoolExecutor notices it (BrokenProcessPool), so
+    the files it did not finish become "not checked" findings and the run ends as incomplete.
+    """
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    results: list[list[FileResult]] = []
+    with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+        futures = [pool.submit(_read_chunk, chunk) for chunk in chunks]
+        for chunk, future in zip(chunks, futures, strict=True):
+            try:
+                results.append(future.result())
+            except BrokenProcessPool:
+                results.append([_unchecked(p) for p in chunk])
+    return results
+
+
+def _unchecked(path: str) -> FileResult:
+    source = Source(path=path, unchecked=True)
+    source.findings.append(Finding("yaml-syntax", "not checked: the worker process reading it died (killed, "
+                                   "e.g. by the out-of-memory killer); run again or with -j 1", path,
+                                   Span(1, 1, 1, 1)))
+    return FileResult(source=source)
 
 
 def _read_run(paths: list[str], options: Options, texts: dict[str, str]) -> tuple[Run, list[FileResult], int,
@@ -163,7 +196,8 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     findings = apply_configuration(findings, options, run)
     readable = sum(1 for r in results[: len(files)] if r.source.parsed)
     unparsed = {r.source.path for r in results if not r.source.parsed or r.source.template}
-    return Report(sorted(findings, key=Finding.sort_key), len(files) + len(missing), readable, unparsed)
+    return Report(sorted(findings, key=Finding.sort_key), len(files) + len(missing), readable, unparsed,
+                  incomplete=any(r.source.unchecked for r in results))
 
 
 def run_checks(run: Run, options: Options) -> Iterable[Finding]:

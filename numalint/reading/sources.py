@@ -57,6 +57,7 @@ class Source:
     template: bool = False
     parsed: bool = False
     text: str | None = None
+    unchecked: bool = False  # a worker died before reading it
 
 
 def discover(paths: Iterable[str], exclude: list[str], base: str | None = None) -> tuple[list[str], list[str]]:

@@ -245,3 +245,37 @@ def test_stdin_that_is_not_utf8_is_the_same_finding_as_a_file(tmp_path: Path, na
     assert fixed.out.encode("utf-8", "replace") == data.decode("utf-8", "replace").encode("utf-8", "replace")
     simulated = cli("simulate", "-", stdin=data, env=env)
     assert simulated.code == 2 and expected["message"] in simulated.err
+
+
+# --- A dead worker -------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finds worker processes through /proc")
+def test_killed_worker_is_reported_not_waited_for(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    for i in range(600):
+        (tmp_path / f"p{i}.yaml").write_text("---\n".join([POD] * 20))
+    proc = subprocess.Popen([sys.executable, "-m", "numalint", "check", "-j", "2", "-f", "json", str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    killed = False
+    deadline = time.monotonic() + 20
+    while not killed and proc.poll() is None and time.monotonic() < deadline:
+        workers = children.read_text().split() if children.exists() else []
+        if workers:
+            os.kill(int(workers[0]), signal.SIGKILL)  # what the OOM killer does
+            killed = True
+        time.sleep(0.01)
+    try:
+        out, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("the run hung after a worker was killed")
+    assert killed, "the run ended before a worker could be killed"
+    ran = Ran(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
+    unchecked = [f for f in by_rule(ran, "yaml-syntax") if f["message"].startswith("not checked")]
+    assert unchecked and all(f["file"].endswith(".yaml") for f in unchecked)
+    assert ran.code == 2
