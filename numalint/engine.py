@@ -52,7 +52,7 @@ class Report:
 
 def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
     """Read one file and turn its known documents into typed views (runs in workers)."""
-    from numalint.checks.input_rules import input_findings
+    from numalint.checks.input_rules import FindingCap, input_findings
     from numalint.views.kubelet import kubelet_profile
     from numalint.views.nrt import machine_from_nrt
     from numalint.views.topology import topology_from_document
@@ -63,8 +63,12 @@ def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
     source.documents = []  # the views keep what they need; trees are not sent between processes
     source.text = None
+    cap = FindingCap()
+    cap.add(source.findings)
+    topology_findings: list[Finding] = []
     for doc in known:
-        source.findings.extend(input_findings(doc))
+        for stream in input_findings(doc):
+            cap.add(stream, stop=True)
         _record_annotation(source, doc)
         if doc.kind in (KUBELET_CONFIGURATION, KUBELET_CONFIG):
             profile = kubelet_profile(doc)
@@ -81,7 +85,9 @@ def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
             continue
         if doc.kind in (NODE_TOPOLOGY, NODE_RESOURCE_TOPOLOGY):
             read_topology = machine_from_nrt if doc.kind == NODE_RESOURCE_TOPOLOGY else topology_from_document
-            topo = read_topology(doc, source.findings)
+            topo = read_topology(doc, topology_findings)
+            cap.add(topology_findings)
+            topology_findings.clear()
             if topo is not None:
                 result.topologies.append(topo)
             continue
@@ -90,6 +96,7 @@ def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
             result.pods.append(view)
         else:
             result.others.append(doc)
+    source.findings = cap.result()
     return result
 
 
@@ -188,7 +195,9 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
             findings.append(Finding(
                 "not-lintable", "file is a Helm/Go template ({{ ... }}); render it first, e.g. "
                 "`helm template . | numalint check -`", result.source.path, Span(1, 1, 1, 1)))
-    findings.extend(run_checks(run, options))
+    from numalint.checks.input_rules import cap_per_file
+
+    findings.extend(cap_per_file(run_checks(run, options)))  # bounded output for hostile input
     for path in missing:
         findings.append(Finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1)))
     reported |= {p.file for p in run.settings.get("_node_state_problems", [])}

@@ -217,7 +217,8 @@ def parse_text(source: Source, text: str) -> None:
             source.template = True  # read, and reported once as not lintable
             source.parsed = True
             return
-        source.findings.append(Finding("yaml-syntax", f"YAML syntax error: {err.message}", source.path,
+        message = err.message if err.hostile else f"YAML syntax error: {err.message}"
+        source.findings.append(Finding("yaml-syntax", message, source.path,
                                        Span(err.line, err.col, err.line, err.col + 1)))
         return
     source.parsed = True

@@ -22,6 +22,9 @@ class Span(NamedTuple):
     end_col: int
 
 
+_NO_KEYS: frozenset[Any] = frozenset()
+
+
 class YMap(dict):  # type: ignore[type-arg]
     """A mapping that remembers where each of its keys and values sits."""
 
@@ -32,8 +35,9 @@ class YMap(dict):  # type: ignore[type-arg]
         self.span = Span(1, 1, 1, 1)
         self.key_spans: dict[Any, Span] = {}
         self.value_spans: dict[Any, Span] = {}
-        self.duplicates: list[tuple[Any, Span]] = []
-        self.merged: set[Any] = set()  # keys taken from ``<<`` that a written key may override
+        # both are rarely needed: shared empty tuples until written (a YMap per ``{}`` must stay small)
+        self.duplicates: list[tuple[Any, Span]] | tuple[()] = ()
+        self.merged: set[Any] | frozenset[Any] = _NO_KEYS  # keys from ``<<`` that a written key may override
 
 
 class ScalarKey(str):
@@ -164,6 +168,9 @@ def _span(event: Any, end_event: Any = None) -> Span:
     return Span(s.line + 1, s.column + 1, e.line + 1, e.column + 1)
 
 
+MAX_NODES = 1_000_000  # per file: memory stays bounded whatever the 8 MiB of text hold (``[{},{},…]``)
+
+
 class _Builder:
     """Builds YMap/YSeq/scalars straight from libyaml events (no intermediate node tree).
 
@@ -175,7 +182,7 @@ class _Builder:
     MAX_DEPTH = 500
     ALIAS_BUDGET = 100_000
 
-    def __init__(self, parser: Any) -> None:
+    def __init__(self, parser: Any, limit: int = MAX_NODES) -> None:
         from ruamel.yaml import events
 
         self.get = parser.get_event
@@ -184,6 +191,7 @@ class _Builder:
         self.building: set[str] = set()
         self.count = 0  # nodes of the document, aliases expanded
         self.aliased = 0  # of which reached through aliases
+        self.limit = limit
         self.scalar = events.ScalarEvent
         self.mapping_start = events.MappingStartEvent
         self.sequence_start = events.SequenceStartEvent
@@ -194,6 +202,9 @@ class _Builder:
     def node(self, event: Any, depth: int) -> tuple[Any, Span]:
         cls = event.__class__
         self.count += 1
+        if self.count > self.limit:
+            raise YamlError(f"more than {MAX_NODES} YAML nodes in one file; not read", event.start_mark.line + 1,
+                            event.start_mark.column + 1, hostile=True)
         if cls is self.scalar:
             tag = event.tag
             if tag is None:
@@ -260,10 +271,13 @@ class _Builder:
                 continue
             elif isinstance(key, (bool, int, float)):
                 key = ScalarKey(event.value if event.__class__ is self.scalar else str(key), key)
-            if key in result.merged:
-                result.merged.discard(key)  # a written key overrides a merged one
+            merged = result.merged
+            if key in merged and isinstance(merged, set):
+                merged.discard(key)  # a written key overrides a merged one
             elif key in result:
-                result.duplicates.append((key, kspan))
+                duplicates = result.duplicates if isinstance(result.duplicates, list) else []
+                duplicates.append((key, kspan))
+                result.duplicates = duplicates
             result[key] = value
             result.key_spans[key] = kspan
             result.value_spans[key] = vspan
@@ -287,6 +301,8 @@ class _Builder:
 def _merge(target: YMap, source: Any) -> None:
     """YAML merge keys (``<<: *defaults``): keys already present win."""
     sources = source if isinstance(source, list) else [source]
+    if not isinstance(target.merged, set):
+        target.merged = set()
     for src in sources:
         if isinstance(src, YMap):
             for k, v in src.items():
@@ -304,14 +320,16 @@ def load_all(text: str) -> list[tuple[Any, Span]]:
 
     parser = CParser(text)
     docs: list[tuple[Any, Span]] = []
+    nodes = 0
     try:
         get = parser.get_event
         while True:
             event = get()
             cls = event.__class__
             if cls is events.DocumentStartEvent:
-                builder = _Builder(parser)
+                builder = _Builder(parser, MAX_NODES - nodes)
                 root, span = builder.node(get(), 0)
+                nodes += builder.count
                 get()  # DocumentEndEvent
                 docs.append((root, span))
             elif cls is events.StreamEndEvent:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -39,17 +40,19 @@ def _validator(name: str) -> Any:
     return Draft202012Validator(load_schema(name))
 
 
-def validate_document(doc: Document) -> list[Finding]:
-    """Schema findings for one known document (and its embedded kubelet config)."""
-    findings: list[Finding] = []
+def validate_document(doc: Document) -> Iterator[Finding]:
+    """Schema findings for one known document (and its embedded kubelet config), lazily.
+
+    jsonschema builds every error eagerly; a caller that stops early (FindingCap) bounds the cost of a
+    document with hundreds of thousands of wrong items.
+    """
     name = SCHEMA_FILES.get(doc.kind)
     if name is not None:
-        findings.extend(_validate(doc, name, doc.root, ()))
+        yield from _validate(doc, name, doc.root, ())
     if doc.kind == KUBELET_CONFIG:
         embedded = doc.root.get("spec", {}).get("kubeletConfig") if isinstance(doc.root.get("spec"), dict) else None
         if isinstance(embedded, dict):
-            findings.extend(_validate(doc, KUBELET_SCHEMA, embedded, ("spec", "kubeletConfig")))
-    return findings
+            yield from _validate(doc, KUBELET_SCHEMA, embedded, ("spec", "kubeletConfig"))
 
 
 def conforms(instance: Any, schema: dict[str, Any], root: dict[str, Any]) -> bool:
@@ -153,11 +156,10 @@ _KEYWORDS: dict[str, Any] = {
 }
 
 
-def _validate(doc: Document, schema: str, instance: Any, base: Path) -> list[Finding]:
+def _validate(doc: Document, schema: str, instance: Any, base: Path) -> Iterator[Finding]:
     loaded = load_schema(schema)
     if conforms(instance, loaded, loaded):
-        return []
-    findings = []
+        return
     for error in _validator(schema).iter_errors(instance):
         if error.validator == "type" and error.instance is None:
             continue  # Go decodes null into any field as its zero value
@@ -165,8 +167,7 @@ def _validate(doc: Document, schema: str, instance: Any, base: Path) -> list[Fin
             continue  # the type error already says it
         path = base + tuple(error.absolute_path)
         span = locate(doc.root, path)
-        findings.append(Finding("schema", _describe(error, path, doc.kind), doc.file, span, fix=_retype(error, span)))
-    return findings
+        yield Finding("schema", _describe(error, path, doc.kind), doc.file, span, fix=_retype(error, span))
 
 
 def _retype(error: Any, span: Any) -> Fix | None:

@@ -279,3 +279,42 @@ def test_killed_worker_is_reported_not_waited_for(tmp_path: Path) -> None:
     unchecked = [f for f in by_rule(ran, "yaml-syntax") if f["message"].startswith("not checked")]
     assert unchecked and all(f["file"].endswith(".yaml") for f in unchecked)
     assert ran.code == 2
+
+
+# --- Bounded cost ----------------------------------------------------------------------------------------
+
+
+def test_megabyte_of_duplicate_keys_is_capped(tmp_path: Path) -> None:
+    (tmp_path / "d.yaml").write_text(KUBELET + "cpuManagerPolicy: static\n" * (1024 * 1024 // 25))
+    ran = cli("check", "-f", "json", str(tmp_path / "d.yaml"))
+    unknown = by_rule(ran, "unknown-field")
+    assert len(unknown) == 101 and unknown[-1]["message"].startswith("… and more unknown-field finding(s)")
+    assert len(ran.out) < 200_000
+
+
+def test_huge_list_of_wrong_items_is_capped_per_rule(tmp_path: Path) -> None:
+    (tmp_path / "r.yaml").write_text(KUBELET + "reservedMemory: [" + ",".join(["{}"] * 100_000) + "]\n")
+    ran = cli("check", "-f", "json", str(tmp_path / "r.yaml"))
+    counts: dict[str, int] = {}
+    for finding in ran.findings():
+        counts[finding["rule"]] = counts.get(finding["rule"], 0) + 1
+    assert counts["schema"] == 101 and counts["reserved-memory-numa"] == 101
+    assert "100000 more" not in ran.out and "99900 more reserved-memory-numa" in ran.out
+    assert len(ran.out) < 300_000
+
+
+@pytest.mark.parametrize("text", ["a: " + "[" * 100_000 + "]" * 100_000 + "\n",
+                                  "".join("  " * i + f"k{i}:\n" for i in range(2_000))])
+def test_deep_nesting_is_a_finding(tmp_path: Path, text: str) -> None:
+    (tmp_path / "n.yaml").write_text(text)
+    (tmp_path / "ok.yaml").write_text(POD)
+    ran = cli("check", "-f", "json", str(tmp_path))
+    [finding] = by_rule(ran, "yaml-syntax")
+    assert finding["message"] == "nesting too deep to read" and finding["file"].endswith("n.yaml")
+
+
+def test_too_many_nodes_is_one_finding(tmp_path: Path) -> None:
+    (tmp_path / "m.yaml").write_text(KUBELET + "featureGates: [" + ",".join(["1"] * 1_000_001) + "]\n")
+    # a million nodes take seconds to read, more on a loaded machine: a generous timeout, not a hang
+    [finding] = by_rule(cli("check", "-f", "json", str(tmp_path / "m.yaml"), timeout=120), "yaml-syntax")
+    assert finding["message"] == "more than 1000000 YAML nodes in one file; not read"
