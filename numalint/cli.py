@@ -32,7 +32,7 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("-f", "--format", "output_format", type=click.Choice(["text", "json", "sarif", "github"]),
               default="text", show_default=True, help="Output format.")
 @click.option("--fail-on", type=click.Choice(list(FAIL_LEVELS)), default=None,
@@ -41,7 +41,7 @@ def main() -> None:
               help="Kubernetes version the version-dependent rules target [default: newest known].")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="Configuration file [default: .numalint.yaml found upwards from the working directory].")
-@click.option("--topology", "topologies", multiple=True, type=click.Path(), metavar="FILE",
+@click.option("--topology", "topologies", multiple=True, type=click.Path(readable=False), metavar="FILE",
               help="NodeTopology or NodeResourceTopology file (repeatable).")
 @click.option("--jobs", "-j", type=int, default=0, help="Worker processes for large runs [default: CPU count].")
 @click.option("--color/--no-color", default=None, help="Colour text output [default: on a terminal].")
@@ -62,7 +62,7 @@ def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_
         raise click.UsageError("give at least one file or directory to check ('-' for stdin)")
     if apply_fixes or show_diff:
         _refuse_mixed_stdin(paths, show_diff)
-    stdin_text = sys.stdin.read() if "-" in paths else None
+    stdin_text = _read_stdin() if "-" in paths else None
     if apply_fixes or show_diff:
         _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, output_format,
                  fail_on, color)
@@ -76,15 +76,15 @@ def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_
         click.echo(render_text(report.findings, report.files, colour), nl=False)
     else:
         click.echo(RENDERERS[output_format](report.findings, report.files), nl=False)
-    if report.readable == 0:
+    if report.readable == 0 or report.incomplete:
         sys.exit(2)
     threshold = FAIL_LEVELS[fail_on or options.fail_on or "warning"]
     sys.exit(1 if any(SEVERITY_LEVEL[f.severity or "error"] >= threshold for f in report.findings) else 0)
 
 
 @main.command()
-@click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--topology", "topologies", multiple=True, type=click.Path(), metavar="FILE",
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
+@click.option("--topology", "topologies", multiple=True, type=click.Path(readable=False), metavar="FILE",
               help="NodeTopology or NodeResourceTopology file (repeatable).")
 @click.option("-f", "--format", "output_format", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
@@ -96,14 +96,23 @@ def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format:
              config_path: str | None, node_state: str | None) -> None:
     """Show where the kubelet would place each pod, NUMA node by NUMA node; exit 1 if one is rejected."""
     from numalint.engine import build_analyses
+    from numalint.output.report import render_text as render_findings
     from numalint.output.simulation import render_json, render_text
 
     options = _options(config_path, kube_version, 0, node_state, paths)
     if not paths and not topologies and not options.context:
         raise click.UsageError("give the files to simulate and a --topology")
-    analyses = build_analyses(list(paths) + list(topologies), options, sys.stdin.read() if "-" in paths else None)
+    analyses = build_analyses(list(paths) + list(topologies), options, _read_stdin() if "-" in paths else None)
     runs = [pool_run for analysis in analyses for pool_run in analysis.pool_runs]
     click.echo((render_json if output_format == "json" else render_text)(runs), nl=False)
+    # inputs that could not be read are not skipped silently: their findings on stderr, exit 2
+    sources = [s for analysis in analyses for s in analysis.run.sources]
+    unread = [f for s in sources for f in s.findings if f.rule == "yaml-syntax"]
+    for finding in unread:
+        finding.severity = finding.severity or "error"
+    if unread:
+        click.echo(render_findings(unread, len(sources), False), nl=False, err=True)
+        sys.exit(2)
     rejected = any(p.admission and not p.admission.admitted for r in runs for p in r.pods)
     sys.exit(1 if rejected else 0)
 
@@ -184,12 +193,12 @@ def _options(config_path: str | None, kube_version: str | None, jobs: int, node_
 
 
 @main.command("fix")
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that change behaviour a human should confirm.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--kubernetes-version", "kube_version", metavar="X.Y", default=None)
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
-@click.option("--topology", "topologies", multiple=True, type=click.Path(), metavar="FILE")
+@click.option("--topology", "topologies", multiple=True, type=click.Path(readable=False), metavar="FILE")
 def fix_command(paths: tuple[str, ...], unsafe_fixes: bool, show_diff: bool, kube_version: str | None,
                 config_path: str | None, topologies: tuple[str, ...]) -> None:
     """Apply safe fixes in place ('-' alone reads stdin and prints the fixed text)."""
@@ -197,7 +206,7 @@ def fix_command(paths: tuple[str, ...], unsafe_fixes: bool, show_diff: bool, kub
         raise click.UsageError("give at least one file or directory to fix ('-' for stdin)")
     _refuse_mixed_stdin(paths, show_diff)
     options = _options(config_path, kube_version, 0, None, paths)
-    stdin_text = sys.stdin.read() if "-" in paths else None
+    stdin_text = _read_stdin() if "-" in paths else None
     _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, "text", None, None)
 
 
@@ -273,8 +282,13 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
             report = run_check(paths, options)
     remaining = report.findings
     stdin_only = stdin_text is not None
-    if stdin_only:
-        click.echo(result.texts.get("-", stdin_text), nl=False)
+    if stdin_only:  # a filter: unchanged input goes through byte for byte, a fixed text keeps its BOM
+        raw = _STDIN_BYTES[0] if _STDIN_BYTES else stdin_text.encode("utf-8", "surrogateescape")
+        fixed = result.texts.get("-")
+        bom = b"\xef\xbb\xbf" if raw.startswith(b"\xef\xbb\xbf") else b""
+        sys.stdout.flush()
+        sys.stdout.buffer.write(raw if fixed is None else bom + fixed.encode("utf-8", "surrogateescape"))
+        sys.stdout.buffer.flush()
     if output_format == "text":
         colour = (sys.stderr if stdin_only else sys.stdout).isatty() if color is None else color
         click.echo(render_text(remaining, report.files, colour), nl=False, err=stdin_only)
@@ -291,6 +305,18 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
     threshold = FAIL_LEVELS[fail_on or options.fail_on or "warning"]
     failed = any(SEVERITY_LEVEL[f.severity or "error"] >= threshold for f in remaining)
     sys.exit(1 if failed or result.refused else 0)
+
+
+_STDIN_BYTES: list[bytes] = []  # what stdin held, for `fix -` to pass unchanged input through byte for byte
+
+
+def _read_stdin() -> str:
+    """Stdin as bytes, whatever PYTHONIOENCODING says: bytes that are not UTF-8 become the same finding as in a file."""
+    from numalint.reading.sources import stdin_text
+
+    data = sys.stdin.buffer.read()
+    _STDIN_BYTES[:] = [data]
+    return stdin_text(data)
 
 
 def _is_rule(slug: str) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 
 from numalint.data import data_dir
 from numalint.reading.locate import locate
+from numalint.reading.sources import ReadError, decode, read_capped
 from numalint.reading.yamlpos import YamlError, YMap, load_all
 
 CONFIG_NAMES = (".numalint.yaml", ".numalint.yml", "pyproject.toml")
@@ -55,7 +56,10 @@ def find_config(start: Path) -> Path | None:
     for directory in (start, *start.parents):
         for name in CONFIG_NAMES:
             candidate = directory / name
-            if candidate.is_file() and (name != "pyproject.toml" or _has_numalint_table(candidate)):
+            if name == "pyproject.toml":
+                if candidate.is_file() and _has_numalint_table(candidate):
+                    return candidate
+            elif candidate.exists():  # a FIFO or directory of that name is an error, not skipped
                 return candidate
         if (directory / ".git").exists():
             break
@@ -104,10 +108,12 @@ def load_config(path: Path | None) -> Config:
             raise ConfigError(f"{path}: TOML syntax error: {err}") from None
     else:
         try:
-            text = path.read_text(encoding="utf-8")
+            text = decode(read_capped(str(path)))
             docs = load_all(text)
-        except OSError as err:
-            raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
+        except ReadError as err:
+            raise ConfigError(f"{path}: {err}") from None
+        except UnicodeDecodeError as err:
+            raise ConfigError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
         except YamlError as err:
             raise ConfigError(f"{path}:{err.line}:{err.col}: YAML syntax error: {err.message}") from None
         raw = docs[0][0] if docs else {}
@@ -115,6 +121,7 @@ def load_config(path: Path | None) -> Config:
         raw = {}
     _validate(path, raw)
     base = path.parent
+    _check_paths(path, raw, base)
 
     def rel(items: list[str]) -> list[str]:
         return [str(base / p) for p in items]
@@ -125,6 +132,19 @@ def load_config(path: Path | None) -> Config:
                   context=rel(list(raw.get("context") or [])), topologies=rel(list(raw.get("topologies") or [])),
                   fail_on=raw.get("failOn"), sriov_resource_prefix=raw.get("sriovResourcePrefix"),
                   clusters={str(k): [str(p) for p in v] for k, v in (raw.get("clusters") or {}).items()})
+
+
+def _check_paths(path: Path, raw: Any, base: Path) -> None:
+    """A misspelt ``topologies:`` or ``context:`` path is an error, not silently nothing to read."""
+    for key in ("topologies", "context"):
+        for i, item in enumerate(raw.get(key) or []):
+            try:
+                os.stat(base / item)
+            except (FileNotFoundError, NotADirectoryError):
+                span = locate(raw, (key, i))
+                raise ConfigError(f"{path}:{span.line}:{span.col}: {key}: {item}: no such file or directory") from None
+            except OSError:
+                pass  # exists but cannot be inspected: reading it reports why
 
 
 def _validate(path: Path, raw: Any) -> None:

@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from numalint import catalogue as registry
 from numalint.analysis import Analysis, AnalysisOptions, analyse
 from numalint.catalogue import catalogue
 from numalint.checks import run_checks
-from numalint.checks.input_rules import input_findings
+from numalint.checks.input_rules import FindingCap, cap_per_file, input_findings
 from numalint.findings import Finding, Hit
 from numalint.k8s.kinds import (
     KUBELET_CONFIG,
@@ -65,6 +66,7 @@ class Report:
     files: int
     readable: int
     unparsed: set[str] = field(default_factory=set)  # files that failed to parse or are templates
+    incomplete: bool = False  # some files were not checked (a worker process died)
 
 
 def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
@@ -74,8 +76,12 @@ def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
     source.documents = []  # the views keep what they need; trees are not sent between processes
     source.text = None
+    cap = FindingCap()
+    cap.add(source.findings)
+    topology_findings: list[Finding] = []
     for doc in known:
-        source.findings.extend(input_findings(doc))
+        for stream in input_findings(doc):
+            cap.add(stream, stop=True)
         _record_annotation(source, doc)
         identity = object_identity(doc)
 
@@ -98,12 +104,15 @@ def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
             continue
         if doc.kind in (NODE_TOPOLOGY, NODE_RESOURCE_TOPOLOGY):
             read_topology = machine_from_nrt if doc.kind == NODE_RESOURCE_TOPOLOGY else topology_from_document
-            topo = read_topology(doc, source.findings)
+            topo = read_topology(doc, topology_findings)
+            cap.add(topology_findings)
+            topology_findings.clear()
             if topo is not None:
                 keep("topologies", topo)
             continue
         view = vm_view(doc) if doc.kind in KUBEVIRT_KINDS else pod_view(doc)
         keep("pods" if view is not None else "others", view if view is not None else doc)
+    source.findings = cap.result()
     return result
 
 
@@ -130,9 +139,41 @@ def _read_all(paths: list[str], texts: dict[str, str], jobs: int) -> list[FileRe
         ctx = multiprocessing.get_context("fork")
     except ValueError:
         return [process_file(p) for p in paths]
-    chunk = max(16, len(paths) // (workers * 8))
-    with ctx.Pool(workers) as pool:
-        return pool.map(process_file, paths, chunksize=chunk)
+    size = max(16, len(paths) // (workers * 8))
+    chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
+    return [r for chunk in _in_workers(chunks, workers, ctx) for r in chunk]
+
+
+def _read_chunk(paths: list[str]) -> list[FileResult]:
+    return [process_file(p) for p in paths]
+
+
+def _in_workers(chunks: list[list[str]], workers: int, ctx: Any) -> list[list[FileResult]]:
+    """Read chunks in worker processes; a worker that dies (the OOM killer) must not hang the run.
+
+    Pool.map waits forever for a killed worker; ProcessPoolExecutor notices it (BrokenProcessPool), so
+    the files it did not finish become "not checked" findings and the run ends as incomplete.
+    """
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    results: list[list[FileResult]] = []
+    with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+        futures = [pool.submit(_read_chunk, chunk) for chunk in chunks]
+        for chunk, future in zip(chunks, futures, strict=True):
+            try:
+                results.append(future.result())
+            except BrokenProcessPool:
+                results.append([_unchecked(p) for p in chunk])
+    return results
+
+
+def _unchecked(path: str) -> FileResult:
+    source = Source(path=path, unchecked=True)
+    source.findings.append(Finding("yaml-syntax", "not checked: the worker process reading it died (killed, "
+                                   "e.g. by the out-of-memory killer); run again or with -j 1", path,
+                                   Span(1, 1, 1, 1)))
+    return FileResult(source=source)
 
 
 def _once(paths: list[str], seen: set[str]) -> list[str]:
@@ -204,7 +245,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     disabled = {slug for slug, severity in options.severities.items() if severity == "off"}
     sources = [r.source for r in results]
     for cluster in _analyse_clusters(results, options):
-        findings.extend(run_checks(cluster.analysis, disabled, cluster.name))
+        findings.extend(cap_per_file(run_checks(cluster.analysis, disabled, cluster.name)))  # bounded output
         if "duplicate-object" not in disabled:
             findings.extend(Finding.of("duplicate-object", hit, cluster.name) for hit in cluster.repeats)
         reported |= {p.file for p in cluster.analysis.simulation.node_state_problems}
@@ -217,7 +258,8 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     findings = apply_configuration(findings, options, sources)
     readable = sum(1 for r in results[:count] if r.source.parsed)
     unparsed = {r.source.path for r in results if not r.source.parsed or r.source.template}
-    return Report(sorted(findings, key=Finding.sort_key), count + len(missing), readable, unparsed)
+    return Report(sorted(findings, key=Finding.sort_key), count + len(missing), readable, unparsed,
+                  incomplete=any(r.source.unchecked for r in results))
 
 
 def apply_configuration(findings: list[Finding], options: Options, sources: list[Source]) -> list[Finding]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable, Iterator
 
 from numalint.findings import SAFE, Edit, Finding, Fix, ObjectRef
 from numalint.k8s.kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION
@@ -11,19 +12,73 @@ from numalint.reading.sources import Document
 from numalint.reading.yamlpos import YMap
 from numalint.views.schema import kubelet_field_names, validate_document
 
+MAX_PER_RULE = 100  # findings of one rule in one file before a summary finding
 
-def input_findings(doc: Document) -> list[Finding]:
-    findings = validate_document(doc)
+
+class FindingCap:
+    """Keeps at most MAX_PER_RULE findings of each rule (for one file), then one "… and N more" summary.
+
+    A megabyte of duplicate keys must not become a gigabyte of findings and a hundred megabytes of JSON.
+    """
+
+    def __init__(self, limit: int = MAX_PER_RULE) -> None:
+        self.limit = limit
+        self.kept: list[Finding] = []
+        self.counts: dict[str, int] = {}
+        self.first_dropped: dict[str, Finding] = {}
+        self.uncounted: set[str] = set()  # rules whose findings were not all computed
+
+    def add(self, findings: Iterable[Finding], stop: bool = False) -> None:
+        """Take findings; with ``stop`` (a lazy stream of one rule) stop computing once the rule is over the cap."""
+        for finding in findings:
+            count = self.counts.get(finding.rule, 0) + 1
+            self.counts[finding.rule] = count
+            if count <= self.limit:
+                self.kept.append(finding)
+                continue
+            if count == self.limit + 1:
+                self.first_dropped[finding.rule] = finding
+            if stop:
+                self.uncounted.add(finding.rule)
+                return
+
+    def result(self) -> list[Finding]:
+        summaries = []
+        for rule, first in self.first_dropped.items():
+            more = "more" if rule in self.uncounted else f"{self.counts[rule] - self.limit} more"
+            summaries.append(Finding(rule, f"… and {more} {rule} finding(s) in this file (only the first "
+                                           f"{self.limit} are shown)", first.file, first.span, first.obj))
+        return self.kept + summaries
+
+
+def cap_per_file(findings: Iterable[Finding]) -> list[Finding]:
+    """FindingCap applied to each file of a stream of findings (the run-wide checks)."""
+    caps: dict[str, FindingCap] = {}
+    for finding in findings:
+        cap = caps.get(finding.file)
+        if cap is None:
+            cap = caps[finding.file] = FindingCap()
+        cap.add((finding,))
+    return [f for cap in caps.values() for f in cap.result()]
+
+
+def input_findings(doc: Document) -> list[Iterator[Finding]]:
+    """Schema and unknown-field findings of one document: one lazy stream per rule, for FindingCap.add(stop=True)."""
     ref = _ref(doc)
+    streams = [validate_document(doc)]
     if doc.kind == KUBELET_CONFIGURATION:
-        findings.extend(_unknown_kubelet_fields(doc, doc.root, (), case_insensitive=False))
+        streams.append(_unknown_kubelet_fields(doc, doc.root, (), case_insensitive=False))
     elif doc.kind == KUBELET_CONFIG:
         embedded = get(doc.root, ("spec", "kubeletConfig"))
         if isinstance(embedded, YMap):
-            findings.extend(_unknown_kubelet_fields(doc, embedded, ("spec", "kubeletConfig"), case_insensitive=True))
+            streams.append(_unknown_kubelet_fields(doc, embedded, ("spec", "kubeletConfig"), case_insensitive=True))
+    return [_with_ref(stream, ref) for stream in streams]
+
+
+def _with_ref(findings: Iterable[Finding], ref: ObjectRef) -> Iterator[Finding]:
     for finding in findings:
         finding.obj = ref
-    return findings
+        yield finding
 
 
 def _ref(doc: Document) -> ObjectRef:
@@ -45,10 +100,10 @@ def closest_field(key: str, known: frozenset[str]) -> str | None:
     return lowered[match[0]] if match else None
 
 
-def _unknown_kubelet_fields(doc: Document, config: YMap, base: Path, case_insensitive: bool) -> list[Finding]:
+def _unknown_kubelet_fields(doc: Document, config: YMap, base: Path, case_insensitive: bool) -> Iterator[Finding]:
+    """Unknown and duplicate keys, generated lazily so that a cap bounds the memory they take."""
     known = kubelet_field_names()
     lowered = {k.lower() for k in known}
-    findings = []
     who = "the machine-config operator drops it" if case_insensitive else "the kubelet ignores it"
     for key in config:
         if not isinstance(key, str) or key in known:
@@ -62,8 +117,7 @@ def _unknown_kubelet_fields(doc: Document, config: YMap, base: Path, case_insens
         if suggestion and suggestion not in config:
             message += f'; did you mean "{suggestion}"?'
             fix = Fix(f'rename "{key}" to "{suggestion}"', [Edit(span, suggestion, key)], SAFE)
-        findings.append(Finding("unknown-field", message, doc.file, span, fix=fix))
+        yield Finding("unknown-field", message, doc.file, span, fix=fix)
     for key, span in config.duplicates:
-        findings.append(Finding("unknown-field", f'duplicate field "{key}": the kubelet keeps only the last one',
-                                doc.file, span, fix=Fix(f'remove one of the "{key}" entries')))
-    return findings
+        yield Finding("unknown-field", f'duplicate field "{key}": the kubelet keeps only the last one',
+                      doc.file, span, fix=Fix(f'remove one of the "{key}" entries'))

@@ -9,9 +9,9 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from numalint.findings import Finding
@@ -57,13 +57,15 @@ class Source:
     template: bool = False
     parsed: bool = False
     text: str | None = None
+    unchecked: bool = False  # a worker died before reading it
 
 
 def discover(paths: Iterable[str], exclude: Iterable[str], base: str | None = None) -> tuple[list[str], list[str]]:
     """Expand files and directories into sorted input files; return (files, missing).
 
     ``exclude`` globs match a path relative to ``base`` (the config file's directory), the path as
-    given, or its file name; a pattern naming a directory excludes everything under it.
+    given, or its file name; a pattern naming a directory excludes everything under it. A path that
+    exists but cannot be inspected or listed stays in ``files``: reading it reports why.
     """
     found: list[str] = []
     missing: list[str] = []
@@ -71,20 +73,29 @@ def discover(paths: Iterable[str], exclude: Iterable[str], base: str | None = No
         if raw == "-":
             found.append("-")
             continue
-        path = Path(raw)
-        if path.is_dir():
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(files):
-                    if name.endswith(YAML_SUFFIXES) and not name.startswith("."):
-                        full = os.path.join(root, name)
-                        if not _excluded(full, exclude, base):
-                            found.append(full)
-        elif path.exists():
+        try:
+            is_dir = stat.S_ISDIR(os.stat(raw).st_mode)
+        except (FileNotFoundError, NotADirectoryError):
+            missing.append(raw)
+            continue
+        except (OSError, ValueError):
+            is_dir = False  # e.g. inside a directory we may not enter: read_source says so
+        if not is_dir:
             if not _excluded(raw, exclude, base):
                 found.append(raw)
-        else:
-            missing.append(raw)
+            continue
+
+        def unlisted(err: OSError) -> None:
+            if err.filename is not None and not _excluded(str(err.filename), exclude, base):
+                found.append(str(err.filename))  # read_source reports "cannot read directory"
+
+        for root, dirs, files in os.walk(raw, onerror=unlisted):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for name in sorted(files):
+                if name.endswith(YAML_SUFFIXES) and not name.startswith("."):
+                    full = os.path.join(root, name)
+                    if not _excluded(full, exclude, base):
+                        found.append(full)
     return found, missing
 
 
@@ -104,32 +115,94 @@ def _excluded(path: str, patterns: Iterable[str], base: str | None) -> bool:
     return False
 
 
+class ReadError(Exception):
+    """A file that cannot be read as text; the message says why."""
+
+
+def read_capped(path: str, limit: int | None = None) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; raise ReadError otherwise.
+
+    The open is non-blocking (a FIFO must not block), and type and size are checked on the open
+    descriptor (no race with a swapped path); at most ``limit`` + 1 bytes are read, so a device
+    like /dev/zero cannot exhaust memory.
+    """
+    limit = MAX_FILE_BYTES if limit is None else limit
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        what = "directory" if os.path.isdir(path) else "file"
+        raise ReadError(f"cannot read {what}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb", buffering=0) as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ReadError(f"not a regular file ({_file_type(info.st_mode)}); not read")
+        size = f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit} bytes"
+        too_big = ReadError(f"file is larger than {size}; not read")
+        if info.st_size > limit:
+            raise too_big
+        chunks: list[bytes] = []
+        left = limit + 1
+        try:
+            while left > 0:
+                chunk = handle.read(min(left, 1 << 20))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                left -= len(chunk)
+        except OSError as exc:
+            raise ReadError(f"cannot read file: {exc.strerror or exc}") from None
+        if left <= 0:
+            raise too_big  # it grew while being read
+        return b"".join(chunks)
+
+
+def _file_type(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "a special file"
+
+
+def decode(data: bytes) -> str:
+    """UTF-8 text (a BOM dropped); UnicodeDecodeError otherwise."""
+    return data.decode("utf-8-sig")
+
+
+def stdin_text(data: bytes) -> str:
+    """Stdin's bytes as text; bytes that are not UTF-8 survive as surrogates so that reading "-" reports them
+    exactly like the same bytes in a file, whatever the terminal's encoding."""
+    return data.decode("utf-8-sig", "surrogateescape")
+
+
 def read_source(path: str, given: str | None = None) -> Source:
     """Read (or take ``given`` text for) one file and parse it; every problem becomes a finding."""
     source = Source(path=path)
     try:
         if given is not None or path == "-":
             text = given or ""
+            if _has_surrogates(text):
+                text = decode(text.encode("utf-8", "surrogateescape"))
         else:
-            if os.path.getsize(path) > MAX_FILE_BYTES:
-                source.findings.append(Finding(
-                    "yaml-syntax", f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; not read",
-                    path, Span(1, 1, 1, 1)))
-                return source
-            with open(path, "rb") as handle:
-                data = handle.read()
-            text = data.decode("utf-8-sig")
+            text = decode(read_capped(path))
     except UnicodeDecodeError as exc:
         source.findings.append(Finding("yaml-syntax", f"file is not UTF-8 text ({exc.reason} at byte {exc.start})",
                                        path, Span(1, 1, 1, 1)))
         return source
-    except OSError as exc:
-        source.findings.append(Finding("yaml-syntax", f"cannot read file: {exc.strerror or exc}", path,
-                                       Span(1, 1, 1, 1)))
+    except ReadError as exc:
+        source.findings.append(Finding("yaml-syntax", str(exc), path, Span(1, 1, 1, 1)))
         return source
     source.text = text
     parse_text(source, text)
     return source
+
+
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def parse_text(source: Source, text: str) -> None:
@@ -140,11 +213,12 @@ def parse_text(source: Source, text: str) -> None:
     try:
         parsed = load_all(text)
     except YamlError as err:
-        if looks_templated:
+        if looks_templated and not err.hostile:
             source.template = True  # read, and reported once as not lintable
             source.parsed = True
             return
-        source.findings.append(Finding("yaml-syntax", f"YAML syntax error: {err.message}", source.path,
+        message = err.message if err.hostile else f"YAML syntax error: {err.message}"
+        source.findings.append(Finding("yaml-syntax", message, source.path,
                                        Span(err.line, err.col, err.line, err.col + 1)))
         return
     source.parsed = True
@@ -172,16 +246,28 @@ def _expand_lists(root: Any, span: Span) -> Iterator[tuple[YMap, Span]]:
     yield root, span
 
 
-def _templated(node: Any, depth: int = 0) -> bool:
-    """True when a key or value of the document holds a Go template expression."""
-    if depth > 64:
-        return False
-    if isinstance(node, str):
-        return "{{" in node and _TEMPLATE_RE.search(node) is not None
-    if isinstance(node, dict):
-        return any(_templated(k, depth + 1) or _templated(v, depth + 1) for k, v in node.items())
-    if isinstance(node, list):
-        return any(_templated(v, depth + 1) for v in node)
+def _templated(root: Any) -> bool:
+    """True when a key or value of the document holds a Go template expression.
+
+    Iterative, and each shared (aliased) mapping or list is visited once: nested aliases must not
+    multiply the walk.
+    """
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if "{{" in node and _TEMPLATE_RE.search(node) is not None:
+                return True
+        elif isinstance(node, (dict, list)):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if isinstance(node, dict):
+                stack.extend(node.keys())
+                stack.extend(node.values())
+            else:
+                stack.extend(node)
     return False
 
 

@@ -29,17 +29,53 @@ class Span(NamedTuple):
     end_col: int
 
 
+_NO_KEYS: frozenset[Any] = frozenset()
+
+
 class YMap(dict):  # type: ignore[type-arg]
     """A mapping that remembers where each of its keys and values sits."""
 
-    __slots__ = ("span", "key_spans", "value_spans", "duplicates")
+    __slots__ = ("span", "key_spans", "value_spans", "duplicates", "merged")
 
     def __init__(self) -> None:
         super().__init__()
         self.span = Span(1, 1, 1, 1)
         self.key_spans: dict[Any, Span] = {}
         self.value_spans: dict[Any, Span] = {}
-        self.duplicates: list[tuple[Any, Span]] = []
+        # both are rarely needed: shared empty tuples until written (a YMap per ``{}`` must stay small)
+        self.duplicates: list[tuple[Any, Span]] | tuple[()] = ()
+        self.merged: set[Any] | frozenset[Any] = _NO_KEYS  # keys from ``<<`` that a written key may override
+
+
+class ScalarKey(str):
+    """A non-string scalar key (``1``, ``true``, ``1.0``): shown as written, equal only to the same type and value.
+
+    go-yaml keeps ``1``, ``true`` and ``1.0`` as three distinct keys; Python's ``1 == True == 1.0`` would merge
+    them into one and report it as its own duplicate.
+    """
+
+    __slots__ = ("value",)
+    value: Any
+
+    def __new__(cls, text: str, value: Any) -> ScalarKey:
+        key = super().__new__(cls, text)
+        key.value = value
+        return key
+
+    def _identity(self) -> tuple[str, str]:
+        return type(self.value).__name__, repr(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ScalarKey) and self._identity() == other._identity()
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self._identity())
+
+    def __getnewargs__(self) -> tuple[str, Any]:  # type: ignore[override]
+        return str(self), self.value
 
 
 class YSeq(list):  # type: ignore[type-arg]
@@ -54,13 +90,17 @@ class YSeq(list):  # type: ignore[type-arg]
 
 
 class YamlError(Exception):
-    """The text is not valid YAML; carries the position libyaml reported."""
+    """The text is not valid YAML; carries the position libyaml reported.
 
-    def __init__(self, message: str, line: int, col: int) -> None:
+    ``hostile`` marks errors that stand even when the text looks like a template (alias bombs, cycles).
+    """
+
+    def __init__(self, message: str, line: int, col: int, hostile: bool = False) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
         self.col = col
+        self.hostile = hostile
 
 
 _BOOL_TRUE = frozenset("y Y yes Yes YES true True TRUE on On ON".split())
@@ -160,21 +200,32 @@ class _Positions:
         return Span(*self.at(event.start_mark), *self.at((end_event or event).end_mark))
 
 
+MAX_NODES = 1_000_000  # per file: memory stays bounded whatever the 8 MiB of text hold (``[{},{},…]``)
+
+
 class _Builder:
     """Builds YMap/YSeq/scalars straight from libyaml events (no intermediate node tree).
 
-    Aliases share the anchored object, so alias bombs cost no memory; nesting depth is capped.
+    Aliases share the anchored object, so alias bombs cost no memory while reading; but every later walk
+    (schema, templates, output) would expand them, so a document whose aliases stand for more than
+    ALIAS_BUDGET nodes is refused, as is an anchor that contains itself. Nesting depth is capped.
     """
 
     MAX_DEPTH = 500
+    ALIAS_BUDGET = 100_000
 
-    def __init__(self, parser: Any, positions: _Positions) -> None:
+    def __init__(self, parser: Any, positions: _Positions, limit: int = MAX_NODES) -> None:
         from ruamel.yaml import events
 
         self.get = parser.get_event
         self.positions = positions
         self.span = positions.span
         self.anchors: dict[str, Any] = {}
+        self.sizes: dict[str, int] = {}  # anchor -> nodes it stands for, aliases expanded
+        self.building: set[str] = set()
+        self.count = 0  # nodes of the document, aliases expanded
+        self.aliased = 0  # of which reached through aliases
+        self.limit = limit
         self.scalar = events.ScalarEvent
         self.mapping_start = events.MappingStartEvent
         self.sequence_start = events.SequenceStartEvent
@@ -184,6 +235,10 @@ class _Builder:
 
     def node(self, event: Any, depth: int) -> tuple[Any, Span]:
         cls = event.__class__
+        self.count += 1
+        if self.count > self.limit:
+            raise YamlError(f"more than {MAX_NODES} YAML nodes in one file; not read",
+                            *self.positions.at(event.start_mark), hostile=True)
         if cls is self.scalar:
             tag = event.tag
             if tag is None:
@@ -194,18 +249,38 @@ class _Builder:
                 value = _resolve_tagged(str(tag), event.value)
             if event.anchor is not None:
                 self.anchors[event.anchor] = value
+                self.sizes[event.anchor] = 1
             return value, self.span(event)
         if cls is self.alias:
-            if event.anchor not in self.anchors:
-                raise YamlError(f"found undefined alias {event.anchor!r}", *self.positions.at(event.start_mark))
-            return self.anchors[event.anchor], self.span(event)
+            return self._alias(event), self.span(event)
         if depth > self.MAX_DEPTH:
-            raise YamlError("nesting too deep to read", *self.positions.at(event.start_mark))
-        if cls is self.mapping_start:
-            return self._mapping(event, depth)
-        if cls is self.sequence_start:
-            return self._sequence(event, depth)
+            raise YamlError("nesting too deep to read", *self.positions.at(event.start_mark), hostile=True)
+        if cls is self.mapping_start or cls is self.sequence_start:
+            anchor = event.anchor
+            if anchor is None:
+                return self._mapping(event, depth) if cls is self.mapping_start else self._sequence(event, depth)
+            self.building.add(anchor)
+            before = self.count
+            built = self._mapping(event, depth) if cls is self.mapping_start else self._sequence(event, depth)
+            self.building.discard(anchor)
+            self.sizes[anchor] = self.count - before + 1
+            return built
         raise YamlError(f"unexpected {cls.__name__}", *self.positions.at(event.start_mark))
+
+    def _alias(self, event: Any) -> Any:
+        line, col = self.positions.at(event.start_mark)
+        anchor = event.anchor
+        if anchor in self.building:
+            raise YamlError(f"anchor {anchor!r} value contains itself", line, col, hostile=True)
+        if anchor not in self.anchors:
+            raise YamlError(f"found undefined alias {anchor!r}", line, col)
+        size = self.sizes.get(anchor, 1)
+        self.count += size - 1
+        self.aliased += size
+        if self.aliased > self.ALIAS_BUDGET:
+            raise YamlError(f"alias expansion too large (aliases stand for more than {self.ALIAS_BUDGET} nodes)",
+                            line, col, hostile=True)
+        return self.anchors[anchor]
 
     def _mapping(self, start: Any, depth: int) -> tuple[Any, Span]:
         result = YMap()
@@ -227,8 +302,15 @@ class _Builder:
             elif key == "<<" and plain_key:
                 _merge(result, value)
                 continue
-            if key in result:
-                result.duplicates.append((key, kspan))
+            elif isinstance(key, (bool, int, float)):
+                key = ScalarKey(event.value if event.__class__ is self.scalar else str(key), key)
+            merged = result.merged
+            if key in merged and isinstance(merged, set):
+                merged.discard(key)  # a written key overrides a merged one
+            elif key in result:
+                duplicates = result.duplicates if isinstance(result.duplicates, list) else []
+                duplicates.append((key, kspan))
+                result.duplicates = duplicates
             result[key] = value
             result.key_spans[key] = kspan
             result.value_spans[key] = vspan
@@ -252,10 +334,13 @@ class _Builder:
 def _merge(target: YMap, source: Any) -> None:
     """YAML merge keys (``<<: *defaults``): keys already present win."""
     sources = source if isinstance(source, list) else [source]
+    if not isinstance(target.merged, set):
+        target.merged = set()
     for src in sources:
         if isinstance(src, YMap):
             for k, v in src.items():
                 if k not in target:
+                    target.merged.add(k)
                     target[k] = v
                     target.key_spans[k] = src.key_spans[k]
                     target.value_spans[k] = src.value_spans[k]
@@ -269,14 +354,16 @@ def load_all(text: str) -> list[tuple[Any, Span]]:
     parser = CParser(text)
     positions = _Positions(text)
     docs: list[tuple[Any, Span]] = []
+    nodes = 0
     try:
         get = parser.get_event
         while True:
             event = get()
             cls = event.__class__
             if cls is events.DocumentStartEvent:
-                builder = _Builder(parser, positions)
+                builder = _Builder(parser, positions, MAX_NODES - nodes)
                 root, span = builder.node(get(), 0)
+                nodes += builder.count
                 get()  # DocumentEndEvent
                 docs.append((root, span))
             elif cls is events.StreamEndEvent:
@@ -284,7 +371,7 @@ def load_all(text: str) -> list[tuple[Any, Span]]:
     except YamlError:
         raise
     except RecursionError:
-        raise YamlError("nesting too deep to read", 1, 1) from None
+        raise YamlError("nesting too deep to read", 1, 1, hostile=True) from None
     except Exception as exc:  # libyaml raises several error classes
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).split("\n")[0]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -39,17 +40,19 @@ def _validator(name: str) -> Any:
     return Draft202012Validator(load_schema(name))
 
 
-def validate_document(doc: Document) -> list[Finding]:
-    """Schema findings for one known document (and its embedded kubelet config)."""
-    findings: list[Finding] = []
+def validate_document(doc: Document) -> Iterator[Finding]:
+    """Schema findings for one known document (and its embedded kubelet config), lazily.
+
+    jsonschema builds every error eagerly; a caller that stops early (FindingCap) bounds the cost of a
+    document with hundreds of thousands of wrong items.
+    """
     name = SCHEMA_FILES.get(doc.kind)
     if name is not None:
-        findings.extend(_validate(doc, name, doc.root, ()))
+        yield from _validate(doc, name, doc.root, ())
     if doc.kind == KUBELET_CONFIG:
         embedded = doc.root.get("spec", {}).get("kubeletConfig") if isinstance(doc.root.get("spec"), dict) else None
         if isinstance(embedded, dict):
-            findings.extend(_validate(doc, KUBELET_SCHEMA, embedded, ("spec", "kubeletConfig")))
-    return findings
+            yield from _validate(doc, KUBELET_SCHEMA, embedded, ("spec", "kubeletConfig"))
 
 
 def conforms(instance: Any, schema: dict[str, Any], root: dict[str, Any]) -> bool:
@@ -153,11 +156,10 @@ _KEYWORDS: dict[str, Any] = {
 }
 
 
-def _validate(doc: Document, schema: str, instance: Any, base: Path) -> list[Finding]:
+def _validate(doc: Document, schema: str, instance: Any, base: Path) -> Iterator[Finding]:
     loaded = load_schema(schema)
     if conforms(instance, loaded, loaded):
-        return []
-    findings = []
+        return
     for error in _validator(schema).iter_errors(instance):
         if error.validator == "type" and error.instance is None:
             continue  # Go decodes null into any field as its zero value
@@ -165,8 +167,7 @@ def _validate(doc: Document, schema: str, instance: Any, base: Path) -> list[Fin
             continue  # the type error already says it
         path = base + tuple(error.absolute_path)
         span = locate(doc.root, path)
-        findings.append(Finding("schema", _describe(error, path, doc.kind), doc.file, span, fix=_retype(error, span)))
-    return findings
+        yield Finding("schema", _describe(error, path, doc.kind), doc.file, span, fix=_retype(error, span))
 
 
 def _retype(error: Any, span: Any) -> Fix | None:
@@ -188,12 +189,7 @@ def _retype(error: Any, span: Any) -> Fix | None:
 def _describe(error: Any, path: Path, kind: str) -> str:
     where = ".".join(str(p) for p in path) or "document"
     value = error.instance
-    if isinstance(value, dict):
-        shown = "a mapping"
-    elif isinstance(value, list):
-        shown = "a list"
-    else:
-        shown = json.dumps(value)
+    shown = describe_value(value)
     if error.validator == "type":
         expected = error.validator_value
         if isinstance(expected, str):
@@ -214,6 +210,35 @@ def _describe(error: Any, path: Path, kind: str) -> str:
         return f"{where}: {shown} is not a valid Kubernetes quantity (e.g. 2, 500m, 1Gi)"
     if error.validator == "oneOf":
         return f"{where}: give exactly one of the alternatives ({error.message.split(' is ', 1)[-1]})"
+    if error.validator == "enum":
+        return f"{where}: {shown} is not one of {', '.join(json.dumps(v) for v in error.validator_value)}"
+    if error.validator in ("minimum", "maximum", "minItems"):
+        return f"{where}: {shown} is outside the {error.validator} {error.validator_value}"
+    if error.validator == "additionalProperties" and isinstance(value, dict):
+        declared = error.schema.get("properties", {})
+        extra = [str(k) for k in value if k not in declared]
+        names = ", ".join(json.dumps(k[:MAX_SHOWN]) for k in extra[:5]) + (f" and {len(extra) - 5} more"
+                                                                          if len(extra) > 5 else "")
+        return f"{where}: unexpected field(s) {names}"
     if error.validator == "required":
-        return f"{where}: {error.message}"
-    return f"{where}: {error.message}"
+        return f"{where}: {error.message[:200]}"
+    return f"{where}: {shown} does not match the schema ({error.validator})"
+
+
+MAX_SHOWN = 60
+
+
+def describe_value(value: Any) -> str:
+    """A short description of a value: by type and size for collections and long text, never by repr.
+
+    A shared (aliased) or huge value must not be expanded into a message.
+    """
+    if isinstance(value, dict):
+        return f"a mapping of {len(value)} key(s)"
+    if isinstance(value, list):
+        return f"a list of {len(value)} item(s)"
+    if isinstance(value, str) and len(value) > MAX_SHOWN:
+        return f"a string of {len(value)} characters"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 2 * MAX_SHOWN:
+        return f"an integer of {value.bit_length()} bits"
+    return json.dumps(value)

@@ -1,0 +1,320 @@
+"""Reading hostile input: YAML keys, aliases, special files, cost, dead workers, permissions, stdin.
+
+Every input is built in tmp_path at test time; the CLI runs as a subprocess with a timeout, so a hang
+fails the test instead of the suite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+KUBELET = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+
+
+class Ran:
+    def __init__(self, proc: subprocess.CompletedProcess[bytes]) -> None:
+        self.code = proc.returncode
+        self.out = proc.stdout.decode("utf-8", "replace")
+        self.err = proc.stderr.decode("utf-8", "replace")
+        assert "Traceback" not in self.err, self.err
+
+    def findings(self) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = json.loads(self.out)["findings"]
+        return result
+
+
+def cli(*args: str, stdin: bytes = b"", cwd: Path | None = None, timeout: float = 20,
+        env: dict[str, str] | None = None, user: tuple[int, int] | None = None) -> Ran:
+    """Run ``python -m numalint`` (optionally as another uid/gid) and fail on a hang or a traceback."""
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+
+    def drop() -> None:
+        if user is not None:
+            os.setgid(user[1])
+            os.setuid(user[0])
+
+    proc = subprocess.run([sys.executable, "-m", "numalint", *args], input=stdin, capture_output=True,
+                          cwd=cwd or ROOT, timeout=timeout, env=full_env, preexec_fn=drop if user else None)
+    return Ran(proc)
+
+
+def by_rule(ran: Ran, rule: str) -> list[dict[str, Any]]:
+    return [f for f in ran.findings() if f["rule"] == rule]
+
+
+# --- YAML keys read as Kubernetes reads them -------------------------------------------------------------
+
+
+def test_key_beside_merge_overrides_without_duplicate(tmp_path: Path) -> None:
+    (tmp_path / "k.yaml").write_text(KUBELET + "x: &base\n  cpuManagerPolicy: static\n"
+                                     "spec:\n  <<: *base\n  cpuManagerPolicy: none\n"
+                                     "<<: *base\ncpuManagerPolicy: none\n")
+    ran = cli("check", "-f", "json", str(tmp_path / "k.yaml"))
+    assert not [f for f in ran.findings() if "duplicate" in f["message"]]
+
+
+def test_keys_one_true_and_one_point_zero_are_distinct(tmp_path: Path) -> None:
+    (tmp_path / "k.yaml").write_text(KUBELET + "1: a\ntrue: b\n1.0: c\n")
+    ran = cli("check", "-f", "json", str(tmp_path / "k.yaml"))
+    messages = [f["message"] for f in ran.findings()]
+    assert not [m for m in messages if "duplicate" in m]
+    assert sum('unknown field "' in m for m in messages) == 3
+    (tmp_path / "k.yaml").write_text(KUBELET + "true: a\nyes: b\n")  # the same boolean key twice
+    assert [f for f in cli("check", "-f", "json", str(tmp_path / "k.yaml")).findings()
+            if 'duplicate field "yes"' in f["message"]]
+
+
+# --- Aliases ---------------------------------------------------------------------------------------------
+
+
+def _laughs(field: str, levels: int, width: int = 9, comment: str = "") -> str:
+    lines = [KUBELET.rstrip("\n"), comment, "l0: &a0 [lol]"]
+    lines += [f"l{i}: &a{i} [{', '.join([f'*a{i - 1}'] * width)}]" for i in range(1, levels)]
+    return "\n".join([*lines, f"{field}: *a{levels - 1}"]) + "\n"
+
+
+@pytest.mark.parametrize("field", ["featureGates", "cpuManagerPolicyOptions", "reservedMemory", "evictionHard",
+                                   "systemReserved", "kubeReserved"])
+def test_billion_laughs_under_typed_field_is_one_finding(tmp_path: Path, field: str) -> None:
+    (tmp_path / "b.yaml").write_text(_laughs(field, 10))
+    (tmp_path / "ok.yaml").write_text(KUBELET + "cpuManagerPolicy: Static\n")
+    ran = cli("check", "-f", "json", str(tmp_path))
+    syntax = by_rule(ran, "yaml-syntax")
+    assert len(syntax) == 1 and "alias expansion too large" in syntax[0]["message"]
+    assert syntax[0]["file"].endswith("b.yaml") and syntax[0]["line"] > 1
+    assert any(f["file"].endswith("ok.yaml") for f in ran.findings())  # the run went on
+    assert ran.code == 1
+
+
+def test_small_alias_fan_out_is_described_by_size_not_repr(tmp_path: Path) -> None:
+    (tmp_path / "b.yaml").write_text(_laughs("featureGates", 4))
+    ran = cli("check", "-f", "json", str(tmp_path / "b.yaml"))
+    [schema] = by_rule(ran, "schema")
+    assert "a list of 9 item(s)" in schema["message"] and "lol" not in schema["message"]
+
+
+@pytest.mark.parametrize("comment", ["# {{ .Values.x }}", "a: '{{ .Values.x }}'"])
+def test_nested_aliases_with_template_text_do_not_hang(tmp_path: Path, comment: str) -> None:
+    (tmp_path / "t.yaml").write_text(_laughs("featureGates", 5, width=9, comment=comment))  # ~7,000 nodes
+    ran = cli("check", "-f", "json", str(tmp_path / "t.yaml"))
+    assert ran.code in (0, 1) and {f["rule"] for f in ran.findings()} & {"schema", "not-lintable"}
+    (tmp_path / "t.yaml").write_text(_laughs("featureGates", 30, width=2, comment=comment))  # 2^29 nodes
+    [syntax] = by_rule(cli("check", "-f", "json", str(tmp_path / "t.yaml")), "yaml-syntax")
+    assert "alias expansion too large" in syntax["message"]
+    (tmp_path / "t.yaml").write_text(KUBELET + comment + "\nx: &a [*a, *a, *a]\n")
+    [syntax] = by_rule(cli("check", "-f", "json", str(tmp_path / "t.yaml")), "yaml-syntax")
+    assert "contains itself" in syntax["message"]
+
+
+# --- Special files ---------------------------------------------------------------------------------------
+
+POD = "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec:\n  containers: [{name: c, image: i}]\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_fifo_and_devices_are_findings_and_the_run_goes_on(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo.yaml")
+    (tmp_path / "zero.yaml").symlink_to("/dev/zero")
+    (tmp_path / "random.yml").symlink_to("/dev/urandom")
+    (tmp_path / "ok.yaml").write_text(KUBELET + "cpuManagerPolicy: Static\n")
+    for args in (["check", "-f", "json", str(tmp_path)],
+                 ["check", "-f", "json", str(tmp_path / "fifo.yaml"), str(tmp_path / "zero.yaml"),
+                  str(tmp_path / "ok.yaml"), "--topology", str(tmp_path / "random.yml")]):
+        ran = cli(*args)
+        unread = {Path(f["file"]).name: f["message"] for f in by_rule(ran, "yaml-syntax")}
+        assert unread == {"fifo.yaml": "not a regular file (a FIFO); not read",
+                          "zero.yaml": "not a regular file (a character device); not read",
+                          "random.yml": "not a regular file (a character device); not read"}
+        assert any(f["file"].endswith("ok.yaml") for f in ran.findings())
+        assert ran.code == 1
+
+
+def test_config_file_that_is_a_fifo_is_a_usage_error(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / ".numalint.yaml")
+    (tmp_path / "ok.yaml").write_text(POD)
+    ran = cli("check", "ok.yaml", cwd=tmp_path)
+    assert ran.code == 2 and "not a regular file" in ran.err
+
+
+# --- Nothing skipped silently ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", ["topologies", "context"])
+def test_misspelt_config_path_is_a_usage_error(tmp_path: Path, key: str) -> None:
+    (tmp_path / "topology.yaml").write_text("apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\n")
+    (tmp_path / ".numalint.yaml").write_text(f"{key}:\n  - topology.yaml\n  - topolgy.yaml\n")
+    (tmp_path / "ok.yaml").write_text(POD)
+    for command in ("check", "simulate"):
+        ran = cli(command, "ok.yaml", cwd=tmp_path)
+        assert ran.code == 2
+        assert ".numalint.yaml:3:5" in ran.err and "topolgy.yaml: no such file or directory" in ran.err
+
+
+# --- Permissions and stdin -------------------------------------------------------------------------------
+
+
+def _without_permission_override() -> None:
+    """Drop CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from the bounding set: root then obeys permission bits."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in (1, 2):
+        if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+
+def cli_unprivileged(*args: str, cwd: Path) -> Ran:
+    """Run the CLI so that permission bits apply (tests run as root, which bypasses them)."""
+    if os.geteuid() != 0:
+        return cli(*args, cwd=cwd)
+    if not sys.platform.startswith("linux"):
+        pytest.skip("root bypasses permission bits and capabilities can only be dropped on Linux here")
+    try:
+        proc = subprocess.run([sys.executable, "-m", "numalint", *args], capture_output=True, cwd=cwd, timeout=20,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=_without_permission_override)
+    except subprocess.SubprocessError as err:
+        pytest.skip(f"cannot drop CAP_DAC_OVERRIDE to test permissions as root: {err}")
+    return Ran(proc)
+
+
+@pytest.fixture
+def locked(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A tree with an unreadable file, an unreadable directory and a directory that cannot be entered."""
+    (tmp_path / "secret.yaml").write_text(POD)
+    (tmp_path / "ok.yaml").write_text(KUBELET + "cpuManagerPolicy: Static\n")
+    for name, mode in (("locked", 0o000), ("noexec", 0o644)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "in.yaml").write_text(POD)
+        (tmp_path / name).chmod(mode)
+    (tmp_path / "secret.yaml").chmod(0o000)
+    yield tmp_path
+    for name in ("locked", "noexec"):
+        (tmp_path / name).chmod(0o755)
+
+
+def test_unreadable_file_on_command_line_is_a_finding(locked: Path) -> None:
+    ran = cli_unprivileged("check", "-f", "json", "secret.yaml", "ok.yaml", cwd=locked)
+    assert [(f["file"], f["message"]) for f in by_rule(ran, "yaml-syntax")] == [
+        ("secret.yaml", "cannot read file: Permission denied")]
+    assert any(f["file"] == "ok.yaml" for f in ran.findings()) and ran.code == 1
+
+
+def test_unreadable_directories_in_a_tree_are_findings(locked: Path) -> None:
+    ran = cli_unprivileged("check", "-f", "json", ".", cwd=locked)
+    unread = {f["file"]: f["message"] for f in by_rule(ran, "yaml-syntax")}
+    assert unread == {"./locked": "cannot read directory: Permission denied",
+                      "./noexec/in.yaml": "cannot read file: Permission denied",
+                      "./secret.yaml": "cannot read file: Permission denied"}
+    assert any(f["file"] == "./ok.yaml" for f in ran.findings()) and ran.code == 1
+
+
+def test_file_inside_unreadable_directory_is_a_finding(locked: Path) -> None:
+    ran = cli_unprivileged("check", "-f", "json", "locked/in.yaml", "noexec/in.yaml", "ok.yaml", cwd=locked)
+    unread = {f["file"]: f["message"] for f in by_rule(ran, "yaml-syntax")}
+    assert unread == {"locked/in.yaml": "cannot read file: Permission denied",
+                      "noexec/in.yaml": "cannot read file: Permission denied"}
+    assert ran.code == 1
+
+
+NOT_UTF8 = {"latin-1": KUBELET.encode() + "cpuManagerPolicy: st\xe4tic\n".encode("latin-1"),
+            "random": KUBELET.encode() + bytes(range(128, 256))}
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "latin-1", "ascii"])
+@pytest.mark.parametrize("name", sorted(NOT_UTF8))
+def test_stdin_that_is_not_utf8_is_the_same_finding_as_a_file(tmp_path: Path, name: str, encoding: str) -> None:
+    data = NOT_UTF8[name]
+    (tmp_path / "in.yaml").write_bytes(data)
+    env = {"PYTHONIOENCODING": encoding}
+    [expected] = by_rule(cli("check", "-f", "json", str(tmp_path / "in.yaml"), env=env), "yaml-syntax")
+    assert expected["message"].startswith("file is not UTF-8 text")
+    ran = cli("check", "-f", "json", "-", stdin=data, env=env)
+    [finding] = by_rule(ran, "yaml-syntax")
+    assert (finding["message"], finding["line"], finding["file"]) == (expected["message"], expected["line"], "-")
+    assert ran.code == 2
+    fixed = cli("fix", "-", stdin=data, env=env)
+    assert fixed.code == 2 and expected["message"] in fixed.err  # as for a file that cannot be read
+    assert fixed.out.encode("utf-8", "replace") == data.decode("utf-8", "replace").encode("utf-8", "replace")
+    simulated = cli("simulate", "-", stdin=data, env=env)
+    assert simulated.code == 2 and expected["message"] in simulated.err
+
+
+# --- A dead worker -------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finds worker processes through /proc")
+def test_killed_worker_is_reported_not_waited_for(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    for i in range(600):
+        (tmp_path / f"p{i}.yaml").write_text("---\n".join([POD] * 20))
+    proc = subprocess.Popen([sys.executable, "-m", "numalint", "check", "-j", "2", "-f", "json", str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    killed = False
+    deadline = time.monotonic() + 20
+    while not killed and proc.poll() is None and time.monotonic() < deadline:
+        workers = children.read_text().split() if children.exists() else []
+        if workers:
+            os.kill(int(workers[0]), signal.SIGKILL)  # what the OOM killer does
+            killed = True
+        time.sleep(0.01)
+    try:
+        out, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("the run hung after a worker was killed")
+    assert killed, "the run ended before a worker could be killed"
+    ran = Ran(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
+    unchecked = [f for f in by_rule(ran, "yaml-syntax") if f["message"].startswith("not checked")]
+    assert unchecked and all(f["file"].endswith(".yaml") for f in unchecked)
+    assert ran.code == 2
+
+
+# --- Bounded cost ----------------------------------------------------------------------------------------
+
+
+def test_megabyte_of_duplicate_keys_is_capped(tmp_path: Path) -> None:
+    (tmp_path / "d.yaml").write_text(KUBELET + "cpuManagerPolicy: static\n" * (1024 * 1024 // 25))
+    ran = cli("check", "-f", "json", str(tmp_path / "d.yaml"))
+    unknown = by_rule(ran, "unknown-field")
+    assert len(unknown) == 101 and unknown[-1]["message"].startswith("… and more unknown-field finding(s)")
+    assert len(ran.out) < 200_000
+
+
+def test_huge_list_of_wrong_items_is_capped_per_rule(tmp_path: Path) -> None:
+    (tmp_path / "r.yaml").write_text(KUBELET + "reservedMemory: [" + ",".join(["{}"] * 100_000) + "]\n")
+    ran = cli("check", "-f", "json", str(tmp_path / "r.yaml"))
+    counts: dict[str, int] = {}
+    for finding in ran.findings():
+        counts[finding["rule"]] = counts.get(finding["rule"], 0) + 1
+    assert counts["schema"] == 101 and counts["reserved-memory-numa"] == 101
+    assert "100000 more" not in ran.out and "99900 more reserved-memory-numa" in ran.out
+    assert len(ran.out) < 300_000
+
+
+@pytest.mark.parametrize("text", ["a: " + "[" * 100_000 + "]" * 100_000 + "\n",
+                                  "".join("  " * i + f"k{i}:\n" for i in range(2_000))])
+def test_deep_nesting_is_a_finding(tmp_path: Path, text: str) -> None:
+    (tmp_path / "n.yaml").write_text(text)
+    (tmp_path / "ok.yaml").write_text(POD)
+    ran = cli("check", "-f", "json", str(tmp_path))
+    [finding] = by_rule(ran, "yaml-syntax")
+    assert finding["message"] == "nesting too deep to read" and finding["file"].endswith("n.yaml")
+
+
+def test_too_many_nodes_is_one_finding(tmp_path: Path) -> None:
+    (tmp_path / "m.yaml").write_text(KUBELET + "featureGates: [" + ",".join(["1"] * 1_000_001) + "]\n")
+    # a million nodes take seconds to read, more on a loaded machine: a generous timeout, not a hang
+    [finding] = by_rule(cli("check", "-f", "json", str(tmp_path / "m.yaml"), timeout=120), "yaml-syntax")
+    assert finding["message"] == "more than 1000000 YAML nodes in one file; not read"
