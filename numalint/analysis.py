@@ -11,7 +11,7 @@ from fractions import Fraction
 from numalint.alignment.machine import Machine
 from numalint.alignment.node import settings_problems
 from numalint.alignment.startup import StartProblem
-from numalint.model.pools import Pool, build_pools, pools_for, topologies_for_profile
+from numalint.model.pools import Pool, build_pools, pools_for
 from numalint.model.run import Run
 from numalint.model.sriov import DEFAULT_PREFIX, SriovCatalog, catalog
 from numalint.reading.sources import Document
@@ -46,6 +46,7 @@ class Analysis:
     simulation: Simulation
     _node_memory: dict[int, int | None] = field(default_factory=dict, repr=False)
     _start_problems: dict[int, tuple[StartProblem, ...]] = field(default_factory=dict, repr=False)
+    _topologies: dict[int, list[TopologyView]] = field(default_factory=dict, repr=False)  # by profile, once
 
     @property
     def version(self) -> tuple[int, int]:
@@ -70,7 +71,7 @@ class Analysis:
         return pools_for(self.pools, pod)
 
     def topologies_for(self, profile: KubeletProfile) -> list[TopologyView]:
-        return topologies_for_profile(self.pools, profile)
+        return self._topologies.get(id(profile), [])
 
     def machine_of(self, pool: Pool, without: set[str] | None = None) -> Machine:
         """The pool's hardware with its SR-IOV VFs (``without``: VF resources left out)."""
@@ -99,8 +100,12 @@ def analyse(run: Run, options: AnalysisOptions) -> Analysis:
     simulation = simulate(pools, run.pods, sriov, options.version, options.node_state)
     node_memory: dict[int, int | None] = {}
     start_problems: dict[int, tuple[StartProblem, ...]] = {}
+    topologies_of: dict[int, list[TopologyView]] = {}
+    for pool in pools:  # one pass: a run of many kubelet configurations stays linear
+        if pool.profile is not None and pool.topology is not None:
+            topologies_of.setdefault(id(pool.profile), []).append(pool.topology)
     for profile in run.profiles:
-        topologies = topologies_for_profile(pools, profile)
+        topologies = topologies_of.get(id(profile), [])
         machine = topologies[0].machine if topologies else None
         node_memory[id(profile)] = memory_capacity(machine)
         problems = settings_problems(settings_from_profile(profile, options.version, machine=machine),
@@ -110,4 +115,4 @@ def analyse(run: Run, options: AnalysisOptions) -> Analysis:
             if pool_run.pool.profile is profile and found is not None and found not in problems:
                 problems.append(found)
         start_problems[id(profile)] = tuple(problems)
-    return Analysis(run, options, pools, sriov, simulation, node_memory, start_problems)
+    return Analysis(run, options, pools, sriov, simulation, node_memory, start_problems, topologies_of)

@@ -282,7 +282,7 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
             report = run_check(paths, options)
     remaining = report.findings
     stdin_only = stdin_text is not None
-    if stdin_only:  # a filter: unchanged input goes through byte for byte, a fixed text keeps its BOM
+    if stdin_text is not None:  # a filter: unchanged input goes through byte for byte, a fixed text keeps its BOM
         raw = _STDIN_BYTES[0] if _STDIN_BYTES else stdin_text.encode("utf-8", "surrogateescape")
         fixed = result.texts.get("-")
         bom = b"\xef\xbb\xbf" if raw.startswith(b"\xef\xbb\xbf") else b""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Iterator
+from functools import cache
 
 from numalint.findings import SAFE, Edit, Finding, Fix, ObjectRef
 from numalint.k8s.kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION
@@ -100,10 +101,15 @@ def closest_field(key: str, known: frozenset[str]) -> str | None:
     return lowered[match[0]] if match else None
 
 
+@cache
+def _lowered(names: frozenset[str]) -> frozenset[str]:
+    return frozenset(k.lower() for k in names)
+
+
 def _unknown_kubelet_fields(doc: Document, config: YMap, base: Path, case_insensitive: bool) -> Iterator[Finding]:
     """Unknown and duplicate keys, generated lazily so that a cap bounds the memory they take."""
     known = kubelet_field_names()
-    lowered = {k.lower() for k in known}
+    lowered = _lowered(known)
     who = "the machine-config operator drops it" if case_insensitive else "the kubelet ignores it"
     for key in config:
         if not isinstance(key, str) or key in known:
