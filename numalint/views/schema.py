@@ -29,7 +29,6 @@ def load_schema(name: str) -> dict[str, Any]:
 
 
 @cache
-@cache
 def kubelet_field_names() -> frozenset[str]:
     return frozenset(load_schema(KUBELET_SCHEMA)["properties"])
 
