@@ -39,12 +39,12 @@ def slugs() -> frozenset[str]:
     return frozenset(p.stem for p in data_dir("rules").glob("*.yaml"))
 
 
-def finding(slug: str, message: str, file: str, span: Span, **details: Any) -> Finding:
+def finding(slug: str, message: str, file: str, span: Span, *details: Any, **named: Any) -> Finding:
     """A finding of a rule that no check function produces (reading, schema, suppressions); the one
     registry every finding goes through, so no producer can invent a rule."""
     if slug not in slugs():
         raise KeyError(f"no rule {slug!r} in the catalogue")
-    return Finding(slug, message, file, span, **details)
+    return Finding(slug, message, file, span, *details, **named)
 
 
 @lru_cache(maxsize=1)

@@ -170,7 +170,7 @@ def _in_workers(chunks: list[list[str]], workers: int, ctx: Any) -> list[list[Fi
 
 def _unchecked(path: str) -> FileResult:
     source = Source(path=path, unchecked=True)
-    source.findings.append(Finding("yaml-syntax", "not checked: the worker process reading it died (killed, "
+    source.findings.append(registry.finding("yaml-syntax", "not checked: the worker process reading it died (killed, "
                                    "e.g. by the out-of-memory killer); run again or with -j 1", path,
                                    Span(1, 1, 1, 1)))
     return FileResult(source=source)

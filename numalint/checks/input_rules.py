@@ -6,6 +6,7 @@ import difflib
 from collections.abc import Iterable, Iterator
 from functools import cache
 
+from numalint import catalogue as registry
 from numalint.findings import SAFE, Edit, Finding, Fix, ObjectRef
 from numalint.k8s.kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION
 from numalint.reading.locate import Path, get
@@ -47,7 +48,7 @@ class FindingCap:
         summaries = []
         for rule, first in self.first_dropped.items():
             more = "more" if rule in self.uncounted else f"{self.counts[rule] - self.limit} more"
-            summaries.append(Finding(rule, f"… and {more} {rule} finding(s) in this file (only the first "
+            summaries.append(registry.finding(rule, f"… and {more} {rule} finding(s) in this file (only the first "
                                            f"{self.limit} are shown)", first.file, first.span, first.obj))
         return self.kept + summaries
 
@@ -123,7 +124,7 @@ def _unknown_kubelet_fields(doc: Document, config: YMap, base: Path, case_insens
         if suggestion and suggestion not in config:
             message += f'; did you mean "{suggestion}"?'
             fix = Fix(f'rename "{key}" to "{suggestion}"', [Edit(span, suggestion, key)], SAFE)
-        yield Finding("unknown-field", message, doc.file, span, fix=fix)
+        yield registry.finding("unknown-field", message, doc.file, span, fix=fix)
     for key, span in config.duplicates:
-        yield Finding("unknown-field", f'duplicate field "{key}": the kubelet keeps only the last one',
+        yield registry.finding("unknown-field", f'duplicate field "{key}": the kubelet keeps only the last one',
                       doc.file, span, fix=Fix(f'remove one of the "{key}" entries'))

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from numalint import catalogue as registry
 from numalint.findings import Finding
 from numalint.k8s.kinds import is_known
 from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
@@ -186,11 +187,11 @@ def read_source(path: str, given: str | None = None) -> Source:
         else:
             text = decode(read_capped(path))
     except UnicodeDecodeError as exc:
-        source.findings.append(Finding("yaml-syntax", f"file is not UTF-8 text ({exc.reason} at byte {exc.start})",
-                                       path, Span(1, 1, 1, 1)))
+        message = f"file is not UTF-8 text ({exc.reason} at byte {exc.start})"
+        source.findings.append(registry.finding("yaml-syntax", message, path, Span(1, 1, 1, 1)))
         return source
     except ReadError as exc:
-        source.findings.append(Finding("yaml-syntax", str(exc), path, Span(1, 1, 1, 1)))
+        source.findings.append(registry.finding("yaml-syntax", str(exc), path, Span(1, 1, 1, 1)))
         return source
     source.text = text
     parse_text(source, text)
@@ -218,7 +219,7 @@ def parse_text(source: Source, text: str) -> None:
             source.parsed = True
             return
         message = err.message if err.hostile else f"YAML syntax error: {err.message}"
-        source.findings.append(Finding("yaml-syntax", message, source.path,
+        source.findings.append(registry.finding("yaml-syntax", message, source.path,
                                        Span(err.line, err.col, err.line, err.col + 1)))
         return
     source.parsed = True
