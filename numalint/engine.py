@@ -25,6 +25,7 @@ from numalint.k8s.kinds import (
     is_known,
 )
 from numalint.model.identity import ObjectIdentity, Registry, object_identity
+from numalint.model.kustomize import patch_files
 from numalint.model.run import FileResult, assemble
 from numalint.model.sriov import DEFAULT_PREFIX
 from numalint.reading.locate import get, locate
@@ -38,6 +39,12 @@ from numalint.views.topology import topology_from_document
 from numalint.views.workloads import pod_view
 
 PARALLEL_THRESHOLD = 300
+TEMPLATE_MESSAGES = {
+    "helm": "file is a Helm/Go template ({{ ... }}); render it first, e.g. `helm template . | numalint check -`",
+    "envsubst": "file is an envsubst template (${VAR} placeholders in values); render it first, e.g. "
+                "`envsubst < FILE | numalint check -`",
+    "": "file is a template; render it first",
+}
 DISABLE_ANNOTATION = "numalint.io/disable"
 
 
@@ -194,7 +201,26 @@ def _read_files(paths: list[str], options: Options, texts: dict[str, str]) -> tu
     seen: set[str] = set()
     files = _once(files, seen)
     context_files = _once(discover(options.context, options.exclude, options.exclude_base)[0], seen)
-    return _read_all(files + context_files, texts, options.jobs), len(files), missing
+    results = _read_all(files + context_files, texts, options.jobs)
+    fragments = patch_files(files + context_files)
+    for result in results:
+        kustomization = fragments.get(os.path.realpath(result.source.path)) if result.source.path != "-" else None
+        if kustomization is not None:
+            _as_fragment(result, kustomization)
+    return results, len(files), missing
+
+
+def _as_fragment(result: FileResult, kustomization: str) -> None:
+    """A kustomize patch: no object of it is checked; one not-lintable finding says where to look instead."""
+    source = result.source
+    source.fragment = kustomization
+    source.findings = [f for f in source.findings if f.rule == "yaml-syntax"]
+    result.profiles, result.pods, result.topologies, result.others, result.identities = [], [], [], [], []
+    if not source.findings:
+        source.findings.append(registry.finding(
+            "not-lintable", f"file is a kustomize patch named in {kustomization}: not a whole object; check the "
+            f"build output instead, e.g. `kustomize build {os.path.dirname(kustomization) or '.'} | numalint "
+            "check -`", source.path, Span(1, 1, 1, 1)))
 
 
 @dataclass(frozen=True)
@@ -239,9 +265,8 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     for result in results:
         findings.extend(result.source.findings)
         if result.source.template:
-            findings.append(registry.finding(
-                "not-lintable", "file is a Helm/Go template ({{ ... }}); render it first, e.g. "
-                "`helm template . | numalint check -`", result.source.path, Span(1, 1, 1, 1)))
+            findings.append(registry.finding("not-lintable", TEMPLATE_MESSAGES[result.source.template_kind],
+                                             result.source.path, Span(1, 1, 1, 1)))
     disabled = {slug for slug, severity in options.severities.items() if severity == "off"}
     sources = [r.source for r in results]
     for cluster in _analyse_clusters(results, options):
@@ -255,11 +280,23 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     # that now rejects an unchanged pod); other context findings stay silent
     findings = [f for f in findings if f.file in reported or f.file in missing
                 or any(r.file in reported for r in f.related)]
-    findings = apply_configuration(findings, options, sources)
+    findings = _name_helm_sources(apply_configuration(findings, options, sources), sources)
     readable = sum(1 for r in results[:count] if r.source.parsed)
     unparsed = {r.source.path for r in results if not r.source.parsed or r.source.template}
     return Report(sorted(findings, key=Finding.sort_key), count + len(missing), readable, unparsed,
                   incomplete=any(r.source.unchecked for r in results))
+
+
+def _name_helm_sources(findings: list[Finding], sources: list[Source]) -> list[Finding]:
+    """On stdin, a finding in a document after ``# Source: chart/templates/x.yaml`` names that file
+    (its line stays the line in the stream)."""
+    stdin = next((s for s in sources if s.path == "-" and s.labels), None)
+    if stdin is not None:
+        for finding in findings:
+            label = stdin.label_at(finding.span.line) if finding.file == "-" else None
+            if label:
+                finding.file, finding.stream = label, "-"
+    return findings
 
 
 def apply_configuration(findings: list[Finding], options: Options, sources: list[Source]) -> list[Finding]:

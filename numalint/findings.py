@@ -88,6 +88,12 @@ class Finding:
     severity: str | None = None  # None: the rule's configured severity
     related: tuple[Related, ...] = ()
     cluster: str | None = None  # the .numalint.yaml cluster the finding belongs to, when clusters are declared
+    stream: str | None = None  # "-" when ``file`` names a helm template inside stdin ("# Source:" comments)
+
+    @property
+    def input(self) -> str:
+        """The input the finding's line and column are in: the file, or stdin for a helm stream."""
+        return self.stream or self.file
 
     @classmethod
     def of(cls, rule: str, hit: Hit, cluster: str | None = None) -> Finding:

@@ -188,10 +188,10 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
         result.report = report
         per_file: dict[str, list[tuple[Edit, Finding]]] = {}
         for finding in report.findings:
-            if (allowed(finding, unsafe) and finding.file not in report.unparsed and finding.fix is not None
-                    and finding.file not in result.refused):
+            if (allowed(finding, unsafe) and finding.input not in report.unparsed and finding.fix is not None
+                    and finding.input not in result.refused):
                 for edit in finding.fix.edits:
-                    per_file.setdefault(finding.file, []).append((edit, finding))
+                    per_file.setdefault(finding.input, []).append((edit, finding))
         changed = False
         deferred = []
         for path, edits in per_file.items():

@@ -158,3 +158,98 @@ def test_a_changed_kubelet_file_reports_the_unchanged_pod_it_breaks(tmp_path: Pa
     write(tmp_path, {"nodes/other.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"})
     quiet = run("check", "--format", "json", os.path.join("nodes", "other.yaml"), cwd=tmp_path)
     assert "admission-failure" not in quiet.rules()
+
+
+PATCH = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: du
+spec:
+  template:
+    spec:
+      containers:
+        - name: app
+          resources:
+            limits:
+              hugepages-1Gi: 4Gi
+"""
+
+
+def test_a_kustomize_patch_is_a_fragment_not_an_object(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "base/deployment.yaml": """\
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata:
+              name: du
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: app
+                      image: du
+                      resources:
+                        limits: {cpu: "4", memory: 8Gi, hugepages-1Gi: 2Gi}
+            """,
+        "base/kustomization.yaml": "resources: [deployment.yaml]\n",
+        "overlays/prod/kustomization.yaml": "resources: [../../base]\npatches:\n  - path: hugepages.yaml\n",
+        "overlays/prod/hugepages.yaml": PATCH,
+        "overlays/lab/kustomization.yaml": "resources: [../../base]\npatchesStrategicMerge: [hugepages.yaml]\n",
+        "overlays/lab/hugepages.yaml": PATCH,
+    })
+    result = run("check", "--format", "json", str(tmp_path))
+    found = [(f["rule"], Path(f["file"]).relative_to(tmp_path).as_posix()) for f in result.json()["findings"]]
+    assert sorted(found) == [("not-lintable", "overlays/lab/hugepages.yaml"),
+                             ("not-lintable", "overlays/prod/hugepages.yaml")]
+    assert all("kustomize build" in f["message"] for f in result.json()["findings"])
+    assert result.exit_code == 0
+
+
+def test_envsubst_placeholders_make_a_file_not_lintable_once(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "policy.yaml": """\
+            apiVersion: sriovnetwork.openshift.io/v1
+            kind: SriovNetworkNodePolicy
+            metadata:
+              name: fh
+              namespace: openshift-sriov-network-operator
+            spec:
+              resourceName: fh
+              numVfs: ${NUM_VFS}
+              priority: $PRIORITY
+              nicSelector: {pfNames: [ens1f0]}
+              nodeSelector: {node-role.kubernetes.io/worker: ""}
+            """,
+        "pod.yaml": """\
+            apiVersion: v1
+            kind: Pod
+            metadata:
+              name: shell
+            spec:
+              containers:
+                - name: app
+                  image: app
+                  command: ["sh", "-c", "echo ${HOSTNAME} $HOME"]
+                  env: [{name: A, value: "$B"}]
+            """,
+    })
+    result = run("check", "--format", "json", str(tmp_path))
+    assert [(f["rule"], Path(f["file"]).name) for f in result.json()["findings"]] == [("not-lintable", "policy.yaml")]
+    assert "envsubst" in result.json()["findings"][0]["message"]
+
+
+def test_helm_source_comments_name_the_template_a_finding_comes_from() -> None:
+    stream = (
+        "---\n# Source: dpdk/templates/kubelet.yaml\n"
+        "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+        "---\n# Source: dpdk/templates/pod.yaml\n"
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: c\n"
+        "    resources:\n      requests: {hugepages-2Mi: 1Gi, memory: 1Gi, cpu: '1'}\n"
+        "      limits: {hugepages-2Mi: 2Gi, memory: 1Gi, cpu: '1'}\n")
+    result = run("check", "--format", "json", "-", stdin=stream)
+    where = sorted((f["rule"], f["file"], f["line"], f["stream"]) for f in result.json()["findings"])
+    assert ("no-cpu-reservation", "dpdk/templates/kubelet.yaml", 5, "-") in where
+    assert any(f == "dpdk/templates/pod.yaml" and line > 7 for _r, f, line, _s in where)
+    text = run("check", "-", stdin=stream)
+    assert "dpdk/templates/kubelet.yaml:5:" in text.output and "helm stream on stdin" in text.output

@@ -31,6 +31,8 @@ def render_text(findings: list[Finding], files: int, colour: bool) -> str:
         else:
             head, slug = f"{f.file}:{f.span.line}:{f.span.col}: {severity}", f"[{f.rule}]"
         cluster = f" (cluster {f.cluster})" if f.cluster else ""
+        if f.stream:
+            cluster += " (line and column in the helm stream on stdin)"
         lines.append(f"{head} {slug} {f.message}{cluster}")
         for related in f.related:
             lines.append(f"  related: {related.file}:{related.span.line}:{related.span.col}: {related.message}")
@@ -57,7 +59,8 @@ def finding_dict(f: Finding) -> dict[str, Any]:
                for r in f.related]
     return {"rule": f.rule, "code": rule.code if rule else None, "severity": f.severity, "message": f.message,
             "file": f.file, "line": f.span.line, "column": f.span.col, "end_line": f.span.end_line,
-            "end_column": f.span.end_col, "object": obj, "fix": fix, "related": related, "cluster": f.cluster}
+            "end_column": f.span.end_col, "object": obj, "fix": fix, "related": related, "cluster": f.cluster,
+            "stream": f.stream}
 
 
 def render_json(findings: list[Finding], files: int) -> str:

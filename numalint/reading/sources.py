@@ -59,6 +59,19 @@ class Source:
     parsed: bool = False
     text: str | None = None
     unchecked: bool = False  # a worker died before reading it
+    template_kind: str = ""  # "helm" ({{ }}) or "envsubst" (${VAR}) when the file is a template
+    # (line, path) of each "# Source: path" comment `helm template` writes before a document
+    labels: list[tuple[int, str]] = field(default_factory=list)
+    fragment: str | None = None  # the kustomization that uses this file as a patch
+
+    def label_at(self, line: int) -> str | None:
+        """The file `helm template` says the document at ``line`` came from."""
+        found = None
+        for start, name in self.labels:
+            if start > line:
+                break
+            found = name
+        return found
 
 
 def discover(paths: Iterable[str], exclude: Iterable[str], base: str | None = None) -> tuple[list[str], list[str]]:
@@ -210,7 +223,12 @@ def parse_text(source: Source, text: str) -> None:
     """Parse ``text`` into the source's documents (expanding ``kind: List``)."""
     if "numalint:" in text:
         source.suppressions = _suppressions(text)
+    if "# Source: " in text:
+        source.labels = [(number, match.group(1).strip()) for number, line in enumerate(text.split("\n"), start=1)
+                         if (match := _SOURCE_RE.match(line))]
     looks_templated = "{{" in text and _TEMPLATE_RE.search(text) is not None
+    if looks_templated:
+        source.template_kind = "helm"
     try:
         parsed = load_all(text)
     except YamlError as err:
@@ -232,6 +250,11 @@ def parse_text(source: Source, text: str) -> None:
         is_known(doc.api_version, doc.kind) and _templated(doc.root) for doc in source.documents
     ):
         source.template = True
+        source.documents = []
+    elif "$" in text and any(
+        is_known(doc.api_version, doc.kind) and _placeholder(doc.root) for doc in source.documents
+    ):
+        source.template, source.template_kind = True, "envsubst"
         source.documents = []
 
 
@@ -267,6 +290,36 @@ def _templated(root: Any) -> bool:
             if isinstance(node, dict):
                 stack.extend(node.keys())
                 stack.extend(node.values())
+            else:
+                stack.extend(node)
+    return False
+
+
+_SOURCE_RE = re.compile(r"^# Source: (\S.*)$")
+# envsubst / shell placeholders: ${VAR} anywhere, or a whole value that is $VAR
+_BRACED_RE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=+?][^}]*)?\}")
+_BARE_RE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*")
+# values that are shell text at run time, where $VAR is the program's business, not a template's
+_SHELL_KEYS = frozenset({"command", "args", "env", "script", "lifecycle", "livenessProbe", "readinessProbe",
+                         "startupProbe", "data", "stringData", "annotations"})
+
+
+def _placeholder(root: Any) -> bool:
+    """True when a value the checks read is an envsubst placeholder (``${NUM_VFS}``, ``$VAR``)."""
+    seen: set[int] = set()
+    stack: list[Any] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if "$" in node and (_BRACED_RE.search(node) or _BARE_RE.fullmatch(node)):
+                return True
+        elif isinstance(node, (dict, list)):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if isinstance(node, dict):
+                stack.extend(v for k, v in node.items() if k not in _SHELL_KEYS)
+                stack.extend(k for k in node if isinstance(k, str))
             else:
                 stack.extend(node)
     return False

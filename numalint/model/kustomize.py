@@ -1,0 +1,41 @@
+"""Kustomize overlays: files a kustomization names as patches are fragments, not objects.
+
+A strategic-merge patch that only raises ``hugepages-1Gi`` is not a pod without cpu and memory; it is
+checked where it lands, in ``kustomize build`` output. Bases and plain resources are checked as usual."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from numalint.reading.sources import read_source
+
+KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+
+
+def patch_files(paths: Iterable[str]) -> dict[str, str]:
+    """realpath of each patch file -> the kustomization that names it, for the kustomizations in ``paths``."""
+    fragments: dict[str, str] = {}
+    for path in paths:
+        if os.path.basename(path) not in KUSTOMIZATION_NAMES:
+            continue
+        source = read_source(path)
+        base = os.path.dirname(path)
+        for doc in source.documents:
+            for name in _patch_paths(doc.root):
+                fragments.setdefault(os.path.realpath(os.path.join(base, name)), path)
+    return fragments
+
+
+def _patch_paths(root: dict[object, object]) -> list[str]:
+    found: list[str] = []
+    for key in ("patchesStrategicMerge", "patches", "patchesJson6902"):
+        entries = root.get(key)
+        if not isinstance(entries, list):
+            continue
+        for entry in entries:
+            if isinstance(entry, str) and "\n" not in entry:  # patchesStrategicMerge: a path (or inline YAML)
+                found.append(entry)
+            elif isinstance(entry, dict) and isinstance(entry.get("path"), str):
+                found.append(str(entry["path"]))
+    return found
