@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from numalint.k8s.quantity import format_bytes
+from numalint.output.escape import escape_text
 from numalint.simulation.simulate import PoolRun
 
 BAR = 20
@@ -90,4 +91,4 @@ def render_text(runs: list[PoolRun]) -> str:
                 lines.append(f"  admitted  {pod.name} -> {pod.node} {where}" + (f"  ({cpus})" if cpus else ""))
             else:
                 lines.append(f"  REJECTED  {pod.name} -> {pod.node or '-'}: {admission.reason}: {admission.message}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(escape_text(line) for line in lines) + "\n"  # names and messages come from the inputs

@@ -1,0 +1,119 @@
+"""Hostile values and file names through the real command line (a subprocess, with a timeout).
+
+Output: nothing from the checked files reaches the terminal or a CI log raw. Values: quantities, CPU lists,
+topologies and node state of any size or shape give a finding or a clear error quickly, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+DATA = Path(__file__).parent.parent / "data"
+INJECTION = ("a\n::error file=x.yaml::pwned\r::add-mask::secret\x1b]0;title\x07\x1b]52;c;ZWNobyBoaQ==\x07"
+             "\x1b[2J\u202e##[set-env]")
+NAMES = ["::add-mask::x.yaml", "n\n::error::y.yaml", "f 50%.yaml", "g#frag.yaml", "d:x.yaml", "b\\s.yaml",
+         " ::warning::z.yaml", "e\x1b[2Jsc.yaml", "q?x.yaml"]
+KUBELET = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+
+
+def cli(*args: str, cwd: Path | None = None, timeout: float = 60, stdin: str | None = None
+        ) -> subprocess.CompletedProcess[str]:
+    """numalint as CI runs it: a separate process; a hang fails the test instead of the suite."""
+    return subprocess.run([sys.executable, "-m", "numalint", *args], cwd=cwd, input=stdin, capture_output=True,
+                          text=True, encoding="utf-8", errors="replace", timeout=timeout)
+
+
+def assert_inert(output: str, github: bool = False) -> None:
+    """No raw control or bidi character; no line a terminal or the Actions runner would act on."""
+    assert "Traceback" not in output
+    for line in output.split("\n"):
+        assert not re.search("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]", line), repr(line)
+        assert "##[" not in line, line
+        if github:
+            assert line == "" or re.match(r"::(error|warning|notice) file=[^:]*,line=\d+,.*::", line), line
+        else:
+            assert not line.lstrip().startswith("::"), line
+
+
+def _key_file(text: str = INJECTION) -> str:
+    return KUBELET + json.dumps(text) + ": 1\ncpuManagerPolicy: " + json.dumps("static" + text) + "\n"
+
+
+def test_text_and_github_output_escape_keys_values_and_file_names(tmp_path: Path) -> None:
+    for name in NAMES:
+        (tmp_path / name).write_text(_key_file())
+    for fmt in ("text", "github"):
+        result = cli("check", "--format", fmt, "--color" if fmt == "text" else "--no-color", ".", cwd=tmp_path)
+        assert result.returncode == 1, result.stderr
+        assert result.stdout.count("unknown-field") == len(NAMES)
+        # numalint's own colour codes are the only escape sequences left
+        assert_inert(re.sub(r"\x1b\[[0-9;]*m", "", result.stdout), github=fmt == "github")
+    text = cli("check", "--no-color", ".", cwd=tmp_path).stdout
+    assert r'unknown field "a\n::error file=x.yaml::pwned\r::add-mask::secret\x1b]0;title\x07' in text
+    assert "./::add-mask::x.yaml:3:1: warning [unknown-field]" in text
+    assert "./ ::warning::z.yaml:3:1:" in text and r"n\n::error::y.yaml:3:1:" in text
+    github = cli("check", "--format", "github", ".", cwd=tmp_path).stdout
+    assert "file=./n%0A%3A%3Aerror%3A%3Ay.yaml,line=3" in github and "a%0A::error file=x.yaml::pwned%0D" in github
+
+
+def test_a_file_named_on_the_command_line_cannot_open_a_line(tmp_path: Path) -> None:
+    (tmp_path / "::add-mask::x.yaml").write_text(_key_file())
+    result = cli("check", "::add-mask::x.yaml", cwd=tmp_path)
+    assert result.stdout.startswith("./::add-mask::x.yaml:3:1:")
+    assert_inert(result.stdout)
+
+
+def test_sarif_uris_are_rfc3986_references_and_the_log_validates(tmp_path: Path) -> None:
+    import jsonschema
+
+    for name in NAMES + ["é ü.yaml"]:
+        (tmp_path / name).write_text(_key_file())
+    result = cli("check", "--format", "sarif", ".", cwd=tmp_path)
+    log = json.loads(result.stdout)
+    schema = json.loads((DATA / "sarif-schema-2.1.0.json").read_text())
+    jsonschema.Draft4Validator(schema).validate(log)
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]}
+    pchar = r"(?:%[0-9A-F]{2}|[A-Za-z0-9\-._~!$&'()*+,;=:@])*"
+    decoded = set()
+    for uri in uris:
+        assert re.fullmatch(rf"(?:\./)?{pchar}(?:/{pchar})*", uri), uri  # a relative-path reference
+        parts = urlsplit(uri)
+        assert (parts.scheme, parts.netloc, parts.query, parts.fragment) == ("", "", "", ""), uri
+        decoded.add(unquote(parts.path).removeprefix("./"))
+    assert decoded == set(NAMES) | {"é ü.yaml"}
+    assert {"f%2050%25.yaml", "g%23frag.yaml", "./d:x.yaml", "b%5Cs.yaml", "./n%0A::error::y.yaml",
+            "q%3Fx.yaml"} <= uris
+
+
+def _simulation_repo(directory: Path, pod_name: str) -> None:
+    (directory / "kubelet.yaml").write_text(KUBELET + "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n"
+                                            "topologyManagerPolicy: single-numa-node\n")
+    (directory / "topology.yaml").write_text(
+        "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: " + json.dumps(pod_name) + "}\n"
+        "spec:\n  numaNodes:\n    - {id: 0, cpus: \"0-3\", memory: 8Gi}\n    - {id: 1, cpus: \"4-7\", memory: 8Gi}\n")
+    (directory / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: " + json.dumps(pod_name) + "}\nspec:\n  containers:\n"
+        "    - name: " + json.dumps(pod_name) + "\n      image: x\n"
+        "      resources: {limits: {cpu: \"2\", memory: 1Gi}}\n")
+
+
+def test_simulate_text_escapes_names_and_messages(tmp_path: Path) -> None:
+    _simulation_repo(tmp_path, "p\n::error::sim\x1b]0;t\x07")
+    result = cli("simulate", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert r"admitted  p\n::error::sim\x1b]0;t\x07" in result.stdout
+    assert_inert(result.stdout)
+
+
+def test_explain_output_is_inert() -> None:
+    result = cli("explain", "unknown-field")
+    assert result.returncode == 0
+    assert_inert(result.stdout)
+    unknown = cli("explain", "x\n::error::y\x1b[2J")
+    assert unknown.returncode == 2
+    assert_inert(unknown.stderr)
