@@ -7,6 +7,7 @@ known kind is validated; field names come straight from the schema JSON.
 from __future__ import annotations
 
 import json
+import math
 import re
 from functools import cache
 from typing import Any
@@ -14,17 +15,47 @@ from typing import Any
 from numalint.data import data_dir
 from numalint.findings import Edit, Finding, Fix
 from numalint.k8s.kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION, NODE_TOPOLOGY, SCHEMA_FILES
+from numalint.k8s.quantity import QuantityError, parse_quantity, try_quantity
 from numalint.reading.locate import Path, locate
 from numalint.reading.sources import Document
 
 KUBELET_SCHEMA = "kubelet-config.schema.json"
+MAX_SCHEMA_FINDINGS = 100
+QUANTITY_PATTERN = "^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$"
 
 
 @cache
 def load_schema(name: str) -> dict[str, Any]:
     with open(data_dir("schemas") / name, encoding="utf-8") as handle:
         result: dict[str, Any] = json.load(handle)
-    return result
+    return _mark_quantities(result)
+
+
+def _mark_quantities(node: Any) -> Any:
+    """Add ``format: quantity`` beside each quantity ``anyOf``: the pattern accepts ``1e999999999`` and the number
+    branch ``.nan``, so the value itself is parsed (in bounded time) to find what is out of range."""
+    if isinstance(node, dict):
+        for value in node.values():
+            _mark_quantities(value)
+        if any(isinstance(b, dict) and b.get("pattern") == QUANTITY_PATTERN for b in node.get("anyOf", ())):
+            node["format"] = "quantity"
+    elif isinstance(node, list):
+        for value in node:
+            _mark_quantities(value)
+    return node
+
+
+def _is_quantity(instance: Any) -> bool:
+    """Values of the wrong type or shape are the ``anyOf``'s to report; the others must parse."""
+    if isinstance(instance, str):
+        return _regex(QUANTITY_PATTERN).search(instance) is None or try_quantity(instance) is not None
+    return not isinstance(instance, (int, float)) or isinstance(instance, bool) or try_quantity(instance) is not None
+
+
+def _check_quantity(instance: Any) -> bool:
+    if not _is_quantity(instance):
+        parse_quantity(instance)  # raises the QuantityError jsonschema reports as the cause
+    return True
 
 
 @cache
@@ -34,9 +65,11 @@ def kubelet_field_names() -> frozenset[str]:
 
 @cache
 def _validator(name: str) -> Any:
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator, FormatChecker
 
-    return Draft202012Validator(load_schema(name))
+    checker = FormatChecker(formats=())
+    checker.checks("quantity", raises=QuantityError)(_check_quantity)
+    return Draft202012Validator(load_schema(name), format_checker=checker)
 
 
 def validate_document(doc: Document) -> list[Finding]:
@@ -145,7 +178,7 @@ _ANNOTATIONS = frozenset({"description", "title", "$schema", "$id", "$defs", "de
 _KEYWORDS: dict[str, Any] = {
     "type": _type, "properties": _properties, "additionalProperties": _additional, "items": _items,
     "pattern": _pattern, "required": _required, "minimum": _minimum, "maximum": _maximum,
-    "minItems": _min_items,
+    "minItems": _min_items, "format": lambda i, v, s, r: v != "quantity" or _is_quantity(i),
     "enum": lambda i, v, s, r: i in v and all(type(i) is type(x) for x in v if x == i),
     "const": lambda i, v, s, r: i == v and type(i) is type(v),
     "anyOf": lambda i, v, s, r: any(conforms(i, sub, r) for sub in v),
@@ -157,7 +190,7 @@ def _validate(doc: Document, schema: str, instance: Any, base: Path) -> list[Fin
     loaded = load_schema(schema)
     if conforms(instance, loaded, loaded):
         return []
-    findings = []
+    findings: list[Finding] = []
     for error in _validator(schema).iter_errors(instance):
         if error.validator == "type" and error.instance is None:
             continue  # Go decodes null into any field as its zero value
@@ -165,8 +198,16 @@ def _validate(doc: Document, schema: str, instance: Any, base: Path) -> list[Fin
             continue  # the type error already says it
         path = base + tuple(error.absolute_path)
         span = locate(doc.root, path)
+        if len(findings) == MAX_SCHEMA_FINDINGS:  # a 1 MB list of {} would give a million findings, and take minutes
+            findings.append(Finding("schema", f"more schema errors in this document are not listed (the first "
+                                              f"{MAX_SCHEMA_FINDINGS} are)", doc.file, span))
+            break
         findings.append(Finding("schema", _describe(error, path, doc.kind), doc.file, span, fix=_retype(error, span)))
     return findings
+
+
+def _finite_number(value: Any) -> bool:
+    return isinstance(value, int) or isinstance(value, float) and math.isfinite(value)
 
 
 def _retype(error: Any, span: Any) -> Fix | None:
@@ -176,7 +217,7 @@ def _retype(error: Any, span: Any) -> Fix | None:
     value, expected = error.instance, error.validator_value
     if expected == "string" and isinstance(value, bool):
         text = '"true"' if value else '"false"'
-    elif expected == "string" and isinstance(value, (int, float)):
+    elif expected == "string" and _finite_number(value):
         text = f'"{value}"'
     elif expected == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
         text = value.lower()
@@ -192,8 +233,13 @@ def _describe(error: Any, path: Path, kind: str) -> str:
         shown = "a mapping"
     elif isinstance(value, list):
         shown = "a list"
+    elif isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        shown = f"a {value.bit_length()}-bit integer"  # str() refuses beyond 4,300 digits
     else:
         shown = json.dumps(value)
+        shown = shown if len(shown) <= 60 else f"{shown[:50]}...\" ({len(shown)} characters)"
+    if error.validator == "format" and error.validator_value == "quantity":
+        return f"{where}: not a usable Kubernetes quantity: {error.cause}"
     if error.validator == "type":
         expected = error.validator_value
         if isinstance(expected, str):
@@ -201,7 +247,7 @@ def _describe(error: Any, path: Path, kind: str) -> str:
         hint = ""
         if expected == "string" and isinstance(value, bool):
             hint = f'; YAML reads unquoted {str(value).lower()} as a boolean, quote it: "{str(value).lower()}"'
-        elif expected == "string" and isinstance(value, (int, float)):
+        elif expected == "string" and _finite_number(value):
             hint = f'; quote it: "{value}"'
         elif expected == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
             hint = f"; write it unquoted: {value.lower()}"

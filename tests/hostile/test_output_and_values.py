@@ -10,8 +10,11 @@ import json
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+
+import pytest
 
 DATA = Path(__file__).parent.parent / "data"
 INJECTION = ("a\n::error file=x.yaml::pwned\r::add-mask::secret\x1b]0;title\x07\x1b]52;c;ZWNobyBoaQ==\x07"
@@ -117,3 +120,99 @@ def test_explain_output_is_inert() -> None:
     unknown = cli("explain", "x\n::error::y\x1b[2J")
     assert unknown.returncode == 2
     assert_inert(unknown.stderr)
+
+
+def _pod(cpu: str, memory: str = "1Gi", name: str = "p") -> str:
+    return (f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}}}\nspec:\n  containers:\n"
+            f"    - name: c\n      image: x\n      resources: {{limits: {{cpu: {cpu}, memory: {memory}}}}}\n")
+
+
+def _timed(*args: str, cwd: Path, limit: float = 15) -> subprocess.CompletedProcess[str]:
+    """Run the CLI and require it to finish well inside ``limit`` (interpreter start-up included)."""
+    started = time.monotonic()
+    result = cli(*args, cwd=cwd, timeout=limit * 4)
+    assert time.monotonic() - started < limit, f"{args} took {time.monotonic() - started:.1f}s"
+    assert "Traceback" not in result.stderr + result.stdout, result.stderr
+    return result
+
+
+HOSTILE_QUANTITIES = {".nan": "nan is not a finite number", ".inf": "inf is not a finite number",
+                      "-.inf": "-inf is not a finite number", "1e400": "inf is not a finite number",
+                      "1" * 4400: "(4400 characters) is out of range", '"1e999999999"': "'1e999999999' is out of range",
+                      '"9223372036854775808"': "is out of range (at most 2^63-1)",
+                      '"8Ei"': "'8Ei' is out of range"}
+
+
+def test_non_finite_huge_and_long_quantities_are_findings_within_seconds(tmp_path: Path) -> None:
+    for i, cpu in enumerate(HOSTILE_QUANTITIES):
+        (tmp_path / f"pod{i}.yaml").write_text(_pod(cpu, name=f"p{i}"))
+    (tmp_path / "mem.yaml").write_text(_pod('"1"', memory="1e1000Gi", name="m"))
+    (tmp_path / "tiny.yaml").write_text(_pod('"1e-999999999"', name="tiny"))
+    result = _timed("check", "--format", "json", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    findings = json.loads(result.stdout)["findings"]
+    for i, message in enumerate(HOSTILE_QUANTITIES.values()):
+        mine = [f for f in findings if f["file"] == f"./pod{i}.yaml" and f["rule"] == "schema"]
+        assert mine and "not a usable Kubernetes quantity" in mine[0]["message"], (i, findings)
+        assert message in mine[0]["message"]
+        assert mine[0]["fix"] is None  # quoting "nan" or "inf" would not make a quantity
+    assert [f["message"] for f in findings if f["file"] == "./mem.yaml"] == [
+        'spec.containers.0.resources.limits.memory: "1e1000Gi" is not a valid Kubernetes quantity (e.g. 2, 500m, 1Gi)']
+    assert not [f for f in findings if f["file"] == "./tiny.yaml" and f["rule"] == "schema"]  # rounds up to 1n
+    _timed("simulate", ".", cwd=tmp_path)
+
+
+def test_quantities_round_up_to_nanounits_like_the_api_server() -> None:
+    from fractions import Fraction
+
+    from numalint.k8s.quantity import QuantityError, parse_quantity
+
+    assert parse_quantity("1e-999999999") == Fraction(1, 10**9)
+    assert parse_quantity("1.0000000001") == Fraction(1000000001, 10**9)
+    assert parse_quantity("0." + "0" * 5000 + "1") == Fraction(1, 10**9)
+    assert parse_quantity("7Ei") == 7 * 2**60 and parse_quantity("9223372036854775807") == 2**63 - 1
+    for bad in ("1e99999999999999999999", "1e1000Gi", ".", "", "\u0663", float("nan"), 10**5000):
+        with pytest.raises(QuantityError):
+            parse_quantity(bad)
+
+
+def _topology(numa_nodes: int = 2, cpus_per_node: int = 8, name: str = "t") -> str:
+    lines = ["apiVersion: numalint.io/v1alpha1", "kind: NodeTopology", f"metadata: {{name: {name}}}", "spec:",
+             "  numaNodes:"]
+    for n in range(numa_nodes):
+        first = n * cpus_per_node
+        lines.append(f'    - {{id: {n}, cpus: "{first}-{first + cpus_per_node - 1}", memory: 8Gi}}')
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("cpus", ["0-4294967295", "\u0663", "\u00b2", "1-\u00b3", "99999999999999999999999",
+                                  ",".join(["0-65535"] * 9000)])
+def test_hostile_cpu_lists_are_findings_within_seconds(tmp_path: Path, cpus: str) -> None:
+    (tmp_path / "kubelet.yaml").write_text(KUBELET + f"cpuManagerPolicy: static\nreservedSystemCPUs: \"{cpus}\"\n")
+    (tmp_path / "topology.yaml").write_text(_topology())
+    result = _timed("check", "--format", "json", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "reserved-cpus-invalid" in [f["rule"] for f in json.loads(result.stdout)["findings"]]
+    _timed("simulate", ".", cwd=tmp_path)
+
+
+def test_a_list_of_empty_reserved_memory_entries_gets_capped_schema_findings(tmp_path: Path) -> None:
+    (tmp_path / "kubelet.yaml").write_text(KUBELET + "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n"
+                                           "reservedMemory: [" + ",".join(["{}"] * 20000) + "]\n")
+    result = _timed("check", "--format", "json", ".", cwd=tmp_path, limit=30)
+    schema = [f for f in json.loads(result.stdout)["findings"] if f["rule"] == "schema"]
+    assert len(schema) == 101 and "more schema errors in this document are not listed" in schema[-1]["message"]
+
+
+def test_a_pod_with_thousands_of_containers_is_checked_and_simulated_quickly(tmp_path: Path) -> None:
+    containers = "".join(f'    - {{name: c{i}, image: x, resources: {{limits: {{cpu: "1", memory: 1Gi}}}}}}\n'
+                         for i in range(5000))
+    (tmp_path / "pod.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+                                       + containers)
+    (tmp_path / "kubelet.yaml").write_text(KUBELET + "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n"
+                                           "topologyManagerPolicy: single-numa-node\n")
+    (tmp_path / "topology.yaml").write_text(_topology(2, 64))
+    result = _timed("check", "--format", "json", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "admission-failure" in [f["rule"] for f in json.loads(result.stdout)["findings"]]
+    assert _timed("simulate", ".", cwd=tmp_path).returncode == 1
