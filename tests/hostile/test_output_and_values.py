@@ -7,6 +7,7 @@ topologies and node state of any size or shape give a finding or a clear error q
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -216,3 +217,163 @@ def test_a_pod_with_thousands_of_containers_is_checked_and_simulated_quickly(tmp
     assert result.returncode == 1
     assert "admission-failure" in [f["rule"] for f in json.loads(result.stdout)["findings"]]
     assert _timed("simulate", ".", cwd=tmp_path).returncode == 1
+
+
+# -- topology sources and node state ------------------------------------------------------------------------------
+
+
+def _sysfs(tmp_path: Path) -> Path:
+    from tests.test_topology_sources import fake_sysfs
+
+    root = tmp_path / "sysroot"
+    fake_sysfs(root)
+    return root
+
+
+def test_capture_skips_fifos_and_devices_in_the_sysfs_tree(tmp_path: Path) -> None:
+    root = _sysfs(tmp_path)
+    node0 = root / "sys/devices/system/node/node0"
+    (node0 / "meminfo").unlink()
+    os.mkfifo(node0 / "meminfo")
+    (node0 / "distance").unlink()
+    (node0 / "distance").symlink_to("/dev/zero")
+    os.mkfifo(root / "sys/devices/system/cpu/cpu0/topology/core_id")  # never read: harmless
+    result = _timed("topology", "capture", "--sysfs-root", str(root), "--name", "n", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "    - id: 0\n      socket: 0\n      memory: 0\n" in result.stdout  # meminfo skipped, not waited for
+    (tmp_path / "captured.yaml").write_text(result.stdout)
+    assert "schema" not in cli("check", "--format", "json", "captured.yaml", cwd=tmp_path).stdout
+
+
+@pytest.mark.parametrize(("attribute", "text", "error"), [
+    ("sys/devices/system/cpu/cpu0/topology/physical_package_id", "\u00b2", "'²' is not a number"),
+    ("sys/devices/system/node/node0/distance", "10 abc", "'abc' is not a number"),
+    ("sys/devices/system/node/node0/distance", "1" * 4400, "is not a number"),
+    ("sys/devices/system/node/node1/meminfo", "Node 1 MemTotal: inf kB", "'inf' is not a number"),
+    ("sys/devices/system/node/node0/cpulist", "0-4294967295", "beyond any machine"),
+    ("sys/bus/pci/devices/0000:5e:00.0/sriov_totalvfs", "99999", "more than any NIC has"),
+    ("sys/devices/system/node/node0/meminfo", "x" * 70000, "more than 65536 bytes"),
+    ("sys/devices/system/node/node99999999999/cpulist", "0", "supports NUMA node ids 0-63"),
+])
+def test_capture_refuses_what_no_kernel_writes_with_a_clear_error(tmp_path: Path, attribute: str, text: str,
+                                                                  error: str) -> None:
+    root = _sysfs(tmp_path)
+    (root / attribute).parent.mkdir(parents=True, exist_ok=True)
+    (root / attribute).write_text(text + "\n")
+    result = _timed("topology", "capture", "--sysfs-root", str(root), cwd=tmp_path)
+    assert result.returncode == 1 and error in result.stderr, result.stderr
+    assert result.stdout == ""
+
+
+NUMACTL = ("available: 2 nodes (0-1)\nnode 0 cpus: 0 1\nnode 0 size: 1024 MB\nnode 1 cpus: 2 3\n"
+           "node 1 size: 1024 MB\nnode distances:\nnode   0   1\n  0:  10  21\n  1:  21  10\n")
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    (NUMACTL.replace("node 1 cpus", "node \u00b2 cpus"), "NUMA node '²' is not a number"),
+    (NUMACTL.replace("node 1 cpus", "node 99999999999 cpus"), "NUMA node 99999999999: numalint supports"),
+    (NUMACTL.replace("node 1 size: 1024", "node 1 size: inf"), "size 'inf' is not a number"),
+    (NUMACTL.replace("node 1 size: 1024", "node 1 size: " + "9" * 4400), "is not a number"),
+    (NUMACTL.replace("1:  21  10", "1:  21  abc"), "distance 'abc' is not a number"),
+    (NUMACTL.replace("cpus: 2 3", "cpus: 2 \u0663"), "CPU '٣' is not a number"),
+    (NUMACTL.replace("cpus: 2 3", "cpus: " + " ".join(map(str, range(2, 1_000_002)))), "CPU 65536: numalint"),
+    ("# CPU,Core,Socket,Node\n0,0,0,0\n1,1,0,\u00b9\n", "NODE value '¹' is not a number"),
+    ("# CPU,Core,Socket,Node\n" + "".join(f"{i},{i},0,0\n" for i in range(70000)), "CPU 65536: numalint"),
+    ("apiVersion: topology.node.k8s.io/v1alpha2\nkind: NodeResourceTopology\nmetadata: {name: n}\nzones:\n"
+     + "".join(f"  - {{name: node-{i}, type: Node, resources: [{{name: cpu, capacity: '4'}}]}}\n" for i in range(5000)),
+     "4936 NUMA zone(s) ignored"),
+])
+def test_import_refuses_what_the_nodetopology_schema_refuses(tmp_path: Path, text: str, error: str) -> None:
+    (tmp_path / "in.txt").write_text(text)
+    result = _timed("topology", "import", "in.txt", cwd=tmp_path)
+    assert result.returncode == 1 and error in result.stderr, result.stderr[-500:]
+
+
+@pytest.mark.parametrize("text", [
+    NUMACTL, "# CPU,Core,Socket,Node,,L1d,L1i,L2,L3\n0,0,0,0,,0,0,0,0\n1,0,0,0,,0,0,0,0\n2,1,0,,,1,1,1,\n",
+    "apiVersion: topology.node.k8s.io/v1alpha2\nkind: NodeResourceTopology\nmetadata: {name: n}\nzones:\n"
+    "  - {name: node-0, type: Node, resources: [{name: cpu, capacity: '4'}, {name: 'x/a, numaNode: 7}', "
+    "capacity: '1'}]}\n",
+])
+def test_imported_topologies_pass_check(tmp_path: Path, text: str) -> None:
+    (tmp_path / "in.txt").write_text(text)
+    imported = _timed("topology", "import", "in.txt", cwd=tmp_path)
+    assert imported.returncode == 0, imported.stderr
+    (tmp_path / "topology.yaml").write_text(imported.stdout)
+    checked = cli("check", "--format", "json", "topology.yaml", cwd=tmp_path)
+    assert checked.returncode == 0 and json.loads(checked.stdout)["findings"] == [], checked.stdout
+
+
+def _node_state_repo(directory: Path) -> Path:
+    (directory / "kubelet.yaml").write_text(KUBELET + "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n"
+                                            "topologyManagerPolicy: single-numa-node\nmemoryManagerPolicy: Static\n"
+                                            "reservedMemory: [{numaNode: 0, limits: {memory: 100Mi}}]\n")
+    (directory / "topology.yaml").write_text(_topology())
+    (directory / "pod.yaml").write_text(_pod('"2"'))
+    state = directory / "state"
+    state.mkdir()
+    return state
+
+
+@pytest.mark.parametrize(("cpu_state", "memory_state", "message"), [
+    ("fifo", "/dev/zero", "is not a regular file"),
+    ("/dev/zero", None, "is not a regular file"),
+    ('{"policyName":"static","defaultCpuSet":"0-2,\u00b3","checksum":0}', None, 'invalid CPU list element "³"'),
+    ('{"policyName":"static","defaultCpuSet":"0-' + "9" * 4400 + '","checksum":0}', None, "(4402 characters)"),
+    (None, '{"policyName":"Static","machineState":{"0":{"numberOfAssignments":' + "9" * 4400 + '}},"checksum":0}',
+     "cannot read the checkpoint"),
+    ("[" * 100000, None, "cannot read the checkpoint"),
+    (None, '{"policyName":"Static","machineState":{"\u00b2":{"memoryMap":{}}},"checksum":0}',
+     "unreadable machine state"),
+    (None, '{"policyName":"Static","machineState":{"0":{"numberOfAssignments":1e999,"memoryMap":{}}},"checksum":0}',
+     "unreadable machine state"),
+    (None, '{"policyName":"Static","machineState":{"0":{"memoryMap":{"memory":{"total":"1","systemReserved":0,'
+           '"allocatable":0,"reserved":0,"free":0}}}},"checksum":0}', "unreadable machine state"),
+])
+def test_hostile_node_state_checkpoints_are_node_state_findings(tmp_path: Path, cpu_state: str | None,
+                                                                memory_state: str | None, message: str) -> None:
+    state = _node_state_repo(tmp_path)
+    for name, content in (("cpu_manager_state", cpu_state), ("memory_manager_state", memory_state)):
+        if content == "fifo":
+            os.mkfifo(state / name)
+        elif content is not None and content.startswith("/dev/"):
+            (state / name).symlink_to(content)
+        elif content is not None:
+            (state / name).write_text(content)
+    for command in ("check", "simulate"):
+        result = _timed(command, "--format", "json", "--node-state", "state", ".", cwd=tmp_path)
+        if command == "check":
+            problems = [f for f in json.loads(result.stdout)["findings"] if f["rule"] == "node-state"]
+            assert result.returncode == 1 and problems and message in problems[0]["message"], result.stdout
+
+
+def test_huge_topologies_get_findings_quickly(tmp_path: Path) -> None:
+    nrt = tmp_path / "nrt"
+    nrt.mkdir()
+    (nrt / "nrt.yaml").write_text(
+        "apiVersion: topology.node.k8s.io/v1alpha2\nkind: NodeResourceTopology\nmetadata: {name: n}\nzones:\n"
+        + "".join(f"  - {{name: node-{i}, type: Node, resources: [{{name: cpu, capacity: '4096'}}]}}\n"
+                  for i in range(5000)))
+    (nrt / "kubelet.yaml").write_text(KUBELET + "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n")
+    messages = [f["message"] for f in json.loads(_timed("check", "--format", "json", "nrt", cwd=tmp_path,
+                                                        limit=30).stdout)["findings"]]
+    assert any("4936 NUMA zone(s) ignored" in m for m in messages)
+    assert any("its CPUs are ignored: more than 65536 CPUs in all" in m for m in messages)
+    dup = tmp_path / "dup"
+    dup.mkdir()
+    (dup / "t.yaml").write_text(_topology(1, 1).replace("    - {id: 0", "".join(
+        f'    - {{id: {i % 64}, cpus: "{i}", memory: 1Gi}}\n' for i in range(1, 3000)) + "    - {id: 0"))
+    findings = json.loads(_timed("check", "--format", "json", "dup", cwd=tmp_path).stdout)["findings"]
+    assert any("NUMA node id 1 is declared twice" in f["message"] for f in findings)
+    big = tmp_path / "big"
+    big.mkdir()
+    (big / "t.yaml").write_text(_topology(2, 32768).replace("spec:\n", "spec:\n  pool: {nodes: 1000}\n"))
+    (big / "pod.yaml").write_text(_pod('"4"'))
+    findings = json.loads(_timed("check", "--format", "json", "big", cwd=tmp_path, limit=40).stdout)["findings"]
+    assert any("1000 nodes of 65536 CPUs are more than numalint simulates" in f["message"] for f in findings)
+    million = tmp_path / "million"
+    million.mkdir()
+    (million / "t.yaml").write_text(_topology(1, 1_000_000))
+    findings = json.loads(_timed("check", "--format", "json", "million", cwd=tmp_path).stdout)["findings"]
+    assert any("beyond any machine" in f["message"] for f in findings)
+
