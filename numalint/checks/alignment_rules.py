@@ -15,7 +15,7 @@ from numalint.findings import Finding, Fix
 from numalint.k8s.cpuset import format_cpuset
 from numalint.k8s.quantity import format_bytes
 from numalint.model.run import Run
-from numalint.simulation.simulate import UNSCHEDULABLE, PodRun, PoolRun, simulate
+from numalint.simulation.simulate import MAX_SIMULATED_NUMA_NODES, UNSCHEDULABLE, PodRun, PoolRun, simulate
 
 MAX_FIX_SEARCHES = 25
 
@@ -248,6 +248,11 @@ def too_many_numa_nodes(run: Run) -> Iterator[Finding]:
         if isinstance(raw, str) and raw.isdigit():
             limit = max(int(raw), DEFAULT_MAX_NUMA_NODES)
         count = len(pool.topology.machine.numa_ids)
+        if limit >= count > MAX_SIMULATED_NUMA_NODES:  # the kubelet starts, but numalint cannot follow it
+            yield Finding("too-many-numa-nodes", f'topology "{pool.topology.name}" has {count} NUMA nodes: numalint '
+                          f"simulates at most {MAX_SIMULATED_NUMA_NODES}, so no pod of this pool is checked against "
+                          "it", pool.profile.file, pool.profile.span("topologyManagerPolicy"), pool.profile.ref,
+                          severity="warning")
         if count > limit:
             profile = pool.profile
             yield Finding(

@@ -67,7 +67,8 @@ def render_text(runs: list[PoolRun]) -> str:
         lines.append(f"pool {run.pool.name}: {len(run.nodes)} node(s); topology {s.topology_policy}/"
                      f"{s.topology_scope}, cpu {s.cpu_policy}, memory {s.memory_policy}  ({run.pool.why})")
         if run.start_error:
-            lines.append(f"  the kubelet does not start: {run.start_error}")
+            not_simulated = run.start_error.startswith("not simulated:")  # numalint's limit, not the kubelet's
+            lines.append(f"  {'' if not_simulated else 'the kubelet does not start: '}{run.start_error}")
             continue
         for node in run.nodes:
             lines.append(f"  node {node.name}")

@@ -377,3 +377,17 @@ def test_huge_topologies_get_findings_quickly(tmp_path: Path) -> None:
     findings = json.loads(_timed("check", "--format", "json", "million", cwd=tmp_path).stdout)["findings"]
     assert any("beyond any machine" in f["message"] for f in findings)
 
+
+def test_more_numa_nodes_than_numalint_simulates_is_a_finding(tmp_path: Path) -> None:
+    (tmp_path / "kubelet.yaml").write_text(
+        KUBELET + "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\ntopologyManagerPolicy: best-effort\n"
+        "topologyManagerPolicyOptions: {max-allowable-numa-nodes: \"32\"}\n")
+    (tmp_path / "topology.yaml").write_text(_topology(20, 2))
+    (tmp_path / "pod.yaml").write_text(_pod('"1"'))
+    result = _timed("check", "--format", "json", ".", cwd=tmp_path)
+    findings = json.loads(result.stdout)["findings"]
+    assert result.returncode == 1
+    assert [(f["rule"], f["severity"]) for f in findings] == [("too-many-numa-nodes", "warning")]
+    assert "numalint simulates at most 16" in findings[0]["message"]
+    simulated = _timed("simulate", ".", cwd=tmp_path).stdout
+    assert "  not simulated: 20 NUMA nodes" in simulated and "the kubelet does not start" not in simulated
