@@ -8,6 +8,7 @@ from pathlib import Path
 
 from numalint.alignment.machine import CPU, Device, Machine, NUMANode
 from numalint.k8s.cpuset import CPUSetError, parse_cpuset
+from numalint.output.escape import escape_text
 from numalint.topology.safe_read import FileTooLarge, read_capped
 from numalint.views.topology import MAX_COUNT, NIC
 
@@ -21,6 +22,9 @@ _HUGEPAGE_DIR = re.compile(r"hugepages-([0-9]{1,12})kB", re.ASCII)
 
 class CaptureError(Exception):
     """The sysfs tree lacks what a topology needs, or holds what no kernel writes."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(escape_text(message))  # file names and values in it come from the input
 
 
 def _read(path: Path) -> str | None:

@@ -8,6 +8,7 @@ import re
 from numalint.alignment.machine import CPU, Machine, NUMANode
 from numalint.findings import Finding
 from numalint.k8s.cpuset import MAX_CPU_ID
+from numalint.output.escape import escape_text
 from numalint.reading.locate import get
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import YamlError, YMap, load_all
@@ -17,6 +18,9 @@ from numalint.views.nrt import machine_from_nrt
 
 class ImportFormatError(Exception):
     """The file is none of the formats ``topology import`` reads, or describes what numalint cannot model."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(escape_text(message))  # file names and values in it come from the input
 
 
 _NUMBER = re.compile(r"[0-9]{1,18}", re.ASCII)  # numactl and lscpu print ASCII digits: '²' or '٣' is not a number
