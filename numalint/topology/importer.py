@@ -32,6 +32,13 @@ def _number(text: str, what: str) -> int:
     return int(text)
 
 
+def _cpu(text: str, what: str) -> int:
+    cpu = _number(text, what)
+    if cpu > MAX_CPU_ID:  # at once: a million CPU ids are refused before a million CPU objects exist
+        raise ImportFormatError(f"CPU {cpu}: numalint supports CPU ids 0-{MAX_CPU_ID}")
+    return cpu
+
+
 def _machine(machine: Machine) -> Machine:
     """Refuse early what the NodeTopology schema refuses, before writing a document for a million CPUs."""
     bad = [n.id for n in machine.numa_nodes if not 0 <= n.id <= 63]
@@ -90,7 +97,7 @@ def _from_numactl(text: str) -> Machine:
         if len(parts) >= 3 and parts[0] == "node" and parts[2] in ("cpus:", "size:"):
             node = _number(parts[1], f"{where} NUMA node")
             if parts[2] == "cpus:":
-                cpus_of[node] = [_number(p, f"{where} CPU") for p in parts[3:]]
+                cpus_of[node] = [_cpu(p, f"{where} CPU") for p in parts[3:]]
             elif len(parts) >= 5:
                 size_of[node] = _number(parts[3], f"{where} size") * 2**20
         elif line.startswith("node distances:"):
@@ -134,6 +141,7 @@ def _from_lscpu(text: str) -> Machine:
         cpu = field(row, "CPU")
         if cpu is None:
             continue
+        _cpu(str(cpu), "CPU")
         core, socket, node = field(row, "CORE"), field(row, "SOCKET") or 0, field(row, "NODE") or 0
         core = cpu if core is None else core
         cores.setdefault(core, []).append(cpu)
