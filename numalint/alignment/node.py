@@ -344,6 +344,11 @@ def settings_problems(settings: KubeletSettings, numa_ids: Sequence[int] | None 
             for n, v in settings.topology_options.items()])
         if topology_ok:
             attempt(lambda: TopologyManager.build(settings.topology_policy, [0], None, {}, settings.topology_scope))
+            limit = TopologyOptions.parse(settings.topology_options, maturity.get("topology"),
+                                          stages.get("topology", ALL_STAGES)).max_numa_nodes
+            if numa_ids is not None and len(numa_ids) > limit:  # NewManager (topology_manager.go)
+                problems.append(StartProblem("topologyManagerPolicy", None, "too-many-numa-nodes",
+                                             f"unsupported on machines with more than {limit} NUMA Nodes"))
     if settings.cpu_policy == "none" and settings.cpu_options and settings.cpu_options_allowed:
         problems.append(StartProblem(  # cpumanager.NewManager -> NewNonePolicy (policy_none.go)
             CPU_OPTIONS_FIELD, None, "none-policy-options",

@@ -9,7 +9,6 @@ from dataclasses import replace
 from numalint.alignment.cpu_static import StaticPolicy
 from numalint.alignment.cputopo import CPUTopology
 from numalint.alignment.machine import Machine
-from numalint.alignment.merge import DEFAULT_MAX_NUMA_NODES
 from numalint.alignment.node import (
     Admission,
     ContainerSpec,
@@ -18,6 +17,7 @@ from numalint.alignment.node import (
     PodSpec,
     StartError,
     effective_requests,
+    settings_problems,
 )
 from numalint.analysis import Analysis
 from numalint.checks.registry import check
@@ -27,7 +27,7 @@ from numalint.k8s.quantity import format_bytes
 from numalint.model.pools import Pool
 from numalint.reading.locate import locate
 from numalint.reading.yamlpos import Span
-from numalint.simulation.simulate import UNSCHEDULABLE, PodRun, PoolRun
+from numalint.simulation.simulate import MAX_SIMULATED_NUMA_NODES, UNSCHEDULABLE, PodRun, PoolRun
 from numalint.views.kubelet import KubeletProfile
 
 MAX_FIX_SEARCHES = 25
@@ -268,21 +268,24 @@ def _describe(resource: str, amount: int, best: int) -> str:
 
 @check("too-many-numa-nodes")
 def too_many_numa_nodes(analysis: Analysis) -> Iterator[Hit]:
-    for pool in analysis.pools:
-        if pool.topology is None or pool.profile is None or pool.profile.topology_policy == "none":
+    """The Topology Manager's NUMA node limit (from the core), and pools too large for numalint to simulate."""
+    for pool_run in analysis.pool_runs:
+        pool, profile = pool_run.pool, pool_run.pool.profile
+        if pool.topology is None or profile is None or pool_run.settings.topology_policy == "none":
             continue
-        limit = DEFAULT_MAX_NUMA_NODES
-        raw = pool.profile.topology_options.get("max-allowable-numa-nodes")
-        if isinstance(raw, str) and raw.isdigit():
-            limit = max(int(raw), DEFAULT_MAX_NUMA_NODES)
-        count = len(pool.topology.machine.numa_ids)
-        if count > limit:
-            profile = pool.profile
+        count = len(pool_run.machine.numa_ids)
+        refused = [p for p in settings_problems(pool_run.settings, pool_run.machine.numa_ids)
+                   if p.reason == "too-many-numa-nodes"]
+        if refused:
             yield Hit(f'topology "{pool.topology.name}" has {count} NUMA nodes and topologyManagerPolicy is '
-                f'"{profile.topology_policy}": the kubelet refuses to start (unsupported on machines with more '
-                f"than {limit} NUMA Nodes)", profile.file, profile.span("topologyManagerPolicy"), profile.ref,
-                Fix(f'add topologyManagerPolicyOptions: {{max-allowable-numa-nodes: "{count}"}} (Kubernetes 1.31+; '
-                    "expect slower admission) or use topologyManagerPolicy: none"))
+                      f'"{profile.topology_policy}": the kubelet refuses to start ({refused[0].message})',
+                      profile.file, profile.span("topologyManagerPolicy"), profile.ref,
+                      Fix(f'add topologyManagerPolicyOptions: {{max-allowable-numa-nodes: "{count}"}} (Kubernetes '
+                          "1.31+; expect slower admission) or use topologyManagerPolicy: none"))
+        elif count > MAX_SIMULATED_NUMA_NODES:  # the kubelet starts, but numalint cannot follow it
+            yield Hit(f'topology "{pool.topology.name}" has {count} NUMA nodes: numalint simulates at most '
+                      f"{MAX_SIMULATED_NUMA_NODES}, so no pod of this pool is checked against it", profile.file,
+                      profile.span("topologyManagerPolicy"), profile.ref, severity="warning")
 
 
 @check("numa-imbalance")

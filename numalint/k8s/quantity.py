@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 
@@ -12,33 +13,64 @@ _DECIMAL = {
     "P": Fraction(10**15), "E": Fraction(10**18),
 }
 _QUANTITY_RE = re.compile(
-    r"^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)|[eE]([+-]?[0-9]+))?$"
+    r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)|[eE]([+-]?[0-9]{1,18}))?", re.ASCII
 )
+MAX_QUANTITY = 2**63 - 1  # resource.Quantity caps at the largest int64; numalint reports beyond it
+_NANO = 10**9
+_SIGNIFICANT = 64  # digits kept: values are below 10**20 and the largest suffix is 2**60, so nano-exact
 
 
 class QuantityError(ValueError):
-    """The text is not a Kubernetes quantity."""
+    """The text is not a Kubernetes quantity, or one out of range."""
+
+
+def _shown(value: object) -> str:
+    """A short description of a value for a message: never a huge repr (or a 4,300+-digit str())."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"a {value.bit_length()}-bit integer"
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:30]}...' ({len(str(value))} characters)"
 
 
 def parse_quantity(value: object) -> Fraction:
-    """Parse a quantity given as YAML string, int or float; raise QuantityError."""
+    """Parse a quantity given as YAML string, int or float like resource.ParseQuantity: in time bounded by the
+    text's length, rounded up to a nanounit; raise QuantityError when malformed, non-finite or beyond 2^63-1."""
     if isinstance(value, bool) or value is None:
         raise QuantityError(f"{value!r} is not a quantity")
     if isinstance(value, int):
+        if abs(value) > MAX_QUANTITY:
+            raise QuantityError(f"{_shown(value)} is out of range (at most 2^63-1)")
         return Fraction(value)
     if isinstance(value, float):
-        return Fraction(str(value))
+        if not math.isfinite(value):
+            raise QuantityError(f"{value} is not a finite number")
+        value = repr(value)
     if not isinstance(value, str):
-        raise QuantityError(f"{value!r} is not a quantity")
-    match = _QUANTITY_RE.match(value.strip())
-    if not match:
-        raise QuantityError(f"{value!r} is not a quantity")
-    sign, number, suffix, exponent = match.groups()
-    amount = Fraction(number)
-    if exponent is not None:
-        amount *= Fraction(10) ** int(exponent)
-    elif suffix:
-        amount *= _BINARY.get(suffix) or _DECIMAL[suffix]
+        raise QuantityError(f"{_shown(value)} is not a quantity")
+    match = _QUANTITY_RE.fullmatch(value.strip())
+    if not match or not (match.group(2) or match.group(3)):
+        raise QuantityError(f"{_shown(value)} is not a quantity")
+    sign, whole, fraction, suffix, exponent = match.groups()
+    fraction = fraction or ""
+    digits = (whole + fraction).lstrip("0")
+    if not digits:
+        return Fraction(0)
+    power = int(exponent) if exponent is not None else 0
+    multiplier: Fraction | int = _BINARY.get(suffix or "") or _DECIMAL[suffix or ""]
+    order = len(digits) - len(fraction) + power  # the value (before the suffix) is below 10**order
+    if order > 20:
+        raise QuantityError(f"{_shown(value)} is out of range (at most 2^63-1)")
+    if order < -40:  # below a nanounit even times 2**60: the API server rounds it up to 1n
+        nano = 1
+    else:
+        kept = digits[:_SIGNIFICANT]
+        exact = Fraction(int(kept)) * Fraction(10) ** (order - len(kept)) * multiplier * _NANO
+        nano = math.ceil(exact)
+        if nano == exact and digits[len(kept):].strip("0"):
+            nano += 1  # a non-zero digit beyond those kept: round up as Kubernetes does
+    amount = Fraction(nano, _NANO)
+    if amount > MAX_QUANTITY:
+        raise QuantityError(f"{_shown(value)} is out of range (at most 2^63-1)")
     return -amount if sign == "-" else amount
 
 

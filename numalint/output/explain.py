@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from numalint.catalogue import Rule
+from numalint.output.escape import escape_lines
 
 
 def render_rule(rule: Rule) -> str:
@@ -18,4 +19,4 @@ def render_rule(rule: Rule) -> str:
         parts += ["", f"{verdict}: {example.get('description', '')}".rstrip(": ")]
         for name, text in (example.get("files") or {}).items():
             parts += [f"  # {name}", textwrap.indent(str(text).rstrip("\n"), "  ")]
-    return "\n".join(parts)
+    return escape_lines("\n".join(parts))  # rule files may be edited by anyone: keep them inert too

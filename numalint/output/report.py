@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from typing import Any
 
 from numalint import __version__
 from numalint.catalogue import Rule, catalogue
 from numalint.findings import Finding
+from numalint.output.escape import escape_text, escape_workflow, path_uri, safe_line_start
 
 JSON_FORMAT_VERSION = 1
 _COLOURS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
@@ -22,22 +24,25 @@ def summary(findings: list[Finding], files: int) -> dict[str, Any]:
 
 
 def render_text(findings: list[Finding], files: int, colour: bool) -> str:
+    """One line per finding (plus its fix); text from the checked files is escaped, numalint's colours are not."""
     lines = []
     for f in findings:
         severity = f.severity or "error"
+        file, message = safe_line_start(f.file), escape_text(f.message)
         if colour:
-            head = f"{_BOLD}{f.file}:{f.span.line}:{f.span.col}:{_RESET} {_COLOURS[severity]}{severity}{_RESET}"
+            head = f"{_BOLD}{file}:{f.span.line}:{f.span.col}:{_RESET} {_COLOURS[severity]}{severity}{_RESET}"
             slug = f"{_DIM}[{f.rule}]{_RESET}"
         else:
-            head, slug = f"{f.file}:{f.span.line}:{f.span.col}: {severity}", f"[{f.rule}]"
-        cluster = f" (cluster {f.cluster})" if f.cluster else ""
+            head, slug = f"{file}:{f.span.line}:{f.span.col}: {severity}", f"[{f.rule}]"
+        cluster = f" (cluster {escape_text(f.cluster)})" if f.cluster else ""
         if f.stream:
             cluster += " (line and column in the helm stream on stdin)"
-        lines.append(f"{head} {slug} {f.message}{cluster}")
+        lines.append(f"{head} {slug} {message}{cluster}")
         for related in f.related:
-            lines.append(f"  related: {related.file}:{related.span.line}:{related.span.col}: {related.message}")
+            lines.append(f"  related: {escape_text(related.file)}:{related.span.line}:{related.span.col}: "
+                         f"{escape_text(related.message)}")
         if f.fix is not None:
-            lines.append(f"  fix: {f.fix.description}")
+            lines.append(f"  fix: {escape_text(f.fix.description)}")
     s = summary(findings, files)
     lines.append(f"{s['files']} file(s) checked: {s['error']} error(s), {s['warning']} warning(s), "
                  f"{s['info']} info")
@@ -91,7 +96,7 @@ def render_sarif(findings: list[Finding], files: int) -> str:
             "ruleId": f.rule, "level": _SARIF_LEVEL[f.severity or "error"],
             "message": {"text": f.message + (f"\nFix: {f.fix.description}" if f.fix else "")},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": f.file.replace("\\", "/").removeprefix("./")},
+                "artifactLocation": {"uri": path_uri(f.file, os.sep)},
                 "region": {"startLine": f.span.line, "startColumn": f.span.col,
                            "endLine": f.span.end_line, "endColumn": max(f.span.end_col, 1)}}}],
         }
@@ -114,21 +119,14 @@ def render_sarif(findings: list[Finding], files: int) -> str:
     return json.dumps(log, indent=2) + "\n"
 
 
-def _escape(text: str, property_value: bool = False) -> str:
-    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    if property_value:
-        text = text.replace(":", "%3A").replace(",", "%2C")
-    return text
-
-
 def render_github(findings: list[Finding], files: int) -> str:
     level = {"error": "error", "warning": "warning", "info": "notice"}
     lines = []
     for f in findings:
         message = f.message + (f" Fix: {f.fix.description}" if f.fix else "")
-        lines.append(f"::{level[f.severity or 'error']} file={_escape(f.file, True)},line={f.span.line},"
+        lines.append(f"::{level[f.severity or 'error']} file={escape_workflow(f.file, True)},line={f.span.line},"
                      f"col={f.span.col},endLine={f.span.end_line},endColumn={f.span.end_col},"
-                     f"title={_escape('numalint ' + f.rule, True)}::{_escape(message)}")
+                     f"title={escape_workflow('numalint ' + f.rule, True)}::{escape_workflow(message)}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

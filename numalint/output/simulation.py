@@ -7,6 +7,7 @@ from typing import Any
 
 from numalint.k8s.cpuset import format_cpuset
 from numalint.k8s.quantity import format_bytes
+from numalint.output.escape import escape_text
 from numalint.simulation.simulate import PoolRun
 
 BAR = 20
@@ -66,7 +67,8 @@ def render_text(runs: list[PoolRun]) -> str:
         lines.append(f"pool {run.pool.name}: {len(run.nodes)} node(s); topology {s.topology_policy}/"
                      f"{s.topology_scope}, cpu {s.cpu_policy}, memory {s.memory_policy}  ({run.pool.why})")
         if run.start_error:
-            lines.append(f"  the kubelet does not start: {run.start_error}")
+            not_simulated = run.start_error.startswith("not simulated:")  # numalint's limit, not the kubelet's
+            lines.append(f"  {'' if not_simulated else 'the kubelet does not start: '}{run.start_error}")
             continue
         for node in run.nodes:
             lines.append(f"  node {node.name}")
@@ -90,4 +92,4 @@ def render_text(runs: list[PoolRun]) -> str:
                 lines.append(f"  admitted  {pod.name} -> {pod.node} {where}" + (f"  ({cpus})" if cpus else ""))
             else:
                 lines.append(f"  REJECTED  {pod.name} -> {pod.node or '-'}: {admission.reason}: {admission.message}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(escape_text(line) for line in lines) + "\n"  # names and messages come from the inputs

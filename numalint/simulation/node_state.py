@@ -9,6 +9,7 @@ the simulation answers "will this new pod be admitted on that node now".
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,9 +17,11 @@ from typing import Any
 from numalint.alignment.memory_static import Block, MemoryTable, NodeState
 from numalint.alignment.node import Node
 from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
+from numalint.topology.safe_read import read_capped
 
 CPU_FILE = "cpu_manager_state"
 MEMORY_FILE = "memory_manager_state"
+MAX_CHECKPOINT = 4 << 20  # a node with 64 NUMA nodes and thousands of containers writes well under 1 MiB
 
 
 @dataclass
@@ -45,10 +48,10 @@ def read_state(directory: str) -> NodeStateFiles:
         setattr(state, f"{attr}_path", str(path))
         if not path.exists():
             continue
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-            state.problems.append(StateProblem(str(path), f"cannot read the checkpoint: {err}",
+        try:  # a FIFO or /dev/zero in its place is refused, not waited for or read forever
+            data = json.loads(read_capped(path, MAX_CHECKPOINT).decode("utf-8"))
+        except (OSError, ValueError, RecursionError) as err:  # ValueError: also UTF-8, JSON, 4,300+-digit numbers
+            state.problems.append(StateProblem(str(path), f"cannot read the checkpoint: {str(err)[:200]}",
                                                "copy the file again from /var/lib/kubelet"))
             continue
         if not isinstance(data, dict):
@@ -131,15 +134,17 @@ def _apply_memory(node: Node, data: dict[str, Any], path: str) -> list[StateProb
     loaded: dict[int, NodeState] = {}
     try:
         for key, raw in machine.items():
-            tables = {r: MemoryTable(int(t["total"]), int(t["systemReserved"]), int(t["allocatable"]),
-                                     int(t["reserved"]), int(t["free"])) for r, t in raw["memoryMap"].items()}
-            cells = raw.get("cells", raw.get("nodes", [int(key)]))
-            loaded[int(key)] = NodeState(int(raw.get("numberOfAssignments", 0)), [int(c) for c in cells], tables)
-        blocks = {(str(pod), str(ctr)): [Block([int(n) for n in b["numaAffinity"]], str(b["type"]), int(b["size"]))
+            tables = {r: MemoryTable(_uint(t["total"]), _uint(t["systemReserved"]), _uint(t["allocatable"]),
+                                     _uint(t["reserved"]), _uint(t["free"])) for r, t in raw["memoryMap"].items()}
+            numa = _uint(int(key) if isinstance(key, str) and _KEY.fullmatch(key) else key)
+            cells = raw.get("cells", raw.get("nodes", [numa]))
+            loaded[numa] = NodeState(_uint(raw.get("numberOfAssignments", 0)), [_uint(c) for c in cells], tables)
+        blocks = {(str(pod), str(ctr)): [Block([_uint(n) for n in b["numaAffinity"]], str(b["type"]), _uint(b["size"]))
                                          for b in bs]
                   for pod, ctrs in (data.get("entries") or {}).items() for ctr, bs in ctrs.items()}
-    except (KeyError, TypeError, ValueError, AttributeError) as err:
-        return [StateProblem(path, f"unreadable machine state in the checkpoint: {err}", "copy the file again")]
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as err:  # OverflowError: int(1e999)
+        return [StateProblem(path, f"unreadable machine state in the checkpoint: {str(err)[:200]}",
+                             "copy the file again")]
     for numa, state in expected.nodes.items():
         if not all(_same_totals(loaded.get(numa), r, t) for r, t in state.memory.items()):
             return [StateProblem(path, "[memorymanager] the expected machine state is different from the real one "
@@ -149,6 +154,17 @@ def _apply_memory(node: Node, data: dict[str, Any], path: str) -> list[StateProb
     node.memory_state.nodes = loaded
     node.memory_state.blocks.update(blocks)
     return []
+
+
+_KEY = re.compile(r"[0-9]{1,9}", re.ASCII)
+
+
+def _uint(value: Any) -> int:
+    """A JSON number as Go's decoder reads it into a uint64: no strings, booleans, fractions or 1e999."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**64:
+        raise ValueError(f"{str(value)[:40]!r} is not an unsigned 64-bit number" if not isinstance(value, int)
+                         else "a number out of the unsigned 64-bit range")
+    return value
 
 
 def _same_totals(got: NodeState | None, resource: str, table: MemoryTable) -> bool:

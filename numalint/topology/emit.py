@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from numalint.alignment.machine import Machine
 from numalint.k8s.cpuset import format_cpuset
 from numalint.k8s.quantity import format_bytes
+from numalint.reading.sources import Document
+from numalint.reading.yamlpos import load_all
+from numalint.views.schema import validate_document
 
 
 def topology_document(name: str, machine: Machine, nics: list[Any] | None = None,
@@ -43,7 +47,7 @@ def topology_document(name: str, machine: Machine, nics: list[Any] | None = None
         for device in machine.devices:
             numa = "null" if device.numa is None else str(device.numa)
             ident = json.dumps(device.id)
-            lines.append(f"    - {{resource: {device.resource}, numaNode: {numa}, count: 1, id: {ident}}}")
+            lines.append(f"    - {{resource: {json.dumps(device.resource)}, numaNode: {numa}, count: 1, id: {ident}}}")
     if nics:
         lines.append("  nics:")
         for nic in nics:
@@ -54,5 +58,19 @@ def topology_document(name: str, machine: Machine, nics: list[Any] | None = None
     return "\n".join(lines) + "\n"
 
 
+_YAML11_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}  # booleans/null to Kubernetes' YAML
+
+
 def _s(text: str) -> str:
-    return text if text.replace("-", "").replace(".", "").isalnum() else json.dumps(text)
+    """``text`` plain when YAML 1.1 reads it back as that string, else JSON-quoted (``n`` would be false)."""
+    plain = re.fullmatch(r"[A-Za-z][A-Za-z0-9.-]*", text) and text.lower() not in _YAML11_WORDS
+    return text if plain else json.dumps(text)
+
+
+def schema_problems(document: str) -> list[str]:
+    """What numalint's own NodeTopology schema says about ``document`` (empty: ``check`` accepts it)."""
+
+    problems: list[str] = []
+    for root, span in load_all(document):
+        problems += [f.message for f in validate_document(Document("-", 0, root, span))]
+    return problems

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import re
 
+from numalint import catalogue as registry
 from numalint.alignment.machine import CPU, Device, Machine, NUMANode
 from numalint.findings import Finding, ObjectRef
+from numalint.k8s.cpuset import MAX_CPU_ID
 from numalint.k8s.quantity import try_quantity
-from numalint.reading.locate import as_list, get
+from numalint.reading.locate import as_list, get, locate
 from numalint.reading.sources import Document
 from numalint.views.topology import MAX_COUNT, TopologyView
 
-_ZONE_RE = re.compile(r"^node-(\d+)$")
+_ZONE_RE = re.compile(r"node-([0-9]+)", re.ASCII)
 # the deprecated topologyPolicies field of NodeResourceTopology
 LEGACY_POLICIES = {
     "SingleNUMANodeContainerLevel": ("single-numa-node", "container"),
@@ -29,25 +31,39 @@ LEGACY_POLICIES = {
 }
 
 
+def _zone_problem(doc: Document, index: int, message: str) -> Finding:
+    return registry.finding("schema", f"zones.{index}: {message}", doc.file, locate(doc.root, ("zones", index, "name")))
+
+
 def machine_from_nrt(doc: Document, findings: list[Finding]) -> TopologyView | None:
-    zones = [z for z in as_list(get(doc.root, ("zones",))) if isinstance(z, dict)]
+    """The machine of an NRT object; zones numalint cannot model (ids beyond 63, repeated ids, CPUs beyond
+    MAX_CPU_ID) are findings, not silently dropped."""
     numa_zones = []
-    for index, zone in enumerate(zones):
-        if zone.get("type", "Node") != "Node":
+    seen: set[int] = set()
+    ignored: list[tuple[int, str]] = []
+    for index, zone in enumerate(as_list(get(doc.root, ("zones",)))):
+        if not isinstance(zone, dict) or zone.get("type", "Node") != "Node":
             continue
-        match = _ZONE_RE.match(str(zone.get("name", "")))
-        numa = int(match.group(1)) if match else index
-        if 0 <= numa <= 63:
-            numa_zones.append((numa, zone))
+        match = _ZONE_RE.fullmatch(str(zone.get("name", "")))
+        numa = int(match.group(1)) if match and len(match.group(1)) <= 9 else index
+        if not 0 <= numa <= 63 or numa in seen:
+            ignored.append((index, str(zone.get("name", ""))[:40]))
+            continue
+        seen.add(numa)
+        numa_zones.append((numa, zone, index))
+    if ignored:
+        names = ", ".join(repr(name) for _, name in ignored[:3]) + (", ..." if len(ignored) > 3 else "")
+        findings.append(_zone_problem(doc, ignored[0][0], f"{len(ignored)} NUMA zone(s) ignored ({names}): numalint "
+                                      "supports NUMA ids 0-63, each once, as in its NodeTopology schema"))
     if not numa_zones:
         return None
     numa_zones.sort(key=lambda item: item[0])
-    ids = [numa for numa, _ in numa_zones]
+    ids = [numa for numa, _, _ in numa_zones]
     nodes: list[NUMANode] = []
     cpus: dict[int, CPU] = {}
     devices: list[Device] = []
     next_cpu = 0
-    for numa, zone in numa_zones:
+    for numa, zone, index in numa_zones:
         memory = 0
         hugepages: dict[int, int] = {}
         for res in as_list(zone.get("resources")):
@@ -55,9 +71,13 @@ def machine_from_nrt(doc: Document, findings: list[Finding]) -> TopologyView | N
                 continue
             name = str(res.get("name", ""))
             capacity = try_quantity(res.get("capacity"))
-            if capacity is None:
+            if capacity is None or capacity < 0:
                 continue
             if name == "cpu":
+                if next_cpu + min(int(capacity), MAX_COUNT) > MAX_CPU_ID + 1:
+                    findings.append(_zone_problem(doc, index, f"its CPUs are ignored: more than {MAX_CPU_ID + 1} "
+                                                              "CPUs in all"))
+                    continue
                 for _ in range(min(int(capacity), MAX_COUNT)):
                     cpus[next_cpu] = CPU(next_cpu, next_cpu, 0, numa, 0)
                     next_cpu += 1
@@ -65,7 +85,7 @@ def machine_from_nrt(doc: Document, findings: list[Finding]) -> TopologyView | N
                 memory = int(capacity)
             elif name.startswith("hugepages-"):
                 page = try_quantity(name[len("hugepages-"):])
-                if page:
+                if page is not None and page > 0:
                     hugepages[int(page)] = int(capacity // page)
             elif "/" in name:
                 devices.extend(Device(name, f"{name}-{numa}-{n}", numa) for n in range(min(int(capacity), MAX_COUNT)))

@@ -7,25 +7,56 @@ known kind is validated; field names come straight from the schema JSON.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
+from numalint import catalogue as registry
 from numalint.data import data_dir
 from numalint.findings import SAFE, Edit, Finding, Fix
 from numalint.k8s.kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION, NODE_TOPOLOGY, SCHEMA_FILES
+from numalint.k8s.quantity import QuantityError, parse_quantity, try_quantity
 from numalint.reading.locate import Path, locate
 from numalint.reading.sources import Document
 
 KUBELET_SCHEMA = "kubelet-config.schema.json"
+QUANTITY_PATTERN = "^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$"
 
 
 @cache
 def load_schema(name: str) -> dict[str, Any]:
     with open(data_dir("schemas") / name, encoding="utf-8") as handle:
         result: dict[str, Any] = json.load(handle)
-    return result
+    return _mark_quantities(result)
+
+
+def _mark_quantities(node: Any) -> Any:
+    """Add ``format: quantity`` beside each quantity ``anyOf``: the pattern accepts ``1e999999999`` and the number
+    branch ``.nan``, so the value itself is parsed (in bounded time) to find what is out of range."""
+    if isinstance(node, dict):
+        for value in node.values():
+            _mark_quantities(value)
+        if any(isinstance(b, dict) and b.get("pattern") == QUANTITY_PATTERN for b in node.get("anyOf", ())):
+            node["format"] = "quantity"
+    elif isinstance(node, list):
+        for value in node:
+            _mark_quantities(value)
+    return node
+
+
+def _is_quantity(instance: Any) -> bool:
+    """Values of the wrong type or shape are the ``anyOf``'s to report; the others must parse."""
+    if isinstance(instance, str):
+        return _regex(QUANTITY_PATTERN).search(instance) is None or try_quantity(instance) is not None
+    return not isinstance(instance, (int, float)) or isinstance(instance, bool) or try_quantity(instance) is not None
+
+
+def _check_quantity(instance: Any) -> bool:
+    if not _is_quantity(instance):
+        parse_quantity(instance)  # raises the QuantityError jsonschema reports as the cause
+    return True
 
 
 @cache
@@ -35,9 +66,11 @@ def kubelet_field_names() -> frozenset[str]:
 
 @cache
 def _validator(name: str) -> Any:
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator, FormatChecker
 
-    return Draft202012Validator(load_schema(name))
+    checker = FormatChecker(formats=())
+    checker.checks("quantity", raises=QuantityError)(_check_quantity)
+    return Draft202012Validator(load_schema(name), format_checker=checker)
 
 
 def validate_document(doc: Document) -> Iterator[Finding]:
@@ -148,7 +181,7 @@ _ANNOTATIONS = frozenset({"description", "title", "$schema", "$id", "$defs", "de
 _KEYWORDS: dict[str, Any] = {
     "type": _type, "properties": _properties, "additionalProperties": _additional, "items": _items,
     "pattern": _pattern, "required": _required, "minimum": _minimum, "maximum": _maximum,
-    "minItems": _min_items,
+    "minItems": _min_items, "format": lambda i, v, s, r: v != "quantity" or _is_quantity(i),
     "enum": lambda i, v, s, r: i in v and all(type(i) is type(x) for x in v if x == i),
     "const": lambda i, v, s, r: i == v and type(i) is type(v),
     "anyOf": lambda i, v, s, r: any(conforms(i, sub, r) for sub in v),
@@ -167,7 +200,11 @@ def _validate(doc: Document, schema: str, instance: Any, base: Path) -> Iterator
             continue  # the type error already says it
         path = base + tuple(error.absolute_path)
         span = locate(doc.root, path)
-        yield Finding("schema", _describe(error, path, doc.kind), doc.file, span, fix=_retype(error, span))
+        yield registry.finding("schema", _describe(error, path, doc.kind), doc.file, span, fix=_retype(error, span))
+
+
+def _finite_number(value: Any) -> bool:
+    return isinstance(value, int) or isinstance(value, float) and math.isfinite(value)
 
 
 def _retype(error: Any, span: Any) -> Fix | None:
@@ -177,7 +214,7 @@ def _retype(error: Any, span: Any) -> Fix | None:
     value, expected = error.instance, error.validator_value
     if expected == "string" and isinstance(value, bool):
         text = '"true"' if value else '"false"'
-    elif expected == "string" and isinstance(value, (int, float)):
+    elif expected == "string" and _finite_number(value):
         text = f'"{value}"'
     elif expected == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
         text = value.lower()
@@ -190,6 +227,8 @@ def _describe(error: Any, path: Path, kind: str) -> str:
     where = ".".join(str(p) for p in path) or "document"
     value = error.instance
     shown = describe_value(value)
+    if error.validator == "format" and error.validator_value == "quantity":
+        return f"{where}: not a usable Kubernetes quantity: {error.cause}"
     if error.validator == "type":
         expected = error.validator_value
         if isinstance(expected, str):
@@ -197,7 +236,7 @@ def _describe(error: Any, path: Path, kind: str) -> str:
         hint = ""
         if expected == "string" and isinstance(value, bool):
             hint = f'; YAML reads unquoted {str(value).lower()} as a boolean, quote it: "{str(value).lower()}"'
-        elif expected == "string" and isinstance(value, (int, float)):
+        elif expected == "string" and _finite_number(value):
             hint = f'; quote it: "{value}"'
         elif expected == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
             hint = f"; write it unquoted: {value.lower()}"

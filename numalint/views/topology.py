@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from numalint import catalogue as registry
 from numalint.alignment.machine import CPU, Device, Machine, NUMANode
 from numalint.findings import Finding, ObjectRef
-from numalint.k8s.cpuset import CPUSetError, parse_cpuset
+from numalint.k8s.cpuset import MAX_CPU_ID, CPUSetError, parse_cpuset
 from numalint.k8s.quantity import try_quantity
 from numalint.reading.locate import as_list, get, locate
 from numalint.reading.sources import Document
@@ -55,6 +56,7 @@ class TopologyView:
 
 MAX_COUNT = 4096  # devices per entry, VFs per PF, CPUs per NRT zone: hostile numbers must not hang a run
 MAX_POOL_NODES = 1000
+MAX_POOL_CPUS = 2**17  # CPUs of all simulated nodes of a pool (1,000 x 128); 1,000 x 65,536 CPUs needed 5 GB
 
 
 def _int(value: Any, default: int | None = None) -> int | None:
@@ -81,12 +83,20 @@ def _node_topology(doc: Document, findings: list[Finding]) -> TopologyView | Non
     nodes: list[NUMANode] = []
     cpus: dict[int, CPU] = {}
     devices: list[Device] = []
+    seen: set[int] = set()
     for index, raw in enumerate(spec["numaNodes"]):
         if not isinstance(raw, dict):
             continue
         numa = _int(raw.get("id"), index)
         if numa is None or not 0 <= numa <= 63:
             continue  # the schema rule reports ids outside 0-63
+        if numa in seen:  # else 5,000 entries of ids 0-63 would be 5,000 NUMA nodes
+            findings.append(registry.finding(
+                "schema", f"spec.numaNodes.{index}: NUMA node id {numa} is declared twice; this entry is ignored",
+                doc.file,
+                                    locate(doc.root, ("spec", "numaNodes", index, "id"))))
+            continue
+        seen.add(numa)
         socket = _int(raw.get("socket"), numa // per_socket)
         assert socket is not None
         hugepages: dict[int, int] = {}
@@ -123,12 +133,24 @@ def _node_topology(doc: Document, findings: list[Finding]) -> TopologyView | Non
     pool: dict[str, Any] = spec["pool"] if isinstance(spec.get("pool"), dict) else {}
     labels: dict[str, Any] = pool["nodeSelector"] if isinstance(pool.get("nodeSelector"), dict) else {}
     name = get(doc.root, ("metadata", "name"))
+    count = min(max(_int(pool.get("nodes"), 1) or 1, 1), MAX_POOL_NODES)
+    if count * max(len(cpus), 1) > MAX_POOL_CPUS:
+        count = max(1, MAX_POOL_CPUS // len(cpus))
+        findings.append(registry.finding(
+            "schema", f"spec.pool.nodes: {pool.get('nodes')} nodes of {len(cpus)} CPUs are more "
+                                          f"than numalint simulates ({MAX_POOL_CPUS} CPUs in all); {count} are "
+                                          "simulated", doc.file, locate(doc.root, ("spec", "pool", "nodes")),
+                                severity="warning"))
     return TopologyView(
         doc=doc, ref=ObjectRef(doc.api_version, doc.kind, str(name) if name else "<unnamed>"),
         machine=Machine(nodes, cpus, devices),
         node_labels={str(k): "" if v is None else str(v) for k, v in labels.items()},
-        nodes=min(max(_int(pool.get("nodes"), 1) or 1, 1), MAX_POOL_NODES),
+        nodes=count,
         kubelet_config=str(pool["kubeletConfig"]) if pool.get("kubeletConfig") else None, nics=nics)
+
+
+def _sample(ids: list[int]) -> str:
+    return str(ids) if len(ids) <= 4 else f"[{ids[0]}, {ids[1]}, ... {ids[-1]}] ({len(ids)} ids)"
 
 
 def _cores(raw: dict[str, Any], threads: int, doc: Document, path: tuple[Any, ...],
@@ -147,7 +169,13 @@ def _cores(raw: dict[str, Any], threads: int, doc: Document, path: tuple[Any, ..
                 except CPUSetError:
                     continue
             elif isinstance(core, list):
-                groups.append((sorted(int(c) for c in core if _int(c) is not None), l3))
+                ids = [c for c in core if _int(c) is not None]
+                if any(not 0 <= c <= MAX_CPU_ID for c in ids):
+                    findings.append(registry.finding("schema", f"cores: CPU ids are at most {MAX_CPU_ID}; the core "
+                                                      f"{_sample(ids)} is ignored", doc.file,
+                                            locate(doc.root, path + ("cores",))))
+                    continue
+                groups.append((sorted(ids), l3))
         return [g for g in groups if g[0]]
     text = raw.get("cpus")
     if not isinstance(text, str):
@@ -155,7 +183,7 @@ def _cores(raw: dict[str, Any], threads: int, doc: Document, path: tuple[Any, ..
     try:
         ordered = sorted(parse_cpuset(text))
     except CPUSetError as err:
-        findings.append(Finding("schema", f"cpus: {err}", doc.file, locate(doc.root, path + ("cpus",))))
+        findings.append(registry.finding("schema", f"cpus: {err}", doc.file, locate(doc.root, path + ("cpus",))))
         return []
     if threads <= 1 or len(ordered) % threads:
         return [([c], None) for c in ordered]
