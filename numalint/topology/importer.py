@@ -31,7 +31,7 @@ def import_topology(text: str, name: str) -> str:
             raise ImportFormatError(f"not readable YAML: {err.message} (line {err.line})") from None
         for root, span in docs:
             if isinstance(root, YMap) and root.get("kind") == "NodeResourceTopology":
-                view = machine_from_nrt(Document("-", 0, root, span), [])
+                view = machine_from_nrt(Document("-", 0, root, span), [], hardware=True)
                 if view is None:
                     raise ImportFormatError("the NodeResourceTopology has no NUMA zones")
                 return topology_document(str(get(root, ("metadata", "name")) or name), view.machine, comments=[
