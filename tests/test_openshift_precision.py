@@ -62,6 +62,43 @@ spec:
 {extra}"""
 
 
+# --- unknown fields in the custom resources ---------------------------------------------------------
+
+def test_unknown_fields_of_a_profile_a_kubeletconfig_and_a_topology(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "profile.yaml": profile("cnf", cpu='reserved: "0-1"\n    isolated: "2-7"\n    offline: "8-15"',
+                                extra="  additionalKernelArg: [nosmt]\n"),
+        "kc.yaml": """apiVersion: machineconfiguration.openshift.io/v1
+kind: KubeletConfig
+metadata: {name: k}
+spec:
+  machineConfigPoolSelectors:
+    matchLabels: {pools.operator.machineconfiguration.openshift.io/worker: ""}
+  autoSizingReserved: true
+  kubeletConfig: {maxPods: 300}
+""",
+        "topology.yaml": """apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata: {name: t}
+spec:
+  socket: 1
+  numaNodes:
+    - {id: 0, memory: 64Gi, cpus: "0-15", hugepages: {1Gi: 4}}
+"""})
+    result = run("check", "--format", "json", "--fail-on", "never", str(tmp_path))
+    found = [f for f in result.json()["findings"] if f["rule"] in ("unknown-field", "schema")]
+    assert {f["rule"] for f in found} == {"unknown-field"}
+    assert where(found) == ["kc.yaml:5:3", "profile.yaml:10:3", "profile.yaml:8:5", "topology.yaml:5:3"]
+    suggestions = sorted(f["fix"]["description"] for f in found)
+    assert suggestions == ['rename "additionalKernelArg" to "additionalKernelArgs"',
+                           'rename "machineConfigPoolSelectors" to "machineConfigPoolSelector"',
+                           'rename "offline" to "offlined"', 'rename "socket" to "sockets"']
+    fixed = run("fix", str(tmp_path))
+    assert fixed.exit_code in (0, 1)
+    assert "offlined: " in (tmp_path / "profile.yaml").read_text()
+    assert findings(tmp_path, "unknown-field") == []
+
+
 # --- NodeResourceTopology allocatable / available ----------------------------------------------------
 
 NRT = """apiVersion: topology.node.k8s.io/v1alpha2
