@@ -30,7 +30,7 @@ from numalint.reading.sources import Document, Source, discover, read_source
 from numalint.reading.yamlpos import Span
 from numalint.views.kubelet import kubelet_profile
 from numalint.views.nrt import machine_from_nrt
-from numalint.views.performance import render
+from numalint.views.performance import embedded_profiles, render
 from numalint.views.topology import topology_from_document
 from numalint.views.workloads import pod_view
 
@@ -70,6 +70,7 @@ def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
     source = read_source(path, (texts or {}).get(path))
     result = FileResult(source=source)
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
+    known += [e for d in source.documents for e in embedded_profiles(d, source.text)]  # HyperShift ConfigMaps
     source.documents = []  # the views keep what they need; trees are not sent between processes
     source.text = None
     for doc in known:
