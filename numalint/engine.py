@@ -34,7 +34,7 @@ from numalint.reading.yamlpos import Span
 from numalint.views.kubelet import kubelet_profile
 from numalint.views.kubevirt import vm_view
 from numalint.views.nrt import machine_from_nrt
-from numalint.views.performance import render
+from numalint.views.performance import embedded_profiles, render
 from numalint.views.topology import topology_from_document
 from numalint.views.workloads import pod_view
 
@@ -43,6 +43,8 @@ TEMPLATE_MESSAGES = {
     "helm": "file is a Helm/Go template ({{ ... }}); render it first, e.g. `helm template . | numalint check -`",
     "envsubst": "file is an envsubst template (${VAR} placeholders in values); render it first, e.g. "
                 "`envsubst < FILE | numalint check -`",
+    "patch": "file is a strategic-merge patch ($patch directives), not a whole object; check the build output "
+             "instead, e.g. `kustomize build DIR | numalint check -`",
     "": "file is a template; render it first",
 }
 DISABLE_ANNOTATION = "numalint.io/disable"
@@ -81,6 +83,7 @@ def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
     source = read_source(path, (texts or {}).get(path))
     result = FileResult(source=source)
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
+    known += [e for d in source.documents for e in embedded_profiles(d, source.text)]  # HyperShift ConfigMaps
     source.documents = []  # the views keep what they need; trees are not sent between processes
     source.text = None
     cap = FindingCap()

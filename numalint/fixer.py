@@ -125,6 +125,14 @@ def _nodes(text: str) -> dict[tuple[int, int], str | None]:
         parser.dispose()
 
 
+def _inside_block_text(nodes: dict[tuple[int, int], str | None], where: tuple[int, int], text: str,
+                       expected: str | None) -> bool:
+    """An edit of a YAML document held inside one scalar (a literal block) replacing exactly ``expected``."""
+    if not expected or text[where[0]:where[1]] != expected:
+        return False
+    return any(value is not None and start < where[0] and where[1] <= end for (start, end), value in nodes.items())
+
+
 def verify_edits(text: str, edits: list[tuple[Edit, Finding]]) -> str | None:
     """Why an edit does not replace exactly what its finding was about, or None when all do."""
     starts = line_starts(text)
@@ -139,6 +147,8 @@ def verify_edits(text: str, edits: list[tuple[Edit, Finding]]) -> str | None:
             continue  # an insertion
         nodes = _nodes(text) if nodes is None else nodes
         if where not in nodes:
+            if _inside_block_text(nodes, where, text, edit.expected):
+                continue  # a document embedded in a block scalar (a ConfigMap's data): exactly the text expected
             return f"the {finding.rule} fix at {at} does not cover one whole YAML node ({text[slice(*where)]!r})"
         if edit.expected is not None and nodes[where] != edit.expected:
             return (f"the {finding.rule} fix at {at} expected {edit.expected!r} but the file has "

@@ -3,16 +3,31 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Iterator
 from functools import cache
+from typing import Any
 
 from numalint import catalogue as registry
 from numalint.findings import SAFE, Edit, Finding, Fix, ObjectRef
-from numalint.k8s.kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION
+from numalint.k8s.kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION, NODE_TOPOLOGY, PERFORMANCE_PROFILE
 from numalint.reading.locate import Path, get
 from numalint.reading.sources import Document
-from numalint.reading.yamlpos import YMap
-from numalint.views.schema import kubelet_field_names, validate_document
+from numalint.reading.yamlpos import YMap, YSeq
+from numalint.views.schema import kubelet_field_names, load_schema, validate_document
+
+# kind -> (schema whose properties are the known fields, where they start, who drops an unknown one);
+# spec.kubeletConfig has no properties in its schema and keeps the kubelet's own check below
+UNKNOWN_FIELDS: dict[str, tuple[str, Path, str]] = {
+    PERFORMANCE_PROFILE: ("performanceprofile.schema.json", ("spec",), "the API server prunes it"),
+    KUBELET_CONFIG: ("kubeletconfig.schema.json", ("spec",), "the API server prunes it"),
+    NODE_TOPOLOGY: ("nodetopology.schema.json", ("spec",), "numalint ignores it"),
+}
+
+
+# a schema complaint about a template variable ("$count" is not a integer): the file is a template
+# (ZTP PolicyGenerator source CRs), not the object; the value is filled in later
+_PLACEHOLDER_VALUE = re.compile(r': "\$\{?[A-Za-z_][A-Za-z0-9_]*\}?" is not ')
 
 MAX_PER_RULE = 100  # findings of one rule in one file before a summary finding
 
@@ -65,7 +80,10 @@ def cap_per_file(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def input_findings(doc: Document) -> list[Iterator[Finding]]:
-    """Schema and unknown-field findings of one document: one lazy stream per rule, for FindingCap.add(stop=True)."""
+    """Schema and unknown-field findings of one document: one lazy stream per rule, for FindingCap.add(stop=True).
+
+    A schema complaint about a template variable (``"$count" is not a integer``) is dropped: the file is
+    a template (ZTP PolicyGenerator source CRs), the value is filled in later."""
     ref = _ref(doc)
     streams = [validate_document(doc)]
     if doc.kind == KUBELET_CONFIGURATION:
@@ -74,6 +92,15 @@ def input_findings(doc: Document) -> list[Iterator[Finding]]:
         embedded = get(doc.root, ("spec", "kubeletConfig"))
         if isinstance(embedded, YMap):
             streams.append(_unknown_kubelet_fields(doc, embedded, ("spec", "kubeletConfig"), case_insensitive=True))
+    if doc.kind in UNKNOWN_FIELDS:
+        schema, base, who = UNKNOWN_FIELDS[doc.kind]
+        loaded = load_schema(schema)
+        unknown = _unknown_fields(doc, get(doc.root, base), _at(loaded, base), base, who)
+        keys = {f.message.split('"')[1] for f in unknown}  # the schema's "additional properties" error says less
+        streams[0] = (f for f in streams[0] if not (f.rule == "schema" and "unexpected field" in f.message
+                                                      and any(f'"{k}"' in f.message for k in keys)))
+        streams.append(iter(unknown))
+    streams[0] = (f for f in streams[0] if not _PLACEHOLDER_VALUE.search(f.message))
     return [_with_ref(stream, ref) for stream in streams]
 
 
@@ -81,6 +108,42 @@ def _with_ref(findings: Iterable[Finding], ref: ObjectRef) -> Iterator[Finding]:
     for finding in findings:
         finding.obj = ref
         yield finding
+
+
+def _at(schema: dict[str, Any], path: Path) -> dict[str, Any]:
+    for step in path:
+        schema = schema.get("properties", {}).get(step, {})
+    return schema
+
+
+def _unknown_fields(doc: Document, node: Any, schema: dict[str, Any], path: Path, who: str) -> list[Finding]:
+    """Keys the schema's ``properties`` do not name (maps with ``additionalProperties`` schemas are free)."""
+    if isinstance(node, YSeq):
+        items = schema.get("items", {})
+        return [f for i, item in enumerate(node) for f in _unknown_fields(doc, item, items, path + (i,), who)]
+    if not isinstance(node, YMap):
+        return []
+    schema = next((s for s in schema.get("anyOf", []) if "properties" in s), schema)
+    known = schema.get("properties")
+    if not known:
+        return []
+    findings = []
+    for key, value in node.items():
+        if key in known:
+            findings.extend(_unknown_fields(doc, value, known[key], path + (key,), who))
+            continue
+        if not isinstance(key, str) or isinstance(schema.get("additionalProperties"), dict):
+            continue
+        span = node.key_spans[key]
+        suggestion = closest_field(key, frozenset(known))
+        where = ".".join(str(p) for p in path)
+        message = f'unknown field "{key}" in {where}: {who}, so this setting never applies'
+        fix = None
+        if suggestion and suggestion not in node:
+            message += f'; did you mean "{suggestion}"?'
+            fix = Fix(f'rename "{key}" to "{suggestion}"', [Edit(span, suggestion, key)], SAFE)
+        findings.append(registry.finding("unknown-field", message, doc.file, span, fix=fix))
+    return findings
 
 
 def _ref(doc: Document) -> ObjectRef:

@@ -2,54 +2,84 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from numalint.analysis import Analysis
 from numalint.checks.registry import check
-from numalint.findings import Fix, Hit
+from numalint.findings import Fix, Hit, ObjectRef
 from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
 from numalint.k8s.quantity import format_bytes, try_quantity
-from numalint.model.pools import label_selector_matches
+from numalint.model.pools import explicit_pool_selector, machine_config_pools, targeted_pools
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
+from numalint.reading.yamlpos import Span
 from numalint.views.kubelet import KubeletProfile
+from numalint.views.performance import PLACEHOLDER, EmbeddedDocument, offline_cpus, unfinished
 from numalint.views.topology import TopologyView
 
 
-def _labels(value: object) -> dict[str, str]:
-    return {str(k): "" if v is None else str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+def _selector_span(profile: KubeletProfile) -> Span:
+    """Where a configuration names its pool: machineConfigPoolSelector (a PerformanceProfile without one
+    finds its pool by nodeSelector)."""
+    doc = profile.rendered_from or profile.doc
+    for field in ("machineConfigPoolSelector", "nodeSelector"):
+        if isinstance(get(doc.root, ("spec", field)), dict):
+            return locate(doc.root, ("spec", field), key=True)
+    return profile.anchor()
+
+
+def _rendered_copy(profile: KubeletProfile, rendered: set[str]) -> bool:
+    """A KubeletConfig ``performance-<name>`` next to PerformanceProfile ``<name>``: the operator's output
+    for that profile (render test data, a must-gather), the same configuration named twice."""
+    return profile.rendered_from is None and profile.name in rendered
 
 
 @check("kubeletconfig-pool")
 def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
-    pools = analysis.of_kind("MachineConfigPool")
-    if not pools:
-        return
+    pools = machine_config_pools(analysis.run)
+    declared = any(p.doc is not None for p in pools)
+    rendered = {f"performance-{p.ref.name}" for p in analysis.profiles if p.rendered_from is not None}
     selecting: dict[str, list[KubeletProfile]] = {}
     for profile in analysis.profiles:
-        if not profile.openshift:
-            continue
-        selector = get(profile.doc.root, ("spec", "machineConfigPoolSelector"))
-        matched = [p for p in pools if label_selector_matches(selector, _labels(get(p.root, ("metadata", "labels"))))]
-        if not matched:
-            yield Hit(f"{profile.ref.label()} selects no MachineConfigPool of the run (machineConfigPoolSelector "
-                          "matches none of their labels): its settings reach no node", profile.file,
-                          profile.anchor(), profile.ref,
-                          Fix("match the labels of the intended MachineConfigPool (e.g. "
-                              "pools.operator.machineconfiguration.openshift.io/<pool>: \"\")"))
+        if not profile.openshift or _rendered_copy(profile, rendered) or \
+                isinstance(profile.rendered_from, EmbeddedDocument):
+            continue  # a HyperShift NodePool's profile (in a ConfigMap) has no MachineConfigPool
+        if profile.rendered_from is not None and not profile.node_selector:
+            continue  # performance-profile-invalid reports the missing nodeSelector
+        if unfinished(get(profile.doc.root, ("spec", "machineConfigPoolSelector"))):
+            continue  # a template variable names the pool
+        matched = targeted_pools(pools, profile)
+        if not matched and declared:
+            how = ("machineConfigPoolSelector matches none of their labels" if explicit_pool_selector(profile)
+                   else "no pool's spec.nodeSelector matches its nodeSelector")
+            yield Hit(f"{profile.ref.label()} selects no MachineConfigPool of the run nor the built-in master or "
+                      f"worker pool ({how}): its settings reach no node", profile.file, _selector_span(profile),
+                      profile.ref,
+                      Fix("match the labels of the intended MachineConfigPool (e.g. "
+                          "pools.operator.machineconfiguration.openshift.io/<pool>: \"\")"))
         for mcp in matched:
-            selecting.setdefault(str(get(mcp.root, ("metadata", "name"))), []).append(profile)
+            selecting.setdefault(mcp.name, []).append(profile)
     for pool, profiles in selecting.items():
-        if len(profiles) < 2:
+        # PerformanceProfiles with one nodeSelector: performance-profile-invalid reports them (the webhook)
+        same: dict[str, str] = {}
+        for p in profiles:
+            if p.rendered_from is not None and p.node_selector:
+                same.setdefault(str(sorted(p.node_selector.items())), p.ref.label())
+        names = list(dict.fromkeys(
+            same.get(str(sorted(p.node_selector.items())), p.ref.label()) if p.rendered_from is not None and
+            p.node_selector else p.ref.label() for p in profiles))
+        if len(names) < 2:
             continue
-        names = [p.ref.label() for p in profiles]
         for profile in profiles:
+            if profile.ref.label() not in names:
+                continue
             others = [n for n in names if n != profile.ref.label()]
             yield Hit(f'MachineConfigPool "{pool}" is selected by {profile.ref.label()} and '
-                          f"{', '.join(others)}: KubeletConfigs do not merge, only the newest applies and the others "
-                          "are dead code", profile.file, profile.anchor(), profile.ref,
-                          Fix("merge the settings into one KubeletConfig per pool (a PerformanceProfile renders its "
-                              "own performance-<name> KubeletConfig)"))
+                      f"{', '.join(others)}: KubeletConfigs do not merge, only the newest applies and the others "
+                      "are dead code", profile.file, _selector_span(profile), profile.ref,
+                      Fix("merge the settings into one KubeletConfig per pool (a PerformanceProfile renders its "
+                          "own performance-<name> KubeletConfig)"))
 
 
 @check("performance-profile-cpus")
@@ -62,39 +92,49 @@ def performance_profile_cpus(analysis: Analysis) -> Iterator[Hit]:
         sets: dict[str, frozenset[int]] = {}
         for field in ("reserved", "isolated", "shared", "offlined", "ovsDpdk"):
             text = get(spec, ("cpu", field))
+            if isinstance(text, str) and PLACEHOLDER.search(text):
+                continue  # a template (ZTP PolicyGenerator / PolicyGenTemplate) fills it in later
             if isinstance(text, str):
                 try:
                     sets[field] = parse_cpuset(text)
                 except CPUSetError as err:
                     yield Hit(f"spec.cpu.{field} \"{text}\" is not a CPU list ({err})",
-                                  doc.file, locate(doc.root, ("spec", "cpu", field)), profile.ref,
-                                  Fix('write a Linux CPU list such as "0-1,52-53"'))
+                              doc.file, locate(doc.root, ("spec", "cpu", field)), profile.ref,
+                              Fix('write a Linux CPU list such as "0-1,52-53"'))
         names = list(sets)
         for i, first in enumerate(names):
             for second in names[i + 1:]:
                 common = sets[first] & sets[second]
                 if common:
                     yield Hit(f"spec.cpu.{first} and spec.cpu.{second} cpus overlap ({format_cpuset(common)}): the "
-                                  "Node Tuning Operator rejects the profile", doc.file,
-                                  locate(doc.root, ("spec", "cpu", second)), profile.ref,
-                                  Fix(f"remove {format_cpuset(common)} from one of them"))
+                              "Node Tuning Operator rejects the profile", doc.file,
+                              locate(doc.root, ("spec", "cpu", second)), profile.ref,
+                              Fix(f"remove {format_cpuset(common)} from one of them"))
         pools = [p for p in analysis.pools if p.profile is profile and p.topology is not None]
         for pool in pools:
             topo = pool.topology
             assert topo is not None
-            online = frozenset(topo.machine.cpus)
+            present = frozenset(topo.machine.cpus)
+            smt_off = offline_cpus(profile, topo.machine) - sets.get("offlined", frozenset())
+            online = present - offline_cpus(profile, topo.machine)
             named = frozenset().union(*sets.values()) if sets else frozenset()
-            unknown = named - online
+            unknown = named - present
             if unknown:
                 yield Hit(f'spec.cpu names CPUs {format_cpuset(unknown)} that topology "{topo.name}" lacks '
-                              f"(online: {format_cpuset(online)})", doc.file, locate(doc.root, ("spec", "cpu")),
-                              profile.ref, Fix(f"use only CPUs in {format_cpuset(online)}"))
+                          f"(present: {format_cpuset(present)})", doc.file, locate(doc.root, ("spec", "cpu")),
+                          profile.ref, Fix(f"use only CPUs in {format_cpuset(present)}"))
+            down = (sets.get("reserved", frozenset()) | sets.get("isolated", frozenset())) & smt_off
+            if down:
+                yield Hit(f"spec.cpu names CPUs {format_cpuset(down)} that the nosmt kernel argument keeps offline "
+                          f'(SMT siblings on topology "{topo.name}"): they never run anything',
+                          doc.file, locate(doc.root, ("spec", "cpu")), profile.ref,
+                          Fix("name only the first thread of each core, or drop nosmt from additionalKernelArgs"))
             left_out = online - named
             if sets.get("reserved") is not None and sets.get("isolated") is not None and left_out:
                 yield Hit(f"reserved and isolated leave online CPUs {format_cpuset(left_out)} of topology "
-                              f'"{topo.name}" out: they belong to no pool the profile manages',
-                              doc.file, locate(doc.root, ("spec", "cpu", "isolated")), profile.ref,
-                              Fix(f"add {format_cpuset(left_out)} to spec.cpu.isolated (or offlined)"))
+                          f'"{topo.name}" out: they belong to no pool the profile manages',
+                          doc.file, locate(doc.root, ("spec", "cpu", "isolated")), profile.ref,
+                          Fix(f"add {format_cpuset(left_out)} to spec.cpu.isolated (or offlined)"))
             yield from _hugepages(analysis, doc, profile, topo)
 
 
@@ -120,3 +160,135 @@ def _hugepages(analysis: Analysis, doc: Document, profile: KubeletProfile, topo:
                           f"{format_bytes(numa.memory)} of memory", doc.file,
                           locate(doc.root, ("spec", "hugepages", "pages", index)), profile.ref,
                           Fix("lower the page count or spread the pages over NUMA nodes"))
+
+
+# the sizes the webhook accepts (x86: 2M, 1G; aarch64, by kernel page size: 64k, 2M, 32M, 512M, 1G, 16G across
+# operator versions); without the nodes' architecture numalint accepts any of them
+HUGEPAGE_SIZES = ("2M", "1G", "32M", "512M", "64k", "16G")
+
+
+@check("performance-profile-invalid")
+def performance_profile_invalid(analysis: Analysis) -> Iterator[Hit]:
+    """What the Node Tuning Operator's admission webhook rejects
+    (pkg/apis/performanceprofile/v2/performanceprofile_validation.go: validateCPUs, validateSelectors,
+    validateNodeSelectorDuplication, validateHugePages, validateWorkloadHints)."""
+    docs = performance_profiles(analysis)
+    for doc in docs:
+        if not unfinished(doc.root):  # a template or a kustomize patch is not the object yet
+            yield from _profile_problems(doc, [d for d in docs if not unfinished(d.root)])
+
+
+def performance_profiles(analysis: Analysis) -> list[Document]:
+    """Every PerformanceProfile of the run: those rendered into kubelet settings, and those that could not be."""
+    docs = [p.rendered_from for p in analysis.profiles if p.rendered_from is not None]
+    return docs + [d for d in analysis.of_kind("PerformanceProfile") if all(d is not o for o in docs)]
+
+
+def _profile_problems(doc: Document, docs: list[Document]) -> Iterator[Hit]:
+    ref = _ref(doc)
+    spec = get(doc.root, ("spec",))
+    if not isinstance(spec, dict):
+        yield Hit("PerformanceProfile without a spec: the webhook requires spec.cpu and spec.nodeSelector",
+                  doc.file, locate(doc.root, ("kind",)), ref, Fix("add spec.cpu and spec.nodeSelector"))
+        return
+
+    def hit(message: str, *path: str | int, key: bool = False, fix: str = "") -> Hit:
+        return Hit(message, doc.file, locate(doc.root, ("spec", *path), key=key), ref, Fix(fix) if fix else None)
+
+    selector = spec.get("nodeSelector")
+    if isinstance(doc, EmbeddedDocument):
+        pass  # a HyperShift NodePool applies it to its own nodes
+    elif not isinstance(selector, dict) or not selector:
+        yield hit('spec.nodeSelector is required ("the nodeSelector required"): without it the profile '
+                  "selects no nodes and the webhook rejects it", "nodeSelector", key=True,
+                  fix='add spec.nodeSelector, e.g. {node-role.kubernetes.io/worker-cnf: ""}')
+    else:
+        if len(selector) > 1:
+            yield hit("spec.nodeSelector has several labels; the webhook accepts exactly one "
+                      '("you should provide ony 1 NodeSelector")', "nodeSelector", key=True,
+                      fix="keep one label (the role label of the pool's nodes)")
+        explicit = all(isinstance(spec.get(f), dict) and spec.get(f) for f in
+                       ("machineConfigPoolSelector", "machineConfigLabel"))
+        first = str(next(iter(selector)))
+        if not explicit and (first.count("/") != 1 or not all(first.split("/"))):
+            yield hit(f'spec.nodeSelector key "{first}" cannot be split into domain/role, and without '
+                      "machineConfigPoolSelector and machineConfigLabel the operator needs the role from it",
+                      "nodeSelector", key=True, fix="use node-role.kubernetes.io/<role>, or set both selectors")
+        for other in docs:
+            if other is doc:
+                continue
+            if _ref(other).name != ref.name and get(other.root, ("spec", "nodeSelector")) == selector:
+                yield hit(f'the profile has the same node selector as the performance profile "{_ref(other).name}" '
+                          f"({other.file}): the webhook rejects the second one", "nodeSelector", key=True,
+                          fix="give each profile the role label of its own pool")
+    for field in ("machineConfigPoolSelector", "machineConfigLabel"):
+        value = spec.get(field)
+        if isinstance(value, dict) and len(value) > 1:
+            yield hit(f"spec.{field} has several labels; the webhook accepts one", field, key=True,
+                      fix="keep one label")
+    cpu = spec.get("cpu")
+    if not isinstance(cpu, dict):
+        yield hit('spec.cpu is required ("cpu section required"): reserved and isolated CPUs must be given',
+                  "cpu", key=True, fix='add spec.cpu.reserved and spec.cpu.isolated (e.g. "0-1" and "2-31")')
+    else:
+        for field in ("reserved", "isolated"):
+            value = cpu.get(field)
+            if field not in cpu or value is None:
+                yield hit(f'spec.cpu.{field} is required ("{field} CPUs required")', "cpu", key=True,
+                          fix=f"add spec.cpu.{field}")
+            elif isinstance(value, str) and not value.strip():
+                yield hit(f'spec.cpu.{field} is empty ("{field} CPUs can not be empty")', "cpu", field,
+                          fix=f"list the {field} CPUs")
+    hints = spec.get("workloadHints")
+    if isinstance(hints, dict):
+        shared = cpu.get("shared") if isinstance(cpu, dict) else None
+        if hints.get("mixedCpus") is True and not shared:
+            yield hit("workloadHints.mixedCpus without spec.cpu.shared: the webhook rejects it (\"MixedCpus enabled "
+                      'but no shared CPUs were specified")', "workloadHints", "mixedCpus", fix="set spec.cpu.shared")
+        if hints.get("highPowerConsumption") is True and hints.get("perPodPowerManagement") is True:
+            yield hit("workloadHints.highPowerConsumption and perPodPowerManagement can not be both enabled",
+                      "workloadHints", "perPodPowerManagement", fix="drop one of them")
+        if get(spec, ("realTimeKernel", "enabled")) is True and hints.get("realTime") is False:
+            yield hit("realtime kernel is enabled, but realtime workload hint is explicitly disabled",
+                      "workloadHints", "realTime", fix="remove workloadHints.realTime: false")
+    yield from _hugepage_sizes(spec, hit)
+
+
+def _hugepage_sizes(spec: dict[str, Any], hit: Callable[..., Hit]) -> Iterator[Hit]:
+    hugepages = spec.get("hugepages")
+    if not isinstance(hugepages, dict):
+        return
+    valid = HUGEPAGE_SIZES
+    where = "(2M or 1G on x86; 2M, 32M, 512M and others on aarch64)"
+
+    def bad(size: Any) -> str | None:
+        if not isinstance(size, str) or size in valid:
+            return None
+        near = {"2Mi": "2M", "1Gi": "1G", "2048k": "2M", "2048kB": "2M", "1g": "1G", "2m": "2M"}.get(size)
+        return f'hugepage size "{size}" is not one the Node Tuning Operator accepts {where}' + (
+            f'; write "{near}"' if near else "")
+
+    default = hugepages.get("defaultHugepagesSize")
+    if (message := bad(default)) is not None:
+        yield hit(message, "hugepages", "defaultHugepagesSize", fix=f"use one of {', '.join(valid)}")
+    pages = hugepages.get("pages")
+    seen: set[tuple[str, Any]] = set()
+    for index, page in enumerate(pages if isinstance(pages, list) else []):
+        if not isinstance(page, dict):
+            continue
+        if (message := bad(page.get("size"))) is not None:
+            yield hit(message, "hugepages", "pages", index, "size", fix="use 2M or 1G (x86)")
+        node = page.get("node")
+        if node is not None and not isinstance(node, int):
+            continue  # the schema rule reports it
+        key = (str(page.get("size")), node)
+        if key in seen:
+            where_node = f"NUMA node {key[1]}" if key[1] is not None else "no NUMA node"
+            yield hit(f'hugepages.pages repeats size "{key[0]}" for {where_node}: the webhook rejects the duplication',
+                      "hugepages", "pages", index, fix="merge the counts into one entry")
+        seen.add(key)
+
+
+def _ref(doc: Document) -> ObjectRef:
+    name = get(doc.root, ("metadata", "name"))
+    return ObjectRef(doc.api_version, doc.kind, str(name) if name is not None else "<unnamed>")

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from numalint.model.run import Run
+    from numalint.reading.sources import Document
     from numalint.views.kubelet import KubeletProfile
     from numalint.views.topology import TopologyView
     from numalint.views.workloads import PodView
@@ -85,29 +86,135 @@ def label_selector_matches(selector: Any, labels: dict[str, str]) -> bool:
     return all(_expression(e, labels) for e in exprs if isinstance(e, dict))
 
 
+ROLE_LABEL = "machineconfiguration.openshift.io/role"
+POOL_LABEL = "pools.operator.machineconfiguration.openshift.io/{}"
+
+
+@dataclass(frozen=True)
+class MachineConfigPoolView:
+    """A MachineConfigPool: its labels (what KubeletConfigs select), its nodeSelector (its nodes) and the
+    roles of the MachineConfigs its machineConfigSelector takes (what it inherits)."""
+
+    name: str
+    labels: dict[str, str]
+    node_selector: Any  # a metav1.LabelSelector
+    config_roles: frozenset[str]
+    doc: Document | None = None  # None: the built-in pool every OpenShift cluster has
+
+    @property
+    def node_labels(self) -> dict[str, str]:
+        return _labels(as_map(get(self.node_selector, ("matchLabels",))))
+
+    def selected_by(self, selector: Any) -> bool:
+        """machineConfigPoolSelector against the pool's labels; a built-in pool also answers to its role
+        label (``machineconfiguration.openshift.io/role: worker``), which many configurations use for it."""
+        if label_selector_matches(selector, self.labels):
+            return True
+        return self.doc is None and label_selector_matches(selector, {**self.labels, ROLE_LABEL: self.name})
+
+
+def _labels(value: Any) -> dict[str, str]:
+    return {str(k): "" if v is None else str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+def _built_in(name: str) -> MachineConfigPoolView:
+    """The master and worker pools the machine-config operator installs
+    (machine-config-operator manifests/master.machineconfigpool.yaml, worker.machineconfigpool.yaml)."""
+    labels = {"machineconfiguration.openshift.io/mco-built-in": "", POOL_LABEL.format(name): ""}
+    if name == "master":
+        labels["operator.machineconfiguration.openshift.io/required-for-upgrade"] = ""
+    return MachineConfigPoolView(name, labels, {"matchLabels": {f"node-role.kubernetes.io/{name}": ""}},
+                                 frozenset({name}))
+
+
+def _config_roles(selector: Any) -> frozenset[str]:
+    """The MachineConfig roles a machineConfigSelector takes (matchLabels or an ``In`` expression)."""
+    roles: set[str] = set()
+    value = as_map(get(selector, ("matchLabels",))).get(ROLE_LABEL)
+    if value is not None:
+        roles.add(str(value))
+    for expr in as_list(get(selector, ("matchExpressions",))):
+        if isinstance(expr, dict) and expr.get("key") == ROLE_LABEL and expr.get("operator") == "In":
+            roles.update(str(v) for v in as_list(expr.get("values")))
+    return frozenset(roles)
+
+
+def machine_config_pools(run: Run) -> list[MachineConfigPoolView]:
+    """The run's MachineConfigPools, plus the built-in master and worker unless the run redefines them."""
+    pools = []
+    for doc in run.of_kind("MachineConfigPool"):
+        name = str(get(doc.root, ("metadata", "name")) or "<unnamed>")
+        pools.append(MachineConfigPoolView(name, _labels(get(doc.root, ("metadata", "labels"))),
+                                           get(doc.root, ("spec", "nodeSelector")),
+                                           _config_roles(get(doc.root, ("spec", "machineConfigSelector"))), doc))
+    names = {p.name for p in pools}
+    return pools + [_built_in(n) for n in ("master", "worker") if n not in names]
+
+
+def explicit_pool_selector(profile: KubeletProfile) -> bool:
+    """Does the configuration name its pool by labels? (A PerformanceProfile without
+    machineConfigPoolSelector finds its pool by nodeSelector instead.)"""
+    if profile.rendered_from is None:
+        return True
+    given = get(profile.rendered_from.root, ("spec", "machineConfigPoolSelector"))
+    return isinstance(given, dict) and bool(given)
+
+
+def targeted_pools(pools: Sequence[MachineConfigPoolView], profile: KubeletProfile) -> list[MachineConfigPoolView]:
+    """The pools a KubeletConfig or PerformanceProfile targets directly.
+
+    A KubeletConfig: the pools whose labels its machineConfigPoolSelector matches (machine-config-operator
+    pkg/controller/kubelet-config). A PerformanceProfile without machineConfigPoolSelector: the pool whose
+    spec.nodeSelector matches the profile's nodeSelector, as the Node Tuning Operator finds it
+    (pkg/performanceprofile/controller/performanceprofile/resources/resources.go,
+    GetMachineConfigPoolByProfile; its labels then become the rendered KubeletConfig's selector)."""
+    if not explicit_pool_selector(profile):
+        if not profile.node_selector:
+            return []
+        return [p for p in pools if label_selector_matches(p.node_selector, profile.node_selector)]
+    selector = get(profile.doc.root, ("spec", "machineConfigPoolSelector"))
+    return [p for p in pools if p.selected_by(selector)]
+
+
+def pool_configurations(run: Run, pool: MachineConfigPoolView) -> list[KubeletProfile]:
+    """The OpenShift configurations that reach ``pool``'s nodes: those targeting it, else those targeting a
+    pool whose MachineConfigs it takes (a custom pool selecting role ``worker`` renders the worker
+    pool's generated kubelet MachineConfig too, and its own, later in name order, wins)."""
+    pools = machine_config_pools(run)
+    openshift = [p for p in run.profiles if p.openshift]
+    direct = [p for p in openshift if any(t.name == pool.name for t in targeted_pools(pools, p))]
+    if direct:
+        return direct
+    inherited = pool.config_roles - {pool.name}
+    return [p for p in openshift if any(t.name in inherited for t in targeted_pools(pools, p))]
+
+
 def profile_node_labels(run: Run, profile: KubeletProfile) -> dict[str, str] | None:
-    """Node labels of an OpenShift KubeletConfig, through its MachineConfigPool."""
+    """Node labels of an OpenShift KubeletConfig, through a MachineConfigPool of the run."""
     if profile.doc.kind != KUBELET_CONFIG:
         return None
-    selector = get(profile.doc.root, ("spec", "machineConfigPoolSelector"))
-    for mcp in run.of_kind("MachineConfigPool"):
-        labels = get(mcp.root, ("metadata", "labels")) or {}
-        labels = {str(k): "" if v is None else str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
-        if label_selector_matches(selector, labels):
-            node_selector = as_map(get(mcp.root, ("spec", "nodeSelector", "matchLabels")))
-            return {str(k): "" if v is None else str(v) for k, v in node_selector.items()}
+    for mcp in targeted_pools(machine_config_pools(run), profile):
+        if mcp.doc is not None:
+            return mcp.node_labels
     return None
 
 
 def _profile_for_labels(run: Run, labels: dict[str, str]) -> KubeletProfile | None:
     """The OpenShift configuration whose nodes carry ``labels``: a PerformanceProfile's nodeSelector,
-    or a KubeletConfig's MachineConfigPool nodeSelector. With several, the last one in input order
-    (the MCO applies only the newest KubeletConfig; kubeletconfig-pool reports the competition)."""
+    or a KubeletConfig's MachineConfigPool nodeSelector (or, failing both, what the pool of those nodes
+    inherits). With several, the last one in input order (the MCO applies only the newest KubeletConfig;
+    kubeletconfig-pool reports the competition)."""
     found = None
     for profile in run.profiles:
         selector = profile.node_selector if profile.node_selector is not None else profile_node_labels(run, profile)
         if selector and all(labels.get(k) == v for k, v in selector.items()):
             found = profile
+    if found is None:
+        for mcp in machine_config_pools(run):
+            if mcp.doc is not None and label_selector_matches(mcp.node_selector, labels):
+                configurations = pool_configurations(run, mcp)
+                if configurations:
+                    return configurations[-1]
     return found
 
 

@@ -251,11 +251,14 @@ def parse_text(source: Source, text: str) -> None:
     ):
         source.template = True
         source.documents = []
-    elif "$" in text and any(
-        is_known(doc.api_version, doc.kind) and _placeholder(doc.root) for doc in source.documents
-    ):
-        source.template, source.template_kind = True, "envsubst"
-        source.documents = []
+    elif "$" in text:
+        known = [doc for doc in source.documents if is_known(doc.api_version, doc.kind)]
+        if any(_patch_directive(doc.root) for doc in known):
+            source.template, source.template_kind = True, "patch"
+            source.documents = []
+        elif any(_placeholder(doc.root) for doc in known):
+            source.template, source.template_kind = True, "envsubst"
+            source.documents = []
 
 
 def _expand_lists(root: Any, span: Span) -> Iterator[tuple[YMap, Span]]:
@@ -302,6 +305,26 @@ _BARE_RE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*")
 # values that are shell text at run time, where $VAR is the program's business, not a template's
 _SHELL_KEYS = frozenset({"command", "args", "env", "script", "lifecycle", "livenessProbe", "readinessProbe",
                          "startupProbe", "data", "stringData", "annotations"})
+
+
+_PATCH_DIRECTIVES = ("$patch", "$setElementOrder/", "$retainKeys", "$deleteFromPrimitiveList/")
+
+
+def _patch_directive(root: Any) -> bool:
+    """True when the document holds strategic-merge-patch directives (``$patch: replace``): a patch."""
+    seen: set[int] = set()
+    stack: list[Any] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (dict, list)) and id(node) not in seen:
+            seen.add(id(node))
+            if isinstance(node, dict):
+                if any(isinstance(k, str) and k.startswith(_PATCH_DIRECTIVES) for k in node):
+                    return True
+                stack.extend(node.values())
+            else:
+                stack.extend(node)
+    return False
 
 
 def _placeholder(root: Any) -> bool:

@@ -32,6 +32,7 @@ from numalint.k8s.versions import (
 from numalint.model.pools import Pool, pools_for
 from numalint.model.sriov import SriovCatalog
 from numalint.simulation.node_state import StateProblem, apply_state, read_state
+from numalint.views.performance import online_machine
 from numalint.views.workloads import PodView, is_extended, is_hugepages
 
 if TYPE_CHECKING:
@@ -239,7 +240,7 @@ def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog
 def pool_machine(sriov: SriovCatalog, pool: Pool, exclude: set[str] | None = None) -> Machine:
     """The pool's hardware plus the SR-IOV VFs its node policies create."""
     assert pool.topology is not None
-    machine = pool.topology.machine
+    machine = online_machine(pool.topology.machine, pool.profile)  # offline CPUs are never allocated
     vfs = sriov.vfs(pool.topology, pool.node_labels or None, exclude)
     if not vfs:
         return machine

@@ -76,7 +76,7 @@ def _import(text: str, name: str) -> str:
         for root, span in docs:
             if isinstance(root, YMap) and root.get("kind") == "NodeResourceTopology":
                 findings: list[Finding] = []
-                view = machine_from_nrt(Document("-", 0, root, span), findings)
+                view = machine_from_nrt(Document("-", 0, root, span), findings, hardware=True)
                 if findings:
                     raise ImportFormatError(f"the NodeResourceTopology {findings[0].message}")
                 if view is None:

@@ -1,7 +1,8 @@
 """NodeResourceTopology objects as node topologies.
 
 NRT zones are NUMA nodes (``node-<id>``); their cpu, memory, hugepages and
-device capacities become the machine; ``costs`` are distances; attributes carry
+device amounts become the machine (``available`` or ``allocatable`` when below ``capacity``: what the
+scheduler plugin sees); ``costs`` are distances; attributes carry
 the kubelet's policy and scope. NRT does not list CPU ids or SMT siblings, so
 each zone's CPUs are numbered consecutively, one thread per core.
 """
@@ -9,6 +10,7 @@ each zone's CPUs are numbered consecutively, one thread per core.
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 from numalint import catalogue as registry
 from numalint.alignment.machine import CPU, Device, Machine, NUMANode
@@ -35,7 +37,16 @@ def _zone_problem(doc: Document, index: int, message: str) -> Finding:
     return registry.finding("schema", f"zones.{index}: {message}", doc.file, locate(doc.root, ("zones", index, "name")))
 
 
-def machine_from_nrt(doc: Document, findings: list[Finding]) -> TopologyView | None:
+def _usable(resource: dict[str, object], hardware: bool) -> Fraction | None:
+    """What the NodeResourceTopology scheduler plugin can hand out in a zone: ``available`` (or
+    ``allocatable``) when it is below ``capacity`` (scheduler-plugins pkg/noderesourcetopology fits pods
+    against the zone's available resources); ``hardware``: the capacity alone (``topology import``)."""
+    fields = ("capacity",) if hardware else ("capacity", "allocatable", "available")
+    figures = [q for q in (try_quantity(resource.get(k)) for k in fields) if q is not None and q >= 0]
+    return min(figures) if figures else None
+
+
+def machine_from_nrt(doc: Document, findings: list[Finding], hardware: bool = False) -> TopologyView | None:
     """The machine of an NRT object; zones numalint cannot model (ids beyond 63, repeated ids, CPUs beyond
     MAX_CPU_ID) are findings, not silently dropped."""
     numa_zones = []
@@ -70,8 +81,8 @@ def machine_from_nrt(doc: Document, findings: list[Finding]) -> TopologyView | N
             if not isinstance(res, dict):
                 continue
             name = str(res.get("name", ""))
-            capacity = try_quantity(res.get("capacity"))
-            if capacity is None or capacity < 0:
+            capacity = _usable(res, hardware)
+            if capacity is None:
                 continue
             if name == "cpu":
                 if next_cpu + min(int(capacity), MAX_COUNT) > MAX_CPU_ID + 1:

@@ -13,14 +13,17 @@ land on the profile.
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass
 from typing import Any
 
+from numalint.alignment.machine import Machine
 from numalint.findings import ObjectRef
 from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
 from numalint.k8s.quantity import format_bytes, try_quantity
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
-from numalint.reading.yamlpos import Span, YMap, YSeq
+from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 from numalint.views.kubelet import KubeletProfile, kubelet_profile
 
 EVICTION_DEFAULTS = {"memory.available": "100Mi", "nodefs.available": "10%", "imagefs.available": "15%",
@@ -54,10 +57,118 @@ def _cpus(text: Any) -> frozenset[int]:
         return frozenset()
 
 
+PLACEHOLDER = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")  # a ZTP PolicyGenerator / template variable
+
+
+def unfinished(node: Any) -> bool:
+    """Is this a template or a patch rather than an object: a ``$variable`` (ZTP source CRs,
+    PolicyGenTemplate) or a kustomize ``$patch`` directive in a key or a string value?"""
+    if isinstance(node, dict):
+        return any((isinstance(k, str) and PLACEHOLDER.search(k)) or unfinished(v) for k, v in node.items())
+    if isinstance(node, list):
+        return any(unfinished(v) for v in node)
+    return isinstance(node, str) and PLACEHOLDER.search(node) is not None
+
+
+TUNING_KEY = "tuning"  # hypershift-operator/controllers/nodepool: tuningConfigKey
+
+
+@dataclass
+class EmbeddedDocument(Document):
+    """A document carried as text inside another object (a ConfigMap's ``data.tuning``)."""
+
+    carrier: str = ""  # "ConfigMap <namespace>/<name>"
+
+
+def embedded_profiles(doc: Document, text: str | None) -> list[Document]:
+    """PerformanceProfiles inside a ConfigMap's ``data.tuning``, as HyperShift NodePools take them
+    (``spec.tuningConfig`` names such ConfigMaps; the key may hold a Tuned or a PerformanceProfile).
+    Only a literal block scalar (``tuning: |``) maps line for line onto the file, so only that form is
+    read: every position inside it is the position in the ConfigMap's file."""
+    if doc.kind != "ConfigMap" or text is None:
+        return []
+    data = doc.root.get("data")
+    value = data.get(TUNING_KEY) if isinstance(data, YMap) else None
+    if not isinstance(value, str) or "PerformanceProfile" not in value:
+        return []
+    assert isinstance(data, YMap)
+    start = data.value_spans[TUNING_KEY]
+    lines = text.splitlines()
+    if not lines[start.line - 1][start.col - 1:].startswith("|"):
+        return []
+    first = next((line for line in lines[start.line:] if line.strip()), "")
+    indent = len(first) - len(first.lstrip(" "))
+    try:
+        parsed = load_all(value)
+    except YamlError:
+        return []
+    name = f"ConfigMap {get(doc.root, ('metadata', 'namespace')) or 'default'}/{get(doc.root, ('metadata', 'name'))}"
+    found: list[Document] = []
+    for root, span in parsed:
+        if isinstance(root, YMap) and root.get("kind") == "PerformanceProfile" and \
+                str(root.get("apiVersion", "")).startswith("performance.openshift.io/"):
+            found.append(EmbeddedDocument(doc.file, doc.index, _shift(root, start.line, indent),
+                                          _moved(span, start.line, indent), name))
+    return found
+
+
+def _moved(span: Span, lines: int, cols: int) -> Span:
+    return Span(span.line + lines, span.col + cols, span.end_line + lines, span.end_col + cols)
+
+
+def _shift(node: Any, lines: int, cols: int) -> Any:
+    """The located tree ``node`` parsed from a block scalar, re-located in the file holding the scalar."""
+    if isinstance(node, YMap):
+        result = YMap()
+        result.span = _moved(node.span, lines, cols)
+        for key, value in node.items():
+            result[key] = _shift(value, lines, cols)
+            result.key_spans[key] = _moved(node.key_spans[key], lines, cols)
+            result.value_spans[key] = _moved(node.value_spans[key], lines, cols)
+        result.duplicates = [(k, _moved(s, lines, cols)) for k, s in node.duplicates]
+        return result
+    if isinstance(node, YSeq):
+        seq = YSeq()
+        seq.span = _moved(node.span, lines, cols)
+        seq.extend(_shift(item, lines, cols) for item in node)
+        seq.item_spans = [_moved(s, lines, cols) for s in node.item_spans]
+        return seq
+    return node
+
+
+def nosmt(doc: Document) -> bool:
+    """``nosmt`` (or ``nosmt=force``) in spec.additionalKernelArgs: the kernel brings up only the first
+    thread of each core."""
+    args = get(doc.root, ("spec", "additionalKernelArgs"))
+    return isinstance(args, list) and any(isinstance(a, str) and a.split("=", 1)[0] == "nosmt" for a in args)
+
+
+def offline_cpus(profile: KubeletProfile | None, machine: Machine) -> frozenset[int]:
+    """CPUs of ``machine`` a PerformanceProfile keeps offline: spec.cpu.offlined (the Node Tuning Operator's
+    MachineConfig sets them offline at boot, components/machineconfig/machineconfig.go) and, with the
+    ``nosmt`` kernel argument, every SMT sibling but the first thread of its core."""
+    doc = profile.rendered_from if profile is not None else None
+    if doc is None:
+        return frozenset()
+    offline = set(_cpus(get(doc.root, ("spec", "cpu", "offlined"))) & machine.cpus.keys())
+    if nosmt(doc):
+        offline.update(c.id for c in machine.cpus.values() if c.id != c.core)
+    return frozenset(offline)
+
+
+def online_machine(machine: Machine, profile: KubeletProfile | None) -> Machine:
+    """``machine`` as the kubelet sees it once the profile's offline CPUs are down."""
+    offline = offline_cpus(profile, machine)
+    if not offline:
+        return machine
+    return Machine(machine.numa_nodes, {i: c for i, c in machine.cpus.items() if i not in offline}, machine.devices)
+
+
 def render(doc: Document) -> KubeletProfile | None:
+    """The kubelet settings of a PerformanceProfile; None for a template or a patch (``unfinished``)."""
     root = doc.root
     spec = get(root, ("spec",))
-    if not isinstance(spec, dict):
+    if not isinstance(spec, dict) or unfinished(spec) or unfinished(get(root, ("metadata", "name"))):
         return None
     name = str(get(root, ("metadata", "name")) or "<unnamed>")
     here = locate(root, ("spec",), key=True)

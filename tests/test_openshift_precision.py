@@ -1,0 +1,387 @@
+"""OpenShift precision (issue 11): built-in pools, PerformanceProfile pools and CPUs on real hardware,
+the Node Tuning Operator's validation, unknown fields, NRT allocatable, profiles inside ConfigMaps.
+Each test runs the command line on small files written here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import run, write
+
+
+def findings(path: Path, rule: str | None = None) -> list[dict[str, Any]]:
+    result = run("check", "--format", "json", "--fail-on", "never", str(path))
+    assert "Traceback" not in result.stderr
+    found = result.json()["findings"]
+    return [f for f in found if rule is None or f["rule"] == rule]
+
+
+def where(found: list[dict[str, Any]]) -> list[str]:
+    return sorted(f"{Path(f['file']).name}:{f['line']}:{f['column']}" for f in found)
+
+
+CUSTOM_POOL = """apiVersion: machineconfiguration.openshift.io/v1
+kind: MachineConfigPool
+metadata:
+  name: worker-cnf
+  labels: {machineconfiguration.openshift.io/role: worker-cnf}
+spec:
+  machineConfigSelector:
+    matchExpressions:
+      - {key: machineconfiguration.openshift.io/role, operator: In, values: [worker, worker-cnf]}
+  nodeSelector:
+    matchLabels: {node-role.kubernetes.io/worker-cnf: ""}
+"""
+
+
+def kubeletconfig(name: str, selector: str, settings: str = "{cpuManagerPolicy: static}") -> str:
+    return f"""apiVersion: machineconfiguration.openshift.io/v1
+kind: KubeletConfig
+metadata: {{name: {name}}}
+spec:
+  machineConfigPoolSelector:
+    matchLabels: {{{selector}}}
+  kubeletConfig: {settings}
+"""
+
+
+CPUS = 'reserved: "0-1"\n    isolated: "2-7"'
+WORKER = 'pools.operator.machineconfiguration.openshift.io/worker: ""'
+
+
+def profile(name: str, node_role: str = "worker-cnf", extra: str = "", cpu: str = CPUS) -> str:
+    return f"""apiVersion: performance.openshift.io/v2
+kind: PerformanceProfile
+metadata: {{name: {name}}}
+spec:
+  cpu:
+    {cpu}
+  nodeSelector: {{node-role.kubernetes.io/{node_role}: ""}}
+{extra}"""
+
+
+# --- built-in pools -------------------------------------------------------------------------------
+
+def test_built_in_worker_and_master_pools_exist_beside_a_custom_pool(tmp_path: Path) -> None:
+    write(tmp_path, {"mcp.yaml": CUSTOM_POOL,
+                     "worker.yaml": kubeletconfig("pods", WORKER),
+                     "master.yaml": kubeletconfig("sizing-master", "machineconfiguration.openshift.io/role: master",
+                                                  "{maxPods: 300}"),
+                     "cnf.yaml": kubeletconfig("cnf", "machineconfiguration.openshift.io/role: worker-cnf")})
+    assert findings(tmp_path, "kubeletconfig-pool") == []
+
+
+def test_a_profile_for_the_worker_nodes_finds_the_built_in_pool_by_node_selector(tmp_path: Path) -> None:
+    write(tmp_path, {"mcp.yaml": CUSTOM_POOL, "profile.yaml": profile("workers", "worker")})
+    assert findings(tmp_path, "kubeletconfig-pool") == []
+
+
+def test_a_redefined_built_in_pool_is_taken_from_the_run(tmp_path: Path) -> None:
+    worker = CUSTOM_POOL.replace("name: worker-cnf", "name: worker").replace(
+        "labels: {machineconfiguration.openshift.io/role: worker-cnf}", "labels: {custom: yes-please}")
+    write(tmp_path, {"mcp.yaml": worker,
+                     "kc.yaml": kubeletconfig("pods", 'pools.operator.machineconfiguration.openshift.io/worker: ""')})
+    found = findings(tmp_path, "kubeletconfig-pool")
+    assert where(found) == ["kc.yaml:5:3"]
+    assert "selects no MachineConfigPool" in found[0]["message"]
+
+
+def test_no_pool_finding_points_at_the_selector(tmp_path: Path) -> None:
+    write(tmp_path, {"mcp.yaml": CUSTOM_POOL, "kc.yaml": kubeletconfig("cpu", "custom-kubelet: enabled")})
+    found = findings(tmp_path, "kubeletconfig-pool")
+    assert where(found) == ["kc.yaml:5:3"]
+
+
+def test_without_any_pool_in_the_run_nothing_is_said_about_unknown_selectors(tmp_path: Path) -> None:
+    write(tmp_path, {"kc.yaml": kubeletconfig("cpu", "custom-kubelet: enabled")})
+    assert findings(tmp_path, "kubeletconfig-pool") == []
+
+
+def test_competing_configurations_are_each_named_once(tmp_path: Path) -> None:
+    rendered = kubeletconfig("performance-du", 'pools.operator.machineconfiguration.openshift.io/worker-cnf: ""')
+    write(tmp_path, {"mcp.yaml": CUSTOM_POOL.replace(
+        "labels: {machineconfiguration.openshift.io/role: worker-cnf}",
+        'labels: {pools.operator.machineconfiguration.openshift.io/worker-cnf: ""}'),
+        "profile.yaml": profile("du"), "rendered.yaml": rendered,
+        "user.yaml": kubeletconfig("user", 'pools.operator.machineconfiguration.openshift.io/worker-cnf: ""')})
+    found = findings(tmp_path, "kubeletconfig-pool")
+    assert where(found) == ["profile.yaml:8:3", "user.yaml:5:3"]
+    for finding in found:
+        assert "performance-du" not in finding["message"]
+        assert finding["message"].count("PerformanceProfile du") == 1
+
+
+def test_a_custom_pool_inherits_the_worker_kubeletconfig(tmp_path: Path) -> None:
+    topology = """apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata: {name: cnf-nodes}
+spec:
+  pool:
+    nodeSelector: {node-role.kubernetes.io/worker-cnf: ""}
+  numaNodes:
+    - {id: 0, memory: 64Gi, cpus: "0-7"}
+"""
+    pod = """apiVersion: v1
+kind: Pod
+metadata: {name: app}
+spec:
+  nodeSelector: {node-role.kubernetes.io/worker-cnf: ""}
+  containers:
+    - name: app
+      resources:
+        limits: {cpu: "1500m", memory: 1Gi}
+"""
+    write(tmp_path, {"mcp.yaml": CUSTOM_POOL, "topology.yaml": topology, "pod.yaml": pod,
+                     "worker.yaml": kubeletconfig("cpu", 'pools.operator.machineconfiguration.openshift.io/worker: ""',
+                                                  '{cpuManagerPolicy: static, reservedSystemCPUs: "0"}'),
+                     "other.yaml": kubeletconfig("other", "custom: unrelated", "{maxPods: 100}")})
+    data = json.loads(run("simulate", "--format", "json", str(tmp_path)).output)
+    assert data["pools"][0]["kubelet_config"] == "cpu"
+    assert "fractional-cpu" in [f["rule"] for f in findings(tmp_path)]
+
+
+def test_a_profile_without_node_selector_is_reported_for_that_only(tmp_path: Path) -> None:
+    text = profile("cnf").replace('  nodeSelector: {node-role.kubernetes.io/worker-cnf: ""}\n', "")
+    write(tmp_path, {"mcp.yaml": CUSTOM_POOL, "profile.yaml": text})
+    found = findings(tmp_path)
+    assert [f["rule"] for f in found if f["rule"].startswith(("kubeletconfig-pool", "performance"))] == [
+        "performance-profile-invalid"]
+    assert "nodeSelector is required" in found[0]["message"]
+
+
+# --- PerformanceProfile CPUs on real hardware ------------------------------------------------------
+
+SMT_TOPOLOGY = """apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata: {name: smt}
+spec:
+  pool:
+    nodeSelector: {node-role.kubernetes.io/worker-cnf: ""}
+  numaNodes:
+    - id: 0
+      memory: 64Gi
+      cores: ["0,8", "1,9", "2,10", "3,11", "4,12", "5,13", "6,14", "7,15"]
+"""
+
+
+def test_nosmt_siblings_are_offline_and_never_allocated(tmp_path: Path) -> None:
+    write(tmp_path, {"topology.yaml": SMT_TOPOLOGY,
+                     "profile.yaml": profile("cnf", extra="  additionalKernelArgs: [nosmt]\n")})
+    assert findings(tmp_path, "performance-profile-cpus") == []
+    data = json.loads(run("simulate", "--format", "json", str(tmp_path)).output)
+    cpu = data["pools"][0]["nodes"][0]["numa_nodes"][0]["resources"]["cpu"]
+    assert (cpu["capacity"], cpu["reserved"], cpu["allocatable"]) == (8, 2, 6)
+
+
+def test_offlined_cpus_complete_the_sets_and_leave_the_simulated_node(tmp_path: Path) -> None:
+    cpu = 'reserved: "0-1"\n    isolated: "2-7"\n    offlined: "8-15"'
+    pod = """apiVersion: v1
+kind: Pod
+metadata: {name: big}
+spec:
+  nodeSelector: {node-role.kubernetes.io/worker-cnf: ""}
+  containers:
+    - name: c
+      resources:
+        limits: {cpu: "6", memory: 1Gi}
+"""
+    write(tmp_path, {"topology.yaml": SMT_TOPOLOGY, "profile.yaml": profile("cnf", cpu=cpu), "pod.yaml": pod})
+    assert findings(tmp_path, "performance-profile-cpus") == []
+    data = json.loads(run("simulate", "--format", "json", str(tmp_path)).output)
+    assert data["pods"][0]["admitted"]
+    assert set(data["pods"][0]["containers"][0]["cpus"]) == set(range(2, 8))
+
+
+def test_siblings_left_out_without_nosmt_are_still_reported(tmp_path: Path) -> None:
+    write(tmp_path, {"topology.yaml": SMT_TOPOLOGY, "profile.yaml": profile("cnf")})
+    found = findings(tmp_path, "performance-profile-cpus")
+    assert where(found) == ["profile.yaml:7:15"]
+    assert "8-15" in found[0]["message"]
+
+
+def test_reserved_cpus_that_nosmt_takes_offline_are_reported(tmp_path: Path) -> None:
+    cpu = 'reserved: "0,8"\n    isolated: "1-7"'
+    write(tmp_path, {"topology.yaml": SMT_TOPOLOGY,
+                     "profile.yaml": profile("cnf", cpu=cpu, extra="  additionalKernelArgs: [nosmt]\n")})
+    found = findings(tmp_path, "performance-profile-cpus")
+    assert len(found) == 1 and "nosmt" in found[0]["message"] and "CPUs 8 " in found[0]["message"]
+
+
+def test_templates_and_kustomize_patches_are_not_checked_as_profiles(tmp_path: Path) -> None:
+    template = profile("cnf", cpu="reserved: $reserved\n    isolated: 4-$lastcpu", extra="""  hugepages:
+    pages: [{size: 1G, count: $count, node: $node}]
+""").replace('node-role.kubernetes.io/worker-cnf: ""', 'node-role.kubernetes.io/$mcp: ""')
+    patch = """apiVersion: performance.openshift.io/v2
+kind: PerformanceProfile
+metadata: {name: perf}
+spec:
+  nodeSelector:
+    $patch: replace
+    node-role.kubernetes.io/notexisting: ""
+"""
+    write(tmp_path, {"template.yaml": template, "patch.yaml": patch, "mcp.yaml": CUSTOM_POOL})
+    # each file is not lintable as it is, said once; nothing is checked as a profile
+    assert sorted((f["rule"], Path(f["file"]).name) for f in findings(tmp_path)) == [
+        ("not-lintable", "patch.yaml"), ("not-lintable", "template.yaml")]
+
+
+# --- the Node Tuning Operator's webhook -----------------------------------------------------------
+
+def test_reserved_and_isolated_are_required_and_non_empty(tmp_path: Path) -> None:
+    write(tmp_path, {"a.yaml": profile("a", "a", cpu='reserved: "0-1"'),
+                     "b.yaml": profile("b", "b", cpu='reserved: ""\n    isolated: "2-7"')})
+    found = findings(tmp_path, "performance-profile-invalid")
+    messages = {Path(f["file"]).name: f["message"] for f in found}
+    assert where(found) == ["a.yaml:5:3", "b.yaml:6:15"]
+    assert "spec.cpu.isolated is required" in messages["a.yaml"]
+    assert "reserved CPUs can not be empty" in messages["b.yaml"]
+
+
+def test_two_profiles_with_one_node_selector(tmp_path: Path) -> None:
+    write(tmp_path, {"a.yaml": profile("du"), "b.yaml": profile("cu"), "mcp.yaml": CUSTOM_POOL})
+    found = findings(tmp_path, "performance-profile-invalid")
+    assert where(found) == ["a.yaml:8:3", "b.yaml:8:3"]
+    assert all("same node selector" in f["message"] for f in found)
+    assert findings(tmp_path, "kubeletconfig-pool") == []  # said once, by the webhook's rule
+
+
+def test_hugepage_sizes_in_the_operators_spelling(tmp_path: Path) -> None:
+    extra = """  hugepages:
+    defaultHugepagesSize: 1Gi
+    pages:
+      - {size: 1G, count: 4, node: 0}
+      - {size: 2Mi, count: 128}
+      - {size: 1G, count: 2, node: 0}
+"""
+    write(tmp_path, {"profile.yaml": profile("cnf", extra=extra)})
+    found = findings(tmp_path, "performance-profile-invalid")
+    assert where(found) == ["profile.yaml:10:27", "profile.yaml:13:16", "profile.yaml:14:9"]
+    text = " ".join(f["message"] for f in found)
+    assert 'write "1G"' in text and 'write "2M"' in text and "repeats size" in text
+
+
+def test_a_valid_profile_is_not_reported(tmp_path: Path) -> None:
+    extra = """  hugepages:
+    defaultHugepagesSize: 1G
+    pages: [{size: 1G, count: 4, node: 0}, {size: 2M, count: 128}]
+"""
+    write(tmp_path, {"profile.yaml": profile("cnf", extra=extra)})
+    assert findings(tmp_path, "performance-profile-invalid") == []
+
+
+# --- unknown fields in the custom resources ---------------------------------------------------------
+
+def test_unknown_fields_of_a_profile_a_kubeletconfig_and_a_topology(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "profile.yaml": profile("cnf", cpu='reserved: "0-1"\n    isolated: "2-7"\n    offline: "8-15"',
+                                extra="  additionalKernelArg: [nosmt]\n"),
+        "kc.yaml": """apiVersion: machineconfiguration.openshift.io/v1
+kind: KubeletConfig
+metadata: {name: k}
+spec:
+  machineConfigPoolSelectors:
+    matchLabels: {pools.operator.machineconfiguration.openshift.io/worker: ""}
+  autoSizingReserved: true
+  kubeletConfig: {maxPods: 300}
+""",
+        "topology.yaml": """apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata: {name: t}
+spec:
+  socket: 1
+  numaNodes:
+    - {id: 0, memory: 64Gi, cpus: "0-15", hugepages: {1Gi: 4}}
+"""})
+    result = run("check", "--format", "json", "--fail-on", "never", str(tmp_path))
+    found = [f for f in result.json()["findings"] if f["rule"] in ("unknown-field", "schema")]
+    assert {f["rule"] for f in found} == {"unknown-field"}
+    assert where(found) == ["kc.yaml:5:3", "profile.yaml:10:3", "profile.yaml:8:5", "topology.yaml:5:3"]
+    suggestions = sorted(f["fix"]["description"] for f in found)
+    assert suggestions == ['rename "additionalKernelArg" to "additionalKernelArgs"',
+                           'rename "machineConfigPoolSelectors" to "machineConfigPoolSelector"',
+                           'rename "offline" to "offlined"', 'rename "socket" to "sockets"']
+    fixed = run("fix", str(tmp_path))
+    assert fixed.exit_code in (0, 1)
+    assert "offlined: " in (tmp_path / "profile.yaml").read_text()
+    assert findings(tmp_path, "unknown-field") == []
+
+
+# --- NodeResourceTopology allocatable / available ----------------------------------------------------
+
+NRT = """apiVersion: topology.node.k8s.io/v1alpha2
+kind: NodeResourceTopology
+metadata: {name: worker-0}
+attributes:
+  - {name: topologyManagerPolicy, value: single-numa-node}
+zones:
+  - name: node-0
+    type: Node
+    resources:
+      - {name: cpu, capacity: "16", allocatable: "14", available: "4"}
+      - {name: memory, capacity: 64Gi, allocatable: 63Gi, available: 20Gi}
+  - name: node-1
+    type: Node
+    resources:
+      - {name: cpu, capacity: "16", allocatable: "14"}
+      - {name: memory, capacity: 64Gi}
+"""
+
+
+def test_the_simulation_starts_from_what_the_nrt_scheduler_plugin_sees(tmp_path: Path) -> None:
+    write(tmp_path, {"nrt.yaml": NRT})
+    data = json.loads(run("simulate", "--format", "json", str(tmp_path)).output)
+    zones = {z["id"]: z["resources"] for z in data["pools"][0]["nodes"][0]["numa_nodes"]}
+    assert (zones[0]["cpu"]["capacity"], zones[1]["cpu"]["capacity"]) == (4, 14)
+    assert zones[0]["memory"]["capacity"] == 20 * 2**30 and zones[1]["memory"]["capacity"] == 64 * 2**30
+
+
+def test_topology_import_of_an_nrt_keeps_the_hardware(tmp_path: Path) -> None:
+    write(tmp_path, {"nrt.yaml": NRT})
+    result = run("topology", "import", str(tmp_path / "nrt.yaml"))
+    assert result.exit_code == 0
+    assert '- "31"' in result.output and '- "32"' not in result.output  # 2 x 16 CPUs, not 4 + 14
+
+
+# --- a PerformanceProfile inside a HyperShift ConfigMap ---------------------------------------------
+
+CONFIGMAP = """apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: perfprof-1
+  namespace: clusters
+data:
+  tuning: |
+    apiVersion: performance.openshift.io/v2
+    kind: PerformanceProfile
+    metadata:
+      name: performance
+    spec:
+      cpu:
+        isolated: "2-7"
+        reserved: "0-3"
+        offline: "8-15"
+      hugepages:
+        pages:
+          - {size: 1Gi, count: 2}
+"""
+
+
+def test_a_profile_in_a_configmap_is_checked_at_its_lines_in_the_configmap(tmp_path: Path) -> None:
+    write(tmp_path, {"cm.yaml": CONFIGMAP, "mcp.yaml": CUSTOM_POOL})
+    found = findings(tmp_path)
+    assert sorted((f["rule"], f"{f['line']}:{f['column']}") for f in found) == [
+        ("performance-profile-cpus", "14:19"), ("performance-profile-invalid", "19:20"),
+        ("unknown-field", "16:9")]
+    assert all(f["object"]["kind"] == "PerformanceProfile" for f in found)
+    run("fix", str(tmp_path))
+    assert '        offlined: "8-15"\n' in (tmp_path / "cm.yaml").read_text()
+
+
+def test_a_configmap_holding_a_tuned_or_plain_data_is_skipped(tmp_path: Path) -> None:
+    tuned = CONFIGMAP.replace("performance.openshift.io/v2", "tuned.openshift.io/v1").replace(
+        "PerformanceProfile", "Tuned")
+    write(tmp_path, {"tuned.yaml": tuned, "plain.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"
+                     "data: {tuning: 'kind: PerformanceProfile'}\n"})
+    assert findings(tmp_path) == []
