@@ -22,8 +22,8 @@ def alignment_reason(analysis: Analysis, pod: PodView) -> str | None:
     devices = sorted(r for r in pod.resource_names() if is_extended(r) or is_hugepages(r))
     if devices:
         return f"it requests {', '.join(devices)}"
-    if pod.annotations.get(NETWORKS_ANNOTATION):
-        return "it attaches SR-IOV networks"
+    if pod.annotations.get(NETWORKS_ANNOTATION) and analysis.sriov.network_aligned(pod) is not False:
+        return "it attaches SR-IOV networks"  # not when each network's VFs come without topology (excludeTopology)
     if pod.node_selector or pod.required_terms:
         for pool in analysis.pools_for(pod):
             if pool.profile is not None and pool.profile.cpu_manager_policy == "static" and pool.node_labels:
