@@ -187,8 +187,9 @@ def test_well_formed_networks_annotations(tmp_path: Path) -> None:
     good = {"list.yaml": pod("fh-net, ran/mh-net@net2", "a"),
             "json.yaml": pod("'[{\"name\": \"fh-net\", \"interface\": \"net1\"}]'", "b"),
             "folded.yaml": pod("'[\n      {\"name\": \"fh-net\"}\n      ]'", "c")}
+    good["template.yaml"] = pod("'${SRIOVNETNAME}'", "d")  # an OpenShift Template / envsubst variable
     found = findings(tmp_path, good)
-    assert not [f for f in found if f["rule"] in ("networks-annotation", "duplicate-object")]
+    assert not [f for f in found if f["rule"] in ("networks-annotation", "duplicate-object", "sriov-unknown-resource")]
 
 
 # --- schema and unknown fields ----------------------------------------------------------------------------------
@@ -259,3 +260,24 @@ def test_shell_and_openshift_template_variables(tmp_path: Path) -> None:
         "numVfs: 8", 'numVfs: "${{NUMVFS}}"')
     found = findings(tmp_path, {"p.yaml": text})
     assert not [f for f in found if f["rule"] in ("schema", "sriov-policy-conflict")], found
+
+
+def test_documentation_placeholders(tmp_path: Path) -> None:
+    text = policy("<policy_name>", "<sriov_resource_name>", "['<pf_name>']", "  mtu: <mtu>\n") + "---\n" + network(
+        "<network_name>", "<sriov_resource_name>")
+    found = findings(tmp_path, {"p.yaml": policy("fh", "fh"), "doc.yaml": text, "pod.yaml": pod("<network_name>")})
+    assert not [f for f in found if f["rule"].startswith("sriov") or f["rule"] in ("schema", "networks-annotation")]
+
+
+def test_placeholders_do_not_hide_a_broken_annotation(tmp_path: Path) -> None:
+    # a documentation example: the placeholder is filled in, the trailing comma in the JSON object stays
+    found = findings(tmp_path, {"pod.yaml": pod("'[{\"name\": \"<sriov_network_name>\",}]'")}, "networks-annotation")
+    assert where(found) == ["pod.yaml:7:34:error"] and "not valid JSON" in found[0]["message"]
+
+
+def test_intent_reads_what_a_broken_annotation_meant(tmp_path: Path) -> None:
+    files = {"p.yaml": policy("fh", "fh", extra="  excludeTopology: true\n"), "n.yaml": network("fh-net", "fh"),
+             "pod.yaml": pod("'[{\"name\": \"fh-net\",}]'", limits='{cpu: "4"}')}
+    found = findings(tmp_path, files)
+    assert [f["rule"] for f in found if f["rule"] in ("networks-annotation", "not-guaranteed")] == [
+        "networks-annotation"]

@@ -14,6 +14,7 @@ from numalint.model.sriov import (
     PFName,
     Policy,
     SriovCatalog,
+    fill_placeholders,
     is_placeholder,
     networks_problem,
 )
@@ -118,7 +119,8 @@ def sriov_unused_resource(analysis: Analysis) -> Iterator[Hit]:
 def networks_annotation(analysis: Analysis) -> Iterator[Hit]:
     for pod in analysis.pods:
         value = pod.annotations.get(NETWORKS_ANNOTATION)
-        problem = networks_problem(value) if value is not None else None
+        concrete = fill_placeholders(value) if value is not None else None  # "<name>" in docs, "$NET" in templates
+        problem = networks_problem(concrete) if concrete is not None else None
         if problem is None:
             continue
         yield Hit(f"{NETWORKS_ANNOTATION} of {pod.ref.label()} cannot be parsed: {problem}; Multus fails the pod "

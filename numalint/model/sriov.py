@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 
 DEFAULT_PREFIX = "openshift.io"
 RESOURCE_ANNOTATION = "k8s.v1.cni.cncf.io/resourceName"
+_DOC_PLACEHOLDER = re.compile(r"<[A-Za-z_][\w.-]*>")
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+_SIMPLE_VARIABLE = re.compile(r"\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*|<[A-Za-z_][\w.-]*>")
 _PF_RE = re.compile(r"^(?P<name>[^#]+)(?:#(?P<first>\d+)-(?P<last>\d+))?$")
 
 
@@ -112,8 +115,17 @@ class Attachment:
 
 
 def is_placeholder(value: str) -> bool:
-    """A template variable left in a value (PolicyGenerator ``$name``, Helm ``{{ }}``): not a real name."""
-    return "$" in value or "{{" in value
+    """A template variable left in a value (PolicyGenerator ``$name``, Helm ``{{ }}``, documentation
+    ``<name>``): not a real name."""
+    return "$" in value or "{{" in value or bool(_DOC_PLACEHOLDER.search(value))
+
+
+def fill_placeholders(value: str) -> str | None:
+    """``value`` with each simple template variable (``$x``, ``${x}``, ``<x>``) replaced by a name, so that
+    its structure can still be judged; None when a ``{{ }}`` template may produce any structure."""
+    if "{{" in value:
+        return None
+    return _SIMPLE_VARIABLE.sub("x", value)
 
 
 def _text(value: Any) -> str | None:
@@ -262,7 +274,10 @@ def parse_networks(value: str) -> list[tuple[str | None, str]]:
         try:
             items = json.loads(value)
         except json.JSONDecodeError:
-            return []
+            try:  # what the author meant despite a stray comma (networks-annotation reports the comma)
+                items = json.loads(_TRAILING_COMMA.sub(r"\1", value))
+            except json.JSONDecodeError:
+                return []
         if not isinstance(items, list):
             return []
         return [(_text(i.get("namespace")), str(i["name"])) for i in items if isinstance(i, dict) and i.get("name")]

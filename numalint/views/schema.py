@@ -136,8 +136,8 @@ def _min_items(instance: Any, value: Any, schema: Any, root: Any) -> bool:
     return not isinstance(instance, list) or len(instance) >= value
 
 
-# a template variable in a value: "$numVfs", "${MTU}", "${{NUMVFS}}", "mlx_$DIR", "{{ .spec.x }}"
-_TEMPLATE_VARIABLE = re.compile(r"\$\{{0,2}[A-Za-z_]|\{\{")
+# a template variable in a value: "$numVfs", "${MTU}", "${{NUMVFS}}", "mlx_$DIR", "{{ .spec.x }}", "<pf_name>"
+_TEMPLATE_VARIABLE = re.compile(r"\$\{{0,2}[A-Za-z_]|\{\{|<[A-Za-z_][\w.-]*>")
 
 
 @cache
