@@ -281,3 +281,11 @@ def test_intent_reads_what_a_broken_annotation_meant(tmp_path: Path) -> None:
     found = findings(tmp_path, files)
     assert [f["rule"] for f in found if f["rule"] in ("networks-annotation", "not-guaranteed")] == [
         "networks-annotation"]
+
+
+def test_a_pruned_pf_selector_widens_the_policy(tmp_path: Path) -> None:
+    text = policy("fh", "fh").replace("nicSelector: {pfNames: [ens1f0]}",
+                                      'nicSelector: {vendor: "8086", pfName: [ens1f0]}')
+    found = findings(tmp_path, {"s.yaml": text}, "unknown-field")
+    assert [f["severity"] for f in found] == ["warning"]
+    assert "configures every NIC the rest of spec.nicSelector matches" in found[0]["message"]

@@ -20,10 +20,12 @@ UNKNOWN_FIELD_PATHS: dict[str, tuple[Path, ...]] = {
     "SriovIBNetwork": (("spec",),),
     "OVSNetwork": (("spec",),),
 }
-# (kind, path) -> (fields of which one must survive pruning, who then rejects the object)
-REQUIRED_ONE_OF: dict[tuple[str, Path], tuple[tuple[str, ...], str]] = {
+# (kind, path) -> (selector fields of which one must survive pruning, who rejects the object when none does,
+# what a pruned selector field costs when others remain)
+REQUIRED_ONE_OF: dict[tuple[str, Path], tuple[tuple[str, ...], str, str]] = {
     ("SriovNetworkNodePolicy", ("spec", "nicSelector")): (
-        ("vendor", "deviceID", "pfNames", "rootDevices", "netFilter"), "the operator webhook rejects the policy"),
+        ("vendor", "deviceID", "pfNames", "rootDevices", "netFilter"), "the operator webhook rejects the policy",
+        "the policy then configures every NIC the rest of spec.nicSelector matches"),
 }
 
 
@@ -110,7 +112,7 @@ def unknown_fields(doc: Document) -> list[Finding]:
         unknown = [k for k in node if isinstance(k, str) and k not in known]
         if not unknown:
             continue
-        required, rejecter = REQUIRED_ONE_OF.get((doc.kind, path), ((), ""))
+        required, rejecter, widened = REQUIRED_ONE_OF.get((doc.kind, path), ((), "", ""))
         emptied = bool(required) and not any(k in node for k in required)
         where = ".".join(path)
         for key in unknown:
@@ -120,6 +122,8 @@ def unknown_fields(doc: Document) -> list[Finding]:
             if emptied:
                 message += f"; {where} is then left without any of {', '.join(required)}, and {rejecter}"
             suggestion = closest_field(key, known)
+            if not emptied and suggestion in required:
+                message += f"; {widened}"
             fix = None
             if suggestion and suggestion not in node:
                 message += f'; did you mean "{suggestion}"?'

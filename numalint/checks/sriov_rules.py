@@ -123,8 +123,8 @@ def networks_annotation(analysis: Analysis) -> Iterator[Hit]:
         problem = networks_problem(concrete) if concrete is not None else None
         if problem is None:
             continue
-        yield Hit(f"{NETWORKS_ANNOTATION} of {pod.ref.label()} cannot be parsed: {problem}; Multus fails the pod "
-                  "sandbox (parsePodNetworkAnnotation) and the pod never starts",
+        yield Hit(f"{NETWORKS_ANNOTATION} of {pod.ref.label()} is malformed: {problem}; Multus cannot attach the "
+                  "networks, so the pod sandbox fails and the pod never starts",
                   pod.file, _annotation_span(pod), pod.ref,
                   Fix('write a comma list (net-a, ns/net-b@eth1) or a JSON list ([{"name": "net-a"}])'))
 
