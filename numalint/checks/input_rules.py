@@ -10,11 +10,17 @@ from typing import Any
 
 from numalint import catalogue as registry
 from numalint.findings import SAFE, Edit, Finding, Fix, ObjectRef
-from numalint.k8s.kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION, NODE_TOPOLOGY, PERFORMANCE_PROFILE
+from numalint.k8s.kinds import (
+    KUBELET_CONFIG,
+    KUBELET_CONFIGURATION,
+    NODE_TOPOLOGY,
+    PERFORMANCE_PROFILE,
+    SCHEMA_FILES,
+)
 from numalint.reading.locate import Path, get
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import YMap, YSeq
-from numalint.views.schema import kubelet_field_names, load_schema, validate_document
+from numalint.views.schema import conforms, kubelet_field_names, load_schema, validate_document
 
 # kind -> (schema whose properties are the known fields, where they start, who drops an unknown one);
 # spec.kubeletConfig has no properties in its schema and keeps the kubelet's own check below
@@ -22,6 +28,21 @@ UNKNOWN_FIELDS: dict[str, tuple[str, Path, str]] = {
     PERFORMANCE_PROFILE: ("performanceprofile.schema.json", ("spec",), "the API server prunes it"),
     KUBELET_CONFIG: ("kubeletconfig.schema.json", ("spec",), "the API server prunes it"),
     NODE_TOPOLOGY: ("nodetopology.schema.json", ("spec",), "numalint ignores it"),
+}
+# kind -> the mappings whose keys must be fields the kind's JSON schema (schemas/) declares at that path.
+# A custom resource's unknown field is pruned by the API server (kubectl only warns), so it never applies.
+UNKNOWN_FIELD_PATHS: dict[str, tuple[Path, ...]] = {
+    "SriovNetworkNodePolicy": (("spec",), ("spec", "nicSelector")),
+    "SriovNetwork": (("spec",),),
+    "SriovIBNetwork": (("spec",),),
+    "OVSNetwork": (("spec",),),
+}
+# (kind, path) -> (selector fields of which one must survive pruning, who rejects the object when none does,
+# what a pruned selector field costs when others remain)
+REQUIRED_ONE_OF: dict[tuple[str, Path], tuple[tuple[str, ...], str, str]] = {
+    ("SriovNetworkNodePolicy", ("spec", "nicSelector")): (
+        ("vendor", "deviceID", "pfNames", "rootDevices", "netFilter"), "the operator webhook rejects the policy",
+        "the policy then configures every NIC the rest of spec.nicSelector matches"),
 }
 
 
@@ -100,6 +121,7 @@ def input_findings(doc: Document) -> list[Iterator[Finding]]:
         streams[0] = (f for f in streams[0] if not (f.rule == "schema" and "unexpected field" in f.message
                                                       and any(f'"{k}"' in f.message for k in keys)))
         streams.append(iter(unknown))
+    streams.append(iter(unknown_fields(doc)))
     streams[0] = (f for f in streams[0] if not _PLACEHOLDER_VALUE.search(f.message))
     return [_with_ref(stream, ref) for stream in streams]
 
@@ -191,3 +213,52 @@ def _unknown_kubelet_fields(doc: Document, config: YMap, base: Path, case_insens
     for key, span in config.duplicates:
         yield registry.finding("unknown-field", f'duplicate field "{key}": the kubelet keeps only the last one',
                       doc.file, span, fix=Fix(f'remove one of the "{key}" entries'))
+
+
+def _schema_at(schema: dict[str, Any], path: Path) -> dict[str, Any] | None:
+    node: Any = schema
+    for step in path:
+        node = node.get("properties", {}).get(step) if isinstance(node, dict) else None
+    return node if isinstance(node, dict) else None
+
+
+def unknown_fields(doc: Document) -> list[Finding]:
+    """Keys of ``UNKNOWN_FIELD_PATHS`` mappings that the kind's schema does not declare, with the closest
+    declared field (a safe rename when the value fits that field's type)."""
+    findings: list[Finding] = []
+    schema_file = SCHEMA_FILES.get(doc.kind)
+    if schema_file is None:
+        return findings
+    schema = load_schema(schema_file)
+    for path in UNKNOWN_FIELD_PATHS.get(doc.kind, ()):
+        node = get(doc.root, path)
+        declared = _schema_at(schema, path)
+        if not isinstance(node, YMap) or declared is None or "properties" not in declared:
+            continue
+        properties: dict[str, Any] = declared["properties"]
+        known = frozenset(properties)
+        unknown = [k for k in node if isinstance(k, str) and k not in known]
+        if not unknown:
+            continue
+        required, rejecter, widened = REQUIRED_ONE_OF.get((doc.kind, path), ((), "", ""))
+        emptied = bool(required) and not any(k in node for k in required)
+        where = ".".join(path)
+        for key in unknown:
+            span = node.key_spans[key]
+            message = (f'unknown field "{where}.{key}": the API server prunes fields the {doc.kind} schema does not '
+                       "declare (kubectl only warns), so this setting never applies")
+            if emptied:
+                message += f"; {where} is then left without any of {', '.join(required)}, and {rejecter}"
+            suggestion = closest_field(key, known)
+            if not emptied and suggestion in required:
+                message += f"; {widened}"
+            fix = None
+            if suggestion and suggestion not in node:
+                message += f'; did you mean "{suggestion}"?'
+                if conforms(node[key], properties[suggestion], schema):
+                    fix = Fix(f'rename "{key}" to "{suggestion}"', [Edit(span, suggestion, key)], SAFE)
+                else:
+                    fix = Fix(f'rename "{key}" to "{suggestion}" and give it the value that field takes')
+            findings.append(registry.finding("unknown-field", message, doc.file, span, fix=fix,
+                                             severity="error" if emptied else None))
+    return findings

@@ -1,5 +1,5 @@
-"""SR-IOV checks: unknown networks and resources, conflicting policies, VF counts (sriov-network-operator api/v1 and
-its webhook)."""
+"""SR-IOV checks: networks and resources nothing provides, conflicting policies, VF counts, the networks
+annotation (sriov-network-operator api/v1 and pkg/webhook/validate.go; multus-cni pkg/k8sclient)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,41 @@ from collections.abc import Iterator
 
 from numalint.analysis import Analysis
 from numalint.checks.registry import check
-from numalint.findings import Fix, Hit
-from numalint.model.sriov import NETWORKS_ANNOTATION, PFName, Policy
+from numalint.findings import Fix, Hit, Related
+from numalint.model.sriov import (
+    NETWORKS_ANNOTATION,
+    Network,
+    PFName,
+    Policy,
+    SriovCatalog,
+    fill_placeholders,
+    is_placeholder,
+    networks_problem,
+)
+from numalint.reading.yamlpos import Span
+from numalint.views.workloads import PodView
+
+NO_PROVIDER = "no SriovNetworkNodePolicy of the run provides it"
+
+
+def _annotation_span(pod: PodView) -> Span:
+    """The networks annotation's value (the pod template's when the workload has one), else the pod's name."""
+    for metadata in (pod.spec_path[:-1] + ("metadata",), ("metadata",)):
+        path = metadata + ("annotations", NETWORKS_ANNOTATION)
+        if pod.locator.has(path):
+            return pod.span(path)
+    return pod.anchor()
+
+
+def _unprovided(sriov: SriovCatalog, network: Network) -> bool:
+    """A network consuming a resource under the operator's prefix that no policy of the run creates.
+
+    Only judged when the run holds policies at all (a repository of networks alone stays quiet), and only
+    for the operator's prefix: a NetworkAttachmentDefinition for another prefix belongs to a plain
+    device-plugin deployment the run cannot see."""
+    if not sriov.policies or not network.resource or is_placeholder(network.resource):
+        return False
+    return network.resource.split("/", 1)[0] == sriov.prefix and network.resource not in sriov.provided()
 
 
 @check("sriov-unknown-resource")
@@ -16,75 +49,170 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
     sriov = analysis.sriov
     if not sriov.present:
         return
-    known = sriov.resources()
-    prefixes = {r.split("/", 1)[0] for r in known} | {sriov.prefix}
+    provided = sriov.provided()
+    choices = f"use one of {', '.join(sorted(provided))}" if provided else "create the policy"
+    for nets in sriov.networks.values():
+        for net in nets:
+            if _unprovided(sriov, net):
+                yield Hit(f'{net.ref.label()} uses resource {net.resource}, but {NO_PROVIDER}: no node '
+                          "advertises it, so every pod attaching the network stays Pending",
+                          net.doc.file, net.resource_span(), net.ref,
+                          Fix(f"correct resourceName ({choices}) or add the SriovNetworkNodePolicy"), "error")
     for pod in analysis.pods:
-        _, unknown = sriov.network_resources(pod)
-        for name in unknown:
-            yield Hit(f'{pod.ref.label()} attaches network "{name}" ({NETWORKS_ANNOTATION}) but no SriovNetwork or '
-                          "NetworkAttachmentDefinition of that name is in the run: the pod stays in "
-                          "ContainerCreating", pod.file, pod.anchor(), pod.ref,
-                          Fix(f'create the network "{name}" or correct the annotation'))
+        span = _annotation_span(pod)
+        seen: set[str] = set()
+        reported: set[str] = set()
+        for attachment in sriov.attachments(pod):
+            if attachment.label in seen or is_placeholder(attachment.label):
+                continue
+            seen.add(attachment.label)
+            network = attachment.network
+            if network is None:
+                yield Hit(f'{pod.ref.label()} attaches network "{attachment.label}" ({NETWORKS_ANNOTATION}) but no '
+                          "SriovNetwork, SriovIBNetwork, OVSNetwork or NetworkAttachmentDefinition of that name is in "
+                          "the run: Multus cannot find it and the pod stays in ContainerCreating",
+                          pod.file, span, pod.ref, Fix(f'create the network "{attachment.label}" or correct the '
+                                                       "annotation"))
+            elif _unprovided(sriov, network) and network.resource not in reported:
+                reported.add(network.resource)
+                yield Hit(f'{pod.ref.label()} attaches network "{attachment.label}", whose resource '
+                          f"{network.resource} no SriovNetworkNodePolicy of the run provides: the injected request is "
+                          "never satisfied and the pod stays Pending", pod.file, span, pod.ref,
+                          Fix(f"add a SriovNetworkNodePolicy with resourceName "
+                              f"{network.resource.split('/', 1)[1]} or correct the network"), "error",
+                          (Related(network.doc.file, network.resource_span(), f"{network.ref.label()} names the "
+                                                                              "resource"),))
+        if not sriov.policies:
+            continue
         for container in pod.containers:
             for resource in sorted(set(container.requests) | set(container.limits)):
-                if "/" in resource and resource.split("/", 1)[0] in prefixes and resource not in known \
-                        and resource.split("/", 1)[0] in {r.split("/", 1)[0] for r in known}:
-                    yield Hit(f'{container.label} of {pod.ref.label()} requests {resource}, which no '
-                                  "SriovNetworkNodePolicy, SriovNetwork or NetworkAttachmentDefinition in the run "
-                                  "provides: the pod stays Pending",
-                                  pod.file, pod.span(container.path + ("resources",), key=True), pod.ref,
-                                  Fix(f"use one of {', '.join(sorted(known))}"))
+                if resource.split("/", 1)[0] != sriov.prefix or "/" not in resource or resource in provided \
+                        or resource in reported:
+                    continue
+                reported.add(resource)
+                yield Hit(f"{container.label} of {pod.ref.label()} requests {resource}, but {NO_PROVIDER}: the pod "
+                          "stays Pending", pod.file, pod.span(container.path + ("resources",), key=True), pod.ref,
+                          Fix(choices), "error")
 
 
-def _conflict(policy: Policy, message: str, *path: object, fix: str) -> Hit:
-    return Hit(message, policy.doc.file, policy.span(*path, key=True), policy.ref,
-                   Fix(fix))
+@check("sriov-unused-resource")
+def sriov_unused_resource(analysis: Analysis) -> Iterator[Hit]:
+    sriov = analysis.sriov
+    consumed = {n.resource for nets in sriov.networks.values() for n in nets if n.resource}
+    if not consumed or any(is_placeholder(r) for r in consumed):
+        return  # a repository of policies alone (its networks live elsewhere), or networks still templates
+    for pod in analysis.pods:
+        consumed |= pod.resource_names()
+    reported: set[str] = set()
+    for policy in sriov.policies:
+        resource = f"{sriov.prefix}/{policy.resource_name}"
+        if resource in consumed or resource in reported or is_placeholder(resource):
+            continue
+        reported.add(resource)
+        yield Hit(f'{policy.ref.label()} creates resource {resource}, but no network or pod of the run uses it: its '
+                  "VFs are configured on every selected node and never attached",
+                  policy.doc.file, policy.span("resourceName"), policy.ref,
+                  Fix("point a SriovNetwork at the resource, or remove the policy if it is left over"))
+
+
+@check("networks-annotation")
+def networks_annotation(analysis: Analysis) -> Iterator[Hit]:
+    for pod in analysis.pods:
+        value = pod.annotations.get(NETWORKS_ANNOTATION)
+        concrete = fill_placeholders(value) if value is not None else None  # "<name>" in docs, "$NET" in templates
+        problem = networks_problem(concrete) if concrete is not None else None
+        if problem is None:
+            continue
+        yield Hit(f"{NETWORKS_ANNOTATION} of {pod.ref.label()} is malformed: {problem}; Multus cannot attach the "
+                  "networks, so the pod sandbox fails and the pod never starts",
+                  pod.file, _annotation_span(pod), pod.ref,
+                  Fix('write a comma list (net-a, ns/net-b@eth1) or a JSON list ([{"name": "net-a"}])'))
+
+
+def _shares_nodes(a: Policy, b: Policy) -> bool:
+    """Every node one policy selects is selected by the other (one selector contains the other), so the
+    operator's webhook compares them on a node for sure. A policy without nodeSelector (a template to fill
+    in; the field is required) is compared with nothing."""
+    if not (a.has_selector and b.has_selector):
+        return False
+    items_a, items_b = set(a.node_selector.items()), set(b.node_selector.items())
+    return items_a <= items_b or items_b <= items_a
+
+
+def _conflict(policy: Policy, message: str, *path: object, fix: str, severity: str | None = None,
+              other: Policy | None = None) -> Hit:
+    related = (Related(other.doc.file, other.span("resourceName"), f"{other.ref.label()}"),) if other else ()
+    return Hit(message, policy.doc.file, policy.span(*path, key=True), policy.ref, Fix(fix), severity, related)
+
+
+def _pf_conflict(current: Policy, previous: Policy) -> tuple[PFName, str] | None:
+    """validatePfNames: the first PF both policies name decides. A different externallyManaged is rejected;
+    VF ranges are compared as written, an entry without ``#first-last`` being the range -1..-1, so it never
+    overlaps a ranged entry and always overlaps another unranged one."""
+    for cur in current.pf_names:
+        for pre in previous.pf_names:
+            if cur.name != pre.name:
+                continue
+            if current.externally_managed != previous.externally_managed:
+                return cur, "externallyManaged"
+            cur_first, cur_last = (cur.first, cur.last) if cur.first is not None and cur.last is not None else (-1, -1)
+            pre_first, pre_last = (pre.first, pre.last) if pre.first is not None and pre.last is not None else (-1, -1)
+            if cur_last < pre_first or cur_first > pre_last:
+                return None
+            return cur, "range"
+    return None
 
 
 @check("sriov-policy-conflict")
 def sriov_policy_conflict(analysis: Analysis) -> Iterator[Hit]:
-    policies = analysis.sriov.policies
-    by_resource: dict[str, list[Policy]] = {}
-    for policy in policies:
-        by_resource.setdefault(policy.resource_name, []).append(policy)
-    for resource, group in by_resource.items():
-        first = group[0]
-        for other in group[1:]:
-            if other.exclude_topology != first.exclude_topology:
-                yield _conflict(other, f'policies for resourceName "{resource}" disagree on excludeTopology '
-                                       f'("{first.ref.name}": {str(first.exclude_topology).lower()}, '
-                                       f'"{other.ref.name}": {str(other.exclude_topology).lower()}): the operator '
-                                       "webhook rejects it", "excludeTopology" if other.doc.root.get("spec", {}).get(
-                                           "excludeTopology") is not None else "resourceName",
-                                fix="use the same excludeTopology in every policy of the resource")
-            if other.device_type != first.device_type:
-                yield _conflict(other, f'policies for resourceName "{resource}" disagree on deviceType '
-                                       f'("{first.ref.name}": {first.device_type}, "{other.ref.name}": '
-                                       f"{other.device_type}): one resource would mix netdevice and vfio-pci VFs",
-                                "resourceName", fix="use one deviceType per resourceName")
-    for i, policy in enumerate(policies):
+    policies = [p for p in analysis.sriov.policies if not is_placeholder(p.ref.name + p.resource_name)]
+    for i, first in enumerate(policies):
         for other in policies[i + 1:]:
-            for pf in policy.pf_names:
-                for opf in other.pf_names:
-                    if pf.name != opf.name or not _overlap(policy, pf, other, opf):
-                        continue
-                    if not (policy.node_selector == other.node_selector or not policy.node_selector
-                            or not other.node_selector):
-                        continue
-                    yield _conflict(other, f'VF range "{opf.raw}" of "{other.ref.name}" overlaps "{pf.raw}" of '
-                                           f'"{policy.ref.name}" on PF {pf.name}: the operator rejects overlapping '
-                                           "ranges", "nicSelector", "pfNames",
-                                    fix="give each policy a disjoint #first-last range on the PF")
+            # the webhook skips a policy of the same name (an update of the object, or a copy of it)
+            if other.ref.name == first.ref.name or not _shares_nodes(first, other):
+                continue
+            yield from _pair(first, other)
 
 
-def _overlap(a: Policy, pa: object, b: Policy, pb: object) -> bool:
-
-    assert isinstance(pa, PFName) and isinstance(pb, PFName)
-    ra = (pa.first, pa.last) if pa.first is not None and pa.last is not None else (0, max(a.num_vfs - 1, 0))
-    rb = (pb.first, pb.last) if pb.first is not None and pb.last is not None else (0, max(b.num_vfs - 1, 0))
-    if pa.first is None and pb.first is None:
-        return False  # whole-PF policies: the lowest priority number wins, not a conflict
-    return ra[0] <= rb[1] and rb[0] <= ra[1]
+def _pair(first: Policy, other: Policy) -> Iterator[Hit]:
+    if first.resource_name == other.resource_name:
+        resource = first.resource_name
+        if other.exclude_topology != first.exclude_topology:
+            where = "excludeTopology" if "excludeTopology" in (other.doc.root.get("spec") or {}) else "resourceName"
+            yield _conflict(other, f'excludeTopology[{str(other.exclude_topology).lower()}] of "{other.ref.name}" '
+                                   f'conflicts with policy "{first.ref.name}" (excludeTopology['
+                                   f'{str(first.exclude_topology).lower()}]) as they target the same resource '
+                                   f'"{resource}": the operator webhook rejects the policy', where,
+                            fix="use the same excludeTopology in every policy of the resource", other=first)
+        if other.device_type != first.device_type:
+            yield _conflict(other, f'"{other.ref.name}" (deviceType {other.device_type}) and "{first.ref.name}" '
+                                   f'(deviceType {first.device_type}) share resourceName "{resource}": the operator '
+                                   "accepts it and the device plugin then advertises netdevice and vfio-pci VFs as one "
+                                   "resource, so a pod gets whichever VF is free (a DPDK application may receive "
+                                   "a kernel-bound VF, a netdevice network a vfio-pci VF) and its attachment or "
+                                   "application fails", "deviceType" if "deviceType" in (
+                                       other.doc.root.get("spec") or {}) else "resourceName",
+                            fix="give each deviceType its own resourceName (and network)", severity="warning",
+                            other=first)
+    for current, previous in ((other, first), (first, other)):
+        found = _pf_conflict(current, previous)
+        if found is None:
+            continue
+        pf, reason = found
+        if reason == "externallyManaged":
+            message = (f'"{current.ref.name}" and "{previous.ref.name}" both configure PF {pf.name} but disagree on '
+                       "externallyManaged: the operator webhook rejects the policy (externallyManage is "
+                       "inconsistent with existing policy)")
+            fix = "use the same externallyManaged in every policy of the PF"
+        else:
+            message = (f'VF index range in "{pf.raw}" of "{current.ref.name}" is overlapped with existing policy '
+                       f'"{previous.ref.name}" on PF {pf.name}: the operator webhook rejects the policy'
+                       + (" (two entries without #first-last count as the same range)" if pf.first is None else ""))
+            fix = "give each policy a disjoint #first-last range on the PF"
+        yield Hit(message, current.doc.file, current.span("nicSelector", "pfNames", pf.index), current.ref, Fix(fix),
+                  None, (Related(previous.doc.file, previous.span("nicSelector", "pfNames"),
+                                 f"{previous.ref.label()}"),))
+        break  # the webhook reports one of the two directions
 
 
 @check("sriov-numvfs")

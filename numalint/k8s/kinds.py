@@ -21,9 +21,14 @@ KUBELET_CONFIG = "KubeletConfig"
 PERFORMANCE_PROFILE = "PerformanceProfile"
 NODE_TOPOLOGY = "NodeTopology"
 NODE_RESOURCE_TOPOLOGY = "NodeResourceTopology"
+SRIOV_POLICY = "SriovNetworkNodePolicy"
+# the SR-IOV operator renders each of these into a NetworkAttachmentDefinition named like the object
+SRIOV_NETWORK_KINDS = ("SriovNetwork", "SriovIBNetwork", "OVSNetwork")
+# the Multus annotation naming a pod's additional networks
+NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
 
 OTHER_KINDS = frozenset({
-    KUBELET_CONFIGURATION, KUBELET_CONFIG, "SriovNetworkNodePolicy", "SriovNetwork",
+    KUBELET_CONFIGURATION, KUBELET_CONFIG, SRIOV_POLICY, *SRIOV_NETWORK_KINDS,
     "NetworkAttachmentDefinition", "MachineConfigPool", NODE_RESOURCE_TOPOLOGY, NODE_TOPOLOGY, PERFORMANCE_PROFILE,
 })
 KUBEVIRT_KINDS = frozenset({"VirtualMachine", "VirtualMachineInstance"})
@@ -38,6 +43,8 @@ SCHEMA_FILES: dict[str, str] = {
     KUBELET_CONFIG: "kubeletconfig.schema.json",
     "SriovNetworkNodePolicy": "sriovnetworknodepolicy.schema.json",
     "SriovNetwork": "sriovnetwork.schema.json",
+    "SriovIBNetwork": "sriovibnetwork.schema.json",
+    "OVSNetwork": "ovsnetwork.schema.json",
     "NetworkAttachmentDefinition": "networkattachmentdefinition.schema.json",
     "MachineConfigPool": "machineconfigpool.schema.json",
     NODE_RESOURCE_TOPOLOGY: "noderesourcetopology.schema.json",

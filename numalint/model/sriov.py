@@ -4,10 +4,12 @@
   ranges, rootDevices) on nodes whose labels match its nodeSelector. Each selected PF gives VFs
   ``<prefix>/<resourceName>``, each with its PF's NUMA node, or none with ``excludeTopology: true`` or a
   PF ``numa_node`` of -1. When several policies claim a PF without ranges, the lowest priority number wins.
-* A pod's ``k8s.v1.cni.cncf.io/networks`` annotation names networks (SriovNetwork or
+* A pod's ``k8s.v1.cni.cncf.io/networks`` annotation names networks (SriovNetwork, SriovIBNetwork and
+  OVSNetwork, which the operator renders into a NetworkAttachmentDefinition of the same name, or a
   NetworkAttachmentDefinition with a ``k8s.v1.cni.cncf.io/resourceName`` annotation); the
   network-resources-injector adds one VF per attachment to the first container's requests and limits,
   unless a container already asks for that resource.
+* Only policies provide VFs: a network names the resource it consumes, never provides it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from numalint.alignment.machine import Device
 from numalint.findings import ObjectRef
+from numalint.k8s.kinds import NETWORKS_ANNOTATION, SRIOV_NETWORK_KINDS, SRIOV_POLICY
 from numalint.reading.locate import as_list, get, locate
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span
@@ -30,8 +33,10 @@ if TYPE_CHECKING:
     from numalint.views.workloads import PodView
 
 DEFAULT_PREFIX = "openshift.io"
-NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
 RESOURCE_ANNOTATION = "k8s.v1.cni.cncf.io/resourceName"
+_DOC_PLACEHOLDER = re.compile(r"<[A-Za-z_][\w.-]*>")
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+_SIMPLE_VARIABLE = re.compile(r"\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*|<[A-Za-z_][\w.-]*>")
 _PF_RE = re.compile(r"^(?P<name>[^#]+)(?:#(?P<first>\d+)-(?P<last>\d+))?$")
 
 
@@ -58,6 +63,8 @@ class Policy:
     device_id: str | None
     pf_names: list[PFName]
     root_devices: list[str]
+    externally_managed: bool = False
+    has_selector: bool = True  # False: nodeSelector missing or null, a template still to be filled in
 
     def span(self, *path: Any, key: bool = False) -> Span:
         return locate(self.doc.root, ("spec",) + path, key=key)
@@ -85,8 +92,40 @@ class Policy:
 class Network:
     doc: Document
     ref: ObjectRef
-    resource: str  # full resource name, prefix included
+    resource: str  # full resource name, prefix included; "" when the network brings no device
     namespaces: set[str] = field(default_factory=set)  # where the NetworkAttachmentDefinition lives
+
+    @property
+    def rendered(self) -> bool:
+        """An operator network (SriovNetwork, SriovIBNetwork, OVSNetwork), not a hand-written NAD."""
+        return self.ref.kind in SRIOV_NETWORK_KINDS
+
+    def resource_span(self) -> Span:
+        if self.rendered:
+            return locate(self.doc.root, ("spec", "resourceName"))
+        return locate(self.doc.root, ("metadata", "annotations", RESOURCE_ANNOTATION))
+
+
+@dataclass
+class Attachment:
+    """One entry of a pod's networks annotation and the network it resolves to (None: nothing in the run)."""
+
+    label: str  # as written: ``ns/name`` or ``name``
+    network: Network | None
+
+
+def is_placeholder(value: str) -> bool:
+    """A template variable left in a value (PolicyGenerator ``$name``, Helm ``{{ }}``, documentation
+    ``<name>``): not a real name."""
+    return "$" in value or "{{" in value or bool(_DOC_PLACEHOLDER.search(value))
+
+
+def fill_placeholders(value: str) -> str | None:
+    """``value`` with each simple template variable (``$x``, ``${x}``, ``<x>``) replaced by a name, so that
+    its structure can still be judged; None when a ``{{ }}`` template may produce any structure."""
+    if "{{" in value:
+        return None
+    return _SIMPLE_VARIABLE.sub("x", value)
 
 
 def _text(value: Any) -> str | None:
@@ -116,7 +155,8 @@ def _policy(doc: Document) -> Policy | None:
                   {str(k): "" if v is None else str(v) for k, v in selector.items()},
                   str(spec.get("deviceType") or "netdevice"), spec.get("excludeTopology") is True,
                   _text(nic.get("vendor")), _text(nic.get("deviceID")), pf_names,
-                  [str(r) for r in as_list(nic.get("rootDevices"))])
+                  [str(r) for r in as_list(nic.get("rootDevices"))], spec.get("externallyManaged") is True,
+                  isinstance(spec.get("nodeSelector"), dict))
 
 
 @dataclass
@@ -130,8 +170,51 @@ class SriovCatalog:
         return bool(self.policies or self.networks)
 
     def resources(self) -> set[str]:
-        names = {f"{self.prefix}/{p.resource_name}" for p in self.policies}
-        return names | {n.resource for nets in self.networks.values() for n in nets}
+        """Every VF resource the run names, provided (by a policy) or merely consumed (by a network)."""
+        names = self.provided()
+        return names | {n.resource for nets in self.networks.values() for n in nets if n.resource}
+
+    def provided(self) -> set[str]:
+        """The resources the run's policies create; a network never provides its own resource."""
+        return {f"{self.prefix}/{p.resource_name}" for p in self.policies}
+
+    def aligned_resources(self) -> set[str]:
+        """Provided resources whose VFs the device plugin advertises with their NUMA node (no policy of the
+        resource sets ``excludeTopology: true``), so a pod requesting one asks for NUMA alignment."""
+        excluded = self.floating_resources()
+        return {r for r in self.provided() if r not in excluded}
+
+    def floating_resources(self) -> set[str]:
+        """Provided resources advertised without topology (``excludeTopology: true``): the device plugin sends
+        the Topology Manager no hint for them, so requesting one is no reason to align."""
+        return {f"{self.prefix}/{p.resource_name}" for p in self.policies if p.exclude_topology}
+
+    def network_aligned(self, pod: PodView) -> bool | None:
+        """Whether the pod's SR-IOV networks ask for NUMA alignment.
+
+        True: an attached network's resource is provided by a policy of the run without excludeTopology.
+        False: the pod attaches networks, and each brings no device or a resource whose policies all set
+        ``excludeTopology: true`` (the device plugin sends no hint: the point of the flag).
+        None: no evidence either way: no networks, or a network or provider the run does not hold.
+        """
+        attachments = self.attachments(pod)
+        if not attachments:
+            return None
+        aligned, floating = self.aligned_resources(), self.floating_resources()
+        verdicts: list[bool | None] = []
+        for attachment in attachments:
+            network = attachment.network
+            if network is None:
+                verdicts.append(None)
+            elif not network.resource:
+                verdicts.append(False)
+            elif network.resource in aligned:
+                verdicts.append(True)
+            else:
+                verdicts.append(False if network.resource in floating else None)
+        if True in verdicts:
+            return True
+        return None if None in verdicts else False
 
     def vfs(self, topology: TopologyView, labels: dict[str, str] | None,
             exclude: set[str] | None = None) -> list[Device]:
@@ -153,20 +236,33 @@ class SriovCatalog:
                 devices.append(Device(resource, f"{nic.pci_address}-vf{vf}", None if floating else nic.numa))
         return devices
 
-    def network_resources(self, pod: PodView) -> tuple[dict[str, int], list[str]]:
-        """(resource -> VFs the injector adds, network references that resolve to nothing)."""
-        wanted: dict[str, int] = {}
-        unknown: list[str] = []
+    def attachments(self, pod: PodView) -> list[Attachment]:
+        """Each network of the pod's annotation, resolved like Multus: the namespace written in the entry, else
+        the pod's own."""
+        result = []
         for namespace, name in parse_networks(pod.annotations.get(NETWORKS_ANNOTATION, "")):
             candidates = self.networks.get(name, [])
             target_ns = namespace or pod.ref.namespace
             chosen = [n for n in candidates if target_ns is None or not n.namespaces or target_ns in n.namespaces]
-            if not chosen:
-                unknown.append(f"{namespace}/{name}" if namespace else name)
-                continue
-            if chosen[0].resource:
-                wanted[chosen[0].resource] = wanted.get(chosen[0].resource, 0) + 1
+            result.append(Attachment(f"{namespace}/{name}" if namespace else name, chosen[0] if chosen else None))
+        return result
+
+    def network_resources(self, pod: PodView) -> tuple[dict[str, int], list[str]]:
+        """(resource -> VFs the injector adds, network references that resolve to nothing)."""
+        wanted: dict[str, int] = {}
+        unknown: list[str] = []
+        for attachment in self.attachments(pod):
+            if attachment.network is None:
+                unknown.append(attachment.label)
+            elif attachment.network.resource:
+                resource = attachment.network.resource
+                wanted[resource] = wanted.get(resource, 0) + 1
         return wanted, unknown
+
+
+def _is_json_form(value: str) -> bool:
+    """Multus reads the annotation as JSON when it holds any of ``[``, ``{`` or ``"``."""
+    return any(c in value for c in '[{"')
 
 
 def parse_networks(value: str) -> list[tuple[str | None, str]]:
@@ -174,10 +270,15 @@ def parse_networks(value: str) -> list[tuple[str | None, str]]:
     value = value.strip()
     if not value:
         return []
-    if value.startswith("["):
+    if _is_json_form(value):
         try:
             items = json.loads(value)
         except json.JSONDecodeError:
+            try:  # what the author meant despite a stray comma (networks-annotation reports the comma)
+                items = json.loads(_TRAILING_COMMA.sub(r"\1", value))
+            except json.JSONDecodeError:
+                return []
+        if not isinstance(items, list):
             return []
         return [(_text(i.get("namespace")), str(i["name"])) for i in items if isinstance(i, dict) and i.get("name")]
     result = []
@@ -190,18 +291,52 @@ def parse_networks(value: str) -> list[tuple[str | None, str]]:
     return result
 
 
+def networks_problem(value: str) -> str | None:
+    """Why Multus cannot parse a networks annotation (multus-cni pkg/k8sclient: parsePodNetworkAnnotation and
+    parsePodNetworkObjectName), or None when it can."""
+    value = value.strip()
+    if not value:
+        return None
+    if _is_json_form(value):
+        try:
+            items = json.loads(value)
+        except json.JSONDecodeError as error:
+            return f"it is not valid JSON ({error.msg} at character {error.pos + 1})"
+        if not isinstance(items, list):
+            return "the JSON form must be a list of objects ([{\"name\": ...}]), not a single value"
+        for index, item in enumerate(items):
+            if not isinstance(item, dict):
+                return f"entry {index + 1} of the JSON list is not an object"
+            if not isinstance(item.get("name"), str) or not item["name"].strip():
+                return f"entry {index + 1} of the JSON list has no \"name\""
+        return None
+    for index, part in enumerate(value.split(",")):
+        item = part.strip()
+        if not item:
+            return f"entry {index + 1} of the comma list is empty (a stray or trailing comma)"
+        if item.count("/") > 1:
+            return f'"{item}" has more than one "/" (namespace/name@interface)'
+        if item.count("@") > 1:
+            return f'"{item}" has more than one "@" (namespace/name@interface)'
+        if not item.rpartition("/")[2].split("@", 1)[0].strip():
+            return f'"{item}" names no network'
+    return None
+
+
 def catalog(run: Run, prefix: str = DEFAULT_PREFIX) -> SriovCatalog:
     """The run's SR-IOV policies and networks (built once per analysis)."""
-    policies = [p for d in run.of_kind("SriovNetworkNodePolicy") if (p := _policy(d)) is not None]
+    policies = [p for d in run.of_kind(SRIOV_POLICY) if (p := _policy(d)) is not None]
     networks: dict[str, list[Network]] = {}
-    for doc in run.of_kind("SriovNetwork"):
-        resource = get(doc.root, ("spec", "resourceName"))
-        name = get(doc.root, ("metadata", "name"))
-        if isinstance(resource, str) and name:
+    for kind in SRIOV_NETWORK_KINDS:
+        for doc in run.of_kind(kind):
+            resource = get(doc.root, ("spec", "resourceName"))
+            name = get(doc.root, ("metadata", "name"))
+            if not name:
+                continue
             target = get(doc.root, ("spec", "networkNamespace")) or get(doc.root, ("metadata", "namespace"))
             ref = ObjectRef(doc.api_version, doc.kind, str(name), _text(get(doc.root, ("metadata", "namespace"))))
-            networks.setdefault(str(name), []).append(Network(doc, ref, f"{prefix}/{resource}",
-                                                              {str(target)} if target else set()))
+            full = f"{prefix}/{resource}" if isinstance(resource, str) and resource else ""
+            networks.setdefault(str(name), []).append(Network(doc, ref, full, {str(target)} if target else set()))
     for doc in run.of_kind("NetworkAttachmentDefinition"):
         name = get(doc.root, ("metadata", "name"))
         if not name:
@@ -212,4 +347,3 @@ def catalog(run: Run, prefix: str = DEFAULT_PREFIX) -> SriovCatalog:
         networks.setdefault(str(name), []).append(Network(doc, ref, str(resource) if resource else "",
                                                           {str(namespace)} if namespace else set()))
     return SriovCatalog(policies, networks, prefix)
-

@@ -172,6 +172,10 @@ def _min_items(instance: Any, value: Any, schema: Any, root: Any) -> bool:
     return not isinstance(instance, list) or len(instance) >= value
 
 
+# a template variable in a value: "$numVfs", "${MTU}", "${{NUMVFS}}", "mlx_$DIR", "{{ .spec.x }}", "<pf_name>"
+_TEMPLATE_VARIABLE = re.compile(r"\$\{{0,2}[A-Za-z_]|\{\{|<[A-Za-z_][\w.-]*>")
+
+
 @cache
 def _regex(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
@@ -196,6 +200,8 @@ def _validate(doc: Document, schema: str, instance: Any, base: Path) -> Iterator
     for error in _validator(schema).iter_errors(instance):
         if error.validator == "type" and error.instance is None:
             continue  # Go decodes null into any field as its zero value
+        if isinstance(error.instance, str) and _TEMPLATE_VARIABLE.search(error.instance):
+            continue  # "$numVfs": a PolicyGenerator / kube-compare source CR, filled in before it is applied
         if error.validator == "oneOf" and not isinstance(error.instance, dict):
             continue  # the type error already says it
         path = base + tuple(error.absolute_path)
@@ -244,7 +250,9 @@ def _describe(error: Any, path: Path, kind: str) -> str:
                    NODE_TOPOLOGY: "numalint"}.get(kind, "the API server")
         return f"{where}: {shown} is not a {expected}; {decoder} fails to decode it{hint}"
     if error.validator == "pattern":
-        return f"{where}: {shown} is not a valid value (expected to match {error.validator_value})"
+        why = f"; {error.schema['description']}" if isinstance(error.schema, dict) and error.schema.get(
+            "description") else ""
+        return f"{where}: {shown} is not a valid value (expected to match {error.validator_value}){why}"
     if error.validator == "anyOf":
         return f"{where}: {shown} is not a valid Kubernetes quantity (e.g. 2, 500m, 1Gi)"
     if error.validator == "oneOf":

@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from numalint.findings import ObjectRef
-from numalint.k8s.kinds import POD_SPEC_PATHS
+from numalint.k8s.kinds import NETWORKS_ANNOTATION, POD_SPEC_PATHS
 from numalint.k8s.quantity import try_quantity
 from numalint.reading.locate import Locator, Path, get
 from numalint.reading.sources import Document
@@ -181,6 +181,9 @@ def _locator(doc: Document, containers: list[ContainerView]) -> Locator:
     locator = Locator(doc.span)
     root = doc.root
     locator.record(root, ("metadata", "name"))
+    spec_path = POD_SPEC_PATHS.get(doc.kind, ("spec",))  # KubeVirt VMs build their locator too
+    for metadata in dict.fromkeys((("metadata",), spec_path[:-1] + ("metadata",))):
+        locator.record(root, metadata + ("annotations", NETWORKS_ANNOTATION))  # the SR-IOV rules point at it
     for container in containers:
         locator.record(root, container.path + ("name",))
         resources = get(root, container.path + ("resources",))

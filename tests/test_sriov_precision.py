@@ -1,0 +1,291 @@
+"""SR-IOV precision (issue 11): what the operator, its webhook and Multus really do, through the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import run, write
+
+NS = "openshift-sriov-network-operator"
+
+
+def policy(name: str, resource: str, pfs: str = "[ens1f0]", extra: str = "",
+           selector: str = '{node-role.kubernetes.io/worker: ""}') -> str:
+    return f"""apiVersion: sriovnetwork.openshift.io/v1
+kind: SriovNetworkNodePolicy
+metadata: {{name: {name}, namespace: {NS}}}
+spec:
+  resourceName: {resource}
+  nodeSelector: {selector}
+  numVfs: 8
+  nicSelector: {{pfNames: {pfs}}}
+{extra}"""
+
+
+def network(name: str, resource: str, kind: str = "SriovNetwork") -> str:
+    return f"""apiVersion: sriovnetwork.openshift.io/v1
+kind: {kind}
+metadata: {{name: {name}, namespace: {NS}}}
+spec:
+  networkNamespace: ran
+  resourceName: {resource}
+"""
+
+
+def pod(networks: str, name: str = "du", limits: str = '{cpu: "4", memory: 4Gi}') -> str:
+    return f"""apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  namespace: ran
+  annotations:
+    k8s.v1.cni.cncf.io/networks: {networks}
+spec:
+  containers:
+    - name: du
+      resources:
+        limits: {limits}
+"""
+
+
+def findings(tmp_path: Path, files: dict[str, str], rule: str | None = None) -> list[dict[str, Any]]:
+    write(tmp_path, files)
+    result = run("check", "--format", "json", str(tmp_path))
+    assert "Traceback" not in result.stderr
+    found = result.json()["findings"]
+    return [f for f in found if rule is None or f["rule"] == rule]
+
+
+def where(found: list[dict[str, Any]]) -> list[str]:
+    return sorted(f"{Path(f['file']).name}:{f['line']}:{f['column']}:{f['severity']}" for f in found)
+
+
+# --- policy conflicts -------------------------------------------------------------------------------------------
+
+def test_a_policy_and_its_copy_are_one_object(tmp_path: Path) -> None:
+    fh = policy("fh", "fh", '["ens1f0#0-3"]')
+    found = findings(tmp_path, {"a/policy.yaml": fh, "b/policy.yaml": fh, "c/all.yaml": fh + "---\n" + fh})
+    assert not [f for f in found if f["rule"] in ("sriov-policy-conflict", "duplicate-object")]
+
+
+def test_policies_of_the_same_name_are_never_compared(tmp_path: Path) -> None:
+    # the same policy without its namespace (applied with -n): the webhook skips a policy of the same name
+    bare = policy("fh", "fh", '["ens1f0#0-3"]').replace(f", namespace: {NS}", "")
+    assert not findings(tmp_path, {"a.yaml": policy("fh", "fh", '["ens1f0#0-3"]'), "b.yaml": bare},
+                        "sriov-policy-conflict")
+
+
+def test_device_type_mismatch_is_a_warning_with_its_consequence(tmp_path: Path) -> None:
+    files = {"p.yaml": policy("fh-dpdk", "fh", extra="  deviceType: vfio-pci\n") + "---\n"
+             + policy("fh-kernel", "fh", "[ens1f1]", "  deviceType: netdevice\n")}
+    found = findings(tmp_path, files, "sriov-policy-conflict")
+    assert where(found) == ["p.yaml:19:3:warning"]
+    assert "the operator accepts it" in found[0]["message"] and "whichever VF is free" in found[0]["message"]
+    assert "rejects" not in found[0]["message"]
+
+
+def test_unranged_pf_entry_does_not_overlap_a_ranged_one(tmp_path: Path) -> None:
+    files = {"p.yaml": policy("whole", "a", "[ens1f0]") + "---\n" + policy("part", "b", '["ens1f0#0-3"]')}
+    assert not findings(tmp_path, files, "sriov-policy-conflict")
+
+
+def test_what_the_webhook_rejects_on_a_shared_pf(tmp_path: Path) -> None:
+    files = {
+        "ranges.yaml": policy("a", "a", '["ens1f0#0-3"]') + "---\n" + policy("b", "b", '["ens1f0#2-7"]'),
+        "unranged.yaml": policy("c", "c", "[ens2f0]") + "---\n" + policy("d", "d", "[ens2f0]"),
+        "external.yaml": policy("e", "e", '["ens3f0#0-3"]', "  externallyManaged: true\n") + "---\n"
+        + policy("f", "f", '["ens3f0#4-7"]'),
+    }
+    found = findings(tmp_path, files, "sriov-policy-conflict")
+    assert where(found) == ["external.yaml:18:27:error", "ranges.yaml:17:27:error", "unranged.yaml:17:27:error"]
+    messages = " ".join(f["message"] for f in found)
+    assert "externallyManaged" in messages and "is overlapped with existing policy" in messages
+
+
+def test_policies_on_disjoint_nodes_are_not_compared(tmp_path: Path) -> None:
+    files = {"p.yaml": policy("a", "fh", extra="  excludeTopology: true\n", selector="{kubernetes.io/hostname: n1}")
+             + "---\n" + policy("b", "fh", selector="{kubernetes.io/hostname: n2}")}
+    assert not findings(tmp_path, files, "sriov-policy-conflict")
+    files = {"p.yaml": policy("a", "fh", extra="  excludeTopology: true\n") + "---\n" + policy("b", "fh", "[ens1f1]")}
+    found = findings(tmp_path, files, "sriov-policy-conflict")
+    assert [f["severity"] for f in found] == ["error"] and "excludeTopology" in found[0]["message"]
+
+
+# --- networks the operator renders ------------------------------------------------------------------------------
+
+def test_ovs_and_infiniband_networks_are_networks(tmp_path: Path) -> None:
+    files = {"p.yaml": policy("fh", "fh") + "---\n" + policy("ib", "ib", "[ibs1]"),
+             "n.yaml": network("ovs-net", "fh", "OVSNetwork") + "---\n" + network("ib-net", "ib", "SriovIBNetwork"),
+             "pod.yaml": pod("ovs-net, ib-net")}
+    found = findings(tmp_path, files)
+    assert not [f for f in found if f["rule"].startswith("sriov")], found
+
+
+def test_a_network_without_resource_name_is_still_known(tmp_path: Path) -> None:
+    files = {"n.yaml": network("plain", "x").replace("  resourceName: x\n", ""), "pod.yaml": pod("plain")}
+    assert not findings(tmp_path, files, "sriov-unknown-resource")
+
+
+# --- resources nothing provides ---------------------------------------------------------------------------------
+
+def test_a_network_whose_resource_no_policy_provides(tmp_path: Path) -> None:
+    files = {"p.yaml": policy("fh", "fh"), "n.yaml": network("mh-net", "mh") + "---\n" + network("fh-net", "fh"),
+             "pod.yaml": pod("fh-net, mh-net")}
+    found = findings(tmp_path, files, "sriov-unknown-resource")
+    assert where(found) == ["n.yaml:6:17:error", "pod.yaml:7:34:error"]
+    assert "no SriovNetworkNodePolicy of the run provides it" in found[0]["message"]
+    assert found[1]["related"][0]["file"].endswith("n.yaml")
+
+
+def test_a_network_never_provides_its_own_resource(tmp_path: Path) -> None:
+    files = {"p.yaml": policy("fh", "fh"), "n.yaml": network("mh-net", "mh"),
+             "pod.yaml": pod("fh-net", limits='{cpu: "4", memory: 4Gi, openshift.io/mh: "1"}').replace(
+                 "fh-net", "[]")}
+    found = findings(tmp_path, files, "sriov-unknown-resource")
+    assert where(found) == ["n.yaml:6:17:error", "pod.yaml:11:7:error"]
+
+
+def test_without_policies_the_run_is_partial_and_quiet(tmp_path: Path) -> None:
+    files = {"n.yaml": network("mh-net", "mh"), "pod.yaml": pod("mh-net", limits='{openshift.io/other: "1"}')}
+    assert not findings(tmp_path, files, "sriov-unknown-resource")
+
+
+def test_a_policy_nothing_uses_is_info_and_only_beside_networks(tmp_path: Path) -> None:
+    files = {"p.yaml": policy("fh", "fh") + "---\n" + policy("bh", "bh", "[ens1f1]"), "n.yaml": network("fh-net", "fh")}
+    found = findings(tmp_path, files, "sriov-unused-resource")
+    assert where(found) == ["p.yaml:14:17:info"]
+    (tmp_path / "n.yaml").unlink()
+    assert not findings(tmp_path, {}, "sriov-unused-resource")
+
+
+def test_a_resource_requested_by_a_pod_is_used(tmp_path: Path) -> None:
+    files = {"p.yaml": policy("fh", "fh") + "---\n" + policy("bh", "bh", "[ens1f1]"), "n.yaml": network("fh-net", "fh"),
+             "pod.yaml": pod("fh-net", limits='{cpu: "4", memory: 4Gi, openshift.io/bh: "1"}')}
+    assert not findings(tmp_path, files, "sriov-unused-resource")
+
+
+# --- the networks annotation ------------------------------------------------------------------------------------
+
+def test_unknown_network_points_at_the_annotation_once(tmp_path: Path) -> None:
+    files = {"n.yaml": network("fh-net", "fh"), "pod.yaml": pod("fh-nett, fh-nett,fh-net")}
+    found = findings(tmp_path, files, "sriov-unknown-resource")
+    assert where(found) == ["pod.yaml:7:34:warning"] and '"fh-nett"' in found[0]["message"]
+
+
+def test_malformed_networks_annotation(tmp_path: Path) -> None:
+    bad = {"trailing.yaml": pod("fh-net, mh-net,", "a"),
+           "truncated.yaml": pod("'[{\"name\": \"fh-net\"'", "b"),
+           "object.yaml": pod("'{\"name\": \"fh-net\"}'", "c"),
+           "slashes.yaml": pod("a/b/c", "d")}
+    found = findings(tmp_path, bad, "networks-annotation")
+    assert where(found) == [f"{n}:7:34:error" for n in sorted(bad)]
+    assert "trailing comma" in next(f["message"] for f in found if f["file"].endswith("trailing.yaml"))
+
+
+def test_well_formed_networks_annotations(tmp_path: Path) -> None:
+    good = {"list.yaml": pod("fh-net, ran/mh-net@net2", "a"),
+            "json.yaml": pod("'[{\"name\": \"fh-net\", \"interface\": \"net1\"}]'", "b"),
+            "folded.yaml": pod("'[\n      {\"name\": \"fh-net\"}\n      ]'", "c")}
+    good["template.yaml"] = pod("'${SRIOVNETNAME}'", "d")  # an OpenShift Template / envsubst variable
+    found = findings(tmp_path, good)
+    assert not [f for f in found if f["rule"] in ("networks-annotation", "duplicate-object", "sriov-unknown-resource")]
+
+
+# --- schema and unknown fields ----------------------------------------------------------------------------------
+
+def test_integer_fields_of_a_network(tmp_path: Path) -> None:
+    text = network("fh-net", "fh") + '  vlan: ""\n  vlanQoS: ""\n  minTxRate: ""\n  maxTxRate: ""\n'
+    found = findings(tmp_path, {"n.yaml": text}, "schema")
+    assert [f["message"].split(":")[0] for f in found] == ["spec.vlan", "spec.vlanQoS", "spec.minTxRate",
+                                                          "spec.maxTxRate"]
+
+
+def test_unknown_fields_of_policies_and_networks(tmp_path: Path) -> None:
+    text = policy("fh", "fh").replace("nicSelector: {pfNames: [ens1f0]}", "nicSelector: {pfName: [ens1f0]}") \
+        + "  excludeTopolgy: true\n---\n" + network("fh-net", "fh") + '  spoofchk: "on"\n'
+    found = findings(tmp_path, {"s.yaml": text}, "unknown-field")
+    assert where(found) == sorted(["s.yaml:8:17:error", "s.yaml:9:3:warning", "s.yaml:17:3:warning"])
+    found.sort(key=lambda f: f["line"])
+    assert 'did you mean "pfNames"' in found[0]["message"] and "webhook rejects the policy" in found[0]["message"]
+    assert 'did you mean "excludeTopology"' in found[1]["message"] and 'did you mean "spoofChk"' in found[2]["message"]
+    result = run("fix", str(tmp_path))
+    assert "Traceback" not in result.stderr
+    fixed = (tmp_path / "s.yaml").read_text()
+    assert "pfNames: [ens1f0]" in fixed and "excludeTopology: true" in fixed and 'spoofChk: "on"' in fixed
+    assert not findings(tmp_path, {}, "unknown-field")
+
+
+def test_a_scalar_pf_name_gets_no_blind_rename(tmp_path: Path) -> None:
+    text = policy("fh", "fh").replace("nicSelector: {pfNames: [ens1f0]}", "nicSelector: {pfName: ens1f0}")
+    found = findings(tmp_path, {"s.yaml": text}, "unknown-field")
+    assert len(found) == 1 and not found[0]["fix"].get("edits")
+
+
+# --- alignment intent -------------------------------------------------------------------------------------------
+
+def test_exclude_topology_network_asks_for_no_alignment(tmp_path: Path) -> None:
+    burstable = '{cpu: "4", memory: 4Gi}'
+    files = {"p.yaml": policy("fh", "fh", extra="  excludeTopology: true\n"), "n.yaml": network("fh-net", "fh"),
+             "pod.yaml": pod("fh-net", limits=burstable).replace("limits:", "requests: {cpu: '2'}\n        limits:")}
+    assert not findings(tmp_path, files, "not-guaranteed")
+    files["p.yaml"] = policy("fh", "fh")
+    assert findings(tmp_path, files, "not-guaranteed")
+
+
+# --- templates and alternatives in one repository -----------------------------------------------------------------
+
+def test_policies_without_node_selector_are_templates_not_conflicts(tmp_path: Path) -> None:
+    # reference profiles leave `nodeSelector:` to be filled in (null): the API server refuses them as they are
+    files = {"single.yaml": policy("du-fh", "du_fh", selector="").replace("nodeSelector: ", "nodeSelector:"),
+             "dual.yaml": policy("du-fh-n0", "du_fh_n0", selector="").replace("nodeSelector: ", "nodeSelector:")}
+    assert not findings(tmp_path, files, "sriov-policy-conflict")
+
+
+def test_template_variables_are_not_names(tmp_path: Path) -> None:
+    source_cr = policy("$name", "$resourceName", extra='  deviceType: $deviceType\n').replace(
+        "numVfs: 8", "numVfs: $numVfs") + "---\n" + network("$name", "$resourceName")
+    found = findings(tmp_path, {"p.yaml": policy("fh", "fh"), "source-crs.yaml": source_cr,
+                                "pod.yaml": pod("$network")})
+    assert not [f for f in found if f["rule"].startswith("sriov") or f["rule"] == "schema"], found
+
+
+def test_resource_name_characters_the_webhook_refuses(tmp_path: Path) -> None:
+    found = findings(tmp_path, {"p.yaml": policy("vm", "intel-vf")}, "schema")
+    assert where(found) == ["p.yaml:5:17:error"] and "webhook rejects it" in found[0]["message"]
+
+
+def test_shell_and_openshift_template_variables(tmp_path: Path) -> None:
+    text = policy("mlx-$DIR", "mlxnic_$DIR", "['${INTERFACE}']", "  mtu: ${SRIOV_MTU}\n").replace(
+        "numVfs: 8", 'numVfs: "${{NUMVFS}}"')
+    found = findings(tmp_path, {"p.yaml": text})
+    assert not [f for f in found if f["rule"] in ("schema", "sriov-policy-conflict")], found
+
+
+def test_documentation_placeholders(tmp_path: Path) -> None:
+    text = policy("<policy_name>", "<sriov_resource_name>", "['<pf_name>']", "  mtu: <mtu>\n") + "---\n" + network(
+        "<network_name>", "<sriov_resource_name>")
+    found = findings(tmp_path, {"p.yaml": policy("fh", "fh"), "doc.yaml": text, "pod.yaml": pod("<network_name>")})
+    assert not [f for f in found if f["rule"].startswith("sriov") or f["rule"] in ("schema", "networks-annotation")]
+
+
+def test_placeholders_do_not_hide_a_broken_annotation(tmp_path: Path) -> None:
+    # a documentation example: the placeholder is filled in, the trailing comma in the JSON object stays
+    found = findings(tmp_path, {"pod.yaml": pod("'[{\"name\": \"<sriov_network_name>\",}]'")}, "networks-annotation")
+    assert where(found) == ["pod.yaml:7:34:error"] and "not valid JSON" in found[0]["message"]
+
+
+def test_intent_reads_what_a_broken_annotation_meant(tmp_path: Path) -> None:
+    files = {"p.yaml": policy("fh", "fh", extra="  excludeTopology: true\n"), "n.yaml": network("fh-net", "fh"),
+             "pod.yaml": pod("'[{\"name\": \"fh-net\",}]'", limits='{cpu: "4"}')}
+    found = findings(tmp_path, files)
+    assert [f["rule"] for f in found if f["rule"] in ("networks-annotation", "not-guaranteed")] == [
+        "networks-annotation"]
+
+
+def test_a_pruned_pf_selector_widens_the_policy(tmp_path: Path) -> None:
+    text = policy("fh", "fh").replace("nicSelector: {pfNames: [ens1f0]}",
+                                      'nicSelector: {vendor: "8086", pfName: [ens1f0]}')
+    found = findings(tmp_path, {"s.yaml": text}, "unknown-field")
+    assert [f["severity"] for f in found] == ["warning"]
+    assert "configures every NIC the rest of spec.nicSelector matches" in found[0]["message"]
