@@ -43,21 +43,36 @@ def main() -> None:
               help="Configuration file [default: .numalint.yaml found upwards from the working directory].")
 @click.option("--topology", "topologies", multiple=True, type=click.Path(readable=False), metavar="FILE",
               help="NodeTopology or NodeResourceTopology file (repeatable).")
-@click.option("--jobs", "-j", type=int, default=0, help="Worker processes for large runs [default: CPU count].")
+@click.option("--jobs", "-j", type=int, default=None, help="Worker processes for large runs [default: CPU count].")
 @click.option("--color/--no-color", default=None, help="Colour text output [default: on a terminal].")
 @click.option("--node-state", "node_state", type=click.Path(file_okay=False), default=None,
               help="Directory with a node's cpu_manager_state / memory_manager_state to start from.")
 @click.option("--fix", "apply_fixes", is_flag=True, help="Apply the safe fixes, then report what remains.")
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff: also apply fixes that change behaviour.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
+@click.option("--select", multiple=True, metavar="RULES",
+              help="Report only these rules: slugs, codes (NL203), code prefixes (NL3) or ALL; comma-separated.")
+@click.option("--extend-select", multiple=True, metavar="RULES", help="Report these rules too.")
+@click.option("--ignore", multiple=True, metavar="RULES", help="Do not report these rules.")
+@click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of the findings.")
+@click.option("--quiet", "-q", is_flag=True, help="Print the findings only: no summary and no hints.")
+@click.option("--show-fixes", is_flag=True, help="List the fixes available (or, with --fix, applied) per finding.")
 def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_version: str | None,
-          config_path: str | None, topologies: tuple[str, ...], jobs: int, color: bool | None,
-          node_state: str | None, apply_fixes: bool, unsafe_fixes: bool, show_diff: bool) -> None:
+          config_path: str | None, topologies: tuple[str, ...], jobs: int | None, color: bool | None,
+          node_state: str | None, apply_fixes: bool, unsafe_fixes: bool, show_diff: bool, select: tuple[str, ...],
+          extend_select: tuple[str, ...], ignore: tuple[str, ...], statistics: bool, quiet: bool,
+          show_fixes: bool) -> None:
     """Check files and directories (recursively; '-' reads stdin)."""
     from numalint.engine import run_check
     from numalint.output.report import RENDERERS, render_text
 
-    options = _options(config_path, kube_version, jobs, node_state, paths)
+    if jobs is not None and jobs < 1:
+        raise click.BadParameter("give 1 or more worker processes (leave it out for one per CPU)",
+                                 param_hint="--jobs")
+    if unsafe_fixes and not (apply_fixes or show_diff):
+        raise click.UsageError("--unsafe-fixes applies fixes: use it with --fix or --diff (or `numalint fix`)")
+    _require_readable(topologies)
+    options = _options(config_path, kube_version, jobs or 0, node_state, paths, select, extend_select, ignore)
     if not paths:
         raise click.UsageError("give at least one file or directory to check ('-' for stdin)")
     if apply_fixes or show_diff:
@@ -71,9 +86,18 @@ def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_
     if report.files == 0:
         click.echo("numalint: no YAML or JSON files found", err=True)
         sys.exit(2)
-    if output_format == "text":
+    if output_format == "text" and statistics:
+        click.echo(_statistics(report.findings), nl=False)
+    elif output_format == "text":
         colour = sys.stdout.isatty() if color is None else color
-        click.echo(render_text(report.findings, report.files, colour), nl=False)
+        text = render_text(report.findings, report.files, colour)
+        if quiet:  # the findings only: the summary line goes
+            text = "".join(text.splitlines(keepends=True)[:-1])
+        click.echo(text, nl=False)
+        if show_fixes:
+            click.echo(_fix_list(report.findings), nl=False)
+        if not quiet:
+            click.echo(_fix_hint(report.findings), nl=False)
     else:
         click.echo(RENDERERS[output_format](report.findings, report.files), nl=False)
     if report.readable == 0 or report.incomplete:
@@ -99,6 +123,7 @@ def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format:
     from numalint.output.report import render_text as render_findings
     from numalint.output.simulation import render_json, render_text
 
+    _require_readable(topologies)
     options = _options(config_path, kube_version, 0, node_state, paths)
     if not paths and not topologies and not options.context:
         raise click.UsageError("give the files to simulate and a --topology")
@@ -164,7 +189,8 @@ def _display_path(path: str) -> str:
 
 
 def _options(config_path: str | None, kube_version: str | None, jobs: int, node_state: str | None = None,
-             paths: tuple[str, ...] = ()) -> Any:
+             paths: tuple[str, ...] = (), select: tuple[str, ...] = (), extend_select: tuple[str, ...] = (),
+             ignore: tuple[str, ...] = ()) -> Any:
     """Configuration file (the nearest to the checked paths) + command line -> engine Options (usage errors
     exit 2)."""
     from numalint.config import ConfigError, discover_config, load_config
@@ -180,11 +206,20 @@ def _options(config_path: str | None, kube_version: str | None, jobs: int, node_
         version = parse_version(kube_version or config.kubernetes_version or f"{NEWEST[0]}.{NEWEST[1]}")
     except ValueError as err:
         raise click.BadParameter(str(err), param_hint="--kubernetes-version") from None
-    unknown = [slug for slug in config.rules if not _is_rule(slug)]
-    if unknown:
-        raise click.UsageError(f"invalid configuration: unknown rule(s) {', '.join(unknown)} in "
-                               f"{config.path}; see `numalint rules`")
-    return Options(version=version, exclude=tuple(config.exclude), severities=config.rules,
+    from numalint.checks.selection import SelectorError, enabled_rules, split
+
+    try:
+        severities = _by_rule(config.rules)
+        per_path = tuple((glob, _by_rule(rules)) for glob, rules in config.per_path.items())
+    except SelectorError as err:
+        raise click.UsageError(f"invalid configuration: unknown rule {err} (in {config.path})") from None
+    try:
+        enabled = enabled_rules(split(select) if select else config.select,
+                                [*config.extend_select, *split(extend_select)], [*config.ignore, *split(ignore)])
+    except SelectorError as err:
+        raise click.UsageError(str(err)) from None
+    return Options(version=version, exclude=tuple(config.exclude), severities=severities,
+                   enabled=enabled, per_path=per_path,
                    exclude_base=str((config.path.parent if config.path else Path.cwd()).resolve()),
                    context=tuple(_display_path(p) for p in config.context + config.topologies), jobs=jobs,
                    fail_on=config.fail_on,
@@ -199,13 +234,18 @@ def _options(config_path: str | None, kube_version: str | None, jobs: int, node_
 @click.option("--kubernetes-version", "kube_version", metavar="X.Y", default=None)
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--topology", "topologies", multiple=True, type=click.Path(readable=False), metavar="FILE")
+@click.option("--select", multiple=True, metavar="RULES", help="Fix only findings of these rules.")
+@click.option("--extend-select", multiple=True, metavar="RULES", help="Fix findings of these rules too.")
+@click.option("--ignore", multiple=True, metavar="RULES", help="Do not fix findings of these rules.")
 def fix_command(paths: tuple[str, ...], unsafe_fixes: bool, show_diff: bool, kube_version: str | None,
-                config_path: str | None, topologies: tuple[str, ...]) -> None:
+                config_path: str | None, topologies: tuple[str, ...], select: tuple[str, ...],
+                extend_select: tuple[str, ...], ignore: tuple[str, ...]) -> None:
     """Apply safe fixes in place ('-' alone reads stdin and prints the fixed text)."""
     if not paths:
         raise click.UsageError("give at least one file or directory to fix ('-' for stdin)")
     _refuse_mixed_stdin(paths, show_diff)
-    options = _options(config_path, kube_version, 0, None, paths)
+    _require_readable(topologies)
+    options = _options(config_path, kube_version, 0, None, paths, select, extend_select, ignore)
     stdin_text = _read_stdin() if "-" in paths else None
     _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, "text", None, None)
 
@@ -319,10 +359,63 @@ def _read_stdin() -> str:
     return stdin_text(data)
 
 
-def _is_rule(slug: str) -> bool:
+def _require_readable(topologies: tuple[str, ...]) -> None:
+    """A --topology that cannot be read is a usage error: the simulation would silently have no hardware."""
+    from numalint.reading.sources import ReadError, read_capped
+
+    for path in topologies:
+        try:
+            read_capped(path)
+        except (ReadError, OSError) as err:
+            raise click.BadParameter(f"{path}: {err}", param_hint="--topology") from None
+
+
+def _statistics(findings: list[Any]) -> str:
+    """ruff's --statistics: one line per rule, most frequent first."""
+    from collections import Counter
+
     from numalint.catalogue import catalogue
 
-    return slug in catalogue()
+    counts = Counter(f.rule for f in findings)
+    rules = catalogue()
+    lines = [f"{count:>6}  {rules[slug].code if slug in rules else '':<6} {slug}"
+             for slug, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+    return "".join(line + "\n" for line in lines)
+
+
+def _fixable(findings: list[Any]) -> tuple[list[Any], list[Any]]:
+    from numalint.findings import SAFE, UNSAFE
+
+    safe = [f for f in findings if f.fix is not None and f.fix.edits and f.fix.safety == SAFE]
+    unsafe = [f for f in findings if f.fix is not None and f.fix.edits and f.fix.safety == UNSAFE]
+    return safe, unsafe
+
+
+def _fix_hint(findings: list[Any]) -> str:
+    """The closing hint: how many findings `numalint fix` would repair."""
+    safe, unsafe = _fixable(findings)
+    if not safe and not unsafe:
+        return ""
+    more = f" ({len(unsafe)} more with --unsafe-fixes)" if unsafe else ""
+    return f"{len(safe)} finding(s) fixable with `numalint fix`{more}\n"
+
+
+def _fix_list(findings: list[Any]) -> str:
+    from numalint.output.escape import escape_text, safe_line_start
+
+    safe, unsafe = _fixable(findings)
+    lines = [f"{safe_line_start(f.file)}:{f.span.line}:{f.span.col}: [{f.rule}] {kind} fix: "
+             f"{escape_text(f.fix.description)}" for kind, group in (("safe", safe), ("unsafe", unsafe)) for f in group]
+    return "".join(line + "\n" for line in lines)
+
+
+def _by_rule(configured: dict[str, str]) -> dict[str, str]:
+    """``rules:`` keyed by selectors (slug, code, prefix) -> by slug; a narrower selector wins."""
+    from numalint.checks.selection import resolve
+
+    named = sorted(((resolve(selector), severity) for selector, severity in configured.items()),
+                   key=lambda item: -len(item[0]))
+    return {slug: severity for slugs, severity in named for slug in slugs}
 
 
 @main.command("rules")

@@ -36,6 +36,10 @@ class Config:
     fail_on: str | None = None
     sriov_resource_prefix: str | None = None
     clusters: dict[str, list[str]] = field(default_factory=dict)  # name -> directories or globs
+    select: list[str] | None = None  # rule selectors (None: ALL)
+    extend_select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    per_path: dict[str, dict[str, str]] = field(default_factory=dict)  # glob -> selector -> severity or "off"
 
     def cluster_of(self, path: str) -> str | None:
         """The declared cluster a file belongs to (first match), or None."""
@@ -131,7 +135,12 @@ def load_config(path: Path | None) -> Config:
                   kubernetes_version=str(raw["kubernetesVersion"]) if raw.get("kubernetesVersion") else None,
                   context=rel(list(raw.get("context") or [])), topologies=rel(list(raw.get("topologies") or [])),
                   fail_on=raw.get("failOn"), sriov_resource_prefix=raw.get("sriovResourcePrefix"),
-                  clusters={str(k): [str(p) for p in v] for k, v in (raw.get("clusters") or {}).items()})
+                  clusters={str(k): [str(p) for p in v] for k, v in (raw.get("clusters") or {}).items()},
+                  select=[str(s) for s in raw["select"]] if raw.get("select") is not None else None,
+                  extend_select=[str(s) for s in raw.get("extendSelect") or []],
+                  ignore=[str(s) for s in raw.get("ignore") or []],
+                  per_path={str(glob): {str(k): ("off" if v is False else str(v)) for k, v in (rules or {}).items()}
+                            for glob, rules in (raw.get("perPath") or {}).items()})
 
 
 def _check_paths(path: Path, raw: Any, base: Path) -> None:

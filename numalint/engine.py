@@ -13,6 +13,7 @@ from numalint.analysis import Analysis, AnalysisOptions, analyse
 from numalint.catalogue import catalogue
 from numalint.checks import run_checks
 from numalint.checks.input_rules import FindingCap, cap_per_file, input_findings
+from numalint.checks.selection import SelectorError, matches, resolve
 from numalint.findings import Finding, Hit
 from numalint.k8s.kinds import (
     KUBELET_CONFIG,
@@ -29,7 +30,7 @@ from numalint.model.kustomize import patch_files
 from numalint.model.run import FileResult, assemble
 from numalint.model.sriov import DEFAULT_PREFIX
 from numalint.reading.locate import get, locate
-from numalint.reading.sources import Document, Source, discover, read_source
+from numalint.reading.sources import FILE_WIDE, Document, Source, discover, path_matches, read_source
 from numalint.reading.yamlpos import Span
 from numalint.views.kubelet import kubelet_profile
 from numalint.views.kubevirt import vm_view
@@ -64,6 +65,8 @@ class Options:
     node_state: str | None = None  # --node-state: a node's checkpoint directory
     sriov_prefix: str = DEFAULT_PREFIX
     cluster_of: Callable[[str], str | None] | None = None  # the declared cluster of a file (.numalint.yaml)
+    enabled: frozenset[str] | None = None  # --select/--ignore and their configuration keys (None: every rule)
+    per_path: tuple[tuple[str, Mapping[str, str]], ...] = ()  # glob -> slug -> severity or "off"
 
     def analysis(self) -> AnalysisOptions:
         return AnalysisOptions(self.version, self.node_state, self.sriov_prefix)
@@ -271,6 +274,8 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
             findings.append(registry.finding("not-lintable", TEMPLATE_MESSAGES[result.source.template_kind],
                                              result.source.path, Span(1, 1, 1, 1)))
     disabled = {slug for slug, severity in options.severities.items() if severity == "off"}
+    if options.enabled is not None:
+        disabled |= set(catalogue()) - options.enabled
     sources = [r.source for r in results]
     for cluster in _analyse_clusters(results, options):
         findings.extend(cap_per_file(run_checks(cluster.analysis, disabled, cluster.name)))  # bounded output
@@ -310,8 +315,8 @@ def apply_configuration(findings: list[Finding], options: Options, sources: list
     used: set[tuple[str, int, str]] = set()
     kept: list[Finding] = []
     for finding in findings:
-        configured = options.severities.get(finding.rule)
-        if configured == "off":
+        configured = _path_severity(options, finding) or options.severities.get(finding.rule)
+        if configured == "off" or (options.enabled is not None and finding.rule not in options.enabled):
             continue
         rule = rules.get(finding.rule)
         if configured:
@@ -329,11 +334,23 @@ def apply_configuration(findings: list[Finding], options: Options, sources: list
     return kept
 
 
+def _path_severity(options: Options, finding: Finding) -> str | None:
+    """``perPath:`` settings for the finding's file (the last matching glob wins)."""
+    found = None
+    for glob, severities in options.per_path:
+        if finding.rule in severities and path_matches(finding.file, glob, options.exclude_base):
+            found = severities[finding.rule]
+    return found
+
+
 def _suppressed(finding: Finding, source: Source, used: set[tuple[str, int, str]]) -> bool:
-    for line in (finding.span.line, finding.span.line - 1):
+    """A ``# numalint: disable=`` comment on the finding's line or the line above, or a file-level
+    ``# numalint: disable-file``; rules named by slug, code or code prefix."""
+    for line in (finding.span.line, finding.span.line - 1, FILE_WIDE):
         entry = source.suppressions.get(line)
-        if entry and (finding.rule in entry[0] or "all" in entry[0]):
-            used.add((source.path, line, finding.rule if finding.rule in entry[0] else "all"))
+        selector = matches(sorted(entry[0]), finding.rule) if entry else None
+        if selector is not None:
+            used.add((source.path, line, selector))
             return True
     return False
 
@@ -347,21 +364,31 @@ def _annotated(finding: Finding, annotations: list[tuple[str, Span, Span, set[st
                used: set[tuple[str, int, str]]) -> bool:
     for file, doc_span, span, slugs in annotations:
         if file == finding.file and doc_span.line <= finding.span.line <= doc_span.end_line:
-            if finding.rule in slugs:
-                used.add((file, span.line, finding.rule))
+            selector = matches(sorted(slugs), finding.rule)
+            if selector is not None:
+                used.add((file, span.line, selector))
                 return True
     return False
 
 
+def _names_a_rule(selector: str) -> bool:
+    if selector == "all":
+        return True
+    try:
+        resolve(selector)
+    except SelectorError:
+        return False
+    return True
+
+
 def _unused(sources: list[Source], annotations: list[tuple[str, Span, Span, set[str]]],
             used: set[tuple[str, int, str]], options: Options) -> list[Finding]:
-    known = set(catalogue())
     result = []
 
-    def report(file: str, line: int, col: int, slug: str) -> None:
-        if (file, line, slug) in used:
+    def report(file: str, line: int, col: int, slug: str, key: int | None = None) -> None:
+        if (file, line if key is None else key, slug) in used:
             return
-        what = "unknown rule" if slug not in known and slug != "all" else "nothing to suppress"
+        what = "unknown rule" if not _names_a_rule(slug) else "nothing to suppress"
         result.append(registry.finding("unused-suppression", f'suppression of "{slug}" is unused ({what})',
                                        file, Span(line, col, line, col + 1),
                                        severity=options.severities.get("unused-suppression")))
@@ -369,7 +396,10 @@ def _unused(sources: list[Source], annotations: list[tuple[str, Span, Span, set[
     for source in sources:
         for line, (slugs, col) in source.suppressions.items():
             for slug in sorted(slugs):
-                report(source.path, line, col, slug)
+                if line == FILE_WIDE:
+                    report(source.path, col // 1_000_000, col % 1_000_000, slug, FILE_WIDE)
+                else:
+                    report(source.path, line, col, slug)
     for file, _doc_span, span, slugs in annotations:
         for slug in sorted(slugs):
             report(file, span.line, span.col, slug)

@@ -23,6 +23,8 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 _TEMPLATE_RE = re.compile(r"\{\{-?\s*[-.$a-zA-Z/(\"]")
 _SUPPRESS_RE = re.compile(r"#\s*numalint:\s*disable=([A-Za-z0-9_,\- ]+?)(?:\s+--.*)?\s*$")
+_FILE_SUPPRESS_RE = re.compile(r"#\s*numalint:\s*disable-file(?:=([A-Za-z0-9_,\- ]+?))?(?:\s+--.*)?\s*$")
+FILE_WIDE = -1  # the key of a file-level suppression in Source.suppressions (its line is kept beside)
 
 
 @dataclass
@@ -111,6 +113,11 @@ def discover(paths: Iterable[str], exclude: Iterable[str], base: str | None = No
                     if not _excluded(full, exclude, base):
                         found.append(full)
     return found, missing
+
+
+def path_matches(path: str, pattern: str, base: str | None) -> bool:
+    """A glob of the configuration (relative to ``base``, the path as given, or the file name)."""
+    return _excluded(path, (pattern,), base)
 
 
 def _excluded(path: str, patterns: Iterable[str], base: str | None) -> bool:
@@ -358,4 +365,9 @@ def _suppressions(text: str) -> dict[int, tuple[set[str], int]]:
         if match:
             slugs = {s.strip() for s in match.group(1).split(",") if s.strip()}
             result[number] = (slugs, match.start() + 1)
+            continue
+        whole = _FILE_SUPPRESS_RE.search(line)
+        if whole and FILE_WIDE not in result:  # `# numalint: disable-file[=rules]`: the whole file
+            slugs = {s.strip() for s in (whole.group(1) or "all").split(",") if s.strip()}
+            result[FILE_WIDE] = (slugs, number * 1_000_000 + whole.start() + 1)  # line and column, packed
     return result
