@@ -10,14 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from numalint.alignment.machine import Machine
 from numalint.alignment.memory_static import hugepage_resource
-from numalint.alignment.node import Admission, Node, PodSpec
+from numalint.alignment.node import Admission, KubeletSettings, Node, PodSpec
 from numalint.alignment.startup import StartError
 from numalint.analysis import Analysis
 from numalint.model.pools import Pool, pools_for
 from numalint.simulation.node_state import apply_state, read_state
 from numalint.simulation.simulate import (
     MAX_SIMULATED_NUMA_NODES,
+    PodRun,
+    PoolRun,
     pod_spec,
     pool_machine,
     settings_from_profile,
@@ -147,3 +150,22 @@ def reference_simulation(analysis: Analysis) -> list[ReferencePool]:
             continue
         _place(pool_run, view, analysis.sriov.network_resources(view)[0])
     return results
+
+
+def admitted_with_whole_pool(pool_run: PoolRun, target: PodRun, settings: KubeletSettings,
+                             machine: Machine | None = None) -> bool:
+    """The original fix verification: rebuild every node of the pool and replay every placement up to ``target``."""
+    if pool_run.pool.topology is None:
+        return False
+    hardware = machine or pool_run.machine
+    try:
+        nodes = {n.name: Node(hardware, settings, n.name) for n in pool_run.nodes}
+    except StartError:
+        return False
+    for pod in pool_run.pods:
+        if pod.node is None:
+            continue
+        result = nodes[pod.node].admit(pod.spec)
+        if pod is target:
+            return result.admitted
+    return False

@@ -4,14 +4,16 @@ on generated pools and workloads: same node, same admission, same NUMA nodes and
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from numalint.checks.alignment_rules import _admitted_with
 from numalint.engine import Options, build_analysis
 from numalint.k8s.versions import NEWEST
 from tests.conftest import write
-from tests.reference_scheduler import reference_simulation
+from tests.reference_scheduler import admitted_with_whole_pool, reference_simulation
 
 KUBELETS = [
     "",  # no kubelet configuration: topology manager off, nothing reserved
@@ -125,3 +127,16 @@ def test_the_generated_cases_exercise_the_scheduler(tmp_path: Path) -> None:
                 placed += pod.node is not None
     assert reasons.get(None, 0) > 200 and reasons.get("Unschedulable", 0) > 20
     assert reasons.get("TopologyAffinityError", 0) > 10 and placed > 300
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_fix_verification_replays_only_the_node_and_agrees_with_replaying_the_pool(tmp_path: Path, seed: int) -> None:
+    analysis = build_analysis([str(_case(seed, tmp_path))], Options(version=NEWEST))
+    for pool_run in analysis.pool_runs:
+        rejected = [p for p in pool_run.pods if p.node is not None and p.admission and not p.admission.admitted]
+        variants = [pool_run.settings, replace(pool_run.settings, topology_scope="pod"),
+                    replace(pool_run.settings, topology_policy="best-effort"),
+                    replace(pool_run.settings, topology_policy="none", memory_policy="None", reserved_memory={})]
+        for pod in rejected:
+            for settings in variants:
+                assert _admitted_with(pool_run, pod, settings) == admitted_with_whole_pool(pool_run, pod, settings)
