@@ -114,12 +114,23 @@ class PoolScheduler:
         for r, amount in wanted.items():
             used[r] = used.get(r, 0) + amount
         leaf = self.size + index
-        self.best[leaf] = (self._load(used), index)
-        for r in self.filtered:
-            self.most_free[r][leaf] = self.allocatable[r] - used.get(r, 0)
+        best, columns = self.best, list(self.most_free.items())
+        best[leaf] = (self._load(used), index)
+        for r, values in columns:
+            values[leaf] = self.allocatable[r] - used.get(r, 0)
         node = leaf // 2
-        while node:
-            self._pull(node)
+        while node:  # up to the first subtree whose summary does not change
+            left, right = 2 * node, 2 * node + 1
+            changed = False
+            lowest = min(best[left], best[right])
+            if lowest != best[node]:
+                best[node], changed = lowest, True
+            for _, values in columns:
+                most = max(values[left], values[right])
+                if most != values[node]:
+                    values[node], changed = most, True
+            if not changed:
+                break
             node //= 2
 
     def _pull(self, node: int) -> None:

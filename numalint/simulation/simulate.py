@@ -211,7 +211,7 @@ def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog
                                     f"up to {MAX_SIMULATED_NUMA_NODES})")
             continue
         try:
-            pool_run.nodes = [Node(pool_run.machine, settings, f"{pool.name}-{i}") for i in range(pool.nodes)]
+            pool_run.nodes = _nodes(pool_run, pool.nodes)
         except StartError as err:
             pool_run.start_error, pool_run.start_problem = str(err), err.problem
     problems: list[StateProblem] = []
@@ -241,6 +241,20 @@ def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog
     for pool_run, view, injected, wanted in queue:
         _place(pool_run, view, injected, wanted)
     return Simulation(tuple(results), tuple(problems))
+
+
+def _nodes(pool_run: PoolRun, count: int) -> list[Node]:
+    """``count`` fresh nodes of the pool: the kubelet is built once, the others start as copies of its
+    empty allocation state (every node of a pool has the same hardware and configuration)."""
+    if count <= 0:
+        return []
+    first = Node(pool_run.machine, pool_run.settings, f"{pool_run.pool.name}-0")
+    nodes = [first]
+    for i in range(1, count):
+        node = first.snapshot()
+        node.name = f"{pool_run.pool.name}-{i}"
+        nodes.append(node)
+    return nodes
 
 
 def pool_machine(sriov: SriovCatalog, pool: Pool, exclude: set[str] | None = None) -> Machine:
