@@ -52,8 +52,8 @@ def test_selection_and_per_path_settings_in_the_configuration(repo: Path) -> Non
 
 
 def test_codes_in_suppression_comments_and_a_file_level_suppression(tmp_path: Path) -> None:
-    write(tmp_path, {"a.yaml": KUBELET.replace("cpuManagerPolicy: static",
-                                               "cpuManagerPolicy: static  # numalint: disable=NL104 -- reserved by MCO"),
+    suppressed = "cpuManagerPolicy: static  # numalint: disable=NL104 -- reserved by MCO"
+    write(tmp_path, {"a.yaml": KUBELET.replace("cpuManagerPolicy: static", suppressed),
                      "b.yaml": "# numalint: disable-file=NL1 -- generated, checked upstream\n" + KUBELET})
     found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
     assert not [f for f in found if f["file"].endswith("a.yaml") and f["rule"] == "no-cpu-reservation"]

@@ -160,18 +160,21 @@ def _exclude_topology_fix(analysis: Analysis, pool_run: PoolRun, pod: PodRun) ->
 
 def _admitted_with(pool_run: PoolRun, target: PodRun, settings: KubeletSettings,
                    machine: Machine | None = None) -> bool:
-    """Re-run the pool's placements up to ``target`` with other kubelet settings or hardware."""
-    if pool_run.pool.topology is None:
+    """Re-run the placements on the target's node up to ``target`` with other kubelet settings or hardware.
+
+    Each node admits on its own and the scheduler's choices stay as simulated, so only the pods placed on
+    the target's node are replayed (every node of a pool has the same hardware and settings: a start-up
+    failure on one is a failure on all)."""
+    if pool_run.pool.topology is None or target.node is None:
         return False
-    hardware = machine or pool_run.machine
     try:
-        nodes = {n.name: Node(hardware, settings, n.name) for n in pool_run.nodes}
+        node = Node(machine or pool_run.machine, settings, target.node)
     except StartError:
         return False
     for pod in pool_run.pods:
-        if pod.node is None:
+        if pod.node != target.node:
             continue
-        result = nodes[pod.node].admit(pod.spec)
+        result = node.admit(pod.spec)
         if pod is target:
             return result.admitted
     return False

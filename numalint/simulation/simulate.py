@@ -5,7 +5,8 @@ alignment core.
 Placement model (documented in README): pods are taken in input order (files sorted by path,
 documents in file order), replicas expanded (Job parallelism), DaemonSets once per node. The
 scheduler is blind to NUMA: it keeps the nodes whose allocatable cpu, memory, hugepages and devices
-still fit the pod's requests and picks the least allocated one (lowest index on ties).
+still fit the pod's requests and picks the least allocated one (lowest index on ties); see
+``simulation.scheduler``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from numalint.k8s.versions import (
 from numalint.model.pools import Pool, pools_for
 from numalint.model.sriov import SriovCatalog
 from numalint.simulation.node_state import StateProblem, apply_state, read_state
+from numalint.simulation.scheduler import PoolScheduler
 from numalint.views.performance import online_machine
 from numalint.views.workloads import PodView, is_extended, is_hugepages
 
@@ -59,11 +61,12 @@ class PoolRun:
     pool: Pool
     settings: KubeletSettings
     machine: Machine = field(default_factory=lambda: Machine([], {}))
-    requested: dict[str, dict[str, Fraction]] = field(default_factory=dict)  # node -> what admitted pods asked
     nodes: list[Node] = field(default_factory=list)
     start_error: str | None = None  # why the kubelet does not start (or the pool is not simulated)
     start_problem: StartProblem | None = None
     pods: list[PodRun] = field(default_factory=list)
+    allocatable: dict[str, Fraction] = field(default_factory=dict)  # of every node, before any pod
+    scheduler: PoolScheduler | None = None  # what admitted pods asked of each node
 
 
 def option_maturity(version: tuple[int, int]) -> dict[str, dict[str, str]]:
@@ -219,13 +222,15 @@ def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog
                                     f"up to {MAX_SIMULATED_NUMA_NODES})")
             continue
         try:
-            pool_run.nodes = [Node(pool_run.machine, settings, f"{pool.name}-{i}") for i in range(pool.nodes)]
+            pool_run.nodes = _nodes(pool_run, pool.nodes)
         except StartError as err:
             pool_run.start_error, pool_run.start_problem = str(err), err.problem
     problems: list[StateProblem] = []
     if node_state and results and results[0].nodes:
         files = read_state(node_state)
         problems = list(files.problems) + apply_state(results[0].nodes[0], files)
+    queue: list[tuple[PoolRun, PodView, dict[str, int], dict[str, Fraction]]] = []
+    amounts: dict[int, dict[str, set[Fraction]]] = {}
     for view in pods:
         matching = [p for p in pools_for(pools, view) if id(p) in by_pool]
         if not matching:
@@ -233,8 +238,34 @@ def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog
         pool_run = by_pool[id(matching[0])]
         if pool_run.start_error:
             continue
-        _place(pool_run, view, sriov.network_resources(view)[0])
+        injected = sriov.network_resources(view)[0]
+        wanted = pod_requests(pod_spec(view, "", injected))  # the same for every replica
+        queue.append((pool_run, view, injected, wanted))
+        seen = amounts.setdefault(id(pool_run), {})
+        for resource, amount in wanted.items():
+            seen.setdefault(resource, set()).add(amount)
+    for pool_run in results:
+        if pool_run.nodes:
+            pool_run.allocatable = node_allocatable(pool_run.nodes[0], pool_run.pool.profile)
+            pool_run.scheduler = PoolScheduler(pool_run.allocatable, len(pool_run.nodes),
+                                               amounts.get(id(pool_run), {}))
+    for pool_run, view, injected, wanted in queue:
+        _place(pool_run, view, injected, wanted)
     return Simulation(tuple(results), tuple(problems))
+
+
+def _nodes(pool_run: PoolRun, count: int) -> list[Node]:
+    """``count`` fresh nodes of the pool: the kubelet is built once, the others start as copies of its
+    empty allocation state (every node of a pool has the same hardware and configuration)."""
+    if count <= 0:
+        return []
+    first = Node(pool_run.machine, pool_run.settings, f"{pool_run.pool.name}-0")
+    nodes = [first]
+    for i in range(1, count):
+        node = first.snapshot()
+        node.name = f"{pool_run.pool.name}-{i}"
+        nodes.append(node)
+    return nodes
 
 
 def pool_machine(sriov: SriovCatalog, pool: Pool, exclude: set[str] | None = None) -> Machine:
@@ -247,7 +278,10 @@ def pool_machine(sriov: SriovCatalog, pool: Pool, exclude: set[str] | None = Non
     return Machine(machine.numa_nodes, machine.cpus, machine.devices + vfs)
 
 
-def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int]) -> None:
+def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int], wanted: dict[str, Fraction]) -> None:
+    scheduler = pool_run.scheduler
+    assert scheduler is not None
+    scaled = scheduler.scaled(wanted)
     count = _instances(view, len(pool_run.nodes))
     ns = f"{view.ref.namespace}/" if view.ref.namespace else ""
     for index in range(count):
@@ -255,44 +289,26 @@ def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int]) -> None:
         name = f"{ns}{view.ref.name}{suffix}"
         spec = pod_spec(view, name, injected)
         pod = PodRun(view, name, pool_run.pool, spec)
-        targets = [pool_run.nodes[index]] if view.ref.kind == "DaemonSet" else pool_run.nodes
-        node = _schedule(pool_run, targets, spec)
-        if node is None:
-            pod.admission = Admission(False, UNSCHEDULABLE, _unschedulable_message(pool_run, spec))
+        if view.ref.kind == "DaemonSet":
+            chosen: int | None = index if scheduler.fits(index, scaled) else None
+        else:
+            chosen = scheduler.pick(scaled)
+        if chosen is None:
+            pod.admission = Admission(False, UNSCHEDULABLE, _unschedulable_message(pool_run, wanted))
             pool_run.pods.append(pod)
             continue
+        node = pool_run.nodes[chosen]
         pod.node = node.name
         pod.admission = node.admit(spec)
         if pod.admission.admitted:
-            used = pool_run.requested.setdefault(node.name, {})
-            for resource, amount in pod_requests(spec).items():
-                used[resource] = used.get(resource, Fraction(0)) + amount
+            scheduler.bind(chosen, scaled)
         else:
             pod.before = node.snapshot()  # a rejection leaves the node as it was just before
         pool_run.pods.append(pod)
 
 
-def _schedule(pool_run: PoolRun, nodes: list[Node], spec: PodSpec) -> Node | None:
-    wanted = pod_requests(spec)
-    best: Node | None = None
-    best_score = Fraction(-1)
-    for node in nodes:
-        allocatable = node_allocatable(node, pool_run.pool.profile)
-        used = pool_run.requested.get(node.name, {})
-        if any(amount > allocatable.get(r, Fraction(0)) - used.get(r, Fraction(0))
-               for r, amount in wanted.items() if amount and (r in allocatable or r != "memory")):
-            continue
-        score = sum(((allocatable[r] - used.get(r, Fraction(0)) - wanted.get(r, Fraction(0))) / allocatable[r]
-                     for r in ("cpu", "memory") if allocatable.get(r)), Fraction(0))
-        if score > best_score:
-            best, best_score = node, score
-    return best
-
-
-def _unschedulable_message(pool_run: PoolRun, spec: PodSpec) -> str:
-    wanted = pod_requests(spec)
-    node = pool_run.nodes[0]
-    allocatable = node_allocatable(node, pool_run.pool.profile)
+def _unschedulable_message(pool_run: PoolRun, wanted: dict[str, Fraction]) -> str:
+    allocatable = pool_run.allocatable
     short = [r for r, amount in wanted.items() if amount and amount > allocatable.get(r, Fraction(0))]
     if short:
         parts = [f"{r} {format_quantity(r, wanted[r])} > allocatable {format_quantity(r, allocatable.get(r, 0))}"

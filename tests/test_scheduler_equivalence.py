@@ -1,0 +1,142 @@
+"""The simulation's scheduler places every pod exactly where the original one did (tests/reference_scheduler.py),
+on generated pools and workloads: same node, same admission, same NUMA nodes and CPUs."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from numalint.checks.alignment_rules import _admitted_with
+from numalint.engine import Options, build_analyses
+from numalint.k8s.versions import NEWEST
+from tests.conftest import write
+from tests.reference_scheduler import admitted_with_whole_pool, reference_simulation
+
+KUBELETS = [
+    "",  # no kubelet configuration: topology manager off, nothing reserved
+    "cpuManagerPolicy: none\ntopologyManagerPolicy: best-effort\nsystemReserved: {{cpu: 500m, memory: 1Gi}}\n",
+    "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\ntopologyManagerPolicy: {policy}\n"
+    "topologyManagerScope: {scope}\n",
+    "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\ntopologyManagerPolicy: {policy}\n"
+    "topologyManagerScope: {scope}\nmemoryManagerPolicy: Static\nsystemReserved:\n  memory: 1Gi\n"
+    "reservedMemory:\n  - numaNode: 0\n    limits:\n      memory: 1124Mi\n",
+    "cpuManagerPolicy: static\nkubeReserved: {{cpu: 1500m}}\nsystemReserved: {{cpu: 250m, memory: 3Gi}}\n"
+    "topologyManagerPolicy: {policy}\n",
+]
+
+
+def _topology(rng: random.Random, nodes: int, with_memory: bool) -> str:
+    numa_count = rng.choice([1, 2, 2, 4])
+    per_numa = rng.choice([2, 4, 6])
+    threads = rng.choice([1, 2])
+    total = numa_count * per_numa
+    lines = []
+    for numa in range(numa_count):
+        first = numa * per_numa
+        cpus = f"{first}-{first + per_numa - 1}"
+        if threads == 2:
+            cpus += f",{total + first}-{total + first + per_numa - 1}"
+        memory = f", memory: {rng.choice([8, 12, 16])}Gi" if with_memory else ""
+        huge = ", hugepages: {1Gi: 2}" if with_memory and rng.random() < 0.4 else ""
+        lines.append(f"    - {{id: {numa}, cpus: \"{cpus}\"{memory}{huge}}}")
+    devices = ""
+    if rng.random() < 0.6:
+        devices = "  devices:\n" + "".join(
+            f"    - {{resource: nvidia.com/gpu, numaNode: {rng.randrange(numa_count)}, count: {rng.choice([1, 2])}}}\n"
+            for _ in range(rng.choice([1, 2])))
+    return (f"apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata:\n  name: box\nspec:\n"
+            f"  pool:\n    nodes: {nodes}\n  threadsPerCore: {threads}\n  numaNodes:\n" + "\n".join(lines) + "\n"
+            + devices)
+
+
+def _resources(rng: random.Random, exact: bool) -> str:
+    cpu = rng.choice(["1", "2", "3", "4", "500m", "1500m", "250m", "0.1", "6"])
+    memory = rng.choice(["512Mi", "1Gi", "2Gi", "3Gi", "5Gi", "1500M"])
+    extra = ""
+    if rng.random() < 0.15:
+        extra += ", hugepages-1Gi: 1Gi"
+    if rng.random() < 0.15:
+        extra += f", nvidia.com/gpu: {rng.choice([1, 2])}"
+    if exact:
+        return f"limits: {{cpu: \"{cpu}\", memory: {memory}{extra}}}"
+    return f"requests: {{cpu: \"{cpu}\", memory: {memory}{extra}}}"
+
+
+def _workload(rng: random.Random, index: int) -> str:
+    kind = rng.choice(["Deployment", "Deployment", "Pod", "DaemonSet", "Job", "StatefulSet"])
+    exact = rng.random() < 0.75
+    containers = f"      - name: main\n        resources:\n          {_resources(rng, exact)}\n"
+    if rng.random() < 0.3:
+        containers += f"      - name: side\n        resources:\n          {_resources(rng, exact)}\n"
+    init = ""
+    if rng.random() < 0.2:
+        always = "        restartPolicy: Always\n" if rng.random() < 0.5 else ""
+        init = (f"      initContainers:\n      - name: setup\n{always}        resources:\n"
+                f"          {_resources(rng, exact)}\n")
+    pod_spec = f"containers:\n{containers}{init}"
+    name = f"w{index}"
+    if kind == "Pod":
+        spec = pod_spec.replace("\n      ", "\n  ").replace("\n        ", "\n    ")
+        return f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\nspec:\n  {spec}"
+    replicas = ""
+    if kind in ("Deployment", "StatefulSet"):
+        replicas = f"  replicas: {rng.choice([1, 2, 3, 5, 8])}\n"
+    elif kind == "Job":
+        replicas = f"  parallelism: {rng.choice([1, 2, 4])}\n"
+    api = "batch/v1" if kind == "Job" else "apps/v1"
+    return (f"apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: {name}\n  namespace: ns{index % 3}\nspec:\n"
+            f"{replicas}  template:\n    spec:\n      {pod_spec}")
+
+
+def _case(seed: int, directory: Path) -> Path:
+    rng = random.Random(seed)
+    kubelet = rng.choice(KUBELETS).format(policy=rng.choice(["best-effort", "restricted", "single-numa-node"]),
+                                          scope=rng.choice(["container", "pod"]))
+    files = {"topology.yaml": _topology(rng, rng.choice([1, 2, 3, 5, 8, 13, 21]), rng.random() < 0.85)}
+    if kubelet:
+        files["kubelet.yaml"] = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n" + kubelet
+    for index in range(rng.randint(4, 30)):
+        files[f"apps/w{index:03d}.yaml"] = _workload(rng, index)
+    return write(directory, files)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_placements_match_the_original_scheduler(tmp_path: Path, seed: int) -> None:
+    analysis = build_analyses([str(_case(seed, tmp_path))], Options(version=NEWEST))[0]
+    expected = reference_simulation(analysis)
+    assert [r.start_error is None for r in expected] == [r.start_error is None for r in analysis.pool_runs]
+    for old, new in zip(expected, analysis.pool_runs, strict=True):
+        assert [(p.name, p.node, p.admission.admitted, p.admission.reason, p.admission.containers)
+                for p in new.pods if p.admission is not None] == \
+               [(p.name, p.node, p.admission.admitted, p.admission.reason, p.admission.containers) for p in old.pods]
+        assert len(new.pods) == len(old.pods)
+
+def test_the_generated_cases_exercise_the_scheduler(tmp_path: Path) -> None:
+    """The cases fill pools: some pods stay Pending, some are rejected by the kubelet, most are admitted."""
+    reasons: dict[str | None, int] = {}
+    placed = 0
+    for seed in range(60):
+        directory = tmp_path / str(seed)
+        for pool_run in build_analyses([str(_case(seed, directory))], Options(version=NEWEST))[0].pool_runs:
+            for pod in pool_run.pods:
+                assert pod.admission is not None
+                reasons[pod.admission.reason] = reasons.get(pod.admission.reason, 0) + 1
+                placed += pod.node is not None
+    assert reasons.get(None, 0) > 200 and reasons.get("Unschedulable", 0) > 20
+    assert reasons.get("TopologyAffinityError", 0) > 10 and placed > 300
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_fix_verification_replays_only_the_node_and_agrees_with_replaying_the_pool(tmp_path: Path, seed: int) -> None:
+    analysis = build_analyses([str(_case(seed, tmp_path))], Options(version=NEWEST))[0]
+    for pool_run in analysis.pool_runs:
+        rejected = [p for p in pool_run.pods if p.node is not None and p.admission and not p.admission.admitted]
+        variants = [pool_run.settings, replace(pool_run.settings, topology_scope="pod"),
+                    replace(pool_run.settings, topology_policy="best-effort"),
+                    replace(pool_run.settings, topology_policy="none", memory_policy="None", reserved_memory={})]
+        for pod in rejected:
+            for settings in variants:
+                assert _admitted_with(pool_run, pod, settings) == admitted_with_whole_pool(pool_run, pod, settings)
