@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import run, write
 
 HEAD = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
@@ -75,3 +77,149 @@ def test_merge_with_an_impossible_provider_matches_policy_go(tmp_path: Path) -> 
                           capture_output=True, text=True)
     assert proc.stdout.strip() == f"topologymanager merge (cases): {len(MERGE_VECTORS)} passed, 0 failed", proc.stdout
     assert proc.returncode == 0
+
+
+# --- item 1: what the API server rejects ----------------------------------------------------------------
+
+def pod(resources: str, pod_level: str = "", kind: str = "Pod") -> str:
+    """A Pod (or Deployment) with one container whose resources block is ``resources`` (indented 10)."""
+    if kind == "Pod":
+        head, indent = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n", "  "
+    else:
+        head = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: p\nspec:\n  template:\n"
+                "    spec:\n")
+        indent = "      "
+    body = pod_level + "containers:\n  - name: app\n    image: app:1\n    resources:\n" + resources
+    return head + "".join(indent + line + "\n" for line in body.splitlines())
+
+
+@pytest.mark.parametrize("amount,ok", [("3Mi", False), ("4Mi", True), ("2097153", False), ("1.5Gi", True),
+                                       ("3M", False), ("0", True)])
+def test_hugepages_must_be_whole_pages(tmp_path: Path, amount: str, ok: bool) -> None:
+    # pkg/apis/core/validation/validation.go validateResourceQuantityHugePageValue /
+    # pkg/apis/core/helper IsHugePageResourceValueDivisible: Quantity.Value() % page size == 0
+    resources = f"      limits:\n        cpu: \"1\"\n        memory: 1Gi\n        hugepages-2Mi: {amount}\n"
+    found = where(findings(tmp_path, {"pod.yaml": pod(resources)}), "invalid-resources")
+    if ok:
+        assert found == []
+        return
+    assert [(line, col) for line, col, _ in found] == [(13, 26)]
+    assert "spec.containers[0].resources.limits[hugepages-2Mi]: Invalid value:" in found[0][2]
+    assert "is not positive integer multiple of hugepages-2Mi" in found[0][2]
+
+
+def test_hugepages_message_is_the_api_servers(tmp_path: Path) -> None:
+    # validation.go: field.Invalid(fldPath, quantity.String(), "%s is not positive integer multiple of %s")
+    resources = "      limits:\n        cpu: \"1\"\n        memory: 1Gi\n        hugepages-2Mi: 3Mi\n"
+    found = where(findings(tmp_path, {"d.yaml": pod(resources, kind="Deployment")}), "invalid-resources")
+    assert len(found) == 1
+    assert ('spec.template.spec.containers[0].resources.limits[hugepages-2Mi]: Invalid value: "3Mi": 3Mi is not '
+            "positive integer multiple of hugepages-2Mi") in found[0][2]
+
+
+@pytest.mark.parametrize("amount,shown", [("500m", "500m"), ("0.5", "500m"), ("1500m", "1500m")])
+def test_fractional_extended_resources_are_rejected(tmp_path: Path, amount: str, shown: str) -> None:
+    # validation.go ValidateResourceQuantityValue: IsIntegerResourceName (extended resources) ->
+    # isNotIntegerErrorMsg "must be an integer", for limits and for written requests
+    resources = (f"      requests:\n        nvidia.com/gpu: {amount}\n"
+                 f"      limits:\n        nvidia.com/gpu: {amount}\n")
+    found = where(findings(tmp_path, {"pod.yaml": pod(resources)}), "invalid-resources")
+    assert [(line, col) for line, col, _ in found] == [(11, 27), (13, 27)]
+    assert (f'spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: "{shown}": must be an integer'
+            in found[1][2])
+    assert "resources.requests[nvidia.com/gpu]" in found[0][2]
+
+
+def test_whole_extended_resources_are_accepted(tmp_path: Path) -> None:
+    resources = "      limits:\n        nvidia.com/gpu: 2\n        example.com/foo: \"1000m\"\n"
+    assert where(findings(tmp_path, {"pod.yaml": pod(resources)}), "invalid-resources") == []
+
+
+POD_LEVEL = "resources:\n  limits:\n    cpu: \"4\"\n    memory: 4Gi\n"
+HUGE = "      limits:\n        cpu: \"4\"\n        memory: 2Gi\n        hugepages-1Gi: 2Gi\n"
+
+
+@pytest.mark.parametrize("version", ["1.34", "1.35", "1.37"])
+def test_pod_level_resources_get_no_exclusive_cpus(tmp_path: Path, version: str) -> None:
+    # pkg/kubelet/cm/cpumanager/policy_static.go Allocate and memorymanager/policy_static.go Allocate:
+    # IsPodLevelResourcesSet -> "allocation skipped" (PodLevelResources beta/on from 1.34;
+    # PodLevelResourceManagers, 1.36+, off by default)
+    found = where(findings(tmp_path, {"pod.yaml": pod(HUGE, POD_LEVEL)}, "--kubernetes-version", version),
+                  "pod-level-resources")
+    assert [(line, col) for line, col, _ in found] == [(6, 3)]
+    assert "CPU Manager allocation skipped, pod is using pod-level resources" in found[0][2]
+    assert "QoS class (Guaranteed)" in found[0][2]
+
+
+def test_pod_level_resource_managers_gate_lifts_it(tmp_path: Path) -> None:
+    # policy_static.go (1.36+): the skip applies only while PodLevelResourceManagers is off
+    kubelet = HEAD + ('cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n'
+                      "featureGates:\n  PodLevelResourceManagers: true\n")
+    files = {"pod.yaml": pod(HUGE, POD_LEVEL), "kubelet.yaml": kubelet}
+    assert where(findings(tmp_path, files, "--kubernetes-version", "1.36"), "pod-level-resources") == []
+    assert len(where(findings(tmp_path, files, "--kubernetes-version", "1.35"), "pod-level-resources")) == 1
+
+
+def test_pod_level_resources_before_1_34_are_dropped(tmp_path: Path) -> None:
+    # pkg/api/pod/util.go dropDisabledPodFields: spec.resources needs PodLevelResources (off before 1.34)
+    found = [f for f in findings(tmp_path, {"pod.yaml": pod(HUGE, POD_LEVEL)}, "--kubernetes-version", "1.33")
+             if f["rule"] == "pod-level-resources"]
+    assert len(found) == 1 and found[0]["severity"] == "info" and "drops spec.resources" in found[0]["message"]
+
+
+@pytest.mark.parametrize("pod_level,qos", [
+    ('resources:\n  limits:\n    cpu: "4"\n    memory: 4Gi\n', "Guaranteed"),
+    ('resources:\n  requests:\n    cpu: "4"\n    memory: 4Gi\n', "Burstable"),
+    ('resources:\n  requests:\n    cpu: "2"\n  limits:\n    cpu: "4"\n    memory: 4Gi\n', "Burstable"),
+    ('resources:\n  limits:\n    cpu: "4"\n', "Burstable"),
+])
+def test_pod_level_qos(tmp_path: Path, pod_level: str, qos: str) -> None:
+    # pkg/apis/core/v1/helper/qos/qos.go ComputePodQOS with spec.resources: only pod-level cpu and memory count
+    found = where(findings(tmp_path, {"pod.yaml": pod(HUGE, pod_level)}), "pod-level-resources")
+    assert len(found) == 1 and f"QoS class ({qos})" in found[0][2]
+
+
+# --- item 2: fractional-cpu says what is lost and what is kept --------------------------------------------
+
+FRACTIONAL = ("      limits:\n        cpu: 1500m\n        memory: 1Gi\n        hugepages-1Gi: 2Gi\n"
+              "        nvidia.com/gpu: 1\n")
+SELECTOR = "nodeSelector:\n  role: numa\n"
+NUMA_TOPOLOGY = """\
+apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata:
+  name: numa
+spec:
+  pool:
+    nodeSelector: {role: numa}
+    kubeletConfig: kubelet
+  numaNodes:
+    - {id: 0, cpus: "0-7", memory: 16Gi, hugepages: {1Gi: 4}}
+    - {id: 1, cpus: "8-15", memory: 16Gi, hugepages: {1Gi: 4}}
+  devices:
+    - {resource: nvidia.com/gpu, numaNode: 0, count: 2}
+"""
+
+
+@pytest.mark.parametrize("memory_policy,kept", [
+    (None, "is not pinned either"),
+    ("Static", "still pinned to the NUMA nodes the Topology Manager picks, by the Static memory manager"),
+])
+def test_fractional_cpu_says_what_is_lost_and_kept(tmp_path: Path, memory_policy: str | None, kept: str) -> None:
+    # cpumanager/policy_static.go guaranteedCPUs: a non-integer request gets 0 exclusive CPUs;
+    # memorymanager/policy_static.go Allocate pins every Guaranteed pod; devicemanager/topology_hints.go
+    kubelet = HEAD + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n'
+    if memory_policy:
+        kubelet += ("memoryManagerPolicy: Static\nreservedMemory:\n  - numaNode: 0\n    limits:\n"
+                    "      memory: 100Mi\n")
+    files = {"pod.yaml": pod(FRACTIONAL, SELECTOR), "kubelet.yaml": kubelet, "topology.yaml": NUMA_TOPOLOGY}
+    found = where(findings(tmp_path, files), "fractional-cpu")
+    assert len(found) == 1
+    message = found[0][2]
+    assert "loses its exclusive CPUs" in message and kept in message
+    assert "its devices (nvidia.com/gpu) are still aligned" in message
+
+
+def test_fractional_cpu_without_a_pool_says_it_depends_on_the_node(tmp_path: Path) -> None:
+    found = where(findings(tmp_path, {"pod.yaml": pod(FRACTIONAL)}), "fractional-cpu")
+    assert len(found) == 1 and "still pinned where the node runs the Static memory manager" in found[0][2]
