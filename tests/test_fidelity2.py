@@ -223,3 +223,31 @@ def test_fractional_cpu_says_what_is_lost_and_kept(tmp_path: Path, memory_policy
 def test_fractional_cpu_without_a_pool_says_it_depends_on_the_node(tmp_path: Path) -> None:
     found = where(findings(tmp_path, {"pod.yaml": pod(FRACTIONAL)}), "fractional-cpu")
     assert len(found) == 1 and "still pinned where the node runs the Static memory manager" in found[0][2]
+
+
+# --- item 3: fields a kubelet of the target version does not know yet -----------------------------------
+
+MERGE = ("memoryManagerPolicy: Static\nmergeDefaultEvictionSettings: true\nevictionHard:\n"
+         "  nodefs.available: 10%\nreservedMemory:\n  - numaNode: 0\n    limits:\n      memory: 100Mi\n")
+
+
+def test_a_field_before_its_version_is_an_unknown_field(tmp_path: Path) -> None:
+    # staging/src/k8s.io/kubelet/config/v1beta1/types.go: mergeDefaultEvictionSettings appears in 1.33;
+    # pkg/kubelet/kubeletconfig/util/codec decodes leniently after a strict failure: the field is dropped,
+    # so the default memory.available threshold is gone and reservedMemory no longer adds up
+    old = findings(tmp_path, {"kubelet.yaml": HEAD + MERGE}, "--kubernetes-version", "1.32")
+    dropped = where(old, "unknown-field")
+    assert [(line, col) for line, col, _ in dropped] == [(4, 1)]
+    assert "not a field of the kubelet configuration at Kubernetes 1.32 (it exists from 1.33)" in dropped[0][2]
+    assert "drops it" in dropped[0][2]
+    assert len(where(old, "reserved-memory-mismatch")) == 1
+    new = findings(tmp_path, {"kubelet.yaml": HEAD + MERGE}, "--kubernetes-version", "1.33")
+    assert where(new, "unknown-field") == [] and where(new, "reserved-memory-mismatch") == []
+
+
+def test_every_tabled_field_is_a_known_kubelet_field() -> None:
+    # the table only names fields of the newest KubeletConfiguration (schemas/kubeletconfiguration)
+    from numalint.k8s.versions import FIELD_SINCE
+    from numalint.views.schema import kubelet_field_names
+
+    assert set(FIELD_SINCE) <= kubelet_field_names()

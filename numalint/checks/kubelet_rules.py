@@ -21,6 +21,7 @@ from numalint.k8s.quantity import format_bytes, format_cpu, try_quantity
 from numalint.k8s.versions import (
     CPU_GATES,
     CPU_OPTIONS,
+    FIELD_SINCE,
     TOPOLOGY_GATES,
     TOPOLOGY_OPTIONS,
     maturity,
@@ -71,6 +72,28 @@ def invalid_policy_name(analysis: Analysis) -> Iterator[Hit]:
                 message = f'{name} "{value}" is not one of {choices}; the kubelet refuses to start'
                 fix = Fix(f"use one of {choices}")
             yield _finding(profile, message, name, fix=fix)
+
+
+DROPPED_EFFECT = {
+    "mergeDefaultEvictionSettings": "an evictionHard without memory.available then reserves no memory for eviction",
+}
+
+
+@check("unknown-field")
+def field_not_yet_known(analysis: Analysis) -> Iterator[Hit]:
+    """A field the target kubelet does not have yet (k8s/versions.py FIELD_SINCE): the kubelet's lenient
+    decoding drops it (pkg/kubelet/kubeletconfig/util/codec), and the analysis ignores it too. Misspelt
+    and unknown keys are reported while the file is read (checks/input_rules.py)."""
+    release = f"{analysis.version[0]}.{analysis.version[1]}"
+    for profile in analysis.profiles:
+        for name in profile.dropped_fields(analysis.version):
+            since = FIELD_SINCE[name]
+            effect = DROPPED_EFFECT.get(name, "the kubelet runs with its default")
+            yield _finding(profile, f'"{name}" is not a field of the kubelet configuration at Kubernetes {release} '
+                           f"(it exists from {since[0]}.{since[1]}): the kubelet drops it while decoding, so this "
+                           f"setting never applies; {effect}", name, key=True,
+                           fix=Fix(f"remove {name}, or target Kubernetes {since[0]}.{since[1]} or later "
+                                   "(--kubernetes-version)"))
 
 
 @check("cpu-manager-not-static")

@@ -27,6 +27,27 @@ CPU_GATES = {"alpha": "CPUManagerPolicyAlphaOptions", "beta": "CPUManagerPolicyB
 TOPOLOGY_GATES = {"alpha": "TopologyManagerPolicyAlphaOptions", "beta": "TopologyManagerPolicyBetaOptions"}
 
 
+# NUMA-relevant KubeletConfiguration fields -> the first minor version whose kubelet knows them
+# (staging/src/k8s.io/kubelet/config/v1beta1/types.go). An older kubelet decodes its configuration file
+# leniently (pkg/kubelet/kubeletconfig/util/codec: strict decoding fails, the lenient retry drops the
+# field), so the field is ignored as if it were misspelt.
+FIELD_SINCE: dict[str, tuple[int, int]] = {
+    "reservedSystemCPUs": (1, 17),
+    "topologyManagerScope": (1, 20),
+    "memoryManagerPolicy": (1, 21),
+    "reservedMemory": (1, 21),
+    "cpuManagerPolicyOptions": (1, 22),
+    "memorySwap": (1, 22),
+    "topologyManagerPolicyOptions": (1, 26),
+    "mergeDefaultEvictionSettings": (1, 33),
+}
+
+
+def field_exists(field: str, version: tuple[int, int]) -> bool:
+    """Does a kubelet of ``version`` decode KubeletConfiguration field ``field``? (True when not tabled.)"""
+    return version >= FIELD_SINCE.get(field, (0, 0))
+
+
 def parse_version(text: str) -> tuple[int, int]:
     """``1.34``, ``v1.32.10`` -> (1, 34); raise ValueError otherwise, and for a version outside the
     known range (a 2.0 or a 1.9 is not silently read as something else)."""

@@ -19,13 +19,13 @@ from numalint.findings import ObjectRef
 from numalint.k8s.goparse import GoParseError, parse_cpuset, parse_percentage
 from numalint.k8s.kinds import KUBELET_CONFIG
 from numalint.k8s.quantity import try_quantity
+from numalint.k8s.versions import FIELD_SINCE, field_exists
 from numalint.reading.locate import Path, get, locate
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span, YMap
 from numalint.views.schema import kubelet_field_names
 
 DEFAULT_MEMORY_AVAILABLE = Fraction(100 * 2**20)  # evictionHard memory.available<100Mi (Linux default)
-MERGE_DEFAULT_EVICTION_SINCE = (1, 33)  # KubeletConfiguration.mergeDefaultEvictionSettings
 # What the machine-config operator gives a pool when the user sets nothing (node sizing fallbacks).
 OPENSHIFT_SYSTEM_RESERVED = {"cpu": Fraction(1, 2), "memory": Fraction(2**30)}
 OPENSHIFT_TEMPLATE = {"systemReservedCgroup": "/system.slice"}
@@ -101,6 +101,11 @@ class KubeletProfile:
             return locate(self.doc.root, self.base, key=True)
         return locate(self.doc.root, ("kind",))
 
+    def dropped_fields(self, version: tuple[int, int]) -> list[str]:
+        """Fields written here that a kubelet of ``version`` does not know yet (k8s/versions.py FIELD_SINCE):
+        lenient decoding drops them."""
+        return [f for f in FIELD_SINCE if f in self.keys and not field_exists(f, version)]
+
     def reserved_cpus(self) -> frozenset[int] | None:
         """The explicit reservedSystemCPUs set, or None when absent or unparsable."""
         if self.reserved_cpus_text is None:
@@ -127,7 +132,8 @@ class KubeletProfile:
         A percentage resolves as ``GetThresholdQuantity`` does (pkg/kubelet/eviction/helpers.go):
         ``int64(float64(capacity) * float64(percentage))``, the percentage a float32. Before 1.33 a
         ``mergeDefaultEvictionSettings`` is not a field of the kubelet configuration: dropped."""
-        if self.eviction_merged_default and version is not None and version < MERGE_DEFAULT_EVICTION_SINCE:
+        if self.eviction_merged_default and version is not None and not field_exists("mergeDefaultEvictionSettings",
+                                                                                       version):
             return Fraction(0)
         if self.eviction_memory is not None:
             return self.eviction_memory
