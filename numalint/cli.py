@@ -39,6 +39,8 @@ def main() -> None:
               help="Exit 1 when a finding is at or above this severity [default: warning].")
 @click.option("--kubernetes-version", "kube_version", metavar="X.Y", default=None,
               help="Kubernetes version the version-dependent rules target [default: newest known].")
+@click.option("--openshift-version", "openshift_version", metavar="4.N", default=None,
+              help="OpenShift release to target instead: 4.N is Kubernetes 1.(N+13) (4.21 = 1.34).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="Configuration file [default: .numalint.yaml found upwards from the working directory].")
 @click.option("--topology", "topologies", multiple=True, type=click.Path(), metavar="FILE",
@@ -51,13 +53,13 @@ def main() -> None:
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff: also apply fixes that change behaviour.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
 def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_version: str | None,
-          config_path: str | None, topologies: tuple[str, ...], jobs: int, color: bool | None,
-          node_state: str | None, apply_fixes: bool, unsafe_fixes: bool, show_diff: bool) -> None:
+          openshift_version: str | None, config_path: str | None, topologies: tuple[str, ...], jobs: int,
+          color: bool | None, node_state: str | None, apply_fixes: bool, unsafe_fixes: bool, show_diff: bool) -> None:
     """Check files and directories (recursively; '-' reads stdin)."""
     from numalint.engine import run_check
     from numalint.output.report import RENDERERS, render_text
 
-    options = _options(config_path, kube_version, jobs, node_state, paths)
+    options = _options(config_path, _target(kube_version, openshift_version), jobs, node_state, paths)
     if not paths:
         raise click.UsageError("give at least one file or directory to check ('-' for stdin)")
     if apply_fixes or show_diff:
@@ -89,16 +91,18 @@ def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_
 @click.option("-f", "--format", "output_format", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @click.option("--kubernetes-version", "kube_version", metavar="X.Y", default=None)
+@click.option("--openshift-version", "openshift_version", metavar="4.N", default=None,
+              help="OpenShift release to target instead: 4.N is Kubernetes 1.(N+13) (4.21 = 1.34).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--node-state", "node_state", type=click.Path(file_okay=False), default=None,
               help="Directory with a node's cpu_manager_state / memory_manager_state to start from.")
 def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format: str, kube_version: str | None,
-             config_path: str | None, node_state: str | None) -> None:
+             openshift_version: str | None, config_path: str | None, node_state: str | None) -> None:
     """Show where the kubelet would place each pod, NUMA node by NUMA node; exit 1 if one is rejected."""
     from numalint.engine import build_analyses
     from numalint.output.simulation import render_json, render_text
 
-    options = _options(config_path, kube_version, 0, node_state, paths)
+    options = _options(config_path, _target(kube_version, openshift_version), 0, node_state, paths)
     if not paths and not topologies and not options.context:
         raise click.UsageError("give the files to simulate and a --topology")
     analyses = build_analyses(list(paths) + list(topologies), options, sys.stdin.read() if "-" in paths else None)
@@ -154,6 +158,20 @@ def _display_path(path: str) -> str:
     return path if relative.startswith("..") else relative
 
 
+def _target(kube_version: str | None, openshift_version: str | None) -> str | None:
+    """--openshift-version 4.N is an alias of --kubernetes-version 1.(N+13); both at once is a usage error."""
+    if openshift_version is None:
+        return kube_version
+    from numalint.k8s.versions import openshift_to_kubernetes
+
+    if kube_version is not None:
+        raise click.UsageError("give --kubernetes-version or --openshift-version, not both")
+    try:
+        return openshift_to_kubernetes(openshift_version)
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="--openshift-version") from None
+
+
 def _options(config_path: str | None, kube_version: str | None, jobs: int, node_state: str | None = None,
              paths: tuple[str, ...] = ()) -> Any:
     """Configuration file (the nearest to the checked paths) + command line -> engine Options (usage errors
@@ -188,15 +206,17 @@ def _options(config_path: str | None, kube_version: str | None, jobs: int, node_
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that change behaviour a human should confirm.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--kubernetes-version", "kube_version", metavar="X.Y", default=None)
+@click.option("--openshift-version", "openshift_version", metavar="4.N", default=None,
+              help="OpenShift release to target instead: 4.N is Kubernetes 1.(N+13) (4.21 = 1.34).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--topology", "topologies", multiple=True, type=click.Path(), metavar="FILE")
 def fix_command(paths: tuple[str, ...], unsafe_fixes: bool, show_diff: bool, kube_version: str | None,
-                config_path: str | None, topologies: tuple[str, ...]) -> None:
+                openshift_version: str | None, config_path: str | None, topologies: tuple[str, ...]) -> None:
     """Apply safe fixes in place ('-' alone reads stdin and prints the fixed text)."""
     if not paths:
         raise click.UsageError("give at least one file or directory to fix ('-' for stdin)")
     _refuse_mixed_stdin(paths, show_diff)
-    options = _options(config_path, kube_version, 0, None, paths)
+    options = _options(config_path, _target(kube_version, openshift_version), 0, None, paths)
     stdin_text = sys.stdin.read() if "-" in paths else None
     _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, "text", None, None)
 

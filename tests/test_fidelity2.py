@@ -251,3 +251,132 @@ def test_every_tabled_field_is_a_known_kubelet_field() -> None:
     from numalint.views.schema import kubelet_field_names
 
     assert set(FIELD_SINCE) <= kubelet_field_names()
+
+
+# --- item 4: OpenShift release by release ----------------------------------------------------------------
+
+def kubelet_config(body: str, spec: str = "") -> str:
+    """An OpenShift KubeletConfig for the worker pool; ``body`` is its spec.kubeletConfig (indented 4)."""
+    return ("apiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n  name: workers\n"
+            "spec:\n" + spec + "  machineConfigPoolSelector:\n    matchLabels:\n"
+            '      pools.operator.machineconfiguration.openshift.io/worker: ""\n  kubeletConfig:\n'
+            + "".join("    " + line + "\n" for line in body.splitlines()))
+
+
+ALPHA = 'cpuManagerPolicy: static\nreservedSystemCPUs: "0-1"\ncpuManagerPolicyOptions:\n  align-by-socket: "true"\n'
+
+
+def feature_gate(feature_set: str, enabled: str = "") -> str:
+    custom = f"  customNoUpgrade:\n    enabled: [{enabled}]\n" if enabled else ""
+    return ("apiVersion: config.openshift.io/v1\nkind: FeatureGate\nmetadata:\n  name: cluster\nspec:\n"
+            f"  featureSet: {feature_set}\n" + custom)
+
+
+def test_openshift_default_feature_set_refuses_alpha_cpu_options(tmp_path: Path) -> None:
+    # pkg/kubelet/cm/cpumanager/policy_options.go CheckPolicyOptionAvailable: align-by-socket is alpha and
+    # needs CPUManagerPolicyAlphaOptions, which OpenShift's Default feature set does not enable
+    # (machine-config-operator renders the kubelet's featureGates from the cluster FeatureGate)
+    found = where(findings(tmp_path, {"kc.yaml": kubelet_config(ALPHA)}, "--openshift-version", "4.20"),
+                  "policy-option")
+    assert len(found) == 1 and found[0][:2] == (13, 7)
+    assert 'CPU Manager Policy Alpha-level Options not enabled, but option "align-by-socket" provided' in found[0][2]
+    assert "OpenShift 4.20" in found[0][2]
+
+
+@pytest.mark.parametrize("gate", [feature_gate("TechPreviewNoUpgrade"),
+                                  feature_gate("CustomNoUpgrade", "CPUManagerPolicyAlphaOptions")])
+def test_a_feature_gate_in_the_run_enables_alpha_cpu_options(tmp_path: Path, gate: str) -> None:
+    # the cluster FeatureGate (config.openshift.io/v1) decides the kubelet's gates on OpenShift
+    files = {"kc.yaml": kubelet_config(ALPHA), "featuregate.yaml": gate}
+    assert where(findings(tmp_path, files, "--openshift-version", "4.20"), "policy-option") == []
+
+
+def test_openshift_custom_feature_set_without_the_gate(tmp_path: Path) -> None:
+    files = {"kc.yaml": kubelet_config(ALPHA), "featuregate.yaml": feature_gate("CustomNoUpgrade", "SomethingElse")}
+    assert len(where(findings(tmp_path, files, "--openshift-version", "4.20"), "policy-option")) == 1
+
+
+@pytest.mark.parametrize("release,refused", [("4.20", True), ("4.21", False)])
+def test_fail_swap_on_is_accepted_from_4_21(tmp_path: Path, release: str, refused: bool) -> None:
+    # machine-config-operator pkg/controller/kubelet-config/helpers.go validateUserKubeletConfig
+    found = where(findings(tmp_path, {"kc.yaml": kubelet_config("failSwapOn: false\n")}, "--openshift-version",
+                           release), "kubeletconfig-unsupported-field")
+    assert (len(found) == 1) is refused
+
+
+@pytest.mark.parametrize("release,refused", [("4.21", True), ("4.22", False)])
+def test_written_system_reserved_cgroup_is_cleared_only_from_4_22(tmp_path: Path, release: str,
+                                                                  refused: bool) -> None:
+    # machine-config-operator kubelet-config controller: clears systemReservedCgroup next to
+    # reservedSystemCPUs from 4.22; before, pkg/kubelet/apis/config/validation/validation.go refuses the pair
+    body = 'reservedSystemCPUs: "0-1"\nsystemReservedCgroup: /system.slice\n'
+    found = where(findings(tmp_path, {"kc.yaml": kubelet_config(body)}, "--openshift-version", release),
+                  "reserved-cpus-conflict")
+    assert (len(found) == 1) is refused
+    if refused:
+        assert found[0][:2] == (11, 5) and "only from 4.22" in found[0][2]
+
+
+SIZED = "memoryManagerPolicy: Static\nreservedMemory:\n  - numaNode: 0\n    limits:\n      memory: {amount}\n"
+BIG_TOPOLOGY = """\
+apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata:
+  name: big
+spec:
+  pool:
+    kubeletConfig: workers
+  numaNodes:
+    - {id: 0, cpus: "0-63", memory: 64Gi}
+    - {id: 1, cpus: "64-127", memory: 64Gi}
+"""
+
+
+@pytest.mark.parametrize("release,amount,clean", [
+    ("4.20", "1124Mi", True),   # static sizing: 1Gi + the 100Mi eviction threshold
+    ("4.21", "1124Mi", False),  # node sizing on a 128Gi node: 1Gi + 6% of 120Gi = 8.2 -> 8Gi
+    ("4.21", "8292Mi", True),   # 8Gi + 100Mi
+])
+def test_openshift_node_sizing_from_4_21(tmp_path: Path, release: str, amount: str, clean: bool) -> None:
+    # machine-config-operator templates/common/_base/files/kubelet-auto-sizing.yaml
+    # (dynamic-system-reserved-calc.sh dynamic_memory_sizing; NODE_SIZING_ENABLED=true from 4.21);
+    # pkg/kubelet/cm/memorymanager/memory_manager.go validateReservedMemory
+    files = {"kc.yaml": kubelet_config(SIZED.format(amount=amount)), "topology.yaml": BIG_TOPOLOGY}
+    found = where(findings(tmp_path, files, "--openshift-version", release), "reserved-memory-mismatch")
+    assert (found == []) is clean
+    if not clean:
+        assert "8292Mi = systemReserved 8Gi (OpenShift node sizing for 128Gi of memory)" in found[0][2]
+
+
+def test_openshift_node_sizing_without_topology_depends_on_node_size(tmp_path: Path) -> None:
+    files = {"kc.yaml": kubelet_config(SIZED.format(amount="1124Mi"))}
+    found = where(findings(tmp_path, files, "--openshift-version", "4.21"), "reserved-memory-mismatch")
+    assert len(found) == 1 and "depends on the node size" in found[0][2]
+    assert where(findings(tmp_path, files, "--openshift-version", "4.20"), "reserved-memory-mismatch") == []
+    # autoSizingReserved: false keeps the static 1Gi
+    files = {"kc.yaml": kubelet_config(SIZED.format(amount="1124Mi"), "  autoSizingReserved: false\n")}
+    assert where(findings(tmp_path, files, "--openshift-version", "4.21"), "reserved-memory-mismatch") == []
+
+
+@pytest.mark.parametrize("gib,expected", [(8, 1), (16, 1), (64, 4), (128, 8), (256, 10), (1024, 26)])
+def test_dynamic_memory_sizing_formula(gib: int, expected: int) -> None:
+    # dynamic-system-reserved-calc.sh: 1 + 6% of (total - 8) up to 120, then 6.72 + 2% of (total - 8 - 112)
+    from numalint.views.kubelet import dynamic_system_reserved_memory
+
+    assert dynamic_system_reserved_memory(gib * 2**30) == expected * 2**30
+
+
+@pytest.mark.parametrize("option,version", [("4.21", "1.34"), ("4.17", "1.30"), ("4.22", "1.35")])
+def test_openshift_version_is_an_alias(tmp_path: Path, option: str, version: str) -> None:
+    # the same findings as the Kubernetes version the release ships
+    files = {"kc.yaml": kubelet_config("failSwapOn: false\n" + ALPHA)}
+    assert findings(tmp_path, files, "--openshift-version", option) == findings(
+        tmp_path, files, "--kubernetes-version", version)
+
+
+@pytest.mark.parametrize("args", [["--openshift-version", "4.99"], ["--openshift-version", "3.11"],
+                                  ["--openshift-version", "4.21", "--kubernetes-version", "1.34"]])
+def test_bad_openshift_versions_are_usage_errors(tmp_path: Path, args: list[str]) -> None:
+    write(tmp_path, {"kc.yaml": kubelet_config("failSwapOn: false\n")})
+    result = run("check", *args, str(tmp_path))
+    assert result.exit_code == 2 and "Traceback" not in result.stderr

@@ -25,6 +25,7 @@ from numalint.k8s.versions import (
     TOPOLOGY_GATES,
     TOPOLOGY_OPTIONS,
     maturity,
+    openshift_release,
 )
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
@@ -167,14 +168,18 @@ def reserved_cpus_conflict(analysis: Analysis) -> Iterator[Hit]:
     for profile in analysis.profiles:
         if not profile.reserved_cpus_text:
             continue
-        cgroups = [n for n, v in (("systemReservedCgroup", profile.system_reserved_cgroup),
+        cgroups = [n for n, v in (("systemReservedCgroup", profile.system_reserved_cgroup_at(analysis.version)),
                                   ("kubeReservedCgroup", profile.kube_reserved_cgroup)) if v]
         if cgroups:
+            kept = ""
+            if profile.openshift and "systemReservedCgroup" in cgroups and profile.user_system_reserved_cgroup:
+                kept = (f" (OpenShift {openshift_release(analysis.version)}: the machine-config operator clears a "
+                        "written systemReservedCgroup next to reservedSystemCPUs only from 4.22)")
             yield _finding(
                 profile,
                 f"reservedSystemCPUs together with {' and '.join(cgroups)}: the kubelet refuses to start "
                 "(invalid configuration: can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup "
-                "(--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup))",
+                f"(--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)){kept}",
                 cgroups[0] if profile.has(cgroups[0]) else "reservedSystemCPUs", key=True, severity="error",
                 fix=Fix(f"remove {' and '.join(cgroups)} (and the matching enforceNodeAllocatable entries), "
                         "or drop reservedSystemCPUs"))
@@ -202,6 +207,19 @@ def reserved_memory_mismatch(analysis: Analysis) -> Iterator[Hit]:
     """The core's reservedMemory sums (validateReservedMemory) and NewPolicyStatic's demand for reserved
     memory (pkg/kubelet/cm/memorymanager), with a correction that is proven before it is offered."""
     for profile in analysis.profiles:
+        if (profile.memory_policy == "Static" and "systemReserved.memory" in profile.platform_defaults
+                and profile.node_sizing(analysis.version) and analysis.node_memory(profile) is None):
+            release = openshift_release(analysis.version)
+            yield _finding(
+                profile,
+                f"memoryManagerPolicy Static on OpenShift {release}: the machine-config operator sizes "
+                "systemReserved memory from each node's memory (NODE_SIZING_ENABLED=true"
+                f"{', autoSizingReserved: true' if profile.auto_sizing else ', the default for worker pools from 4.21'}"
+                "), so the total reservedMemory must match depends on the node size; numalint cannot check it "
+                "without the pool's topology",
+                "reservedMemory" if profile.has("reservedMemory") else "memoryManagerPolicy", severity="warning",
+                fix=Fix("declare the pool's NodeTopology, or set systemReserved.memory (or autoSizingReserved: false) "
+                        "so the reservation no longer depends on the node"))
         for problem in analysis.start_problems(profile):
             if problem.reason == "no-reserved-memory":
                 yield _finding(
@@ -258,16 +276,23 @@ def _add_reserved_memory(analysis: Analysis, profile: KubeletProfile, expected: 
 
 def _explain(analysis: Analysis, profile: KubeletProfile, resource: str, expected: Fraction) -> str:
     parts = []
+    capacity = analysis.node_memory(profile)
     for label, reserved in (("systemReserved", profile.system_reserved), ("kubeReserved", profile.kube_reserved)):
         if resource in reserved:
-            platform = " (OpenShift default)" if f"systemReserved.{resource}" in profile.platform_defaults else ""
-            parts.append(f"{label} {format_bytes(reserved[resource])}{platform}")
+            amount = reserved[resource]
+            platform = ""
+            if label == "systemReserved" and f"systemReserved.{resource}" in profile.platform_defaults:
+                platform = " (OpenShift default)"
+                sized = profile.system_reserved_amount(resource, capacity, analysis.version)
+                if profile.node_sizing(analysis.version) and sized is not None and capacity is not None:
+                    amount = sized
+                    platform = f" (OpenShift node sizing for {format_bytes(capacity)} of memory)"
+            parts.append(f"{label} {format_bytes(amount)}{platform}")
     eviction = analysis.memory_eviction(profile)
     if resource == "memory" and eviction:
         origin = "evictionHard memory.available" + (" (default)" if profile.eviction_source == "default" else "")
         if profile.eviction_memory_percent is not None:
-            capacity = format_bytes(analysis.node_memory(profile) or 0)
-            origin += f" {profile.eviction_memory_percent * 100:g}% of {capacity}"
+            origin += f" {profile.eviction_memory_percent * 100:g}% of {format_bytes(capacity or 0)}"
         parts.append(f"{origin} {format_bytes(eviction)}")
     return f"{format_bytes(expected)} = " + " + ".join(parts) if parts else format_bytes(expected)
 
@@ -391,6 +416,11 @@ def _availability(analysis: Analysis, profile: KubeletProfile, problem: StartPro
         return (f"{problem.message} (Kubernetes {version}: known: {', '.join(sorted(available))})",
                 "remove the option or target a Kubernetes version that has it")
     gate = gates[available[key]]
+    if profile.openshift:
+        return (f"{problem.message} (OpenShift {openshift_release(analysis.version)}: the cluster's feature set does "
+                f"not enable {gate})",
+                f"enable {gate} in the cluster FeatureGate (featureSet: TechPreviewNoUpgrade, or CustomNoUpgrade "
+                f"with customNoUpgrade.enabled: [{gate}]), or drop the option")
     return (f"{problem.message} (Kubernetes {version}: enable feature gate {gate})",
             f"add featureGates: {{{gate}: true}}")
 
@@ -433,12 +463,19 @@ OPENSHIFT_REJECTED = {
 }
 
 
+# fields the machine-config operator accepts from a Kubernetes version on (validateUserKubeletConfig):
+# failSwapOn from OpenShift 4.21
+OPENSHIFT_ALLOWED_SINCE = {"failSwapOn": (1, 34)}
+
+
 @check("kubeletconfig-unsupported-field")
 def kubeletconfig_unsupported_field(analysis: Analysis) -> Iterator[Hit]:
     for profile in analysis.profiles:
         if not profile.openshift:
             continue
         for name, why in OPENSHIFT_REJECTED.items():
+            if name in OPENSHIFT_ALLOWED_SINCE and analysis.version >= OPENSHIFT_ALLOWED_SINCE[name]:
+                continue
             if profile.has(name):
                 yield _finding(profile,
                                f"{name} is not allowed in a KubeletConfig ({why}); the machine-config operator "

@@ -61,6 +61,27 @@ def parse_version(text: str) -> tuple[int, int]:
     return version
 
 
+# OpenShift 4.N ships Kubernetes 1.(N+13): 4.17 = 1.30 ... 4.21 = 1.34, 4.22 = 1.35
+OPENSHIFT_OFFSET = 13
+
+
+def openshift_to_kubernetes(text: str) -> str:
+    """``4.21`` -> ``1.34``; raise ValueError for anything that is not an OpenShift 4 release numalint knows."""
+    match = re.fullmatch(r"v?4\.([0-9]{1,3})(?:\.[0-9]+)?", str(text).strip())
+    if not match:
+        raise ValueError(f"not an OpenShift version: {text!r} (expected e.g. 4.21)")
+    minor = int(match.group(1)) + OPENSHIFT_OFFSET
+    if not OLDEST[1] <= minor <= NEWEST[1]:
+        raise ValueError(f"OpenShift {text} is outside the versions numalint knows (4.{OLDEST[1] - OPENSHIFT_OFFSET} "
+                         f"to 4.{NEWEST[1] - OPENSHIFT_OFFSET})")
+    return f"1.{minor}"
+
+
+def openshift_release(version: tuple[int, int]) -> str:
+    """The OpenShift release that ships Kubernetes ``version`` (1.34 -> "4.21")."""
+    return f"4.{version[1] - OPENSHIFT_OFFSET}"
+
+
 def go_parse_bool(text: object) -> bool | None:
     """strconv.ParseBool; None when the kubelet would reject the value."""
 
@@ -111,9 +132,25 @@ def gate_enabled(gate: str, gates: dict[str, bool], version: tuple[int, int]) ->
 
 
 
-def enabled_stages(gates: dict[str, str], feature_gates: dict[str, bool], version: tuple[int, int],
-                   everything: bool = False) -> frozenset[str]:
-    """The option maturities a kubelet accepts: GA always, alpha/beta when their gate is on
-    (``everything``: OpenShift, whose feature sets decide the gates, not the KubeletConfig)."""
-    return frozenset({"ga"} | {stage for stage, gate in gates.items()
-                               if everything or gate_enabled(gate, feature_gates, version)})
+def enabled_stages(gates: dict[str, str], feature_gates: dict[str, bool], version: tuple[int, int]) -> frozenset[str]:
+    """The option maturities a kubelet accepts: GA always, alpha/beta when their gate is on."""
+    return frozenset({"ga"} | {stage for stage, gate in gates.items() if gate_enabled(gate, feature_gates, version)})
+
+
+# OpenShift feature sets (config.openshift.io/v1 FeatureGate spec.featureSet) -> the option gates they turn
+# on beyond the Default set (openshift/api features: CPUManagerPolicyAlphaOptions is not in Default)
+OPENSHIFT_FEATURE_SETS: dict[str, dict[str, bool]] = {
+    "": {},
+    "Default": {},
+    "TechPreviewNoUpgrade": {"CPUManagerPolicyAlphaOptions": True},
+    "DevPreviewNoUpgrade": {"CPUManagerPolicyAlphaOptions": True},
+}
+
+
+def openshift_feature_gates(feature_set: str, enabled: list[str], disabled: list[str]) -> dict[str, bool]:
+    """The kubelet feature gates a cluster FeatureGate renders (CustomNoUpgrade: its enabled/disabled lists)."""
+    gates = dict(OPENSHIFT_FEATURE_SETS.get(feature_set, {}))
+    if feature_set == "CustomNoUpgrade":
+        gates.update({name: True for name in enabled})
+        gates.update({name: False for name in disabled})
+    return gates
