@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from numalint.catalogue import catalogue
 from tests.conftest import run, write
 
 HEAD = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
@@ -380,3 +381,63 @@ def test_bad_openshift_versions_are_usage_errors(tmp_path: Path, args: list[str]
     write(tmp_path, {"kc.yaml": kubelet_config("failSwapOn: false\n")})
     result = run("check", *args, str(tmp_path))
     assert result.exit_code == 2 and "Traceback" not in result.stderr
+
+
+# --- item 5: every printed kubelet fix is proven ---------------------------------------------------------
+
+def _fix_of(found: list[dict[str, Any]], rule: str) -> dict[str, Any]:
+    fixes = [f["fix"] for f in found if f["rule"] == rule]
+    assert len(fixes) == 1, found
+    fix: dict[str, Any] = fixes[0]
+    return fix
+
+
+def test_a_case_fix_that_would_not_start_the_kubelet_is_only_a_hint(tmp_path: Path) -> None:
+    # pkg/kubelet/cm/cpumanager/cpu_manager.go NewManager: "Static" is an unknown policy, but "static" without
+    # reserved CPUs fails too ("unable to determine reserved CPU resources for static policy"): the rename
+    # alone brings a new error with no automatic fix, so it is not offered as an edit
+    fix = _fix_of(findings(tmp_path, {"kubelet.yaml": HEAD + "cpuManagerPolicy: Static\n"}), "invalid-policy-name")
+    assert fix["safety"] == "display" and fix["edits"] == [] and "not offered automatically" in fix["description"]
+    fix = _fix_of(findings(tmp_path, {"kubelet.yaml": HEAD + 'cpuManagerPolicy: Static\nreservedSystemCPUs: "0"\n'}),
+                  "invalid-policy-name")
+    assert fix["safety"] == "safe" and fix["edits"][0]["text"] == "static"
+
+
+def _policy_variants() -> list[dict[str, str]]:
+    """Kubelet configurations with policy names in the wrong case, with and without what they need."""
+    from tests.test_fidelity import TOPOLOGY
+
+    out = []
+    for cpu in ("Static", "STATIC", "static", "None"):
+        for memory in ("static", "STATIC", "None", "none"):
+            for topo in ("Single-Numa-Node", "best-effort", "Restricted"):
+                for extra in ("", 'reservedSystemCPUs: "0"\n',
+                              'reservedSystemCPUs: "0"\nreservedMemory:\n  - numaNode: 0\n    limits:\n'
+                              "      memory: 100Mi\n"):
+                    body = (f"cpuManagerPolicy: {cpu}\nmemoryManagerPolicy: {memory}\n"
+                            f"topologyManagerPolicy: {topo}\n{extra}")
+                    out.append({"kubelet.yaml": HEAD + body, "topology.yaml": TOPOLOGY})
+    return out
+
+
+POLICY_VARIANTS = _policy_variants()
+
+
+KUBELET_RULES = {slug for slug, rule in catalogue().items() if rule.category == "kubelet"}
+
+
+@pytest.mark.parametrize("index", range(0, len(POLICY_VARIANTS), 3))
+def test_policy_name_fixes_are_proven_on_generated_variants(tmp_path: Path, index: int) -> None:
+    # every offered edit removes its finding; after fixing (all passes), no kubelet error that was not there
+    write(tmp_path, POLICY_VARIANTS[index])
+    before = run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).json()["findings"]
+    offered = [f for f in before if f["rule"] in KUBELET_RULES and f["fix"] and f["fix"]["edits"]]
+    run("fix", "--unsafe-fixes", str(tmp_path))
+    after = run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).json()["findings"]
+    for finding in offered:
+        assert not any(f["rule"] == finding["rule"] and (f["line"], f["column"]) == (finding["line"], finding["column"])
+                       for f in after), finding
+    old = {(f["rule"], f["line"]) for f in before if f["severity"] == "error"}
+    new = [f for f in after if f["rule"] in KUBELET_RULES and f["severity"] == "error"
+           and (f["rule"], f["line"]) not in old]
+    assert new == [], new

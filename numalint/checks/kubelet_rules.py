@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
+from dataclasses import replace as dc_replace
 from fractions import Fraction
 from math import ceil
 
 from numalint.alignment.machine import Machine
 from numalint.alignment.node import Node, settings_problems
 from numalint.alignment.startup import StartError, StartProblem
-from numalint.analysis import Analysis
+from numalint.analysis import Analysis, analyse
 from numalint.catalogue import catalogue
-from numalint.checks.registry import check
+from numalint.checks.registry import CHECKS, check
 from numalint.findings import SAFE, UNSAFE, Edit, Fix, Hit
 from numalint.k8s.cpuset import format_cpuset
 from numalint.k8s.goparse import GoParseError
@@ -67,7 +68,8 @@ def invalid_policy_name(analysis: Analysis) -> Iterator[Hit]:
             if same_case:
                 message = (f'{name} "{value}" is not accepted (values are case-sensitive); '
                            f'the kubelet refuses to start. Use "{same_case[0]}"')
-                fix = Fix(f'write "{same_case[0]}"', [Edit(profile.span(name), same_case[0], value)], SAFE)
+                fix = proven_by_checks(analysis, profile, "invalid-policy-name", profile.span(name), Fix(
+                    f'write "{same_case[0]}"', [Edit(profile.span(name), same_case[0], value)], SAFE))
             else:
                 choices = ", ".join(f'"{a}"' for a in allowed)
                 message = f'{name} "{value}" is not one of {choices}; the kubelet refuses to start'
@@ -540,6 +542,63 @@ def _refuted(analysis: Analysis, profile: KubeletProfile, problem: StartProblem,
         new = sorted(found - before, key=str)
         if new:
             return f"it would bring a new problem ({new[0][0]} at {new[0][1]})"
+    return None
+
+
+_VERIFYING: list[bool] = []  # set while a fix is being verified: the nested checks offer fixes unverified
+
+
+def proven_by_checks(analysis: Analysis, profile: KubeletProfile, rule: str, span: object, fix: Fix) -> Fix:
+    """``fix`` when, applied in memory, the kubelet-configuration checks of the document's pool no longer
+    report ``rule`` at ``span`` and report no error they did not report before; otherwise a display-only
+    hint. A new error that carries its own automatic fix does not refute (the Static memory manager a case fix
+    turns on may then need its reservedMemory corrected). Used for fixes whose finding is not a single
+    start-up problem (a policy name's case)."""
+    if not fix.edits or _VERIFYING:
+        return fix
+    _VERIFYING.append(True)
+    try:
+        why = _refuted_by_checks(analysis, profile, rule, span, fix)
+    finally:
+        _VERIFYING.pop()
+    return fix if why is None else Fix(f"{fix.description} -- not offered automatically: {why}; decide by hand")
+
+
+def _kubelet_hits(analysis: Analysis, file: str) -> list[tuple[str, object, str]]:
+    """(rule, span, severity) of every kubelet-category finding on ``file``; severity "fixable" for an error
+    that comes with its own automatic fix (a next fix pass can apply it)."""
+    rules = catalogue()
+    hits: list[tuple[str, object, str]] = []
+    for slug, func in CHECKS.items():
+        if rules[slug].category != "kubelet":
+            continue
+        for hit in func(analysis):
+            if hit.file == file:
+                severity = hit.severity or rules[slug].severity
+                hits.append((slug, hit.span, "fixable" if hit.fix is not None and hit.fix.edits else severity))
+    return hits
+
+
+def _refuted_by_checks(analysis: Analysis, profile: KubeletProfile, rule: str, span: object, fix: Fix) -> str | None:
+    root = copy.deepcopy(profile.doc.root)
+    for edit in fix.edits:
+        if not _replace(root, edit):
+            return "its edit does not land on one value"
+    changed = kubelet_profile(Document(profile.doc.file, profile.doc.index, root, profile.doc.span))
+    if changed is None:
+        return "the configuration no longer reads"
+    changed.cluster_gates = profile.cluster_gates
+    # the document's own pool: this configuration with the run's topologies and pool objects, no workloads
+    # (kubelet checks do not read them), before and after -- cheap even when hundreds of files need a fix
+    alone = dc_replace(analysis.run, profiles=[profile], pods=[])
+    after = _kubelet_hits(analyse(dc_replace(alone, profiles=[changed]), analysis.options), profile.file)
+    if any(r == rule and s == span for r, s, _ in after):
+        return "the finding would remain"
+    before = {(r, s) for r, s, severity in _kubelet_hits(analyse(alone, analysis.options), profile.file)
+              if severity == "error"}
+    new = [(r, s) for r, s, severity in after if severity == "error" and (r, s) not in before]
+    if new:
+        return f"it would bring a new error ({new[0][0]})"
     return None
 
 
