@@ -11,6 +11,8 @@ from fractions import Fraction
 from numalint.alignment.machine import Machine
 from numalint.alignment.node import settings_problems
 from numalint.alignment.startup import StartProblem
+from numalint.k8s.kinds import FEATURE_GATE
+from numalint.k8s.versions import openshift_feature_gates
 from numalint.model.pools import Pool, build_pools, pools_for
 from numalint.model.run import Run
 from numalint.model.sriov import DEFAULT_PREFIX, SriovCatalog, catalog
@@ -94,7 +96,26 @@ class Analysis:
         return self._start_problems.get(id(profile), ())
 
 
+def _cluster_feature_gates(run: Run) -> dict[str, bool]:
+    """The kubelet feature gates the run's OpenShift FeatureGate (config.openshift.io/v1) renders; the
+    Default feature set when there is none."""
+    gates: dict[str, bool] = {}
+    for doc in run.of_kind(FEATURE_GATE):
+        spec = doc.root.get("spec")
+        spec = spec if isinstance(spec, dict) else {}
+        custom = spec.get("customNoUpgrade")
+        custom = custom if isinstance(custom, dict) else {}
+        lists = {key: [str(v) for v in value if isinstance(v, str)] if isinstance(value := custom.get(key), list)
+                 else [] for key in ("enabled", "disabled")}
+        gates.update(openshift_feature_gates(str(spec.get("featureSet") or ""), lists["enabled"], lists["disabled"]))
+    return gates
+
+
 def analyse(run: Run, options: AnalysisOptions) -> Analysis:
+    gates = _cluster_feature_gates(run)
+    for profile in run.profiles:
+        if profile.openshift:
+            profile.cluster_gates = gates  # set before anything reads the profile's settings
     pools = tuple(build_pools(run))
     sriov = catalog(run, options.sriov_prefix)
     simulation = simulate(pools, run.pods, sriov, options.version, options.node_state)

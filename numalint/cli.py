@@ -39,6 +39,8 @@ def main() -> None:
               help="Exit 1 when a finding is at or above this severity [default: warning].")
 @click.option("--kubernetes-version", "kube_version", metavar="X.Y", default=None,
               help="Kubernetes version the version-dependent rules target [default: newest known].")
+@click.option("--openshift-version", "openshift_version", metavar="4.N", default=None,
+              help="OpenShift release to target instead: 4.N is Kubernetes 1.(N+13) (4.21 = 1.34).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="Configuration file [default: .numalint.yaml found upwards from the working directory].")
 @click.option("--topology", "topologies", multiple=True, type=click.Path(readable=False), metavar="FILE",
@@ -58,10 +60,10 @@ def main() -> None:
 @click.option("--quiet", "-q", is_flag=True, help="Print the findings only: no summary and no hints.")
 @click.option("--show-fixes", is_flag=True, help="List the fixes available (or, with --fix, applied) per finding.")
 def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_version: str | None,
-          config_path: str | None, topologies: tuple[str, ...], jobs: int | None, color: bool | None,
-          node_state: str | None, apply_fixes: bool, unsafe_fixes: bool, show_diff: bool, select: tuple[str, ...],
-          extend_select: tuple[str, ...], ignore: tuple[str, ...], statistics: bool, quiet: bool,
-          show_fixes: bool) -> None:
+          openshift_version: str | None, config_path: str | None, topologies: tuple[str, ...], jobs: int | None,
+          color: bool | None, node_state: str | None, apply_fixes: bool, unsafe_fixes: bool, show_diff: bool,
+          select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...], statistics: bool,
+          quiet: bool, show_fixes: bool) -> None:
     """Check files and directories (recursively; '-' reads stdin)."""
     from numalint.engine import run_check
     from numalint.output.report import RENDERERS, render_text
@@ -72,7 +74,8 @@ def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_
     if unsafe_fixes and not (apply_fixes or show_diff):
         raise click.UsageError("--unsafe-fixes applies fixes: use it with --fix or --diff (or `numalint fix`)")
     _require_readable(topologies)
-    options = _options(config_path, kube_version, jobs or 0, node_state, paths, select, extend_select, ignore)
+    options = _options(config_path, _target(kube_version, openshift_version), jobs or 0, node_state, paths,
+                       select, extend_select, ignore)
     if not paths:
         raise click.UsageError("give at least one file or directory to check ('-' for stdin)")
     if apply_fixes or show_diff:
@@ -113,18 +116,20 @@ def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_
 @click.option("-f", "--format", "output_format", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @click.option("--kubernetes-version", "kube_version", metavar="X.Y", default=None)
+@click.option("--openshift-version", "openshift_version", metavar="4.N", default=None,
+              help="OpenShift release to target instead: 4.N is Kubernetes 1.(N+13) (4.21 = 1.34).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--node-state", "node_state", type=click.Path(file_okay=False), default=None,
               help="Directory with a node's cpu_manager_state / memory_manager_state to start from.")
 def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format: str, kube_version: str | None,
-             config_path: str | None, node_state: str | None) -> None:
+             openshift_version: str | None, config_path: str | None, node_state: str | None) -> None:
     """Show where the kubelet would place each pod, NUMA node by NUMA node; exit 1 if one is rejected."""
     from numalint.engine import build_analyses
     from numalint.output.report import render_text as render_findings
     from numalint.output.simulation import render_json, render_text
 
     _require_readable(topologies)
-    options = _options(config_path, kube_version, 0, node_state, paths)
+    options = _options(config_path, _target(kube_version, openshift_version), 0, node_state, paths)
     if not paths and not topologies and not options.context:
         raise click.UsageError("give the files to simulate and a --topology")
     analyses = build_analyses(list(paths) + list(topologies), options, _read_stdin() if "-" in paths else None)
@@ -188,6 +193,20 @@ def _display_path(path: str) -> str:
     return path if relative.startswith("..") else relative
 
 
+def _target(kube_version: str | None, openshift_version: str | None) -> str | None:
+    """--openshift-version 4.N is an alias of --kubernetes-version 1.(N+13); both at once is a usage error."""
+    if openshift_version is None:
+        return kube_version
+    from numalint.k8s.versions import openshift_to_kubernetes
+
+    if kube_version is not None:
+        raise click.UsageError("give --kubernetes-version or --openshift-version, not both")
+    try:
+        return openshift_to_kubernetes(openshift_version)
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="--openshift-version") from None
+
+
 def _options(config_path: str | None, kube_version: str | None, jobs: int, node_state: str | None = None,
              paths: tuple[str, ...] = (), select: tuple[str, ...] = (), extend_select: tuple[str, ...] = (),
              ignore: tuple[str, ...] = ()) -> Any:
@@ -232,20 +251,23 @@ def _options(config_path: str | None, kube_version: str | None, jobs: int, node_
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that change behaviour a human should confirm.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--kubernetes-version", "kube_version", metavar="X.Y", default=None)
+@click.option("--openshift-version", "openshift_version", metavar="4.N", default=None,
+              help="OpenShift release to target instead: 4.N is Kubernetes 1.(N+13) (4.21 = 1.34).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--topology", "topologies", multiple=True, type=click.Path(readable=False), metavar="FILE")
 @click.option("--select", multiple=True, metavar="RULES", help="Fix only findings of these rules.")
 @click.option("--extend-select", multiple=True, metavar="RULES", help="Fix findings of these rules too.")
 @click.option("--ignore", multiple=True, metavar="RULES", help="Do not fix findings of these rules.")
 def fix_command(paths: tuple[str, ...], unsafe_fixes: bool, show_diff: bool, kube_version: str | None,
-                config_path: str | None, topologies: tuple[str, ...], select: tuple[str, ...],
-                extend_select: tuple[str, ...], ignore: tuple[str, ...]) -> None:
+                openshift_version: str | None, config_path: str | None, topologies: tuple[str, ...],
+                select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...]) -> None:
     """Apply safe fixes in place ('-' alone reads stdin and prints the fixed text)."""
     if not paths:
         raise click.UsageError("give at least one file or directory to fix ('-' for stdin)")
     _refuse_mixed_stdin(paths, show_diff)
     _require_readable(topologies)
-    options = _options(config_path, kube_version, 0, None, paths, select, extend_select, ignore)
+    options = _options(config_path, _target(kube_version, openshift_version), 0, None, paths, select,
+                       extend_select, ignore)
     stdin_text = _read_stdin() if "-" in paths else None
     _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, "text", None, None)
 

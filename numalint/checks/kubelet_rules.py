@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
+from dataclasses import replace as dc_replace
 from fractions import Fraction
 from math import ceil
 
 from numalint.alignment.machine import Machine
 from numalint.alignment.node import Node, settings_problems
 from numalint.alignment.startup import StartError, StartProblem
-from numalint.analysis import Analysis
+from numalint.analysis import Analysis, analyse
 from numalint.catalogue import catalogue
-from numalint.checks.registry import check
+from numalint.checks.registry import CHECKS, check
 from numalint.findings import SAFE, UNSAFE, Edit, Fix, Hit
 from numalint.k8s.cpuset import format_cpuset
 from numalint.k8s.goparse import GoParseError
@@ -21,9 +22,11 @@ from numalint.k8s.quantity import format_bytes, format_cpu, try_quantity
 from numalint.k8s.versions import (
     CPU_GATES,
     CPU_OPTIONS,
+    FIELD_SINCE,
     TOPOLOGY_GATES,
     TOPOLOGY_OPTIONS,
     maturity,
+    openshift_release,
 )
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
@@ -65,12 +68,35 @@ def invalid_policy_name(analysis: Analysis) -> Iterator[Hit]:
             if same_case:
                 message = (f'{name} "{value}" is not accepted (values are case-sensitive); '
                            f'the kubelet refuses to start. Use "{same_case[0]}"')
-                fix = Fix(f'write "{same_case[0]}"', [Edit(profile.span(name), same_case[0], value)], SAFE)
+                fix = proven_by_checks(analysis, profile, "invalid-policy-name", profile.span(name), Fix(
+                    f'write "{same_case[0]}"', [Edit(profile.span(name), same_case[0], value)], SAFE))
             else:
                 choices = ", ".join(f'"{a}"' for a in allowed)
                 message = f'{name} "{value}" is not one of {choices}; the kubelet refuses to start'
                 fix = Fix(f"use one of {choices}")
             yield _finding(profile, message, name, fix=fix)
+
+
+DROPPED_EFFECT = {
+    "mergeDefaultEvictionSettings": "an evictionHard without memory.available then reserves no memory for eviction",
+}
+
+
+@check("unknown-field")
+def field_not_yet_known(analysis: Analysis) -> Iterator[Hit]:
+    """A field the target kubelet does not have yet (k8s/versions.py FIELD_SINCE): the kubelet's lenient
+    decoding drops it (pkg/kubelet/kubeletconfig/util/codec), and the analysis ignores it too. Misspelt
+    and unknown keys are reported while the file is read (checks/input_rules.py)."""
+    release = f"{analysis.version[0]}.{analysis.version[1]}"
+    for profile in analysis.profiles:
+        for name in profile.dropped_fields(analysis.version):
+            since = FIELD_SINCE[name]
+            effect = DROPPED_EFFECT.get(name, "the kubelet runs with its default")
+            yield _finding(profile, f'"{name}" is not a field of the kubelet configuration at Kubernetes {release} '
+                           f"(it exists from {since[0]}.{since[1]}): the kubelet drops it while decoding, so this "
+                           f"setting never applies; {effect}", name, key=True,
+                           fix=Fix(f"remove {name}, or target Kubernetes {since[0]}.{since[1]} or later "
+                                   "(--kubernetes-version)"))
 
 
 @check("cpu-manager-not-static")
@@ -144,14 +170,18 @@ def reserved_cpus_conflict(analysis: Analysis) -> Iterator[Hit]:
     for profile in analysis.profiles:
         if not profile.reserved_cpus_text:
             continue
-        cgroups = [n for n, v in (("systemReservedCgroup", profile.system_reserved_cgroup),
+        cgroups = [n for n, v in (("systemReservedCgroup", profile.system_reserved_cgroup_at(analysis.version)),
                                   ("kubeReservedCgroup", profile.kube_reserved_cgroup)) if v]
         if cgroups:
+            kept = ""
+            if profile.openshift and "systemReservedCgroup" in cgroups and profile.user_system_reserved_cgroup:
+                kept = (f" (OpenShift {openshift_release(analysis.version)}: the machine-config operator clears a "
+                        "written systemReservedCgroup next to reservedSystemCPUs only from 4.22)")
             yield _finding(
                 profile,
                 f"reservedSystemCPUs together with {' and '.join(cgroups)}: the kubelet refuses to start "
                 "(invalid configuration: can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup "
-                "(--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup))",
+                f"(--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)){kept}",
                 cgroups[0] if profile.has(cgroups[0]) else "reservedSystemCPUs", key=True, severity="error",
                 fix=Fix(f"remove {' and '.join(cgroups)} (and the matching enforceNodeAllocatable entries), "
                         "or drop reservedSystemCPUs"))
@@ -179,6 +209,19 @@ def reserved_memory_mismatch(analysis: Analysis) -> Iterator[Hit]:
     """The core's reservedMemory sums (validateReservedMemory) and NewPolicyStatic's demand for reserved
     memory (pkg/kubelet/cm/memorymanager), with a correction that is proven before it is offered."""
     for profile in analysis.profiles:
+        if (profile.memory_policy == "Static" and "systemReserved.memory" in profile.platform_defaults
+                and profile.node_sizing(analysis.version) and analysis.node_memory(profile) is None):
+            release = openshift_release(analysis.version)
+            yield _finding(
+                profile,
+                f"memoryManagerPolicy Static on OpenShift {release}: the machine-config operator sizes "
+                "systemReserved memory from each node's memory (NODE_SIZING_ENABLED=true"
+                f"{', autoSizingReserved: true' if profile.auto_sizing else ', the default for worker pools from 4.21'}"
+                "), so the total reservedMemory must match depends on the node size; numalint cannot check it "
+                "without the pool's topology",
+                "reservedMemory" if profile.has("reservedMemory") else "memoryManagerPolicy", severity="warning",
+                fix=Fix("declare the pool's NodeTopology, or set systemReserved.memory (or autoSizingReserved: false) "
+                        "so the reservation no longer depends on the node"))
         for problem in analysis.start_problems(profile):
             if problem.reason == "no-reserved-memory":
                 yield _finding(
@@ -235,16 +278,23 @@ def _add_reserved_memory(analysis: Analysis, profile: KubeletProfile, expected: 
 
 def _explain(analysis: Analysis, profile: KubeletProfile, resource: str, expected: Fraction) -> str:
     parts = []
+    capacity = analysis.node_memory(profile)
     for label, reserved in (("systemReserved", profile.system_reserved), ("kubeReserved", profile.kube_reserved)):
         if resource in reserved:
-            platform = " (OpenShift default)" if f"systemReserved.{resource}" in profile.platform_defaults else ""
-            parts.append(f"{label} {format_bytes(reserved[resource])}{platform}")
+            amount = reserved[resource]
+            platform = ""
+            if label == "systemReserved" and f"systemReserved.{resource}" in profile.platform_defaults:
+                platform = " (OpenShift default)"
+                sized = profile.system_reserved_amount(resource, capacity, analysis.version)
+                if profile.node_sizing(analysis.version) and sized is not None and capacity is not None:
+                    amount = sized
+                    platform = f" (OpenShift node sizing for {format_bytes(capacity)} of memory)"
+            parts.append(f"{label} {format_bytes(amount)}{platform}")
     eviction = analysis.memory_eviction(profile)
     if resource == "memory" and eviction:
         origin = "evictionHard memory.available" + (" (default)" if profile.eviction_source == "default" else "")
         if profile.eviction_memory_percent is not None:
-            capacity = format_bytes(analysis.node_memory(profile) or 0)
-            origin += f" {profile.eviction_memory_percent * 100:g}% of {capacity}"
+            origin += f" {profile.eviction_memory_percent * 100:g}% of {format_bytes(capacity or 0)}"
         parts.append(f"{origin} {format_bytes(eviction)}")
     return f"{format_bytes(expected)} = " + " + ".join(parts) if parts else format_bytes(expected)
 
@@ -368,6 +418,11 @@ def _availability(analysis: Analysis, profile: KubeletProfile, problem: StartPro
         return (f"{problem.message} (Kubernetes {version}: known: {', '.join(sorted(available))})",
                 "remove the option or target a Kubernetes version that has it")
     gate = gates[available[key]]
+    if profile.openshift:
+        return (f"{problem.message} (OpenShift {openshift_release(analysis.version)}: the cluster's feature set does "
+                f"not enable {gate})",
+                f"enable {gate} in the cluster FeatureGate (featureSet: TechPreviewNoUpgrade, or CustomNoUpgrade "
+                f"with customNoUpgrade.enabled: [{gate}]), or drop the option")
     return (f"{problem.message} (Kubernetes {version}: enable feature gate {gate})",
             f"add featureGates: {{{gate}: true}}")
 
@@ -410,12 +465,19 @@ OPENSHIFT_REJECTED = {
 }
 
 
+# fields the machine-config operator accepts from a Kubernetes version on (validateUserKubeletConfig):
+# failSwapOn from OpenShift 4.21
+OPENSHIFT_ALLOWED_SINCE = {"failSwapOn": (1, 34)}
+
+
 @check("kubeletconfig-unsupported-field")
 def kubeletconfig_unsupported_field(analysis: Analysis) -> Iterator[Hit]:
     for profile in analysis.profiles:
         if not profile.openshift:
             continue
         for name, why in OPENSHIFT_REJECTED.items():
+            if name in OPENSHIFT_ALLOWED_SINCE and analysis.version >= OPENSHIFT_ALLOWED_SINCE[name]:
+                continue
             if profile.has(name):
                 yield _finding(profile,
                                f"{name} is not allowed in a KubeletConfig ({why}); the machine-config operator "
@@ -480,6 +542,63 @@ def _refuted(analysis: Analysis, profile: KubeletProfile, problem: StartProblem,
         new = sorted(found - before, key=str)
         if new:
             return f"it would bring a new problem ({new[0][0]} at {new[0][1]})"
+    return None
+
+
+_VERIFYING: list[bool] = []  # set while a fix is being verified: the nested checks offer fixes unverified
+
+
+def proven_by_checks(analysis: Analysis, profile: KubeletProfile, rule: str, span: object, fix: Fix) -> Fix:
+    """``fix`` when, applied in memory, the kubelet-configuration checks of the document's pool no longer
+    report ``rule`` at ``span`` and report no error they did not report before; otherwise a display-only
+    hint. A new error that carries its own automatic fix does not refute (the Static memory manager a case fix
+    turns on may then need its reservedMemory corrected). Used for fixes whose finding is not a single
+    start-up problem (a policy name's case)."""
+    if not fix.edits or _VERIFYING:
+        return fix
+    _VERIFYING.append(True)
+    try:
+        why = _refuted_by_checks(analysis, profile, rule, span, fix)
+    finally:
+        _VERIFYING.pop()
+    return fix if why is None else Fix(f"{fix.description} -- not offered automatically: {why}; decide by hand")
+
+
+def _kubelet_hits(analysis: Analysis, file: str) -> list[tuple[str, object, str]]:
+    """(rule, span, severity) of every kubelet-category finding on ``file``; severity "fixable" for an error
+    that comes with its own automatic fix (a next fix pass can apply it)."""
+    rules = catalogue()
+    hits: list[tuple[str, object, str]] = []
+    for slug, func in CHECKS.items():
+        if rules[slug].category != "kubelet":
+            continue
+        for hit in func(analysis):
+            if hit.file == file:
+                severity = hit.severity or rules[slug].severity
+                hits.append((slug, hit.span, "fixable" if hit.fix is not None and hit.fix.edits else severity))
+    return hits
+
+
+def _refuted_by_checks(analysis: Analysis, profile: KubeletProfile, rule: str, span: object, fix: Fix) -> str | None:
+    root = copy.deepcopy(profile.doc.root)
+    for edit in fix.edits:
+        if not _replace(root, edit):
+            return "its edit does not land on one value"
+    changed = kubelet_profile(Document(profile.doc.file, profile.doc.index, root, profile.doc.span))
+    if changed is None:
+        return "the configuration no longer reads"
+    changed.cluster_gates = profile.cluster_gates
+    # the document's own pool: this configuration with the run's topologies and pool objects, no workloads
+    # (kubelet checks do not read them), before and after -- cheap even when hundreds of files need a fix
+    alone = dc_replace(analysis.run, profiles=[profile], pods=[])
+    after = _kubelet_hits(analyse(dc_replace(alone, profiles=[changed]), analysis.options), profile.file)
+    if any(r == rule and s == span for r, s, _ in after):
+        return "the finding would remain"
+    before = {(r, s) for r, s, severity in _kubelet_hits(analyse(alone, analysis.options), profile.file)
+              if severity == "error"}
+    new = [(r, s) for r, s, severity in after if severity == "error" and (r, s) not in before]
+    if new:
+        return f"it would bring a new error ({new[0][0]})"
     return None
 
 

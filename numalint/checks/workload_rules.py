@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from fractions import Fraction
+from math import ceil
 from typing import Any
 
 from numalint.analysis import Analysis
 from numalint.checks.intent import alignment_intent
 from numalint.checks.registry import check
 from numalint.findings import UNSAFE, Edit, Fix, Hit
-from numalint.k8s.quantity import format_quantity
+from numalint.k8s.quantity import format_bytes, format_cpu, format_quantity, try_quantity
 from numalint.reading.yamlpos import Span
 from numalint.views.workloads import ContainerView, PodView, is_extended, is_hugepages
 
@@ -88,9 +89,76 @@ def fractional_cpu(analysis: Analysis) -> Iterator[Hit]:
             edits = [Edit(_span(pod, container, "resources", kind, "cpu"), f'"{nearest}"')
                      for kind in ("requests", "limits") if pod.locator.has(container.path + ("resources", kind, "cpu"))]
             yield Hit(f"{container.label} is Guaranteed with cpu {format_quantity('cpu', cpu)}: not a whole number, so "
-                f"it runs in the shared CPU pool with no exclusive CPUs and no NUMA alignment ({reason})",
-                pod.file, _span(pod, container, "resources", "limits", "cpu"), pod.ref,
-                Fix(f'use a whole number of CPUs: cpu: "{nearest}" in requests and limits', edits, UNSAFE))
+                      f"it loses its exclusive CPUs: it runs in the shared CPU pool, its CPUs aligned with nothing "
+                      f"({reason}). {_still_aligned(analysis, pod, container)}",
+                      pod.file, _span(pod, container, "resources", "limits", "cpu"), pod.ref,
+                      Fix(f'use a whole number of CPUs: cpu: "{nearest}" in requests and limits', edits, UNSAFE))
+
+
+def _still_aligned(analysis: Analysis, pod: PodView, container: ContainerView) -> str:
+    """What a Guaranteed container with a fractional cpu still gets: the CPU manager's guaranteedCPUs is 0
+    (pkg/kubelet/cm/cpumanager/policy_static.go), but the Static memory manager pins memory and hugepages of
+    every Guaranteed pod (pkg/kubelet/cm/memorymanager/policy_static.go Allocate) and the device manager
+    still sends hints (pkg/kubelet/cm/devicemanager/topology_hints.go)."""
+    memory = [r for r in ("memory", *sorted(r for r in container.limits if is_hugepages(r))) if container.limits.get(r)]
+    devices = sorted(r for r in container.limits if is_extended(r) and container.limits[r])
+    policies = {p.name: p.profile.memory_policy for p in analysis.pools_for(pod) if p.profile is not None}
+    what = " and ".join(memory) if memory else "memory"
+    if policies and all(v == "Static" for v in policies.values()):
+        kept = (f"Its {what} {'are' if len(memory) > 1 else 'is'} still pinned to the NUMA nodes the Topology "
+                f"Manager picks, by the Static memory manager of pool {', '.join(map(repr, sorted(policies)))}")
+    elif policies and all(v != "Static" for v in policies.values()):
+        kept = (f"Pool {', '.join(map(repr, sorted(policies)))} runs no Static memory manager, so its {what} "
+                "is not pinned either")
+    else:
+        kept = f"Its {what} is still pinned where the node runs the Static memory manager"
+    if devices:
+        kept += f"; its devices ({', '.join(devices)}) are still aligned by the Topology Manager"
+    return kept + "."
+
+
+POD_LEVEL_RESOURCES_ON = (1, 34)  # PodLevelResources: alpha 1.32 (off), beta and on by default from 1.34
+POD_LEVEL_MANAGERS_SINCE = (1, 36)  # PodLevelResourceManagers (kubelet), off by default
+
+
+@check("pod-level-resources")
+def pod_level_resources(analysis: Analysis) -> Iterator[Hit]:
+    """Pods with spec.resources get no exclusive CPUs and no pinned memory: the static policies' Allocate
+    returns early for them (pkg/kubelet/cm/cpumanager/policy_static.go, pkg/kubelet/cm/memorymanager/
+    policy_static.go: IsPodLevelResourcesSet), unless PodLevelResourceManagers is on (1.36+)."""
+    version = analysis.version
+    for pod in analysis.pods:
+        if pod.pod_resources is None:
+            continue
+        intent = alignment_intent(analysis, pod)
+        if intent is None:
+            continue
+        span = pod.span(pod.spec_path + ("resources",), key=True)
+        release = f"{version[0]}.{version[1]}"
+        if version < POD_LEVEL_RESOURCES_ON:
+            yield Hit(f"{pod.ref.label()} sets pod-level resources (spec.resources) and asks for NUMA alignment "
+                      f"({intent.reason}): at Kubernetes {release} the PodLevelResources feature gate is off by "
+                      "default (beta and on from 1.34) and the API server drops spec.resources, so the containers' "
+                      "own resources decide its QoS class and alignment; once the gate is on, the static CPU and "
+                      "memory managers skip the pod",
+                      pod.file, span, pod.ref, Fix("remove spec.resources"), "info")
+            continue
+        gates = [p.profile.feature_gates.get("PodLevelResourceManagers") for p in analysis.pools_for(pod)
+                 if p.profile is not None]
+        if version >= POD_LEVEL_MANAGERS_SINCE and gates and all(g is True for g in gates):
+            continue
+        devices = sorted(r for r in pod.resource_names() if is_extended(r))
+        kept = f"; its devices ({', '.join(devices)}) are still aligned" if devices else ""
+        later = (" or enable the PodLevelResourceManagers feature gate on the pool's kubelet"
+                 if version >= POD_LEVEL_MANAGERS_SINCE else "")
+        yield Hit(f"{pod.ref.label()} asks for NUMA alignment ({intent.reason}) but sets pod-level resources "
+                  "(spec.resources): the static CPU manager and the Static memory manager skip such pods (\"CPU "
+                  "Manager allocation skipped, pod is using pod-level resources which are not supported by the "
+                  "static CPU manager policy\"), so no container gets exclusive CPUs or pinned memory and "
+                  f"hugepages{kept}. Its QoS class ({pod.qos()}) comes from spec.resources alone",
+                  pod.file, span, pod.ref,
+                  Fix("remove spec.resources and give each container cpu and memory requests equal to its limits "
+                      f"(whole CPUs){later}"), None if intent.certain else "info")
 
 
 @check("invalid-resources")
@@ -121,6 +189,50 @@ def invalid_resources(analysis: Analysis) -> Iterator[Hit]:
                         Fix(f"set requests.{resource} equal to limits.{resource} ({_fmt(resource, lim)})",
                             [Edit(_span(pod, container, "resources", "requests", resource), _plain(resource, lim))],
                             UNSAFE))
+            yield from _quantity_values(pod, container)
+
+
+def _go_path(path: tuple[object, ...]) -> str:
+    """A field.Path as the API server prints it: spec.template.spec.containers[0]."""
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else f".{step}" if out else str(step)
+    return out
+
+
+def _go_quantity(resource: str, amount: Fraction) -> str:
+    """resource.Quantity.String() of a value as users write it: binary units for hugepages (BinarySI),
+    milli-units for devices (DecimalSI)."""
+    return format_bytes(amount) if is_hugepages(resource) else format_cpu(amount)
+
+
+def _quantity_values(pod: PodView, container: ContainerView) -> Iterator[Hit]:
+    """ValidateResourceRequirements (pkg/apis/core/validation/validation.go) on every written requests and
+    limits entry: ValidateResourceQuantityValue ("must be an integer" for extended resources, which
+    IsIntegerResourceName covers) and validateResourceQuantityHugePageValue (a whole number of pages:
+    IsHugePageResourceValueDivisible compares Quantity.Value(), rounded up, with the page size)."""
+    for kind, values in (("limits", container.limits), ("requests", container.requests)):
+        for resource, amount in sorted(values.items()):
+            if not pod.locator.has(container.path + ("resources", kind, resource)):
+                continue  # defaulted from the limit: reported there
+            field = f"{_go_path(container.path)}.resources.{kind}[{resource}]"
+            shown = _go_quantity(resource, amount)
+            problem = None
+            if is_extended(resource) and amount.denominator != 1:
+                problem = "must be an integer"
+                fix = f"use a whole number of {resource} ({max(1, ceil(amount))})"
+            elif is_hugepages(resource):
+                page = try_quantity(resource[len("hugepages-"):])
+                if page is None or page <= 0 or page.denominator != 1 or ceil(amount) % page != 0:
+                    problem = f"{shown} is not positive integer multiple of {resource}"
+                    pages = ceil(amount / page) if page else 0
+                    fix = (f"use a whole number of {format_bytes(page)} pages, e.g. {format_bytes(pages * page)}"
+                           if page and page.denominator == 1 and page > 0 else f"{resource} is not a page size")
+            if problem is None:
+                continue
+            yield Hit(f'{container.label}: the API server rejects {resource} {shown} ({field}: Invalid value: '
+                      f'"{shown}": {problem})',
+                      pod.file, _span(pod, container, "resources", kind, resource), pod.ref, Fix(fix))
 
 
 def _fmt(resource: str, amount: Fraction | None) -> str:

@@ -26,10 +26,12 @@ SRIOV_POLICY = "SriovNetworkNodePolicy"
 SRIOV_NETWORK_KINDS = ("SriovNetwork", "SriovIBNetwork", "OVSNetwork")
 # the Multus annotation naming a pod's additional networks
 NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
+FEATURE_GATE = "FeatureGate"  # config.openshift.io/v1: the cluster's feature set (OpenShift)
 
 OTHER_KINDS = frozenset({
     KUBELET_CONFIGURATION, KUBELET_CONFIG, SRIOV_POLICY, *SRIOV_NETWORK_KINDS,
     "NetworkAttachmentDefinition", "MachineConfigPool", NODE_RESOURCE_TOPOLOGY, NODE_TOPOLOGY, PERFORMANCE_PROFILE,
+    FEATURE_GATE,
 })
 KUBEVIRT_KINDS = frozenset({"VirtualMachine", "VirtualMachineInstance"})
 KNOWN_KINDS = frozenset(POD_SPEC_PATHS) | OTHER_KINDS | KUBEVIRT_KINDS
@@ -67,4 +69,6 @@ def is_known(api_version: str, kind: str) -> bool:
         return api_version.startswith("performance.openshift.io/")
     if kind in KUBEVIRT_KINDS:
         return api_version.startswith("kubevirt.io/")
+    if kind == FEATURE_GATE:
+        return api_version.startswith("config.openshift.io/")
     return kind in KNOWN_KINDS and bool(api_version)

@@ -27,6 +27,27 @@ CPU_GATES = {"alpha": "CPUManagerPolicyAlphaOptions", "beta": "CPUManagerPolicyB
 TOPOLOGY_GATES = {"alpha": "TopologyManagerPolicyAlphaOptions", "beta": "TopologyManagerPolicyBetaOptions"}
 
 
+# NUMA-relevant KubeletConfiguration fields -> the first minor version whose kubelet knows them
+# (staging/src/k8s.io/kubelet/config/v1beta1/types.go). An older kubelet decodes its configuration file
+# leniently (pkg/kubelet/kubeletconfig/util/codec: strict decoding fails, the lenient retry drops the
+# field), so the field is ignored as if it were misspelt.
+FIELD_SINCE: dict[str, tuple[int, int]] = {
+    "reservedSystemCPUs": (1, 17),
+    "topologyManagerScope": (1, 20),
+    "memoryManagerPolicy": (1, 21),
+    "reservedMemory": (1, 21),
+    "cpuManagerPolicyOptions": (1, 22),
+    "memorySwap": (1, 22),
+    "topologyManagerPolicyOptions": (1, 26),
+    "mergeDefaultEvictionSettings": (1, 33),
+}
+
+
+def field_exists(field: str, version: tuple[int, int]) -> bool:
+    """Does a kubelet of ``version`` decode KubeletConfiguration field ``field``? (True when not tabled.)"""
+    return version >= FIELD_SINCE.get(field, (0, 0))
+
+
 def parse_version(text: str) -> tuple[int, int]:
     """``1.34``, ``v1.32.10`` -> (1, 34); raise ValueError otherwise, and for a version outside the
     known range (a 2.0 or a 1.9 is not silently read as something else)."""
@@ -38,6 +59,27 @@ def parse_version(text: str) -> tuple[int, int]:
         raise ValueError(f"Kubernetes {version[0]}.{version[1]} is outside the versions numalint knows "
                          f"({OLDEST[0]}.{OLDEST[1]} to {NEWEST[0]}.{NEWEST[1]})")
     return version
+
+
+# OpenShift 4.N ships Kubernetes 1.(N+13): 4.17 = 1.30 ... 4.21 = 1.34, 4.22 = 1.35
+OPENSHIFT_OFFSET = 13
+
+
+def openshift_to_kubernetes(text: str) -> str:
+    """``4.21`` -> ``1.34``; raise ValueError for anything that is not an OpenShift 4 release numalint knows."""
+    match = re.fullmatch(r"v?4\.([0-9]{1,3})(?:\.[0-9]+)?", str(text).strip())
+    if not match:
+        raise ValueError(f"not an OpenShift version: {text!r} (expected e.g. 4.21)")
+    minor = int(match.group(1)) + OPENSHIFT_OFFSET
+    if not OLDEST[1] <= minor <= NEWEST[1]:
+        raise ValueError(f"OpenShift {text} is outside the versions numalint knows (4.{OLDEST[1] - OPENSHIFT_OFFSET} "
+                         f"to 4.{NEWEST[1] - OPENSHIFT_OFFSET})")
+    return f"1.{minor}"
+
+
+def openshift_release(version: tuple[int, int]) -> str:
+    """The OpenShift release that ships Kubernetes ``version`` (1.34 -> "4.21")."""
+    return f"4.{version[1] - OPENSHIFT_OFFSET}"
 
 
 def go_parse_bool(text: object) -> bool | None:
@@ -90,9 +132,25 @@ def gate_enabled(gate: str, gates: dict[str, bool], version: tuple[int, int]) ->
 
 
 
-def enabled_stages(gates: dict[str, str], feature_gates: dict[str, bool], version: tuple[int, int],
-                   everything: bool = False) -> frozenset[str]:
-    """The option maturities a kubelet accepts: GA always, alpha/beta when their gate is on
-    (``everything``: OpenShift, whose feature sets decide the gates, not the KubeletConfig)."""
-    return frozenset({"ga"} | {stage for stage, gate in gates.items()
-                               if everything or gate_enabled(gate, feature_gates, version)})
+def enabled_stages(gates: dict[str, str], feature_gates: dict[str, bool], version: tuple[int, int]) -> frozenset[str]:
+    """The option maturities a kubelet accepts: GA always, alpha/beta when their gate is on."""
+    return frozenset({"ga"} | {stage for stage, gate in gates.items() if gate_enabled(gate, feature_gates, version)})
+
+
+# OpenShift feature sets (config.openshift.io/v1 FeatureGate spec.featureSet) -> the option gates they turn
+# on beyond the Default set (openshift/api features: CPUManagerPolicyAlphaOptions is not in Default)
+OPENSHIFT_FEATURE_SETS: dict[str, dict[str, bool]] = {
+    "": {},
+    "Default": {},
+    "TechPreviewNoUpgrade": {"CPUManagerPolicyAlphaOptions": True},
+    "DevPreviewNoUpgrade": {"CPUManagerPolicyAlphaOptions": True},
+}
+
+
+def openshift_feature_gates(feature_set: str, enabled: list[str], disabled: list[str]) -> dict[str, bool]:
+    """The kubelet feature gates a cluster FeatureGate renders (CustomNoUpgrade: its enabled/disabled lists)."""
+    gates = dict(OPENSHIFT_FEATURE_SETS.get(feature_set, {}))
+    if feature_set == "CustomNoUpgrade":
+        gates.update({name: True for name in enabled})
+        gates.update({name: False for name in disabled})
+    return gates

@@ -93,20 +93,23 @@ def settings_from_profile(profile: KubeletProfile | None, version: tuple[int, in
             for resource, amount in entry.limits.items():
                 target[resource] = target.get(resource, 0) + int(amount)
             entries.append((entry.index, entry.numa_node, {r: int(a) for r, a in entry.limits.items()}))
+    # OpenShift: the KubeletConfig cannot set feature gates (the machine-config operator refuses featureGates);
+    # the cluster's FeatureGate decides, over the upstream defaults (no alpha option gate by default)
+    gates = profile.cluster_gates if profile.openshift else profile.feature_gates
+    cpus = len(machine.cpus) if machine is not None else None
     return KubeletSettings(
         cpu_policy=profile.cpu_manager_policy, cpu_options={k: str(v) for k, v in profile.cpu_options.items()},
-        reserved_cpus=profile.reserved_cpus() or frozenset(), cpu_reservation=profile.cpu_reservation() or Fraction(0),
+        reserved_cpus=profile.reserved_cpus() or frozenset(),
+        cpu_reservation=profile.cpu_reservation(version, cpus) or Fraction(0),
         topology_policy=profile.topology_policy, topology_scope=profile.topology_scope,
         topology_options={k: str(v) for k, v in profile.topology_options.items()},
         memory_policy=profile.memory_policy, reserved_memory=reserved, option_maturity=option_maturity(version),
         allocatable_reservation=_allocatable_reservation(profile, reserved, memory_capacity(machine), version),
         option_stages={
-            "cpu": enabled_stages(CPU_GATES, profile.feature_gates, version, profile.openshift),
-            "topology": enabled_stages(TOPOLOGY_GATES, profile.feature_gates, version, profile.openshift)},
-        topology_options_allowed=profile.openshift or gate_enabled("TopologyManagerPolicyOptions",
-                                                                   profile.feature_gates, version),
-        cpu_options_allowed=profile.openshift or gate_enabled("CPUManagerPolicyOptions", profile.feature_gates,
-                                                              version),
+            "cpu": enabled_stages(CPU_GATES, gates, version),
+            "topology": enabled_stages(TOPOLOGY_GATES, gates, version)},
+        topology_options_allowed=gate_enabled("TopologyManagerPolicyOptions", gates, version),
+        cpu_options_allowed=gate_enabled("CPUManagerPolicyOptions", gates, version),
         locked_gates=() if profile.openshift else locked_gates(profile.feature_gates, version),
         reserved_resources={f: {k: v for k, v in values.items() if isinstance(v, str)}
                             for f, values in profile.reserved_raw.items()},

@@ -19,16 +19,47 @@ from numalint.findings import ObjectRef
 from numalint.k8s.goparse import GoParseError, parse_cpuset, parse_percentage
 from numalint.k8s.kinds import KUBELET_CONFIG
 from numalint.k8s.quantity import try_quantity
+from numalint.k8s.versions import FIELD_SINCE, field_exists
 from numalint.reading.locate import Path, get, locate
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span, YMap
 from numalint.views.schema import kubelet_field_names
 
 DEFAULT_MEMORY_AVAILABLE = Fraction(100 * 2**20)  # evictionHard memory.available<100Mi (Linux default)
-MERGE_DEFAULT_EVICTION_SINCE = (1, 33)  # KubeletConfiguration.mergeDefaultEvictionSettings
 # What the machine-config operator gives a pool when the user sets nothing (node sizing fallbacks).
 OPENSHIFT_SYSTEM_RESERVED = {"cpu": Fraction(1, 2), "memory": Fraction(2**30)}
 OPENSHIFT_TEMPLATE = {"systemReservedCgroup": "/system.slice"}
+# From OpenShift 4.21 (Kubernetes 1.34) worker pools size systemReserved from the node by default
+# (machine-config-operator templates: NODE_SIZING_ENABLED=true in /etc/node-sizing-enabled.env)
+OPENSHIFT_NODE_SIZING_SINCE = (1, 34)
+# From 4.22 (1.35) the operator also clears a user-written systemReservedCgroup next to reservedSystemCPUs
+OPENSHIFT_CLEARS_USER_CGROUP_SINCE = (1, 35)
+MASTER_POOL_LABEL = "pools.operator.machineconfiguration.openshift.io/master"
+
+
+def dynamic_system_reserved_memory(capacity: int) -> Fraction:
+    """dynamic-system-reserved-calc.sh dynamic_memory_sizing (machine-config-operator templates): on the
+    node's memory in whole GiB (``free -g``), 1Gi, plus 6% of the memory between 8 and 128 GiB, plus 2% of the
+    rest (the script subtracts 112, not 120, past 128 GiB), rounded half up to whole GiB."""
+    total = capacity // 2**30
+    reserved = Fraction(1)
+    total = 0 if total <= 8 else total - 8
+    if total <= 120:
+        reserved += total * Fraction(6, 100)
+        total = 0
+    else:
+        reserved += Fraction(672, 100)
+        total -= 112
+    if total >= 0:
+        reserved += total * Fraction(2, 100)
+    return Fraction(int(reserved + Fraction(1, 2)) * 2**30)
+
+
+def dynamic_system_reserved_cpu(cpus: int) -> Fraction:
+    """dynamic_cpu_sizing, version 2: 0.06 CPU plus 0.012 per further online CPU, to two decimals, at least 0.5."""
+    value = Fraction(6, 100) if cpus <= 1 else Fraction(round((Fraction(6, 100) + Fraction(12, 1000) * (cpus - 1))
+                                                                  * 100), 100)
+    return max(value, Fraction(1, 2))
 
 
 @dataclass
@@ -73,6 +104,12 @@ class KubeletProfile:
     system_reserved_cgroup: str = ""
     kube_reserved_cgroup: str = ""
     platform_defaults: list[str] = field(default_factory=list)
+    auto_sizing: bool | None = None  # OpenShift spec.autoSizingReserved as written
+    master_pool: bool = False  # an OpenShift KubeletConfig selecting the master pool
+    user_system_reserved_cgroup: str = ""  # OpenShift: written next to reservedSystemCPUs (cleared from 4.22)
+    # OpenShift: feature gates of the cluster's FeatureGate (config.openshift.io/v1), set when the run is
+    # analysed; the KubeletConfig cannot set featureGates itself
+    cluster_gates: dict[str, bool] = field(default_factory=dict)
     rendered_from: Document | None = None  # the PerformanceProfile this configuration was rendered from
     node_selector: dict[str, str] | None = None  # PerformanceProfile spec.nodeSelector
 
@@ -101,6 +138,11 @@ class KubeletProfile:
             return locate(self.doc.root, self.base, key=True)
         return locate(self.doc.root, ("kind",))
 
+    def dropped_fields(self, version: tuple[int, int]) -> list[str]:
+        """Fields written here that a kubelet of ``version`` does not know yet (k8s/versions.py FIELD_SINCE):
+        lenient decoding drops them."""
+        return [f for f in FIELD_SINCE if f in self.keys and not field_exists(f, version)]
+
     def reserved_cpus(self) -> frozenset[int] | None:
         """The explicit reservedSystemCPUs set, or None when absent or unparsable."""
         if self.reserved_cpus_text is None:
@@ -110,15 +152,44 @@ class KubeletProfile:
         except GoParseError:
             return None
 
-    def cpu_reservation(self) -> Fraction | None:
+    def cpu_reservation(self, version: tuple[int, int] | None = None, cpus: int | None = None) -> Fraction | None:
         """systemReserved.cpu + kubeReserved.cpu after reservedSystemCPUs overrides them
-        (pkg/kubelet/cm/cpumanager/policy_static.go)."""
+        (pkg/kubelet/cm/cpumanager/policy_static.go), on a node of ``cpus`` online CPUs when known."""
         explicit = self.reserved_cpus()
         if explicit is not None and self.reserved_cpus_text:
             return Fraction(len(explicit))
         if "cpu" not in self.system_reserved and "cpu" not in self.kube_reserved:
             return None
-        return self.system_reserved.get("cpu", Fraction(0)) + self.kube_reserved.get("cpu", Fraction(0))
+        system = self.system_reserved_amount("cpu", None, version, cpus)
+        return (system if system is not None else OPENSHIFT_SYSTEM_RESERVED["cpu"]) + self.kube_reserved.get(
+            "cpu", Fraction(0))
+
+    def node_sizing(self, version: tuple[int, int] | None) -> bool:
+        """Does the machine-config operator size systemReserved from the node (NODE_SIZING_ENABLED=true)?
+        With autoSizingReserved: true always; unset, on worker pools from OpenShift 4.21."""
+        if not self.openshift or self.auto_sizing is False:
+            return False
+        return self.auto_sizing is True or (version is not None and version >= OPENSHIFT_NODE_SIZING_SINCE
+                                            and not self.master_pool)
+
+    def system_reserved_amount(self, resource: str, capacity: int | None = None,
+                               version: tuple[int, int] | None = None, cpus: int | None = None) -> Fraction | None:
+        """systemReserved ``resource`` on a node of ``capacity`` bytes and ``cpus`` CPUs: as written, the
+        OpenShift static default, or the operator's dynamic sizing; None when that depends on an unknown node."""
+        if f"systemReserved.{resource}" not in self.platform_defaults or not self.node_sizing(version):
+            return self.system_reserved.get(resource, Fraction(0))
+        if resource == "memory":
+            return dynamic_system_reserved_memory(capacity) if capacity is not None else None
+        if resource == "cpu":
+            return dynamic_system_reserved_cpu(cpus) if cpus is not None else None
+        return self.system_reserved.get(resource, Fraction(0))
+
+    def system_reserved_cgroup_at(self, version: tuple[int, int]) -> str:
+        """systemReservedCgroup the kubelet gets: before OpenShift 4.22 the operator keeps a user-written one
+        next to reservedSystemCPUs (and the kubelet's validation then fails)."""
+        if self.user_system_reserved_cgroup and version < OPENSHIFT_CLEARS_USER_CGROUP_SINCE:
+            return self.user_system_reserved_cgroup
+        return self.system_reserved_cgroup
 
     def memory_eviction(self, capacity: int | None = None, version: tuple[int, int] | None = None) -> Fraction | None:
         """The hard ``memory.available`` threshold in bytes on a node of ``capacity`` bytes: 0 when there is
@@ -127,7 +198,8 @@ class KubeletProfile:
         A percentage resolves as ``GetThresholdQuantity`` does (pkg/kubelet/eviction/helpers.go):
         ``int64(float64(capacity) * float64(percentage))``, the percentage a float32. Before 1.33 a
         ``mergeDefaultEvictionSettings`` is not a field of the kubelet configuration: dropped."""
-        if self.eviction_merged_default and version is not None and version < MERGE_DEFAULT_EVICTION_SINCE:
+        if self.eviction_merged_default and version is not None and not field_exists("mergeDefaultEvictionSettings",
+                                                                                       version):
             return Fraction(0)
         if self.eviction_memory is not None:
             return self.eviction_memory
@@ -143,7 +215,10 @@ class KubeletProfile:
         of ``capacity`` bytes of memory; None when it depends on an unknown capacity."""
         if resource not in RESERVABLE:
             return Fraction(0)  # parseResourceList refuses it (the kubelet does not start): nothing reserved
-        total = self.system_reserved.get(resource, Fraction(0)) + self.kube_reserved.get(resource, Fraction(0))
+        system = self.system_reserved_amount(resource, capacity, version)
+        if system is None:
+            return None
+        total = system + self.kube_reserved.get(resource, Fraction(0))
         if resource == "memory":
             eviction = self.memory_eviction(capacity, version)
             if eviction is None:
@@ -274,11 +349,18 @@ def _openshift_defaults(profile: KubeletProfile) -> None:
     """Settings the machine-config operator puts underneath a KubeletConfig (machine-config-operator templates and
     node sizing)."""
     auto_sizing = get(profile.doc.root, ("spec", "autoSizingReserved"))
+    profile.auto_sizing = auto_sizing if isinstance(auto_sizing, bool) else None
+    selector = get(profile.doc.root, ("spec", "machineConfigPoolSelector", "matchLabels"))
+    profile.master_pool = isinstance(selector, dict) and MASTER_POOL_LABEL in selector
     for resource, amount in OPENSHIFT_SYSTEM_RESERVED.items():
-        if resource not in profile.system_reserved and auto_sizing is not True:
+        if resource not in profile.system_reserved:
+            # the static fallback; system_reserved_amount() replaces it when the operator sizes the node
             profile.system_reserved[resource] = amount
             profile.platform_defaults.append(f"systemReserved.{resource}")
     if not profile.system_reserved_cgroup and not profile.reserved_cpus_text:
         profile.system_reserved_cgroup = OPENSHIFT_TEMPLATE["systemReservedCgroup"]
     if profile.reserved_cpus_text:
-        profile.system_reserved_cgroup = ""  # the MCO clears it so kubelet validation passes
+        # the MCO clears the template's cgroup so kubelet validation passes; a user-written one only from 4.22
+        profile.user_system_reserved_cgroup = profile.system_reserved_cgroup if profile.has(
+            "systemReservedCgroup") else ""
+        profile.system_reserved_cgroup = ""

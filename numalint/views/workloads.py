@@ -76,6 +76,7 @@ class PodView:
     required_terms: list[list[dict[str, Any]]]
     pod_resources: dict[str, Fraction] | None
     declared_intent: str | None = None  # the object itself asks for dedicated resources (a KubeVirt VM)
+    pod_limits: dict[str, Fraction] | None = None  # spec.resources.limits as written (pod-level resources)
 
     def span(self, path: Path, key: bool = False) -> Span:
         return self.locator.span(path, key=key)
@@ -87,7 +88,7 @@ class PodView:
     def qos(self) -> str:
         """Pod QoS class (pkg/apis/core/v1/helper/qos/qos.go), from pod-level resources when they are set."""
         if self.pod_resources is not None:
-            return "Guaranteed" if self.pod_resources.get("cpu") and self.pod_resources.get("memory") else "Burstable"
+            return _pod_level_qos(self.pod_resources, self.pod_limits or {})
         classes = {c.qos() for c in self.containers}
         if "Burstable" in classes or classes == {"BestEffort", "Guaranteed"}:
             return "Burstable"
@@ -99,6 +100,19 @@ class PodView:
             names.update(c.requests)
             names.update(c.limits)
         return names
+
+
+def _pod_level_qos(requests: dict[str, Fraction], limits: dict[str, Fraction]) -> str:
+    """ComputePodQOS with spec.resources set (pkg/apis/core/v1/helper/qos/qos.go): only positive cpu and
+    memory count; Guaranteed when limits hold both and every request equals its limit."""
+    compute = ("cpu", "memory")
+    req = {r: v for r, v in requests.items() if r in compute and v > 0}
+    lim = {r: v for r, v in limits.items() if r in compute and v > 0}
+    if not req and not lim:
+        return "BestEffort"
+    guaranteed = not limits or set(lim) == set(compute)
+    guaranteed = guaranteed and all(lim.get(r) == v for r, v in req.items())
+    return "Guaranteed" if guaranteed and len(req) == len(lim) else "Burstable"
 
 
 def _quantities(node: Any) -> dict[str, Fraction]:
@@ -150,11 +164,12 @@ def pod_view(doc: Document) -> PodView | None:
                 if view is not None:
                     containers.append(view)
     pod_level = spec.get("resources")
-    pod_resources = None
+    pod_resources = pod_limits = None
     if isinstance(pod_level, dict):
         req = _quantities(pod_level.get("requests"))
-        for name, amount in _quantities(pod_level.get("limits")).items():
-            req.setdefault(name, amount)
+        pod_limits = _quantities(pod_level.get("limits"))
+        for name, amount in pod_limits.items():
+            req.setdefault(name, amount)  # API defaulting of pod-level requests from limits
         pod_resources = req or None
     metadata = root.get("metadata") if isinstance(root.get("metadata"), dict) else {}
     own = _string_map(get(root, ("metadata", "annotations")))
@@ -173,7 +188,7 @@ def pod_view(doc: Document) -> PodView | None:
                    replicas=_replicas(doc), annotations=template_annotations or own,
                    labels=_string_map(get(root, template_meta_path + ("labels",))),
                    node_selector=_string_map(spec.get("nodeSelector")), required_terms=terms,
-                   pod_resources=pod_resources)
+                   pod_resources=pod_resources, pod_limits=pod_limits if pod_resources is not None else None)
 
 
 def _locator(doc: Document, containers: list[ContainerView]) -> Locator:
@@ -184,6 +199,8 @@ def _locator(doc: Document, containers: list[ContainerView]) -> Locator:
     spec_path = POD_SPEC_PATHS.get(doc.kind, ("spec",))  # KubeVirt VMs build their locator too
     for metadata in dict.fromkeys((("metadata",), spec_path[:-1] + ("metadata",))):
         locator.record(root, metadata + ("annotations", NETWORKS_ANNOTATION))  # the SR-IOV rules point at it
+    if doc.kind in POD_SPEC_PATHS:
+        locator.record(root, spec_path + ("resources",))  # pod-level resources
     for container in containers:
         locator.record(root, container.path + ("name",))
         resources = get(root, container.path + ("resources",))
