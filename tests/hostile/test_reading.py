@@ -127,7 +127,7 @@ def test_fifo_and_devices_are_findings_and_the_run_goes_on(tmp_path: Path) -> No
     (tmp_path / "ok.yaml").write_text(KUBELET + "cpuManagerPolicy: Static\n")
     for args in (["check", "-f", "json", str(tmp_path)],
                  ["check", "-f", "json", str(tmp_path / "fifo.yaml"), str(tmp_path / "zero.yaml"),
-                  str(tmp_path / "ok.yaml"), "--topology", str(tmp_path / "random.yml")]):
+                  str(tmp_path / "ok.yaml"), str(tmp_path / "random.yml")]):
         ran = cli(*args)
         unread = {Path(f["file"]).name: f["message"] for f in by_rule(ran, "yaml-syntax")}
         assert unread == {"fifo.yaml": "not a regular file (a FIFO); not read",
@@ -135,6 +135,9 @@ def test_fifo_and_devices_are_findings_and_the_run_goes_on(tmp_path: Path) -> No
                           "random.yml": "not a regular file (a character device); not read"}
         assert any(f["file"].endswith("ok.yaml") for f in ran.findings())
         assert ran.code == 1
+    # a --topology is the hardware every pod is checked on: one that cannot be read is a usage error
+    refused = cli("check", str(tmp_path / "ok.yaml"), "--topology", str(tmp_path / "random.yml"))
+    assert refused.code == 2 and "not a regular file" in refused.err
 
 
 def test_config_file_that_is_a_fifo_is_a_usage_error(tmp_path: Path) -> None:
