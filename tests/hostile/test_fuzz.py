@@ -110,7 +110,7 @@ def test_mutated_inputs_never_crash_hang_or_damage(chunk: int) -> None:
         for n, text in _inputs():
             if (n // 2) % 4 != chunk:  # each chunk gets both kinds of input
                 continue
-            signal.alarm(10)  # each input within seconds: a hang is a failure, not a stuck suite
+            signal.alarm(30)  # each input within seconds (30 on a loaded machine): a hang fails, not a stuck suite
             try:
                 run_check(["-"], OPTIONS, stdin_text=text)
                 once = fix(["-"], OPTIONS, True, text)
@@ -120,7 +120,7 @@ def test_mutated_inputs_never_crash_hang_or_damage(chunk: int) -> None:
                 assert twice.texts.get("-", fixed) == fixed, f"fix is not idempotent on input {n}"
                 _one_pass_stays_inside_its_edits(text)
             except _Hang:
-                pytest.fail(f"input {n} took more than 10 s:\n{text[:500]}")
+                pytest.fail(f"input {n} took more than 30 s:\n{text[:500]}")
             finally:
                 signal.alarm(0)
     finally:
