@@ -346,6 +346,19 @@ def _merge(target: YMap, source: Any) -> None:
                     target.value_spans[k] = src.value_spans[k]
 
 
+def _missing_colon(text: str, line: int) -> int | None:
+    """The nearest line above ``line`` that reads like a key whose ':' is missing (``  name x``)."""
+    lines = text.split("\n")
+    for number in range(line - 1, 0, -1):
+        candidate = lines[number - 1].strip()
+        if not candidate or candidate.startswith("#"):
+            continue
+        if ":" not in candidate and not candidate.startswith(("-", "[", "{", "'", '"', "|", ">")):
+            return number
+        return None
+    return None
+
+
 def load_all(text: str) -> list[tuple[Any, Span]]:
     """Parse every document of ``text``; raise YamlError with a position on bad YAML."""
     from ruamel.yaml import events
@@ -374,9 +387,20 @@ def load_all(text: str) -> list[tuple[Any, Span]]:
         raise YamlError("nesting too deep to read", 1, 1, hostile=True) from None
     except Exception as exc:  # libyaml raises several error classes
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc).split("\n")[0]
+        problem = str(getattr(exc, "problem", None) or str(exc).split("\n")[0])
         line, col = positions.at(mark) if mark is not None else (1, 1)
-        raise YamlError(str(problem), line, col) from None
+        context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+        if context and context_mark is not None and context_mark is not mark:
+            # libyaml's context names where the broken structure starts: often the line to fix
+            start, start_col = positions.at(context_mark)
+            if (start, start_col) != (line, col):
+                problem += f" ({context} that starts at line {start}, column {start_col})"
+        if problem.startswith("mapping values are not allowed") and line > 1:
+            cause = _missing_colon(text, line)
+            if cause is not None:  # the symptom is here, the cause is the line above: point at the cause
+                problem += f"; line {cause} has no ':' after its key"
+                line, col = cause, 1 + len(text.split("\n")[cause - 1]) - len(text.split("\n")[cause - 1].lstrip())
+        raise YamlError(problem, line, col) from None
     finally:
         parser.dispose()
     return docs
