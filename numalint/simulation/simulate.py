@@ -64,6 +64,7 @@ class PoolRun:
     nodes: list[Node] = field(default_factory=list)
     start_error: str | None = None  # why the kubelet does not start (or the pool is not simulated)
     start_problem: StartProblem | None = None
+    pod_level_managers: bool = False  # PodLevelResourceManagers on (1.36+): pod-level resources get pinned
     pods: list[PodRun] = field(default_factory=list)
     allocatable: dict[str, Fraction] = field(default_factory=dict)  # of every node, before any pod
     scheduler: PoolScheduler | None = None  # what admitted pods asked of each node
@@ -138,9 +139,12 @@ def _allocatable_reservation(profile: KubeletProfile, reserved: dict[int, dict[s
     return result
 
 
-def pod_spec(view: PodView, name: str, injected: dict[str, int] | None = None) -> PodSpec:
+def pod_spec(view: PodView, name: str, injected: dict[str, int] | None = None, pod_level_managers: bool = False
+             ) -> PodSpec:
     """The pod the kubelet sees; ``injected`` are the VFs the network-resources-injector adds to the
-    first container (skipped for resources a container already asks for)."""
+    first container (skipped for resources a container already asks for). A pod with pod-level resources
+    (spec.resources) gets no exclusive CPUs or pinned memory: the static policies skip it
+    (policy_static.go: IsPodLevelResourcesSet) unless PodLevelResourceManagers is on."""
     containers = []
     for c in view.containers:
         containers.append(ContainerSpec(
@@ -152,7 +156,8 @@ def pod_spec(view: PodView, name: str, injected: dict[str, int] | None = None) -
     for resource, count in (injected or {}).items():
         if first is not None and not any(resource in c.devices for c in containers):
             first.devices[resource] = count
-    return PodSpec(name, containers, view.qos() == "Guaranteed")
+    pinned = view.pod_resources is None or pod_level_managers
+    return PodSpec(name, containers, view.qos() == "Guaranteed" and pinned)
 
 
 def pod_requests(spec: PodSpec) -> dict[str, Fraction]:
@@ -218,6 +223,8 @@ def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog
         machine = pool_machine(sriov, pool)
         settings = settings_from_profile(pool.profile, version, pool.topology.attributes, machine)
         pool_run = PoolRun(pool, settings, machine)
+        gates = pool.profile.feature_gates if pool.profile is not None else {}
+        pool_run.pod_level_managers = version >= (1, 36) and gates.get("PodLevelResourceManagers") is True
         results.append(pool_run)
         by_pool[id(pool)] = pool_run
         if len(pool_run.machine.numa_ids) > MAX_SIMULATED_NUMA_NODES and settings.topology_policy != "none":
@@ -290,7 +297,7 @@ def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int], wanted: d
     for index in range(count):
         suffix = f"-{index}" if count > 1 else ""
         name = f"{ns}{view.ref.name}{suffix}"
-        spec = pod_spec(view, name, injected)
+        spec = pod_spec(view, name, injected, pool_run.pod_level_managers)
         pod = PodRun(view, name, pool_run.pool, spec)
         if view.ref.kind == "DaemonSet":
             chosen: int | None = index if scheduler.fits(index, scaled) else None
