@@ -164,14 +164,15 @@ def topology_capture(sysfs_root: str, name: str | None) -> None:
     """Read this node's topology from sysfs and print a NodeTopology (read-only)."""
     import socket
 
-    from numalint.topology.capture import CaptureError, capture
+    from numalint.topology.capture import CaptureError, capture, provenance
     from numalint.topology.emit import topology_document
 
     try:
         machine, nics = capture(sysfs_root)
     except CaptureError as err:
         raise click.ClickException(str(err)) from None
-    click.echo(topology_document(name or socket.gethostname(), machine, nics), nl=False)
+    click.echo(topology_document(name or socket.gethostname(), machine, nics, provenance(sysfs_root), pool_stub=True),
+               nl=False)
 
 
 @topology.command("import")

@@ -237,3 +237,28 @@ def test_output_file_for_text_and_json(tmp_path: Path) -> None:
     out = tmp_path / "sim.json"
     result = run("simulate", "--format", "json", "-o", str(out), str(tmp_path / "in"))
     assert result.output == "" and json.loads(out.read_text())["version"] == 1
+
+
+def test_topology_capture_writes_provenance_and_a_pool_stub_that_still_passes_check(tmp_path: Path) -> None:
+    from tests.test_topology_sources import fake_sysfs
+
+    root = tmp_path / "sysroot"
+    fake_sysfs(root)
+    (root / "proc/sys/kernel").mkdir(parents=True)
+    (root / "proc/sys/kernel/hostname").write_text("node-7\n::error::x\n")
+    (root / "proc/sys/kernel/osrelease").write_text("6.8.0-45-generic\n")
+    result = run("topology", "capture", "--sysfs-root", str(root), "--name", "n7")
+    assert result.exit_code == 0, result.stderr
+    header = result.output.split("apiVersion:")[0].splitlines()
+    assert all(line.startswith("# ") for line in header)
+    assert "# host: node-7\\n::error::x" in header  # one comment line, inert
+    assert "# kernel: 6.8.0-45-generic" in header
+    assert any(line.startswith("# date: 20") and line.endswith("Z") for line in header)
+    assert "  # pool:" in result.output and "  #   nodeSelector:" in result.output
+    (tmp_path / "topology.yaml").write_text(result.output)
+    checked = run("check", "--format", "json", str(tmp_path / "topology.yaml"))
+    assert checked.exit_code == 0 and checked.json()["findings"] == []
+    filled = result.output.replace("  # pool:\n  #   nodeSelector:", "  pool:\n    nodeSelector:").replace(
+        "  #   nodes: 1", "    nodes: 1")
+    (tmp_path / "topology.yaml").write_text(filled)
+    assert run("check", "--format", "json", str(tmp_path / "topology.yaml")).exit_code == 0
