@@ -113,19 +113,26 @@ def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_
 @click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--topology", "topologies", multiple=True, type=click.Path(readable=False), metavar="FILE",
               help="NodeTopology or NodeResourceTopology file (repeatable).")
-@click.option("-f", "--format", "output_format", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
+@click.option("-f", "--format", "output_format", type=click.Choice(["text", "json", "html"]), default="text",
+              show_default=True, help="text (80 columns), json, or html (one self-contained page).")
+@click.option("-o", "--output", "output_file", type=click.Path(dir_okay=False, writable=True), default=None,
+              metavar="FILE", help="Write the report to FILE instead of stdout.")
+@click.option("--cpus", "cpu_map", is_flag=True, help="Text: draw each node's CPU map (who holds which CPU).")
+@click.option("--color", "color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Colour text output; auto: on a terminal, unless NO_COLOR is set (FORCE_COLOR forces it).")
 @click.option("--kubernetes-version", "kube_version", metavar="X.Y", default=None)
 @click.option("--openshift-version", "openshift_version", metavar="4.N", default=None,
               help="OpenShift release to target instead: 4.N is Kubernetes 1.(N+13) (4.21 = 1.34).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--node-state", "node_state", type=click.Path(file_okay=False), default=None,
               help="Directory with a node's cpu_manager_state / memory_manager_state to start from.")
-def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format: str, kube_version: str | None,
-             openshift_version: str | None, config_path: str | None, node_state: str | None) -> None:
+def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format: str, output_file: str | None,
+             cpu_map: bool, color: str, kube_version: str | None, openshift_version: str | None,
+             config_path: str | None, node_state: str | None) -> None:
     """Show where the kubelet would place each pod, NUMA node by NUMA node; exit 1 if one is rejected."""
     from numalint.engine import build_analyses
     from numalint.output.report import render_text as render_findings
+    from numalint.output.sim_model import build_report
     from numalint.output.simulation import render_json, render_text
 
     _require_readable(topologies)
@@ -133,8 +140,24 @@ def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format:
     if not paths and not topologies and not options.context:
         raise click.UsageError("give the files to simulate and a --topology")
     analyses = build_analyses(list(paths) + list(topologies), options, _read_stdin() if "-" in paths else None)
-    runs = [pool_run for analysis in analyses for pool_run in analysis.pool_runs]
-    click.echo((render_json if output_format == "json" else render_text)(runs), nl=False)
+    report = build_report(analyses)
+    colour = False
+    if output_format == "json":
+        text = render_json(report)
+    elif output_format == "html":
+        from numalint.output.simulation_html import render_html
+
+        text = render_html(report)
+    else:
+        colour = _colour(color, output_file)
+        text = render_text(report, colour, cpu_map)
+    if output_file is not None:
+        try:
+            Path(output_file).write_text(text, encoding="utf-8")
+        except OSError as err:
+            raise click.ClickException(f"cannot write {output_file}: {err.strerror or err}") from None
+    else:
+        click.echo(text, nl=False, color=colour)  # click strips ANSI codes off a pipe unless told
     # inputs that could not be read are not skipped silently: their findings on stderr, exit 2
     sources = [s for analysis in analyses for s in analysis.run.sources]
     unread = [f for s in sources for f in s.findings if f.rule == "yaml-syntax"]
@@ -143,8 +166,19 @@ def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format:
     if unread:
         click.echo(render_findings(unread, len(sources), False), nl=False, err=True)
         sys.exit(2)
-    rejected = any(p.admission and not p.admission.admitted for r in runs for p in r.pods)
+    rejected = any(p.admission and not p.admission.admitted for pool in report.pools for p in pool.run.pods)
     sys.exit(1 if rejected else 0)
+
+
+def _colour(choice: str, output_file: str | None) -> bool:
+    """--color always|never|auto; auto: NO_COLOR (set, non-empty) wins, then FORCE_COLOR, then a terminal."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return output_file is None and sys.stdout.isatty()
 
 
 @main.group()
@@ -160,14 +194,15 @@ def topology_capture(sysfs_root: str, name: str | None) -> None:
     """Read this node's topology from sysfs and print a NodeTopology (read-only)."""
     import socket
 
-    from numalint.topology.capture import CaptureError, capture
+    from numalint.topology.capture import CaptureError, capture, provenance
     from numalint.topology.emit import topology_document
 
     try:
         machine, nics = capture(sysfs_root)
     except CaptureError as err:
         raise click.ClickException(str(err)) from None
-    click.echo(topology_document(name or socket.gethostname(), machine, nics), nl=False)
+    click.echo(topology_document(name or socket.gethostname(), machine, nics, provenance(sysfs_root), pool_stub=True),
+               nl=False)
 
 
 @topology.command("import")

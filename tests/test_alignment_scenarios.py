@@ -156,8 +156,8 @@ def test_simulate_text_shows_bars_and_pods(tmp_path: Path) -> None:
                      "pod.yaml": pod("web", "2", "1Gi")})
     result = run("simulate", str(tmp_path))
     assert result.exit_code == 0
-    assert "NUMA 0  cpu" in result.output and "[" in result.output
-    assert "admitted  web -> box-0 NUMA 0  (app: cpus 1-2)" in result.output
+    assert "    0    cpu " in result.output and "[" in result.output
+    assert "  placed    Pod web\n    web -> box-0 NUMA 0  (app: cpus 1-2)" in result.output
 
 
 def test_replicas_and_daemonsets_spread_over_the_pool(tmp_path: Path) -> None:

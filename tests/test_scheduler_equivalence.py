@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from numalint.checks.alignment_rules import _admitted_with
 from numalint.engine import Options, build_analyses
 from numalint.k8s.versions import NEWEST
+from numalint.simulation.fixes import _admitted_with
 from tests.conftest import write
 from tests.reference_scheduler import admitted_with_whole_pool, reference_simulation
 

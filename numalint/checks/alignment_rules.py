@@ -4,18 +4,14 @@ memorymanager)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 
 from numalint.alignment.cpu_static import StaticPolicy
 from numalint.alignment.cputopo import CPUTopology
 from numalint.alignment.machine import Machine
 from numalint.alignment.node import (
-    Admission,
     ContainerSpec,
-    KubeletSettings,
     Node,
     PodSpec,
-    StartError,
     effective_requests,
     settings_problems,
 )
@@ -27,25 +23,11 @@ from numalint.k8s.quantity import format_bytes
 from numalint.model.pools import Pool
 from numalint.reading.locate import locate
 from numalint.reading.yamlpos import Span
-from numalint.simulation.simulate import MAX_SIMULATED_NUMA_NODES, UNSCHEDULABLE, PodRun, PoolRun
+from numalint.simulation.fixes import UNSCHEDULABLE_FIX, free_summary, smt_fix, verified_fixes
+from numalint.simulation.simulate import MAX_SIMULATED_NUMA_NODES, UNSCHEDULABLE, PodRun
 from numalint.views.kubelet import KubeletProfile
 
 MAX_FIX_SEARCHES = 25
-
-
-def free_summary(node: Node) -> str:
-    """``NUMA 0: 3 CPUs, 12Gi free, GPU 0 | NUMA 1: 0 CPUs, 20Gi free``."""
-    parts = []
-    for numa, free in node.free().items():
-        items = [f"{free.get('cpu', 0)} CPUs", f"{format_bytes(free.get('memory', 0))} free"]
-        items += [f"{r} {format_bytes(v)}" for r, v in sorted(free.items()) if r.startswith("hugepages-")]
-        items += [f"{_short(r)} {v}" for r, v in sorted(free.items()) if "/" in r]
-        parts.append(f"NUMA {numa}: " + ", ".join(items))
-    return " | ".join(parts)
-
-
-def _short(resource: str) -> str:
-    return "GPU" if resource.endswith("/gpu") else resource
 
 
 def _pod_finding(analysis: Analysis, pod: PodRun, message: str, fix: Fix | None,
@@ -71,115 +53,6 @@ def pool_related(analysis: Analysis, pool: Pool, spec: PodSpec | None = None) ->
     return tuple(related)
 
 
-def _readmit(node: Node, spec: PodSpec) -> Admission:
-    return node.snapshot().admit(spec)
-
-
-MIB = 2**20
-
-
-def _largest_memory(node: Node, spec: PodSpec, name: str) -> int:
-    """The largest memory request (whole MiB) that admits the pod now, or 0: bisection over re-admissions."""
-    current = next(c.memory for c in spec.containers if c.name == name)
-
-    def admitted(mib: int) -> bool:
-        changed = replace(spec, containers=[replace(c, memory=mib * MIB) if c.name == name else c
-                                            for c in spec.containers])
-        return _readmit(node, changed).admitted
-
-    low, high = 0, current // MIB - 1
-    if high < 1 or not admitted(1):
-        return 0
-    low = 1
-    while low < high:
-        middle = (low + high + 1) // 2
-        if admitted(middle):
-            low = middle
-        else:
-            high = middle - 1
-    return low * MIB
-
-
-def _with_cpus(spec: PodSpec, name: str, cpus: int) -> PodSpec:
-    from fractions import Fraction
-
-    return replace(spec, containers=[replace(c, cpu=Fraction(cpus)) if c.name == name else c
-                                     for c in spec.containers])
-
-
-def _fixes(analysis: Analysis, pool_run: PoolRun, pod: PodRun) -> list[str]:
-    """Changes that admit the pod, each verified by re-simulating."""
-    fixes: list[str] = []
-    node = pod.before
-    if node is None:
-        return fixes
-    spec = pod.spec
-    for c in spec.containers:
-        if spec.guaranteed and c.cpu.denominator == 1 and c.cpu > 1:
-            fitting = next((n for n in range(int(c.cpu) - 1, 0, -1) if _readmit(node, _with_cpus(spec, c.name, n))
-                            .admitted), None)
-            if fitting is not None:
-                fixes.append(f'lower container "{c.name}" to cpu: "{fitting}" (the largest request admitted now)')
-        if spec.guaranteed and node.memory is not None and c.memory > MIB:
-            memory = _largest_memory(node, spec, c.name)
-            if memory:
-                fixes.append(f'lower container "{c.name}" to memory: {format_bytes(memory)} (the largest request '
-                             "admitted now)")
-    settings = pool_run.settings
-    alternatives: list[tuple[str, KubeletSettings]] = []
-    if settings.topology_scope == "container" and settings.topology_policy != "none":
-        alternatives.append(("topologyManagerScope: pod", replace(settings, topology_scope="pod")))
-    if settings.topology_scope == "pod":
-        alternatives.append(("topologyManagerScope: container", replace(settings, topology_scope="container")))
-    if settings.topology_policy in ("single-numa-node", "restricted"):
-        alternatives.append(("topologyManagerPolicy: best-effort (the pod then spans NUMA nodes)",
-                             replace(settings, topology_policy="best-effort")))
-    for label, changed in alternatives:
-        if _admitted_with(pool_run, pod, changed):
-            fixes.append(f"set {label} in the pool's kubelet configuration")
-    fixes.extend(_exclude_topology_fix(analysis, pool_run, pod))
-    return fixes
-
-
-def _exclude_topology_fix(analysis: Analysis, pool_run: PoolRun, pod: PodRun) -> list[str]:
-    """excludeTopology: true on the pod's SR-IOV resources, when re-simulation shows it admits the pod."""
-
-    sriov = analysis.sriov
-    aligned = {d.resource for d in pool_run.machine.devices if d.numa is not None} & sriov.resources()
-    wanted = {r for c in pod.spec.containers for r in c.devices} & aligned
-    if not wanted:
-        return []
-    machine = analysis.machine_of(pool_run.pool, wanted)
-    if not _admitted_with(pool_run, pod, pool_run.settings, machine):
-        return []
-    names = sorted({p.ref.name for p in sriov.policies if f"{sriov.prefix}/{p.resource_name}" in wanted})
-    return [f"set excludeTopology: true in SriovNetworkNodePolicy {', '.join(names)} for "
-            f"{', '.join(sorted(wanted))} (verified: the pod is then admitted; this gives up VF locality, the VF may "
-            "sit on a remote NUMA node)"]
-
-
-def _admitted_with(pool_run: PoolRun, target: PodRun, settings: KubeletSettings,
-                   machine: Machine | None = None) -> bool:
-    """Re-run the placements on the target's node up to ``target`` with other kubelet settings or hardware.
-
-    Each node admits on its own and the scheduler's choices stay as simulated, so only the pods placed on
-    the target's node are replayed (every node of a pool has the same hardware and settings: a start-up
-    failure on one is a failure on all)."""
-    if pool_run.pool.topology is None or target.node is None:
-        return False
-    try:
-        node = Node(machine or pool_run.machine, settings, target.node)
-    except StartError:
-        return False
-    for pod in pool_run.pods:
-        if pod.node != target.node:
-            continue
-        result = node.admit(pod.spec)
-        if pod is target:
-            return result.admitted
-    return False
-
-
 @check("admission-failure")
 def admission_failure(analysis: Analysis) -> Iterator[Hit]:
     searched = 0
@@ -191,10 +64,10 @@ def admission_failure(analysis: Analysis) -> Iterator[Hit]:
             where = f'pool "{pool_run.pool.name}" ({pool_run.pool.why})'
             if admission.reason == UNSCHEDULABLE:
                 yield _pod_finding(analysis, pod, f"pod {pod.name} cannot be scheduled in {where}: "
-                                   f"{admission.message}", Fix("lower its requests or add nodes to the pool"))
+                                   f"{admission.message}", Fix(UNSCHEDULABLE_FIX))
                 continue
             state = free_summary(pod.before) if pod.before else ""
-            fixes = _fixes(analysis, pool_run, pod) if searched < MAX_FIX_SEARCHES else []
+            fixes = verified_fixes(analysis.sriov, pool_run, pod) if searched < MAX_FIX_SEARCHES else []
             searched += 1
             description = "; or ".join(fixes) if fixes else "no single change found that admits it on this node"
             yield _pod_finding(
@@ -214,7 +87,7 @@ def smt_alignment(analysis: Analysis) -> Iterator[Hit]:
                     analysis, pod,
                     f"the kubelet on {pod.node} rejects pod {pod.name}: SMTAlignmentError: {pod.admission.message} "
                     f"(full-pcpus-only hands out whole cores of {per_core} threads)",
-                    Fix(f"request a multiple of {per_core} CPUs per container, or free whole cores"))
+                    Fix(smt_fix(per_core)))
 
 
 def _requests_of(node: Node, spec: PodSpec, scope: str) -> list[tuple[str, dict[str, int]]]:

@@ -3,8 +3,11 @@ recorded copy."""
 
 from __future__ import annotations
 
+import datetime
 import os
+import platform
 import re
+import socket
 from pathlib import Path
 
 from numalint.alignment.machine import CPU, Device, Machine, NUMANode
@@ -138,3 +141,17 @@ def _pci(pci: Path, root: Path) -> tuple[list[Device], list[NIC]]:
             nics.append(NIC(dev.name, names[0] if names else "", vendor.removeprefix("0x"),
                             (_read(dev / "device") or "").lower().removeprefix("0x"), total, affinity))
     return devices, nics
+
+
+def provenance(root: str = "/") -> list[str]:
+    """Where and when a capture was made, as YAML comment lines: host, kernel, date (UTC), sysfs root.
+    A recorded copy names the host and kernel its ``proc/sys/kernel`` holds, if it does."""
+    base = Path(root)
+    host = _read(base / "proc/sys/kernel/hostname") or (socket.gethostname() if base == Path("/") else None)
+    kernel = _read(base / "proc/sys/kernel/osrelease") or (platform.release() if base == Path("/") else None)
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    lines = ["captured by `numalint topology capture`",
+             f"host: {host or 'unknown'}", f"kernel: {kernel or 'unknown'}", f"date: {date}"]
+    if base != Path("/"):
+        lines.append(f"sysfs root: {root}")
+    return [escape_text(line) for line in lines]  # one comment line each, whatever the input holds

@@ -13,13 +13,24 @@ from numalint.reading.sources import Document
 from numalint.reading.yamlpos import load_all
 from numalint.views.schema import validate_document
 
+POOL_STUB = [
+    "  # pool: which nodes share this hardware and which kubelet configuration they run. Uncomment and fill in",
+    "  # when the run has several topologies or kubelet configurations (see README, Pools):",
+    "  # pool:",
+    '  #   nodeSelector: {node-role.kubernetes.io/worker: ""}   # labels of the pool\'s nodes',
+    "  #   nodes: 1                                              # identical nodes in the pool",
+    "  #   kubeletConfig: NAME      # metadata.name of a KubeletConfig, or the file name of a KubeletConfiguration",
+]
+
 
 def topology_document(name: str, machine: Machine, nics: list[Any] | None = None,
-                      comments: list[str] | None = None) -> str:
-    """A NodeTopology for ``machine``: cores as SMT sibling lists (with their L3 group when known)."""
+                      comments: list[str] | None = None, pool_stub: bool = False) -> str:
+    """A NodeTopology for ``machine``: cores as SMT sibling lists (with their L3 group when known);
+    ``comments`` open the document, ``pool_stub`` adds a commented ``pool:`` to fill in."""
     lines = [f"# {c}" for c in comments or []]
-    lines += ["apiVersion: numalint.io/v1alpha1", "kind: NodeTopology", "metadata:", f"  name: {_s(name)}", "spec:",
-              f"  sockets: {machine.num_sockets}", "  numaNodes:"]
+    lines += ["apiVersion: numalint.io/v1alpha1", "kind: NodeTopology", "metadata:", f"  name: {_s(name)}", "spec:"]
+    lines += POOL_STUB if pool_stub else []
+    lines += [f"  sockets: {machine.num_sockets}", "  numaNodes:"]
     for node in machine.numa_nodes:
         cpus = [c for c in machine.cpus.values() if c.numa == node.id]
         sockets = sorted({c.socket for c in cpus})

@@ -110,7 +110,7 @@ def test_simulate_text_escapes_names_and_messages(tmp_path: Path) -> None:
     _simulation_repo(tmp_path, "p\n::error::sim\x1b]0;t\x07")
     result = cli("simulate", ".", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert r"admitted  p\n::error::sim\x1b]0;t\x07" in result.stdout
+    assert r"placed    Pod p\n::error::sim\x1b]0;t\x07" in result.stdout
     assert_inert(result.stdout)
 
 

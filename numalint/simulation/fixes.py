@@ -1,0 +1,155 @@
+"""Explaining a rejected pod: what was free on its node at that moment, and the changes that admit it, each
+verified by re-simulating. ``check`` (``admission-failure``, ``smt-alignment``) and ``simulate`` both print
+these, so they never disagree."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+
+from numalint.alignment.machine import Machine
+from numalint.alignment.node import Admission, KubeletSettings, Node, PodSpec, StartError
+from numalint.k8s.quantity import format_bytes
+from numalint.model.sriov import SriovCatalog
+from numalint.simulation.simulate import PodRun, PoolRun, pool_machine
+
+UNSCHEDULABLE_FIX = "lower its requests or add nodes to the pool"
+
+
+def smt_fix(per_core: int) -> str:
+    """What ``smt-alignment`` advises for an SMTAlignmentError (full-pcpus-only)."""
+    return f"request a multiple of {per_core} CPUs per container, or free whole cores"
+
+
+def free_summary(node: Node) -> str:
+    """``NUMA 0: 3 CPUs, 12Gi free, GPU 0 | NUMA 1: 0 CPUs, 20Gi free``."""
+    parts = []
+    for numa, free in node.free().items():
+        items = [f"{free.get('cpu', 0)} CPUs", f"{format_bytes(free.get('memory', 0))} free"]
+        items += [f"{r} {format_bytes(v)}" for r, v in sorted(free.items()) if r.startswith("hugepages-")]
+        items += [f"{_short(r)} {v}" for r, v in sorted(free.items()) if "/" in r]
+        parts.append(f"NUMA {numa}: " + ", ".join(items))
+    return " | ".join(parts)
+
+
+def _short(resource: str) -> str:
+    return "GPU" if resource.endswith("/gpu") else resource
+
+
+def _readmit(node: Node, spec: PodSpec) -> Admission:
+    return node.snapshot().admit(spec)
+
+
+MIB = 2**20
+
+
+def _largest_memory(node: Node, spec: PodSpec, name: str) -> int:
+    """The largest memory request (whole MiB) that admits the pod now, or 0: bisection over re-admissions."""
+    current = next(c.memory for c in spec.containers if c.name == name)
+
+    def admitted(mib: int) -> bool:
+        changed = replace(spec, containers=[replace(c, memory=mib * MIB) if c.name == name else c
+                                            for c in spec.containers])
+        return _readmit(node, changed).admitted
+
+    low, high = 0, current // MIB - 1
+    if high < 1 or not admitted(1):
+        return 0
+    low = 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if admitted(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low * MIB
+
+
+def _with_cpus(spec: PodSpec, name: str, cpus: int) -> PodSpec:
+    return replace(spec, containers=[replace(c, cpu=Fraction(cpus)) if c.name == name else c
+                                     for c in spec.containers])
+
+
+def verified_fixes(sriov: SriovCatalog, pool_run: PoolRun, pod: PodRun) -> list[str]:
+    """Changes that admit a pod the kubelet rejected, each verified by re-simulating (what ``check`` prints for
+    ``admission-failure`` and ``simulate`` under a rejected pod)."""
+    fixes: list[str] = []
+    node = pod.before
+    if node is None:
+        return fixes
+    spec = pod.spec
+    for c in spec.containers:
+        if spec.guaranteed and c.cpu.denominator == 1 and c.cpu > 1:
+            fitting = next((n for n in range(int(c.cpu) - 1, 0, -1) if _readmit(node, _with_cpus(spec, c.name, n))
+                            .admitted), None)
+            if fitting is not None:
+                fixes.append(f'lower container "{c.name}" to cpu: "{fitting}" (the largest request admitted now)')
+        if spec.guaranteed and node.memory is not None and c.memory > MIB:
+            memory = _largest_memory(node, spec, c.name)
+            if memory:
+                fixes.append(f'lower container "{c.name}" to memory: {format_bytes(memory)} (the largest request '
+                             "admitted now)")
+    settings = pool_run.settings
+    alternatives: list[tuple[str, KubeletSettings]] = []
+    if settings.topology_scope == "container" and settings.topology_policy != "none":
+        alternatives.append(("topologyManagerScope: pod", replace(settings, topology_scope="pod")))
+    if settings.topology_scope == "pod":
+        alternatives.append(("topologyManagerScope: container", replace(settings, topology_scope="container")))
+    if settings.topology_policy in ("single-numa-node", "restricted"):
+        alternatives.append(("topologyManagerPolicy: best-effort (the pod then spans NUMA nodes)",
+                             replace(settings, topology_policy="best-effort")))
+    for label, changed in alternatives:
+        if _admitted_with(pool_run, pod, changed):
+            fixes.append(f"set {label} in the pool's kubelet configuration")
+    fixes.extend(_exclude_topology_fix(sriov, pool_run, pod))
+    return fixes
+
+
+def _exclude_topology_fix(sriov: SriovCatalog, pool_run: PoolRun, pod: PodRun) -> list[str]:
+    """excludeTopology: true on the pod's SR-IOV resources, when re-simulation shows it admits the pod."""
+
+    aligned = {d.resource for d in pool_run.machine.devices if d.numa is not None} & sriov.resources()
+    wanted = {r for c in pod.spec.containers for r in c.devices} & aligned
+    if not wanted:
+        return []
+    machine = pool_machine(sriov, pool_run.pool, wanted)
+    if not _admitted_with(pool_run, pod, pool_run.settings, machine):
+        return []
+    names = sorted({p.ref.name for p in sriov.policies if f"{sriov.prefix}/{p.resource_name}" in wanted})
+    return [f"set excludeTopology: true in SriovNetworkNodePolicy {', '.join(names)} for "
+            f"{', '.join(sorted(wanted))} (verified: the pod is then admitted; this gives up VF locality, the VF may "
+            "sit on a remote NUMA node)"]
+
+
+def _admitted_with(pool_run: PoolRun, target: PodRun, settings: KubeletSettings,
+                   machine: Machine | None = None) -> bool:
+    """Re-run the placements on the target's node up to ``target`` with other kubelet settings or hardware.
+
+    Each node admits on its own and the scheduler's choices stay as simulated, so only the pods placed on
+    the target's node are replayed (every node of a pool has the same hardware and settings: a start-up
+    failure on one is a failure on all)."""
+    if pool_run.pool.topology is None or target.node is None:
+        return False
+    try:
+        node = Node(machine or pool_run.machine, settings, target.node)
+    except StartError:
+        return False
+    for pod in pool_run.pods:
+        if pod.node != target.node:
+            continue
+        result = node.admit(pod.spec)
+        if pod is target:
+            return result.admitted
+    return False
+    hardware = machine or pool_run.machine
+    try:
+        nodes = {n.name: Node(hardware, settings, n.name) for n in pool_run.nodes}
+    except StartError:
+        return False
+    for pod in pool_run.pods:
+        if pod.node is None:
+            continue
+        result = nodes[pod.node].admit(pod.spec)
+        if pod is target:
+            return result.admitted
+    return False
