@@ -137,8 +137,7 @@ def build_report(analyses: list[Analysis]) -> Report:
     searched = 0
     for analysis in analyses:
         by_pool = {id(run.pool): run for run in analysis.pool_runs}
-        pictures = {id(run): PoolPicture(run, [_node_picture(run, node, i) for i, node in enumerate(run.nodes)], [])
-                    for run in analysis.pool_runs}
+        pictures = {id(run): PoolPicture(run, _node_pictures(run), []) for run in analysis.pool_runs}
         pools.extend(pictures.values())
         placed: dict[int, list[PodRun]] = {}
         for run in analysis.pool_runs:
@@ -205,15 +204,24 @@ def _labels(labels: dict[str, str]) -> str:
     return "{" + ", ".join(f"{k}: {v}" if v else k for k, v in sorted(labels.items())) + "}"
 
 
-def _node_picture(run: PoolRun, node: Node, index: int) -> NodePicture:
-    mine = [p for p in run.pods if p.node == node.name and p.admission is not None and p.admission.admitted]
+def _node_pictures(run: PoolRun) -> list[NodePicture]:
+    """Every node's picture; the admitted pods grouped by node once (a pool may hold 1,000 nodes)."""
+    admitted: dict[str, list[PodRun]] = {}
+    for pod in run.pods:
+        if pod.node is not None and pod.admission is not None and pod.admission.admitted:
+            admitted.setdefault(pod.node, []).append(pod)
+    return [_node_picture(run, node, i, admitted.get(node.name, [])) for i, node in enumerate(run.nodes)]
+
+
+def _node_picture(run: PoolRun, node: Node, index: int, mine: list[PodRun]) -> NodePicture:
     requested: dict[str, Fraction] = {}
     for pod in mine:
         for resource, amount in pod_requests(pod.spec).items():
             requested[resource] = requested.get(resource, Fraction(0)) + amount
     assignments = sorted(node.cpu_state.assignments.items(), key=lambda item: min(item[1], default=0))
     owners = [CPUOwner(pod, container, sorted(cpus)) for (pod, container), cpus in assignments if cpus]
-    return NodePicture(node, index, node_rows(node), mine, requested, node_allocatable(node, run.pool.profile), owners,
+    allocatable = run.allocatable or node_allocatable(node, run.pool.profile)  # every node has the same
+    return NodePicture(node, index, node_rows(node), mine, requested, allocatable, owners,
                        node.cpu.reserved if node.cpu is not None else frozenset())
 
 
