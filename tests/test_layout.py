@@ -74,3 +74,16 @@ def test_no_import_cycles() -> None:
 def test_function_level_imports_only_where_start_up_needs_them() -> None:
     hidden = {m: nested for m, (_top, nested) in _imports().items() if nested and m not in LAZY_IMPORTERS}
     assert hidden == {}
+
+
+def test_every_finding_is_made_by_the_registry() -> None:
+    """Checks yield hits the registry stamps; other producers call catalogue.finding, which refuses a rule
+    the catalogue does not have. Nothing else constructs a Finding."""
+    makers = []
+    for path in PACKAGE.rglob("*.py"):
+        if _module(path) in ("numalint.findings", "numalint.catalogue"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Finding":
+                makers.append(f"{_module(path)}:{node.lineno}")
+    assert makers == []
