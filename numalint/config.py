@@ -36,6 +36,7 @@ class Config:
     fail_on: str | None = None
     sriov_resource_prefix: str | None = None
     clusters: dict[str, list[str]] = field(default_factory=dict)  # name -> directories or globs
+    docs_url: str | None = None  # rule documentation: SARIF helpUri ({slug}/{code} filled in, else slug appended)
 
     def cluster_of(self, path: str) -> str | None:
         """The declared cluster a file belongs to (first match), or None."""
@@ -131,7 +132,8 @@ def load_config(path: Path | None) -> Config:
                   kubernetes_version=str(raw["kubernetesVersion"]) if raw.get("kubernetesVersion") else None,
                   context=rel(list(raw.get("context") or [])), topologies=rel(list(raw.get("topologies") or [])),
                   fail_on=raw.get("failOn"), sriov_resource_prefix=raw.get("sriovResourcePrefix"),
-                  clusters={str(k): [str(p) for p in v] for k, v in (raw.get("clusters") or {}).items()})
+                  clusters={str(k): [str(p) for p in v] for k, v in (raw.get("clusters") or {}).items()},
+                  docs_url=raw.get("docsUrl"))
 
 
 def _check_paths(path: Path, raw: Any, base: Path) -> None:
