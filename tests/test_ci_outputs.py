@@ -318,6 +318,15 @@ def test_replicas_rejected_for_one_reason_are_one_finding(tmp_path: Path) -> Non
     assert [r["ruleId"] for r in results].count("admission-failure") == 1
 
 
+def test_candidate_lists_are_cut_to_the_closest_three(tmp_path: Path) -> None:
+    write(tmp_path, {"k.yaml": KUBELET + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n'
+                                         'cpuManagerPolicyOptions: {full-pcpu-only: "true"}\n'})
+    (finding,) = run("check", "-f", "json", "k.yaml", cwd=tmp_path).json()["findings"]
+    assert finding["rule"] == "policy-option"
+    mean = re.search(r"did you mean ([^?]*)\?", finding["message"])
+    assert mean and mean.group(1).startswith('"full-pcpus-only", ') and mean.group(1).count('"') == 6
+
+
 # -- hostile content in the new outputs ------------------------------------------------------------------------------
 
 INJECTION = "a\n::error file=x.yaml::pwned\r\x1b]0;t\x07\u202e##[set-env]|<b>&x</b>"
