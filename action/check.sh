@@ -6,11 +6,12 @@ args=(check --fail-on "${NUMALINT_FAIL_ON:-warning}")
 [ -n "${NUMALINT_KUBERNETES_VERSION:-}" ] && args+=(--kubernetes-version "$NUMALINT_KUBERNETES_VERSION")
 [ -n "${NUMALINT_CONFIG:-}" ] && args+=(--config "$NUMALINT_CONFIG")
 read -r -a paths <<< "${NUMALINT_PATHS:-.}"
+args+=(--format github)
+# one run: annotations and the job summary in the log, the SARIF log in its file whatever the findings
+[ -n "${NUMALINT_SARIF:-}" ] && args+=(--format "sarif=$NUMALINT_SARIF")
 status=0
-if [ -n "${NUMALINT_SARIF:-}" ]; then
-  # the SARIF log is written whatever the findings; its exit code is the run's verdict
-  numalint "${args[@]}" --format sarif "${paths[@]}" > "$NUMALINT_SARIF" || status=$?
-  if [ -n "${GITHUB_OUTPUT:-}" ]; then echo "sarif-file=$NUMALINT_SARIF" >> "$GITHUB_OUTPUT"; fi
+numalint "${args[@]}" "${paths[@]}" || status=$?
+if [ -n "${NUMALINT_SARIF:-}" ] && [ -n "${GITHUB_OUTPUT:-}" ]; then
+  echo "sarif-file=$NUMALINT_SARIF" >> "$GITHUB_OUTPUT"
 fi
-numalint "${args[@]}" --format github "${paths[@]}" || status=$?
 exit "$status"

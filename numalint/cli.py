@@ -31,10 +31,17 @@ def main() -> None:
     """Catch NUMA-alignment mistakes in Kubernetes node and workload configuration."""
 
 
+OUTPUT_FORMATS = ("text", "json", "sarif", "github", "gitlab", "junit")
+COLOR_CHOICES = ("always", "never", "auto")
+
+
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(readable=False))
-@click.option("-f", "--format", "output_format", type=click.Choice(["text", "json", "sarif", "github"]),
-              default="text", show_default=True, help="Output format.")
+@click.option("-f", "--format", "formats", multiple=True, metavar="FMT[=FILE]",
+              help=f"Output format: {', '.join(OUTPUT_FORMATS)} [default: text]; repeatable, FMT=FILE writes "
+                   "that format to FILE (e.g. -f text -f sarif=numalint.sarif).")
+@click.option("-o", "--output-file", "output_file", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the output (the format given without =FILE) to FILE instead of stdout.")
 @click.option("--fail-on", type=click.Choice(list(FAIL_LEVELS)), default=None,
               help="Exit 1 when a finding is at or above this severity [default: warning].")
 @click.option("--kubernetes-version", "kube_version", metavar="X.Y", default=None,
@@ -46,7 +53,12 @@ def main() -> None:
 @click.option("--topology", "topologies", multiple=True, type=click.Path(readable=False), metavar="FILE",
               help="NodeTopology or NodeResourceTopology file (repeatable).")
 @click.option("--jobs", "-j", type=int, default=None, help="Worker processes for large runs [default: CPU count].")
-@click.option("--color/--no-color", default=None, help="Colour text output [default: on a terminal].")
+@click.option("--color", "--colour", "color", is_flag=False, flag_value="always", default=None,
+              metavar="[always|never|auto]",
+              help="Colour text output: always (also when piped), never, auto (a terminal; NO_COLOR and "
+                   "FORCE_COLOR are honoured) [default: auto; --color alone: always].")
+@click.option("--no-color", "--no-colour", "no_color", is_flag=True, help="Same as --color never.")
+@click.option("--show-source", is_flag=True, help="Show the offending line of each finding with a caret.")
 @click.option("--node-state", "node_state", type=click.Path(file_okay=False), default=None,
               help="Directory with a node's cpu_manager_state / memory_manager_state to start from.")
 @click.option("--fix", "apply_fixes", is_flag=True, help="Apply the safe fixes, then report what remains.")
@@ -58,55 +70,153 @@ def main() -> None:
 @click.option("--ignore", multiple=True, metavar="RULES", help="Do not report these rules.")
 @click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of the findings.")
 @click.option("--quiet", "-q", is_flag=True, help="Print the findings only: no summary and no hints.")
-@click.option("--show-fixes", is_flag=True, help="List the fixes available (or, with --fix, applied) per finding.")
-def check(paths: tuple[str, ...], output_format: str, fail_on: str | None, kube_version: str | None,
-          openshift_version: str | None, config_path: str | None, topologies: tuple[str, ...], jobs: int | None,
-          color: bool | None, node_state: str | None, apply_fixes: bool, unsafe_fixes: bool, show_diff: bool,
-          select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...], statistics: bool,
-          quiet: bool, show_fixes: bool) -> None:
+@click.option("--show-fixes", is_flag=True, help="List the fixes available per finding (safe or unsafe).")
+def check(paths: tuple[str, ...], formats: tuple[str, ...], output_file: str | None, fail_on: str | None,
+          kube_version: str | None, openshift_version: str | None, config_path: str | None,
+          topologies: tuple[str, ...], jobs: int | None, color: str | None, no_color: bool, show_source: bool,
+          node_state: str | None, apply_fixes: bool, unsafe_fixes: bool, show_diff: bool, select: tuple[str, ...],
+          extend_select: tuple[str, ...], ignore: tuple[str, ...], statistics: bool, quiet: bool,
+          show_fixes: bool) -> None:
     """Check files and directories (recursively; '-' reads stdin)."""
-    from numalint.engine import run_check
-    from numalint.output.report import RENDERERS, render_text
+    from dataclasses import replace
 
+    from numalint.engine import run_check
+
+    if color is not None and color not in COLOR_CHOICES:  # `--color PATH`: the old flag, followed by a path
+        paths, color = (color, *paths), "always"
     if jobs is not None and jobs < 1:
         raise click.BadParameter("give 1 or more worker processes (leave it out for one per CPU)",
                                  param_hint="--jobs")
     if unsafe_fixes and not (apply_fixes or show_diff):
         raise click.UsageError("--unsafe-fixes applies fixes: use it with --fix or --diff (or `numalint fix`)")
     _require_readable(topologies)
+    outputs = _outputs(formats, output_file)
     options = _options(config_path, _target(kube_version, openshift_version), jobs or 0, node_state, paths,
                        select, extend_select, ignore)
     if not paths:
         raise click.UsageError("give at least one file or directory to check ('-' for stdin)")
+    look = _Look("never" if no_color else color, show_source, config_path, paths + topologies)
     if apply_fixes or show_diff:
         _refuse_mixed_stdin(paths, show_diff)
     stdin_text = _read_stdin() if "-" in paths else None
     if apply_fixes or show_diff:
-        _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, output_format,
-                 fail_on, color)
+        _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, outputs,
+                 fail_on, look)
         return
     report = run_check(list(paths) + list(topologies), options, stdin_text)
+    nothing = None
     if report.files == 0:
-        click.echo("numalint: no YAML or JSON files found", err=True)
-        sys.exit(2)
-    if output_format == "text" and statistics:
+        nothing = "no YAML or JSON files found"
+    elif report.readable == 0:
+        nothing = "no file could be read or parsed: nothing was checked"
+    elif report.incomplete:
+        nothing = "some files were not checked: a worker process reading them died"
+    if report.files == 0:
+        click.echo(f"numalint: {nothing}", err=True)
+        outputs = [(fmt, target) for fmt, target in outputs if fmt != "text"]
+    if statistics:  # ruff's --statistics: counts per rule instead of the text output
+        outputs = [(fmt, target) for fmt, target in outputs if fmt != "text" or target is not None]
         click.echo(_statistics(report.findings), nl=False)
-    elif output_format == "text":
-        colour = sys.stdout.isatty() if color is None else color
-        text = render_text(report.findings, report.files, colour)
-        if quiet:  # the findings only: the summary line goes
-            text = "".join(text.splitlines(keepends=True)[:-1])
-        click.echo(text, nl=False)
+    _emit(outputs, report.findings, replace(look.context(report, stdin_text, nothing), quiet=quiet), look)
+    if any(fmt == "text" and target is None for fmt, target in outputs):
         if show_fixes:
             click.echo(_fix_list(report.findings), nl=False)
         if not quiet:
             click.echo(_fix_hint(report.findings), nl=False)
-    else:
-        click.echo(RENDERERS[output_format](report.findings, report.files), nl=False)
-    if report.readable == 0 or report.incomplete:
+    if nothing is not None:
         sys.exit(2)
     threshold = FAIL_LEVELS[fail_on or options.fail_on or "warning"]
     sys.exit(1 if any(SEVERITY_LEVEL[f.severity or "error"] >= threshold for f in report.findings) else 0)
+
+
+def _outputs(formats: tuple[str, ...], output_file: str | None) -> list[tuple[str, str | None]]:
+    """``-f FMT[=FILE]`` options -> (format, file or None for stdout); at most one format goes to stdout (or to
+    ``--output-file``)."""
+    outputs: list[tuple[str, str | None]] = []
+    for given in formats or ("text",):
+        name, sep, target = given.partition("=")
+        if name not in OUTPUT_FORMATS:
+            raise click.BadParameter(f"{name!r} is not one of {', '.join(OUTPUT_FORMATS)}", param_hint="--format")
+        if sep and not target:
+            raise click.BadParameter(f"{given!r}: give a file after '='", param_hint="--format")
+        outputs.append((name, target or None))
+    unnamed = [i for i, (_name, target) in enumerate(outputs) if target is None]
+    if len(unnamed) > 1:
+        raise click.UsageError("several formats would go to the same output: give FMT=FILE for all but one")
+    if output_file is not None:
+        if not unnamed:
+            raise click.UsageError("--output-file: every format already names its file (FMT=FILE)")
+        outputs[unnamed[0]] = (outputs[unnamed[0]][0], output_file)
+    targets = [os.path.abspath(target) for _name, target in outputs if target is not None]
+    if len(set(targets)) != len(targets):
+        raise click.UsageError("two formats would write the same file")
+    return outputs
+
+
+def _colour(choice: str | None, stream: Any) -> bool:
+    """--color always/never win; auto: NO_COLOR (set, non-empty) turns colour off, then FORCE_COLOR (not 0/false)
+    turns it on, else a terminal (no-color.org, force-color.org)."""
+    if choice in ("always", "never"):
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    force = os.environ.get("FORCE_COLOR")
+    if force is not None and force.strip().lower() not in ("0", "false", "no"):
+        return True
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+class _Look:
+    """How findings are rendered beyond their format: colour, source lines, docs URL and the root SARIF and
+    GitLab paths are relative to."""
+
+    def __init__(self, color: str | None, show_source: bool, config_path: str | None, paths: tuple[str, ...]):
+        from numalint.config import discover_config, load_config
+        from numalint.output.sources import repository_root
+
+        self.color, self.show_source = color, show_source
+        config = load_config(Path(config_path) if config_path else discover_config(paths, Path.cwd()))
+        self.docs_url = config.docs_url
+        self.root = repository_root(list(paths), config.path)
+
+    def context(self, report: Any, stdin_text: str | None, notification: str | None = None,
+                findings_on_stderr: bool = False) -> Any:
+        from numalint.output.report import RenderContext
+        from numalint.output.sources import SourceFiles
+
+        return RenderContext(report.files, checked=list(report.checked), suppressed=list(report.suppressed),
+                             root=self.root, docs_url=self.docs_url, show_source=self.show_source,
+                             notification=notification,
+                             sources=SourceFiles({"-": stdin_text} if stdin_text is not None else None),
+                             colour=_colour(self.color, sys.stderr if findings_on_stderr else sys.stdout))
+
+
+def _emit(outputs: list[tuple[str, str | None]], findings: list[Any], ctx: Any, look: _Look,
+          err: bool = False) -> None:
+    """Render each format to its file or to stdout (stderr with ``err``); GitHub's step summary once. Text
+    written to a file is coloured only with --color always."""
+    from dataclasses import replace
+
+    from numalint.output.report import render
+
+    for fmt, target in outputs:
+        if target is None:
+            click.echo(render(fmt, findings, ctx), nl=False, err=err, color=ctx.colour and fmt == "text")
+            continue
+        text = render(fmt, findings, replace(ctx, colour=look.color == "always"))
+        try:
+            os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+            with open(target, "w", encoding="utf-8", errors="backslashreplace") as handle:
+                handle.write(text)
+        except OSError as error:
+            raise click.FileError(target, error.strerror or str(error)) from None
+    if any(fmt == "github" for fmt, _target in outputs):
+        from numalint.output.ci import write_step_summary
+
+        write_step_summary(findings, ctx)
 
 
 @main.command()
@@ -149,7 +259,7 @@ def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format:
 
         text = render_html(report)
     else:
-        colour = _colour(color, output_file)
+        colour = _colour(color, sys.stdout if output_file is None else None)
         text = render_text(report, colour, cpu_map)
     if output_file is not None:
         try:
@@ -168,17 +278,6 @@ def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format:
         sys.exit(2)
     rejected = any(p.admission and not p.admission.admitted for pool in report.pools for p in pool.run.pods)
     sys.exit(1 if rejected else 0)
-
-
-def _colour(choice: str, output_file: str | None) -> bool:
-    """--color always|never|auto; auto: NO_COLOR (set, non-empty) wins, then FORCE_COLOR, then a terminal."""
-    if choice != "auto":
-        return choice == "always"
-    if os.environ.get("NO_COLOR"):
-        return False
-    if os.environ.get("FORCE_COLOR"):
-        return True
-    return output_file is None and sys.stdout.isatty()
 
 
 @main.group()
@@ -304,7 +403,9 @@ def fix_command(paths: tuple[str, ...], unsafe_fixes: bool, show_diff: bool, kub
     options = _options(config_path, _target(kube_version, openshift_version), 0, None, paths, select,
                        extend_select, ignore)
     stdin_text = _read_stdin() if "-" in paths else None
-    _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, "text", None, None)
+    look = _Look(None, False, config_path, paths + topologies)
+    _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, [("text", None)], None,
+             look)
 
 
 def _refuse_mixed_stdin(paths: tuple[str, ...], show_diff: bool) -> None:
@@ -329,13 +430,13 @@ def _terminate(signum: int, frame: Any) -> None:
 
 
 def _run_fix(paths: list[str], options: Any, unsafe: bool, show_diff: bool, stdin_text: str | None,
-             output_format: str, fail_on: str | None, color: bool | None) -> None:
+             outputs: list[tuple[str, str | None]], fail_on: str | None, look: _Look) -> None:
     """Fix, then print the diff, the fixed stdin, or write the files; SIGINT exits 130, SIGTERM 143."""
     _FIXING_PID[:] = [os.getpid()]
     previous = signal.signal(signal.SIGTERM, _terminate)
     written: list[str] = []
     try:
-        _fix_and_write(paths, options, unsafe, show_diff, stdin_text, output_format, fail_on, color, written)
+        _fix_and_write(paths, options, unsafe, show_diff, stdin_text, outputs, fail_on, look, written)
     except KeyboardInterrupt:
         _interrupted("SIGINT", written)
         sys.exit(130)
@@ -352,10 +453,10 @@ def _interrupted(name: str, written: list[str]) -> None:
 
 
 def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool, stdin_text: str | None,
-                   output_format: str, fail_on: str | None, color: bool | None, written: list[str]) -> None:
+                   outputs: list[tuple[str, str | None]], fail_on: str | None, look: _Look,
+                   written: list[str]) -> None:
     from numalint.engine import run_check
     from numalint.fixer import fix, write_all
-    from numalint.output.report import RENDERERS, render_text
 
     result = fix(paths, options, unsafe, stdin_text)
     report = result.report
@@ -386,11 +487,7 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
         sys.stdout.flush()
         sys.stdout.buffer.write(raw if fixed is None else bom + fixed.encode("utf-8", "surrogateescape"))
         sys.stdout.buffer.flush()
-    if output_format == "text":
-        colour = (sys.stderr if stdin_only else sys.stdout).isatty() if color is None else color
-        click.echo(render_text(remaining, report.files, colour), nl=False, err=stdin_only)
-    else:
-        click.echo(RENDERERS[output_format](remaining, report.files), nl=False, err=stdin_only)
+    _emit(outputs, remaining, look.context(report, stdin_text, findings_on_stderr=stdin_only), look, err=stdin_only)
     applied = [f for f in result.applied if f.file == "-"] if stdin_only else result.applied
     targets = int("-" in result.texts) if stdin_only else len(written)
     click.echo(f"numalint: fixed {len(applied)} finding(s) in {targets} file(s)"

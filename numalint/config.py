@@ -40,6 +40,7 @@ class Config:
     extend_select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
     per_path: dict[str, dict[str, str]] = field(default_factory=dict)  # glob -> selector -> severity or "off"
+    docs_url: str | None = None  # rule documentation: SARIF helpUri ({slug}/{code} filled in, else slug appended)
 
     def cluster_of(self, path: str) -> str | None:
         """The declared cluster a file belongs to (first match), or None."""
@@ -140,7 +141,8 @@ def load_config(path: Path | None) -> Config:
                   extend_select=[str(s) for s in raw.get("extendSelect") or []],
                   ignore=[str(s) for s in raw.get("ignore") or []],
                   per_path={str(glob): {str(k): ("off" if v is False else str(v)) for k, v in (rules or {}).items()}
-                            for glob, rules in (raw.get("perPath") or {}).items()})
+                            for glob, rules in (raw.get("perPath") or {}).items()},
+                  docs_url=raw.get("docsUrl"))
 
 
 def _check_paths(path: Path, raw: Any, base: Path) -> None:

@@ -79,6 +79,9 @@ class Report:
     readable: int
     unparsed: set[str] = field(default_factory=set)  # files that failed to parse or are templates
     incomplete: bool = False  # some files were not checked (a worker process died)
+    # findings a comment or annotation suppresses, with their justification (only SARIF shows them)
+    suppressed: list[Finding] = field(default_factory=list)
+    checked: list[str] = field(default_factory=list)  # the files named or found (not context files)
 
 
 def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
@@ -288,11 +291,14 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     # that now rejects an unchanged pod); other context findings stay silent
     findings = [f for f in findings if f.file in reported or f.file in missing
                 or any(r.file in reported for r in f.related)]
-    findings = _name_helm_sources(apply_configuration(findings, options, sources), sources)
+    suppressed: list[Finding] = []
+    findings = _name_helm_sources(apply_configuration(findings, options, sources, suppressed), sources)
+    suppressed = _name_helm_sources(suppressed, sources)
     readable = sum(1 for r in results[:count] if r.source.parsed)
     unparsed = {r.source.path for r in results if not r.source.parsed or r.source.template}
     return Report(sorted(findings, key=Finding.sort_key), count + len(missing), readable, unparsed,
-                  incomplete=any(r.source.unchecked for r in results))
+                  incomplete=any(r.source.unchecked for r in results),
+                  suppressed=sorted(suppressed, key=Finding.sort_key), checked=files + missing)
 
 
 def _name_helm_sources(findings: list[Finding], sources: list[Source]) -> list[Finding]:
@@ -307,8 +313,10 @@ def _name_helm_sources(findings: list[Finding], sources: list[Source]) -> list[F
     return findings
 
 
-def apply_configuration(findings: list[Finding], options: Options, sources: list[Source]) -> list[Finding]:
-    """Severity overrides, disabled rules, comment and annotation suppressions."""
+def apply_configuration(findings: list[Finding], options: Options, sources: list[Source],
+                        suppressed: list[Finding] | None = None) -> list[Finding]:
+    """Severity overrides, disabled rules, comment and annotation suppressions; suppressed findings go to
+    ``suppressed`` (with their justification), findings of disabled rules nowhere."""
     rules = catalogue()
     by_path = {s.path: s for s in sources}
     annotations = _annotation_suppressions(sources)
@@ -325,8 +333,13 @@ def apply_configuration(findings: list[Finding], options: Options, sources: list
             finding.severity = rule.severity if rule else "error"
         source = by_path.get(finding.file)
         if source is not None and _suppressed(finding, source, used):
+            if suppressed is not None:
+                suppressed.append(finding)
             continue
         if _annotated(finding, annotations, used):
+            if suppressed is not None:
+                finding.justification = ""
+                suppressed.append(finding)
             continue
         kept.append(finding)
     if options.severities.get("unused-suppression") != "off":
@@ -351,6 +364,7 @@ def _suppressed(finding: Finding, source: Source, used: set[tuple[str, int, str]
         selector = matches(sorted(entry[0]), finding.rule) if entry else None
         if selector is not None:
             used.add((source.path, line, selector))
+            finding.justification = source.justifications.get(line, "")
             return True
     return False
 

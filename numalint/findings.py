@@ -73,6 +73,7 @@ class Hit:
     fix: Fix | None = None
     severity: str | None = None  # None: the rule's configured severity
     related: tuple[Related, ...] = ()
+    key: str | None = None  # the offending key's path (``spec.cpu.reserved``) when the check knows it
 
 
 @dataclass
@@ -89,6 +90,8 @@ class Finding:
     related: tuple[Related, ...] = ()
     cluster: str | None = None  # the .numalint.yaml cluster the finding belongs to, when clusters are declared
     stream: str | None = None  # "-" when ``file`` names a helm template inside stdin ("# Source:" comments)
+    key: str | None = None  # the offending key's path when known (output derives it from the file otherwise)
+    justification: str | None = None  # a suppressed finding: the text after "--" of its comment ("" if none)
 
     @property
     def input(self) -> str:
@@ -97,7 +100,8 @@ class Finding:
 
     @classmethod
     def of(cls, rule: str, hit: Hit, cluster: str | None = None) -> Finding:
-        return cls(rule, hit.message, hit.file, hit.span, hit.obj, hit.fix, hit.severity, hit.related, cluster)
+        return cls(rule, hit.message, hit.file, hit.span, hit.obj, hit.fix, hit.severity, hit.related, cluster,
+                   key=hit.key)
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.file, self.span.line, self.span.col, self.rule)

@@ -26,8 +26,10 @@ def test_text_output_has_location_severity_slug_and_fix(tmp_path: Path) -> None:
     write(tmp_path, {"k.yaml": STATIC_NO_RESERVATION})
     result = run("check", str(tmp_path / "k.yaml"))
     assert result.exit_code == 1
-    first, fix = result.output.splitlines()[:2]
-    assert first.startswith(f"{tmp_path / 'k.yaml'}:3:19: error [no-cpu-reservation] static CPU manager")
+    first, why, fix = result.output.splitlines()[:3]
+    assert first == f"{tmp_path / 'k.yaml'}:3:19: error [no-cpu-reservation] KubeletConfiguration k: static CPU " \
+                    "manager without reserved CPUs"
+    assert why.startswith("  why: the kubelet will not start")
     assert fix.startswith("  fix: reserve CPUs")
     assert "\033[" not in result.output
 

@@ -187,6 +187,21 @@ def closest_field(key: str, known: frozenset[str]) -> str | None:
     return lowered[match[0]] if match else None
 
 
+def closest(value: str, candidates: Iterable[str], n: int = 3) -> list[str]:
+    """The ``n`` candidates most like ``value`` (case-insensitive similarity, ties by name): what a "did you
+    mean" offers instead of the whole list."""
+    target = value.lower()
+    scored = sorted(candidates, key=lambda c: (-difflib.SequenceMatcher(None, target, c.lower()).ratio(), c))
+    return scored[:n]
+
+
+def did_you_mean(value: str, candidates: Iterable[str], n: int = 3) -> str:
+    """``did you mean "a", "b" or "c"?`` (the closest ``n``; all of them when there are no more)."""
+    names = [f'"{c}"' for c in closest(value, candidates, n)]
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+    return f"did you mean {listed}?"
+
+
 @cache
 def _lowered(names: frozenset[str]) -> frozenset[str]:
     return frozenset(k.lower() for k in names)

@@ -13,6 +13,7 @@ from numalint.alignment.node import Node, settings_problems
 from numalint.alignment.startup import StartError, StartProblem
 from numalint.analysis import Analysis, analyse
 from numalint.catalogue import catalogue
+from numalint.checks.input_rules import did_you_mean
 from numalint.checks.registry import CHECKS, check
 from numalint.findings import SAFE, UNSAFE, Edit, Fix, Hit
 from numalint.k8s.cpuset import format_cpuset
@@ -415,7 +416,7 @@ def _availability(analysis: Analysis, profile: KubeletProfile, problem: StartPro
     version = f"{analysis.version[0]}.{analysis.version[1]}"
     key = problem.key or ""
     if key not in available:
-        return (f"{problem.message} (Kubernetes {version}: known: {', '.join(sorted(available))})",
+        return (f"{problem.message} (Kubernetes {version}: {did_you_mean(key, available)})",
                 "remove the option or target a Kubernetes version that has it")
     gate = gates[available[key]]
     if profile.openshift:

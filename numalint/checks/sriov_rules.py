@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from numalint.analysis import Analysis
+from numalint.checks.input_rules import did_you_mean
 from numalint.checks.registry import check
 from numalint.findings import Fix, Hit, Related
 from numalint.model.sriov import (
@@ -50,14 +51,19 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
     if not sriov.present:
         return
     provided = sriov.provided()
-    choices = f"use one of {', '.join(sorted(provided))}" if provided else "create the policy"
+
+    def choices(resource: str) -> str:  # the closest three provided resources, not all of them
+        return did_you_mean(resource, provided).replace("did you mean", "use", 1).rstrip("?") if provided \
+            else "create the policy"
+
     for nets in sriov.networks.values():
         for net in nets:
             if _unprovided(sriov, net):
                 yield Hit(f'{net.ref.label()} uses resource {net.resource}, but {NO_PROVIDER}: no node '
                           "advertises it, so every pod attaching the network stays Pending",
                           net.doc.file, net.resource_span(), net.ref,
-                          Fix(f"correct resourceName ({choices}) or add the SriovNetworkNodePolicy"), "error")
+                          Fix(f"correct resourceName ({choices(net.resource)}) or add the SriovNetworkNodePolicy"),
+                          "error")
     for pod in analysis.pods:
         span = _annotation_span(pod)
         seen: set[str] = set()
@@ -92,7 +98,7 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                 reported.add(resource)
                 yield Hit(f"{container.label} of {pod.ref.label()} requests {resource}, but {NO_PROVIDER}: the pod "
                           "stays Pending", pod.file, pod.span(container.path + ("resources",), key=True), pod.ref,
-                          Fix(choices), "error")
+                          Fix(choices(resource)), "error")
 
 
 @check("sriov-unused-resource")

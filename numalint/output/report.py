@@ -1,20 +1,24 @@
-"""Rendering findings: text, JSON, SARIF 2.1.0 and GitHub workflow commands."""
+"""Rendering findings: text and JSON here; SARIF 2.1.0 in ``sarif``; GitHub, GitLab and JUnit in ``ci``."""
 
 from __future__ import annotations
 
 import json
-import os
+import re
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any
 
 from numalint import __version__
-from numalint.catalogue import Rule, catalogue
+from numalint.catalogue import catalogue
 from numalint.findings import Finding
-from numalint.output.escape import escape_text, escape_workflow, path_uri, safe_line_start
+from numalint.output import ci, sarif
+from numalint.output.escape import escape_text, safe_line_start
+from numalint.output.grouping import group_findings
+from numalint.output.sources import SourceFiles
 
 JSON_FORMAT_VERSION = 1
 _COLOURS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
-_RESET, _DIM, _BOLD = "\033[0m", "\033[2m", "\033[1m"
+_RESET, _DIM, _BOLD, _CYAN = "\033[0m", "\033[2m", "\033[1m", "\033[36m"
 
 
 def summary(findings: list[Finding], files: int) -> dict[str, Any]:
@@ -23,30 +27,111 @@ def summary(findings: list[Finding], files: int) -> dict[str, Any]:
             "warning": counts.get("warning", 0), "info": counts.get("info", 0)}
 
 
-def render_text(findings: list[Finding], files: int, colour: bool) -> str:
-    """One line per finding (plus its fix); text from the checked files is escaped, numalint's colours are not."""
+@dataclass
+class RenderContext:
+    """What a renderer may need beyond the findings: the run's files, the findings suppressions silenced (SARIF
+    shows them), where paths are relative to, and how the terminal wants text."""
+
+    files: int
+    checked: list[str] = field(default_factory=list)
+    suppressed: list[Finding] = field(default_factory=list)
+    root: str | None = None  # the repository root, absolute (SARIF %SRCROOT%, GitLab paths)
+    docs_url: str | None = None  # docsUrl: of the configuration
+    colour: bool = False
+    show_source: bool = False
+    quiet: bool = False  # --quiet: the findings only, no summary line
+    notification: str | None = None  # why nothing could be checked
+    sources: SourceFiles = field(default_factory=SourceFiles)
+
+
+# heads that only name something ('container "app"', the kubelet's "invalid configuration"): the reason comes later
+_NAME_ONLY = re.compile(r'[\w.-]+ "[^"]*"|invalid configuration', re.IGNORECASE)
+
+
+def split_message(message: str) -> tuple[str, str | None]:
+    """A message as headline and reason: split at the first ``": "`` or ``"; "`` outside quotes and brackets
+    whose head is more than a bare field path (``reservedSystemCPUs: 0 is not a string`` stays together) and
+    whose rest does not start with a quoted value (``unknown option: "x"`` stays together), nor a head that
+    only names something (``container "app": ...``)."""
+    depth, quoted = 0, False
+    for i, char in enumerate(message):
+        if char == '"':
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and char in ":;" and message[i + 1:i + 2] == " ":
+            head, rest = message[:i].strip(), message[i + 2:].strip()
+            if " " in head and not rest.startswith('"') and not _NAME_ONLY.fullmatch(head):
+                return head, rest or None
+    return message, None
+
+
+def object_label(f: Finding) -> str | None:
+    if f.obj is None:
+        return None
+    return f.obj.kind if f.obj.name in ("", "<unnamed>") else f.obj.label()
+
+
+def _headline(f: Finding) -> tuple[str, str | None]:
+    headline, why = split_message(f.message)
+    label = object_label(f)
+    if label and f.obj is not None and not any(
+            name.lower() in headline.lower() for name in (label, f.obj.label(), f"{f.obj.kind} {f.obj.name}")):
+        headline = f"{label}: {headline}"
+    return headline, why
+
+
+def source_excerpt(f: Finding, sources: SourceFiles) -> list[str]:
+    """The finding's first line with a caret under its span, ruff style; escaped like every file content."""
+    text = sources.line(f.input, f.span.line)
+    if text is None:
+        return []
+    start = max(0, min(f.span.col - 1, len(text)))
+    end = f.span.end_col - 1 if f.span.end_line == f.span.line else len(text)
+    end = max(start + 1, min(end, len(text)))
+    shown, prefix, marked = escape_text(text), escape_text(text[:start]), escape_text(text[start:end])
+    gutter = " " * len(str(f.span.line))
+    return [f"  {gutter} |", f"  {f.span.line} | {shown}", f"  {gutter} | {' ' * len(prefix)}{'^' * len(marked)}"]
+
+
+def render_text(findings: list[Finding], files: int | RenderContext, colour: bool = False) -> str:
+    """A headline per finding (location, severity, rule, the object), the reason on ``why:``, the fix on ``fix:``;
+    per-replica repeats grouped. Text from the checked files is escaped, numalint's colours are not."""
+    ctx = files if isinstance(files, RenderContext) else RenderContext(files, colour=colour)
+    colour = ctx.colour
+    findings = group_findings(findings, ctx.sources)
+
+    def paint(code: str, text: str) -> str:
+        return f"{code}{text}{_RESET}" if colour else text
+
     lines = []
     for f in findings:
         severity = f.severity or "error"
-        file, message = safe_line_start(f.file), escape_text(f.message)
-        if colour:
-            head = f"{_BOLD}{file}:{f.span.line}:{f.span.col}:{_RESET} {_COLOURS[severity]}{severity}{_RESET}"
-            slug = f"{_DIM}[{f.rule}]{_RESET}"
-        else:
-            head, slug = f"{file}:{f.span.line}:{f.span.col}: {severity}", f"[{f.rule}]"
+        file = safe_line_start(f.file)
+        headline, why = _headline(f)
         cluster = f" (cluster {escape_text(f.cluster)})" if f.cluster else ""
         if f.stream:
             cluster += " (line and column in the helm stream on stdin)"
-        lines.append(f"{head} {slug} {message}{cluster}")
+        lines.append(f"{paint(_BOLD, f'{file}:{f.span.line}:{f.span.col}:')} {paint(_COLOURS[severity], severity)} "
+                     f"{paint(_DIM, f'[{f.rule}]')} {escape_text(headline)}{cluster}")
+        if ctx.show_source:
+            lines.extend(source_excerpt(f, ctx.sources))
+        if why:
+            lines.append(f"  {paint(_DIM, 'why:')} {escape_text(why)}")
         for related in f.related:
-            lines.append(f"  related: {escape_text(related.file)}:{related.span.line}:{related.span.col}: "
-                         f"{escape_text(related.message)}")
+            lines.append(f"  {paint(_DIM, 'related:')} {escape_text(related.file)}:{related.span.line}:"
+                         f"{related.span.col}: {escape_text(related.message)}")
         if f.fix is not None:
-            lines.append(f"  fix: {escape_text(f.fix.description)}")
-    s = summary(findings, files)
-    lines.append(f"{s['files']} file(s) checked: {s['error']} error(s), {s['warning']} warning(s), "
-                 f"{s['info']} info")
-    return "\n".join(lines) + "\n"
+            lines.append(f"  {paint(_CYAN, 'fix:')} {escape_text(f.fix.description)}")
+    if not ctx.quiet:
+        s = summary(findings, ctx.files)
+        lines.append(f"{s['files']} file(s) checked: {s['error']} error(s), {s['warning']} warning(s), "
+                     f"{s['info']} info")
+    return "".join(line + "\n" for line in lines)
 
 
 def finding_dict(f: Finding) -> dict[str, Any]:
@@ -74,60 +159,15 @@ def render_json(findings: list[Finding], files: int) -> str:
                       indent=2) + "\n"
 
 
-_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+def render(output_format: str, findings: list[Finding], ctx: RenderContext) -> str:
+    """Findings in one of FORMATS."""
+    if output_format == "text":
+        return render_text(findings, ctx)
+    if output_format == "json":
+        return render_json(findings, ctx.files)
+    renderer = {"sarif": sarif.render_sarif, "github": ci.render_github, "gitlab": ci.render_gitlab,
+                "junit": ci.render_junit}[output_format]
+    return renderer(findings, ctx)
 
 
-def _sarif_rule(rule: Rule) -> dict[str, Any]:
-    return {"id": rule.slug, "name": rule.slug, "shortDescription": {"text": rule.summary.splitlines()[0]},
-            "fullDescription": {"text": rule.rationale},
-            "help": {"text": f"{rule.rationale}\n\nHow to fix: {rule.how_to_fix}",
-                     "markdown": f"**{rule.code} {rule.slug}**\n\n{rule.rationale}\n\n"
-                                 f"**How to fix:** {rule.how_to_fix}"},
-            "defaultConfiguration": {"level": _SARIF_LEVEL[rule.severity]},
-            "properties": {"code": rule.code, "category": rule.category}}
-
-
-def render_sarif(findings: list[Finding], files: int) -> str:
-    rules = list(catalogue().values())
-    index = {r.slug: i for i, r in enumerate(rules)}
-    results = []
-    for f in findings:
-        result: dict[str, Any] = {
-            "ruleId": f.rule, "level": _SARIF_LEVEL[f.severity or "error"],
-            "message": {"text": f.message + (f"\nFix: {f.fix.description}" if f.fix else "")},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": path_uri(f.file, os.sep)},
-                "region": {"startLine": f.span.line, "startColumn": f.span.col,
-                           "endLine": f.span.end_line, "endColumn": max(f.span.end_col, 1)}}}],
-        }
-        if f.related:
-            result["relatedLocations"] = [
-                {"id": i, "message": {"text": r.message}, "physicalLocation": {
-                    "artifactLocation": {"uri": r.file.replace("\\", "/").removeprefix("./")},
-                    "region": {"startLine": r.span.line, "startColumn": r.span.col}}}
-                for i, r in enumerate(f.related)]
-        if f.cluster:
-            result["properties"] = {"cluster": f.cluster}
-        if f.rule in index:
-            result["ruleIndex"] = index[f.rule]
-        results.append(result)
-    log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
-           "runs": [{"tool": {"driver": {"name": "numalint", "version": __version__,
-                                         "informationUri": "https://github.com/numalint/numalint",
-                                         "rules": [_sarif_rule(r) for r in rules]}},
-                     "results": results}]}
-    return json.dumps(log, indent=2) + "\n"
-
-
-def render_github(findings: list[Finding], files: int) -> str:
-    level = {"error": "error", "warning": "warning", "info": "notice"}
-    lines = []
-    for f in findings:
-        message = f.message + (f" Fix: {f.fix.description}" if f.fix else "")
-        lines.append(f"::{level[f.severity or 'error']} file={escape_workflow(f.file, True)},line={f.span.line},"
-                     f"col={f.span.col},endLine={f.span.end_line},endColumn={f.span.end_col},"
-                     f"title={escape_workflow('numalint ' + f.rule, True)}::{escape_workflow(message)}")
-    return "\n".join(lines) + ("\n" if lines else "")
-
-
-RENDERERS = {"json": render_json, "sarif": render_sarif, "github": render_github}
+FORMATS = ("text", "json", "sarif", "github", "gitlab", "junit")

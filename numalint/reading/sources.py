@@ -22,8 +22,8 @@ from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 MAX_FILE_BYTES = 8 * 1024 * 1024
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 _TEMPLATE_RE = re.compile(r"\{\{-?\s*[-.$a-zA-Z/(\"]")
-_SUPPRESS_RE = re.compile(r"#\s*numalint:\s*disable=([A-Za-z0-9_,\- ]+?)(?:\s+--.*)?\s*$")
-_FILE_SUPPRESS_RE = re.compile(r"#\s*numalint:\s*disable-file(?:=([A-Za-z0-9_,\- ]+?))?(?:\s+--.*)?\s*$")
+_SUPPRESS_RE = re.compile(r"#\s*numalint:\s*disable=([A-Za-z0-9_,\- ]+?)(?:\s+--(.*))?\s*$")
+_FILE_SUPPRESS_RE = re.compile(r"#\s*numalint:\s*disable-file(?:=([A-Za-z0-9_,\- ]+?))?(?:\s+--(.*))?\s*$")
 FILE_WIDE = -1  # the key of a file-level suppression in Source.suppressions (its line is kept beside)
 
 
@@ -55,6 +55,7 @@ class Source:
     documents: list[Document] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     suppressions: dict[int, tuple[set[str], int]] = field(default_factory=dict)
+    justifications: dict[int, str] = field(default_factory=dict)  # line -> text after "--" of its suppression
     # (document span, annotation span, slugs) of every numalint.io/disable annotation
     annotations: list[tuple[Span, Span, set[str]]] = field(default_factory=list)
     template: bool = False
@@ -229,7 +230,7 @@ def _has_surrogates(text: str) -> bool:
 def parse_text(source: Source, text: str) -> None:
     """Parse ``text`` into the source's documents (expanding ``kind: List``)."""
     if "numalint:" in text:
-        source.suppressions = _suppressions(text)
+        source.suppressions = _suppressions(text, source.justifications)
     if "# Source: " in text:
         source.labels = [(number, match.group(1).strip()) for number, line in enumerate(text.split("\n"), start=1)
                          if (match := _SOURCE_RE.match(line))]
@@ -355,8 +356,9 @@ def _placeholder(root: Any) -> bool:
     return False
 
 
-def _suppressions(text: str) -> dict[int, tuple[set[str], int]]:
-    """Map each line carrying ``# numalint: disable=...`` to its slugs and column."""
+def _suppressions(text: str, justifications: dict[int, str]) -> dict[int, tuple[set[str], int]]:
+    """Map each line carrying ``# numalint: disable=...`` to its slugs and column (and, in ``justifications``,
+    to the reason written after ``--``)."""
     result: dict[int, tuple[set[str], int]] = {}
     for number, line in enumerate(text.split("\n"), start=1):  # the line model of yamlpos
         if "numalint:" not in line:
@@ -365,9 +367,13 @@ def _suppressions(text: str) -> dict[int, tuple[set[str], int]]:
         if match:
             slugs = {s.strip() for s in match.group(1).split(",") if s.strip()}
             result[number] = (slugs, match.start() + 1)
+            if match.group(2):
+                justifications[number] = match.group(2).strip()
             continue
         whole = _FILE_SUPPRESS_RE.search(line)
         if whole and FILE_WIDE not in result:  # `# numalint: disable-file[=rules]`: the whole file
             slugs = {s.strip() for s in (whole.group(1) or "all").split(",") if s.strip()}
             result[FILE_WIDE] = (slugs, number * 1_000_000 + whole.start() + 1)  # line and column, packed
+            if whole.group(2):
+                justifications[FILE_WIDE] = whole.group(2).strip()
     return result
