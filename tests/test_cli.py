@@ -156,6 +156,8 @@ def test_annotation_suppression(tmp_path: Path) -> None:
           containers:
             - name: app
               resources:
+                requests:
+                  cpu: "2"
                 limits:
                   nvidia.com/gpu: 1
         """})

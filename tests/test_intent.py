@@ -57,13 +57,31 @@ def test_a_resource_without_numa_topology_asks_for_nothing(tmp_path: Path) -> No
     assert _findings(tmp_path, {"pod.yaml": _pod(sgx)}) == []
 
 
-def test_a_gpu_asks_for_alignment(tmp_path: Path) -> None:
-    gpu = '{requests: {cpu: 500m}, limits: {nvidia.com/gpu: 1}}'
+def test_a_device_alone_asks_for_nothing_guaranteed_qos_would_add(tmp_path: Path) -> None:
+    # the device manager gives topology hints for pods of every QoS class: a GPU smoke test is aligned
+    smoke = '{limits: {nvidia.com/gpu: 1}}'
+    assert _findings(tmp_path, {"pod.yaml": _pod(smoke)}) == []
+    assert _findings(tmp_path, {"pod.yaml": _pod('{requests: {cpu: 500m}, limits: {nvidia.com/gpu: 1}}')}) == []
+
+
+def test_a_gpu_with_whole_cpus_asks_for_alignment(tmp_path: Path) -> None:
+    gpu = '{requests: {cpu: "4"}, limits: {nvidia.com/gpu: 1}}'
     assert _findings(tmp_path, {"pod.yaml": _pod(gpu)}) == [("not-guaranteed", "warning")]
 
 
+def test_a_data_plane_asks_for_alignment(tmp_path: Path) -> None:
+    dpdk = """{requests: {cpu: 500m}}
+      securityContext: {capabilities: {add: [IPC_LOCK]}}
+  volumes:
+    - {name: vfio, hostPath: {path: /dev/vfio}}"""
+    assert _findings(tmp_path, {"pod.yaml": _pod(dpdk)}) == [("not-guaranteed", "warning")]
+    rdma = """{requests: {cpu: 500m}, limits: {rdma/hca: 1}}
+      securityContext: {capabilities: {add: [IPC_LOCK]}}"""  # RDMA needs IPC_LOCK to register memory
+    assert _findings(tmp_path, {"pod.yaml": _pod(rdma)}) == []
+
+
 def test_a_resource_numalint_cannot_place_is_info(tmp_path: Path) -> None:
-    unknown = '{requests: {cpu: 500m}, limits: {example.com/widget: 1}}'
+    unknown = '{requests: {cpu: "2"}, limits: {example.com/widget: 1}}'
     assert _findings(tmp_path, {"pod.yaml": _pod(unknown)}) == [("not-guaranteed", "info")]
 
 
@@ -120,7 +138,7 @@ def test_a_network_whose_policy_excludes_topology_asks_for_nothing(tmp_path: Pat
           resourceName: mgmt_vfs
           networkNamespace: default
         """
-    pod = _pod("{requests: {cpu: 500m}}", annotations='annotations: {k8s.v1.cni.cncf.io/networks: mgmt-net}')
+    pod = _pod('{requests: {cpu: "2"}}', annotations='annotations: {k8s.v1.cni.cncf.io/networks: mgmt-net}')
     files = {"policy.yaml": policy.format(exclude="true"), "network.yaml": network, "pod.yaml": pod}
     assert _findings(tmp_path, files) == []
     files["policy.yaml"] = policy.format(exclude="false")

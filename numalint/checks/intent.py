@@ -1,9 +1,12 @@
-"""Does a workload ask for NUMA alignment? Decided from evidence in the workload and the run, never
-from the node alone: an infrastructure DaemonSet on a static-CPU-manager node asks for nothing.
+"""Does a workload ask for NUMA-aligned CPUs and memory? Decided from evidence in the workload and the run,
+never from the node alone: an infrastructure DaemonSet on a static-CPU-manager node asks for nothing.
 
-Evidence: hugepages; a device resource that carries NUMA topology (declared on the pool's topology,
-an SR-IOV VF pool of the run whose policy keeps topology, a well-known device-plugin prefix); an SR-IOV
-network whose VFs keep topology; whole exclusive CPUs asked by one container next to a Burstable one."""
+The Topology Manager aligns devices for pods of every QoS class (the device manager gives hints whatever
+the QoS), so a device alone asks for nothing that Guaranteed QoS would add: a BestEffort GPU smoke test is
+fine. Evidence is hugepages; a data plane (a hugepage volume, /dev/vfio); whole exclusive CPUs
+asked by one container next to a Burstable one; or a NUMA-attached device (declared on the pool's
+topology, an SR-IOV VF pool that keeps topology, a well-known device-plugin prefix) or SR-IOV network
+together with whole CPUs requested."""
 
 from __future__ import annotations
 
@@ -40,6 +43,14 @@ def alignment_intent(analysis: Analysis, pod: PodView) -> Intent | None:
     huge = sorted(r for r in names if is_hugepages(r))
     if huge:
         return Intent(f"it requests {', '.join(huge)}", True)
+    if pod.data_plane:
+        return Intent(f"it runs a data plane ({pod.data_plane})", True)
+    exclusive = _exclusive_next_to_burstable(pod)
+    if exclusive:
+        return Intent(exclusive, True)
+    whole = _whole_cpus(pod)
+    if whole is None:
+        return None  # devices and networks are aligned for any QoS class: nothing more was asked for
     placed, unplaceable = [], []
     floating = _floating_resources(analysis)
     for resource in sorted(r for r in names if is_extended(r)):
@@ -49,16 +60,23 @@ def alignment_intent(analysis: Analysis, pod: PodView) -> Intent | None:
         elif kind is None:
             unplaceable.append(resource)
     if placed:
-        return Intent(f"it requests {', '.join(placed)}", True)
+        return Intent(f"it requests {', '.join(placed)} and {whole}", True)
     network = _aligned_network(analysis, pod, floating)
     if network:
-        return Intent(f'it attaches SR-IOV network "{network}", whose VFs keep their NUMA node', True)
-    exclusive = _exclusive_next_to_burstable(pod)
-    if exclusive:
-        return Intent(exclusive, True)
+        return Intent(f'it attaches SR-IOV network "{network}", whose VFs keep their NUMA node, and {whole}', True)
     if unplaceable:
-        return Intent(f"it requests {', '.join(unplaceable)}, which numalint cannot place on a NUMA node (no "
-                      "topology in the run declares it)", False)
+        return Intent(f"it requests {', '.join(unplaceable)} and {whole}; numalint cannot place "
+                      f"{'it' if len(unplaceable) == 1 else 'them'} on a NUMA node (no topology in the run declares "
+                      "it)", False)
+    return None
+
+
+def _whole_cpus(pod: PodView) -> str | None:
+    """A container asking for whole CPUs (an integer cpu request or limit of at least one)."""
+    for container in pod.containers:
+        cpu = container.limits.get("cpu") or container.requests.get("cpu")
+        if cpu is not None and cpu >= 1 and cpu.denominator == 1:
+            return f"{container.label} asks for {cpu} whole CPUs"
     return None
 
 

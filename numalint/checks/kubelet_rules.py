@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Iterator
 from dataclasses import replace as dc_replace
 from fractions import Fraction
@@ -466,6 +467,18 @@ OPENSHIFT_REJECTED = {
 }
 
 
+# validateUserKubeletConfig compares with Go's zero value: an empty string, list or map and a zero duration
+# pass; failSwapOn is a pointer, so writing it at all is refused
+PRESENCE_REFUSED = frozenset({"failSwapOn"})
+_ZERO_DURATION = re.compile(r"[-+]?(?:0*\.?0*(?:ns|us|\u00b5s|ms|s|m|h))+|[-+]?0+")
+
+
+def _go_zero(value: object) -> bool:
+    if value is None or value == "" or value == [] or value == {}:
+        return True
+    return isinstance(value, str) and _ZERO_DURATION.fullmatch(value) is not None
+
+
 # fields the machine-config operator accepts from a Kubernetes version on (validateUserKubeletConfig):
 # failSwapOn from OpenShift 4.21
 OPENSHIFT_ALLOWED_SINCE = {"failSwapOn": (1, 34)}
@@ -479,7 +492,7 @@ def kubeletconfig_unsupported_field(analysis: Analysis) -> Iterator[Hit]:
         for name, why in OPENSHIFT_REJECTED.items():
             if name in OPENSHIFT_ALLOWED_SINCE and analysis.version >= OPENSHIFT_ALLOWED_SINCE[name]:
                 continue
-            if profile.has(name):
+            if profile.has(name) and (name in PRESENCE_REFUSED or not _go_zero(profile.raw[profile.keys[name]])):
                 yield _finding(profile,
                                f"{name} is not allowed in a KubeletConfig ({why}); the machine-config operator "
                                "rejects the whole KubeletConfig (Accepted=False)", name, key=True,

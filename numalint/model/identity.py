@@ -50,31 +50,47 @@ def _digest(root: Any) -> str:
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+# node-side objects decide pools and kubelet settings: of two different definitions only the first is used.
+# Workloads and SR-IOV objects keep both: each is checked on its own, and a provider or consumer of a
+# resource is never hidden behind a namesake (docs hold alternative examples, overlays rewrite bases).
+FIRST_ONLY = frozenset({"KubeletConfig", "MachineConfigPool", "PerformanceProfile", "NodeResourceTopology",
+                        "NodeTopology", "FeatureGate"})
+
+
 class Registry:
     """The objects of one cluster seen so far, in input order."""
 
     def __init__(self) -> None:
         self.first: dict[tuple[str, str, str, str], ObjectIdentity] = {}
         self.repeats: list[Hit] = []
+        self.decided: dict[int, bool] = {}  # one decision per document, however many views it gave
 
     def admit(self, identity: ObjectIdentity | None) -> bool:
-        """True when the object is new; a repeat with other content is recorded as a duplicate."""
+        """True when the object takes part in the checks: new, or a different definition of a kind whose
+        definitions are all kept. A repeat with other content is recorded once as a duplicate."""
         if identity is None:
             return True
+        if id(identity) in self.decided:
+            return self.decided[id(identity)]
         first = self.first.get(identity.key)
         if first is None:
             self.first[identity.key] = identity
-            return True
-        if first.digest != identity.digest:
+            kept = True
+        elif first.digest == identity.digest:
+            kept = False  # the same object again: merged silently
+        else:
             self.repeats.append(_duplicate(first, identity))
-        return False
+            kept = identity.key[1] not in FIRST_ONLY
+        self.decided[id(identity)] = kept
+        return kept
 
 
 def _duplicate(first: ObjectIdentity, repeat: ObjectIdentity) -> Hit:
     group, kind, namespace, name = repeat.key
     label = ObjectRef(group, kind, name, namespace or None).label()
-    message = (f"{label} is also defined in {first.file}:{first.span.line} with different content; numalint uses "
-               "the first definition")
+    used = ("numalint uses the first definition" if kind in FIRST_ONLY else
+            "numalint checks both, but only one of them can exist in a cluster")
+    message = f"{label} is also defined in {first.file}:{first.span.line} with different content; {used}"
     if os.path.dirname(first.file) != os.path.dirname(repeat.file):
         message += (" (if the two files describe different clusters, declare them under `clusters:` in "
                     ".numalint.yaml)")

@@ -14,7 +14,7 @@ from typing import Any
 from numalint.findings import ObjectRef
 from numalint.k8s.kinds import NETWORKS_ANNOTATION, POD_SPEC_PATHS
 from numalint.k8s.quantity import try_quantity
-from numalint.reading.locate import Locator, Path, get
+from numalint.reading.locate import Locator, Path, as_list, get
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span, YMap
 
@@ -76,6 +76,7 @@ class PodView:
     required_terms: list[list[dict[str, Any]]]
     pod_resources: dict[str, Fraction] | None
     declared_intent: str | None = None  # the object itself asks for dedicated resources (a KubeVirt VM)
+    data_plane: str | None = None  # what marks a DPDK-style data plane (IPC_LOCK, hugepage volume, /dev/vfio)
     pod_limits: dict[str, Fraction] | None = None  # spec.resources.limits as written (pod-level resources)
 
     def span(self, path: Path, key: bool = False) -> Span:
@@ -188,7 +189,21 @@ def pod_view(doc: Document) -> PodView | None:
                    replicas=_replicas(doc), annotations=template_annotations or own,
                    labels=_string_map(get(root, template_meta_path + ("labels",))),
                    node_selector=_string_map(spec.get("nodeSelector")), required_terms=terms,
-                   pod_resources=pod_resources, pod_limits=pod_limits if pod_resources is not None else None)
+                   pod_resources=pod_resources, pod_limits=pod_limits if pod_resources is not None else None,
+                   data_plane=_data_plane(spec))
+
+
+def _data_plane(spec: YMap) -> str | None:
+    """Marks of a DPDK-style data plane: it maps hugepages or drives VFIO devices. (IPC_LOCK alone is not one:
+    RDMA applications need it to register memory, whatever their CPUs.)"""
+    for volume in as_list(spec.get("volumes")):
+        medium = get(volume, ("emptyDir", "medium"))
+        if isinstance(medium, str) and medium.startswith("HugePages"):
+            return f"an emptyDir of medium {medium}"
+        path = get(volume, ("hostPath", "path"))
+        if isinstance(path, str) and path.startswith(("/dev/vfio", "/dev/hugepages")):
+            return f"a hostPath volume {path}"
+    return None
 
 
 def _locator(doc: Document, containers: list[ContainerView]) -> Locator:

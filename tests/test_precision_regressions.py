@@ -1,0 +1,70 @@
+"""False findings seen on public configurations, each pinned by a small file written here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import run, write
+
+PROFILE = """\
+apiVersion: performance.openshift.io/v2
+kind: PerformanceProfile
+metadata:
+  name: perf
+spec:
+  cpu: {{reserved: "0-1", isolated: "{isolated}"}}
+  nodeSelector: {{node-role.kubernetes.io/worker-cnf: ""}}
+"""
+
+
+def test_a_repeated_performance_profile_is_one_duplicate(tmp_path: Path) -> None:
+    write(tmp_path, {"a/p.yaml": PROFILE.format(isolated="2-7"), "b/p.yaml": PROFILE.format(isolated="2-15")})
+    rules = run("check", "--format", "json", str(tmp_path)).rules()
+    assert rules.count("duplicate-object") == 1
+
+
+def test_a_zero_runtime_request_timeout_is_what_the_operator_accepts(tmp_path: Path) -> None:
+    # validateUserKubeletConfig refuses RuntimeRequestTimeout.Duration != 0 (machine-config-operator)
+    kubeletconfig = """\
+        apiVersion: machineconfiguration.openshift.io/v1
+        kind: KubeletConfig
+        metadata: {{name: rendered}}
+        spec:
+          machineConfigPoolSelector: {{matchLabels: {{pools.operator.machineconfiguration.openshift.io/worker: ""}}}}
+          kubeletConfig:
+            runtimeRequestTimeout: {value}
+        """
+    write(tmp_path, {"kc.yaml": kubeletconfig.format(value="0s")})
+    assert "kubeletconfig-unsupported-field" not in run("check", "--format", "json", str(tmp_path)).rules()
+    write(tmp_path, {"kc.yaml": kubeletconfig.format(value="10m")})
+    assert "kubeletconfig-unsupported-field" in run("check", "--format", "json", str(tmp_path)).rules()
+
+
+def test_a_namesake_policy_does_not_hide_the_resource_its_network_uses(tmp_path: Path) -> None:
+    policy = """\
+        apiVersion: sriovnetwork.openshift.io/v1
+        kind: SriovNetworkNodePolicy
+        metadata: {{name: fh, namespace: openshift-sriov-network-operator}}
+        spec:
+          resourceName: {resource}
+          numVfs: 8
+          nodeSelector: {{node-role.kubernetes.io/worker: ""}}
+          nicSelector: {{pfNames: [ens1f0]}}
+        """
+    network = """\
+        apiVersion: sriovnetwork.openshift.io/v1
+        kind: SriovNetwork
+        metadata: {name: fh-net, namespace: openshift-sriov-network-operator}
+        spec:
+          resourceName: fh_base
+        """
+    write(tmp_path, {"base/policy.yaml": policy.format(resource="fh_base"), "base/net.yaml": network,
+                     "overlay/policy.yaml": policy.format(resource="fh_overlay")})
+    rules = run("check", "--format", "json", str(tmp_path)).rules()
+    assert "duplicate-object" in rules and "sriov-unknown-resource" not in rules
+
+
+def test_a_kubelet_field_of_the_newest_releases_is_known(tmp_path: Path) -> None:
+    write(tmp_path, {"k.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                               "podHousekeepingPeriod: 2s\n"})
+    assert "unknown-field" not in run("check", "--format", "json", str(tmp_path)).rules()
