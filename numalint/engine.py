@@ -42,7 +42,7 @@ from numalint.views.workloads import pod_view
 PARALLEL_THRESHOLD = 300
 TEMPLATE_MESSAGES = {
     "helm": "file is a Helm/Go template ({{ ... }}); render it first, e.g. `helm template . | numalint check -`",
-    "envsubst": "file is an envsubst template (${VAR} placeholders in values); render it first, e.g. "
+    "envsubst": "file is a template (placeholders such as ${VAR} or $var in values); render it first, e.g. "
                 "`envsubst < FILE | numalint check -`",
     "patch": "file is a strategic-merge patch ($patch directives), not a whole object; check the build output "
              "instead, e.g. `kustomize build DIR | numalint check -`",
