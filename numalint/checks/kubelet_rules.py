@@ -531,14 +531,20 @@ def proven(analysis: Analysis, profile: KubeletProfile, problem: StartProblem, f
     return Fix(f"{fix.description} -- not offered automatically: {why}; decide by hand")
 
 
-def _refuted(analysis: Analysis, profile: KubeletProfile, problem: StartProblem, fix: Fix) -> str | None:
+def _edited_profile(profile: KubeletProfile, fix: Fix) -> KubeletProfile | str:
+    """The configuration as it reads with ``fix`` applied in memory, or why it cannot be read so."""
     root = copy.deepcopy(profile.doc.root)
     for edit in fix.edits:
         if not _replace(root, edit):
             return "its edit does not land on one value"
     changed = kubelet_profile(Document(profile.doc.file, profile.doc.index, root, profile.doc.span))
-    if changed is None:
-        return "the configuration no longer reads"
+    return "the configuration no longer reads" if changed is None else changed
+
+
+def _refuted(analysis: Analysis, profile: KubeletProfile, problem: StartProblem, fix: Fix) -> str | None:
+    changed = _edited_profile(profile, fix)
+    if isinstance(changed, str):
+        return changed
     before = {(p.reason, p.field, p.key) for p in analysis.start_problems(profile)}
     topologies = analysis.topologies_for(profile)
     machines: list[Machine | None] = [t.machine for t in topologies] or [None]
@@ -594,13 +600,9 @@ def _kubelet_hits(analysis: Analysis, file: str) -> list[tuple[str, object, str]
 
 
 def _refuted_by_checks(analysis: Analysis, profile: KubeletProfile, rule: str, span: object, fix: Fix) -> str | None:
-    root = copy.deepcopy(profile.doc.root)
-    for edit in fix.edits:
-        if not _replace(root, edit):
-            return "its edit does not land on one value"
-    changed = kubelet_profile(Document(profile.doc.file, profile.doc.index, root, profile.doc.span))
-    if changed is None:
-        return "the configuration no longer reads"
+    changed = _edited_profile(profile, fix)
+    if isinstance(changed, str):
+        return changed
     changed.cluster_gates = profile.cluster_gates
     # the document's own pool: this configuration with the run's topologies and pool objects, no workloads
     # (kubelet checks do not read them), before and after -- cheap even when hundreds of files need a fix

@@ -16,7 +16,7 @@ from numalint.output.grouping import group_findings
 from numalint.output.sarif import artifact_location, fingerprint
 
 if TYPE_CHECKING:
-    from numalint.output.report import RenderContext
+    from numalint.output.context import RenderContext
 
 _WORKFLOW_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 

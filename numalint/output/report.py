@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
 
 from numalint import __version__
 from numalint.catalogue import catalogue
 from numalint.findings import Finding
 from numalint.output import ci, sarif
+from numalint.output.context import RenderContext
 from numalint.output.escape import escape_text, safe_line_start
 from numalint.output.grouping import group_findings
 from numalint.output.sources import SourceFiles
@@ -25,23 +25,6 @@ def summary(findings: list[Finding], files: int) -> dict[str, Any]:
     counts = Counter(f.severity for f in findings)
     return {"files": files, "findings": len(findings), "error": counts.get("error", 0),
             "warning": counts.get("warning", 0), "info": counts.get("info", 0)}
-
-
-@dataclass
-class RenderContext:
-    """What a renderer may need beyond the findings: the run's files, the findings suppressions silenced (SARIF
-    shows them), where paths are relative to, and how the terminal wants text."""
-
-    files: int
-    checked: list[str] = field(default_factory=list)
-    suppressed: list[Finding] = field(default_factory=list)
-    root: str | None = None  # the repository root, absolute (SARIF %SRCROOT%, GitLab paths)
-    docs_url: str | None = None  # docsUrl: of the configuration
-    colour: bool = False
-    show_source: bool = False
-    quiet: bool = False  # --quiet: the findings only, no summary line
-    notification: str | None = None  # why nothing could be checked
-    sources: SourceFiles = field(default_factory=SourceFiles)
 
 
 # heads that only name something ('container "app"', the kubelet's "invalid configuration"): the reason comes later

@@ -20,7 +20,7 @@ from numalint.output.grouping import group_findings
 from numalint.output.sources import SourceFiles, normalised, relative_to_root
 
 if TYPE_CHECKING:
-    from numalint.output.report import RenderContext
+    from numalint.output.context import RenderContext
 
 SRCROOT = "%SRCROOT%"
 FINGERPRINT = "numalint/v1"

@@ -10,7 +10,7 @@ import fnmatch
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -281,29 +281,32 @@ def _expand_lists(root: Any, span: Span) -> Iterator[tuple[YMap, Span]]:
     yield root, span
 
 
-def _templated(root: Any) -> bool:
-    """True when a key or value of the document holds a Go template expression.
-
-    Iterative, and each shared (aliased) mapping or list is visited once: nested aliases must not
-    multiply the walk.
-    """
+def _walk(root: Any, found: Callable[[Any], bool], skip: frozenset[str] = frozenset()) -> bool:
+    """True when ``found`` holds for a key or value of the document. Iterative, and each shared (aliased)
+    mapping or list is visited once: nested aliases must not multiply the walk. Values under ``skip`` keys
+    are not visited."""
     seen: set[int] = set()
     stack = [root]
     while stack:
         node = stack.pop()
-        if isinstance(node, str):
-            if "{{" in node and _TEMPLATE_RE.search(node) is not None:
-                return True
-        elif isinstance(node, (dict, list)):
+        if isinstance(node, (dict, list)):
             if id(node) in seen:
                 continue
             seen.add(id(node))
             if isinstance(node, dict):
-                stack.extend(node.keys())
-                stack.extend(node.values())
+                if any(found(k) for k in node):
+                    return True
+                stack.extend(v for k, v in node.items() if k not in skip)
             else:
                 stack.extend(node)
+        elif found(node):
+            return True
     return False
+
+
+def _templated(root: Any) -> bool:
+    """True when a key or value of the document holds a Go template expression."""
+    return _walk(root, lambda v: isinstance(v, str) and "{{" in v and _TEMPLATE_RE.search(v) is not None)
 
 
 _SOURCE_RE = re.compile(r"^# Source: (\S.*)$")
@@ -313,47 +316,18 @@ _BARE_RE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*")
 # values that are shell text at run time, where $VAR is the program's business, not a template's
 _SHELL_KEYS = frozenset({"command", "args", "env", "script", "lifecycle", "livenessProbe", "readinessProbe",
                          "startupProbe", "data", "stringData", "annotations"})
-
-
 _PATCH_DIRECTIVES = ("$patch", "$setElementOrder/", "$retainKeys", "$deleteFromPrimitiveList/")
 
 
 def _patch_directive(root: Any) -> bool:
     """True when the document holds strategic-merge-patch directives (``$patch: replace``): a patch."""
-    seen: set[int] = set()
-    stack: list[Any] = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (dict, list)) and id(node) not in seen:
-            seen.add(id(node))
-            if isinstance(node, dict):
-                if any(isinstance(k, str) and k.startswith(_PATCH_DIRECTIVES) for k in node):
-                    return True
-                stack.extend(node.values())
-            else:
-                stack.extend(node)
-    return False
+    return _walk(root, lambda v: isinstance(v, str) and v.startswith(_PATCH_DIRECTIVES))
 
 
 def _placeholder(root: Any) -> bool:
     """True when a value the checks read is an envsubst placeholder (``${NUM_VFS}``, ``$VAR``)."""
-    seen: set[int] = set()
-    stack: list[Any] = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            if "$" in node and (_BRACED_RE.search(node) or _BARE_RE.fullmatch(node)):
-                return True
-        elif isinstance(node, (dict, list)):
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            if isinstance(node, dict):
-                stack.extend(v for k, v in node.items() if k not in _SHELL_KEYS)
-                stack.extend(k for k in node if isinstance(k, str))
-            else:
-                stack.extend(node)
-    return False
+    return _walk(root, lambda v: isinstance(v, str) and "$" in v
+                 and (_BRACED_RE.search(v) is not None or _BARE_RE.fullmatch(v) is not None), _SHELL_KEYS)
 
 
 def _suppressions(text: str, justifications: dict[int, str]) -> dict[int, tuple[set[str], int]]:
