@@ -320,8 +320,10 @@ def _node_state_repo(directory: Path) -> Path:
 @pytest.mark.parametrize(("cpu_state", "memory_state", "message"), [
     ("fifo", "/dev/zero", "is not a regular file"),
     ("/dev/zero", None, "is not a regular file"),
-    ('{"policyName":"static","defaultCpuSet":"0-2,\u00b3","checksum":0}', None, 'strconv.Atoi: parsing "³": invalid syntax'),
-    ('{"policyName":"static","defaultCpuSet":"0-' + "9" * 4400 + '","checksum":0}', None, "(4400 characters)\": value out of range"),
+    ('{"policyName":"static","defaultCpuSet":"0-2,\u00b3","checksum":0}', None,
+     'strconv.Atoi: parsing "³": invalid syntax'),
+    ('{"policyName":"static","defaultCpuSet":"0-' + "9" * 4400 + '","checksum":0}', None,
+     "(4400 characters)\": value out of range"),
     (None, '{"policyName":"Static","machineState":{"0":{"numberOfAssignments":' + "9" * 4400 + '}},"checksum":0}',
      "cannot read the checkpoint"),
     ("[" * 100000, None, "cannot read the checkpoint"),
