@@ -34,7 +34,7 @@ from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import YamlError, YMap, YSeq, load_all
 from numalint.simulation.simulate import settings_from_profile
-from numalint.views.kubelet import KubeletProfile, kubelet_profile
+from numalint.views.kubelet import MAX_RESERVED_MEMORY, KubeletProfile, kubelet_profile
 
 POLICY_VALUES = {
     "cpuManagerPolicy": ("none", "static"),
@@ -344,6 +344,10 @@ def reserved_memory_numa(analysis: Analysis) -> Iterator[Hit]:
     for NUMA ids on the pool's machine), plus the entry shapes the decoder would refuse."""
     claimed = set(catalogue()["reserved-memory-numa"].start_problems)
     for profile in analysis.profiles:
+        if profile.reserved_memory_written > MAX_RESERVED_MEMORY:
+            yield _finding(profile, f"reservedMemory holds {profile.reserved_memory_written} entries; no machine has "
+                           f"that many NUMA nodes and memory types: numalint reads the first {MAX_RESERVED_MEMORY}",
+                           "reservedMemory", fix=Fix("keep one entry per NUMA node"))
         for entry in profile.reserved_memory:
             where = ("reservedMemory", entry.index)
             if entry.numa_node is None:

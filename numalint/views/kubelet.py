@@ -89,6 +89,7 @@ class KubeletProfile:
     topology_options: dict[str, Any] = field(default_factory=dict)
     memory_policy: str = "None"
     reserved_memory: list[ReservedMemoryEntry] = field(default_factory=list)
+    reserved_memory_written: int = 0  # entries written; only the first MAX_RESERVED_MEMORY are read
     reserved_cpus_text: str | None = None
     system_reserved: dict[str, Fraction] = field(default_factory=dict)
     kube_reserved: dict[str, Fraction] = field(default_factory=dict)
@@ -332,10 +333,14 @@ def go_percentage(text: str) -> float | None:
     return value
 
 
+MAX_RESERVED_MEMORY = 1024  # 64 NUMA nodes x every memory type is far less; hostile lists stay cheap
+
+
 def _reserved_memory(profile: KubeletProfile, entries: Any) -> None:
     if not isinstance(entries, list):
         return
-    for i, entry in enumerate(entries):
+    profile.reserved_memory_written = len(entries)
+    for i, entry in enumerate(entries[:MAX_RESERVED_MEMORY]):
         if not isinstance(entry, dict):
             continue
         numa = entry.get("numaNode")
