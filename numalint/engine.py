@@ -84,7 +84,7 @@ class Report:
 
 def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
     """Read one file and turn its known documents into typed views (runs in workers)."""
-    source = read_source(path, (texts or {}).get(path))
+    source = read_source(path, (texts or {}).get(path), checked_only=True)
     result = FileResult(source=source)
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
     known += [e for d in source.documents for e in embedded_profiles(d, source.text)]  # HyperShift ConfigMaps

@@ -10,7 +10,7 @@ import fnmatch
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -196,8 +196,10 @@ def stdin_text(data: bytes) -> str:
     return data.decode("utf-8-sig", "surrogateescape")
 
 
-def read_source(path: str, given: str | None = None) -> Source:
-    """Read (or take ``given`` text for) one file and parse it; every problem becomes a finding."""
+def read_source(path: str, given: str | None = None, checked_only: bool = False) -> Source:
+    """Read (or take ``given`` text for) one file and parse it; every problem becomes a finding.
+
+    ``checked_only``: build only the documents numalint checks (see ``parse_text``)."""
     source = Source(path=path)
     try:
         if given is not None or path == "-":
@@ -214,7 +216,7 @@ def read_source(path: str, given: str | None = None) -> Source:
         source.findings.append(registry.finding("yaml-syntax", str(exc), path, Span(1, 1, 1, 1)))
         return source
     source.text = text
-    parse_text(source, text)
+    parse_text(source, text, checked_only)
     return source
 
 
@@ -226,8 +228,12 @@ def _has_surrogates(text: str) -> bool:
     return False
 
 
-def parse_text(source: Source, text: str) -> None:
-    """Parse ``text`` into the source's documents (expanding ``kind: List``)."""
+def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
+    """Parse ``text`` into the source's documents (expanding ``kind: List``).
+
+    ``checked_only``: documents of kinds numalint does not check are read (syntax errors and limits
+    still count) but not built: their roots are ``Skipped`` (apiVersion and kind only). Lists are built,
+    and ConfigMaps when the text mentions a PerformanceProfile (HyperShift ``data.tuning``)."""
     if "numalint:" in text:
         source.suppressions = _suppressions(text)
     if "# Source: " in text:
@@ -237,7 +243,7 @@ def parse_text(source: Source, text: str) -> None:
     if looks_templated:
         source.template_kind = "helm"
     try:
-        parsed = load_all(text)
+        parsed = load_all(text, _wanted(text) if checked_only else None)
     except YamlError as err:
         if looks_templated and not err.hostile:
             source.template = True  # read, and reported once as not lintable
@@ -266,6 +272,15 @@ def parse_text(source: Source, text: str) -> None:
         elif any(_placeholder(doc.root) for doc in known):
             source.template, source.template_kind = True, "envsubst"
             source.documents = []
+
+
+def _wanted(text: str) -> Callable[[str, str], bool]:
+    embedded = "PerformanceProfile" in text
+
+    def keep(api_version: str, kind: str) -> bool:
+        return is_known(api_version, kind) or kind == "List" or (embedded and kind == "ConfigMap")
+
+    return keep
 
 
 def _expand_lists(root: Any, span: Span) -> Iterator[tuple[YMap, Span]]:

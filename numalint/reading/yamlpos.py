@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 
@@ -216,10 +217,12 @@ class _Builder:
     MAX_DEPTH = 500
     ALIAS_BUDGET = 100_000
 
-    def __init__(self, parser: Any, positions: _Positions, limit: int = MAX_NODES) -> None:
+    def __init__(self, parser: Any, positions: _Positions, limit: int = MAX_NODES,
+                 keep: Callable[[str, str], bool] | None = None) -> None:
         from ruamel.yaml import events
 
         self.get = parser.get_event
+        self.keep = keep
         self.positions = positions
         self.lf = positions.starts is None  # libyaml's lines are the LF lines: spans come straight from marks
         self.anchors: dict[str, Any] = {}
@@ -314,6 +317,7 @@ class _Builder:
             self.anchors[start.anchor] = result
         get, end_cls, scalar, leaf, node = self.get, self.mapping_end, self.scalar, self._leaf, self.node
         key_spans, value_spans = result.key_spans, result.value_spans
+        decide = depth == 0 and self.keep is not None  # the root: is the document wanted at all?
         depth += 1
         while True:
             event = get()
@@ -352,6 +356,64 @@ class _Builder:
             result[key] = value
             key_spans[key] = kspan
             value_spans[key] = vspan
+            if decide and (key == "kind" or key == "apiVersion") and "kind" in result and "apiVersion" in result:
+                api_version, kind = result["apiVersion"], result["kind"]
+                if not self.keep(api_version if isinstance(api_version, str) else "",  # type: ignore[misc]
+                                 kind if isinstance(kind, str) else ""):
+                    skipped = Skipped(result)
+                    skipped.span = self.span(start, self._skip())
+                    return skipped, skipped.span
+
+    def _skip(self) -> Any:
+        """Read the rest of a root mapping without building it; returns its end event.
+
+        Nodes, anchors and aliases are counted and checked exactly as ``node`` does (same errors at the
+        same events), so what a document holds costs the same limits whether it is built or not. A root key
+        that could change the document's apiVersion or kind (``kind`` again, ``<<``, an alias) means the
+        decision was early: the whole text is read again, built; so is a document nested deeper than
+        _SKIP_DEPTH.
+        """
+        get, scalar, alias = self.get, self.scalar, self.alias
+        ends = (self.mapping_end, self.sequence_end)
+        open_anchors: list[tuple[str | None, int]] = []  # (anchor, count at its start) of each open collection
+        at_root_key = True  # the next root-level node is a key
+        while True:
+            event = get()
+            cls = event.__class__
+            if cls in ends:
+                if not open_anchors:
+                    return event  # the root's end
+                anchor, before = open_anchors.pop()
+                if anchor is not None:
+                    self.building.discard(anchor)
+                    self.sizes[anchor] = self.count - before + 1
+                if not open_anchors:
+                    at_root_key = not at_root_key
+                continue
+            if not open_anchors:
+                if at_root_key and (cls is alias or cls is scalar and event.value in _DECIDING_KEYS):
+                    raise _Rebuild
+                if cls is scalar or cls is alias:
+                    at_root_key = not at_root_key
+            self.count += 1
+            if self.count > self.limit:
+                raise self._too_many(event)
+            if cls is scalar:
+                if event.anchor is not None:
+                    self.anchors[event.anchor] = None
+                    self.sizes[event.anchor] = 1
+            elif cls is alias:
+                self._alias(event)
+            elif cls is self.mapping_start or cls is self.sequence_start:
+                if len(open_anchors) >= _SKIP_DEPTH:
+                    raise _Rebuild  # deep nesting fails as it does when built (the same error, the same place)
+                anchor = event.anchor
+                if anchor is not None:
+                    self.building.add(anchor)
+                    self.anchors[anchor] = None
+                open_anchors.append((anchor, self.count))
+            else:
+                raise YamlError(f"unexpected {cls.__name__}", *self.positions.at(event.start_mark))
 
     def _sequence(self, start: Any, depth: int) -> tuple[Any, Span]:
         result = YSeq()
@@ -371,6 +433,26 @@ class _Builder:
             spans(span)
 
 
+_SKIP_DEPTH = 64
+_DECIDING_KEYS = frozenset({"kind", "apiVersion", "<<"})
+
+
+class _Rebuild(Exception):
+    """A skipped document turned out to need building (its kind could change): read the text again."""
+
+
+class Skipped(YMap):
+    """The root of a document ``load_all(keep=...)`` did not want: only its keys up to apiVersion and kind."""
+
+    __slots__ = ()
+
+    def __init__(self, built: YMap) -> None:
+        super().__init__()
+        self.update(built)
+        self.key_spans, self.value_spans = built.key_spans, built.value_spans
+        self.duplicates, self.merged = built.duplicates, built.merged
+
+
 def _merge(target: YMap, source: Any) -> None:
     """YAML merge keys (``<<: *defaults``): keys already present win."""
     sources = source if isinstance(source, list) else [source]
@@ -386,8 +468,20 @@ def _merge(target: YMap, source: Any) -> None:
                     target.value_spans[k] = src.value_spans[k]
 
 
-def load_all(text: str) -> list[tuple[Any, Span]]:
-    """Parse every document of ``text``; raise YamlError with a position on bad YAML."""
+def load_all(text: str, keep: Callable[[str, str], bool] | None = None) -> list[tuple[Any, Span]]:
+    """Parse every document of ``text``; raise YamlError with a position on bad YAML.
+
+    ``keep(api_version, kind)``: build only the documents it wants; the others are read (so every syntax
+    error and limit is found as before) but come back as ``Skipped`` roots holding their keys up to apiVersion
+    and kind. Most of a GitOps repository (Services, ConfigMaps, RBAC) is nothing numalint checks.
+    """
+    try:
+        return _load_all(text, keep)
+    except _Rebuild:
+        return _load_all(text, None)
+
+
+def _load_all(text: str, keep: Callable[[str, str], bool] | None) -> list[tuple[Any, Span]]:
     from ruamel.yaml import events
     from ruamel.yaml.cyaml import CParser
 
@@ -401,14 +495,14 @@ def load_all(text: str) -> list[tuple[Any, Span]]:
             event = get()
             cls = event.__class__
             if cls is events.DocumentStartEvent:
-                builder = _Builder(parser, positions, MAX_NODES - nodes)
+                builder = _Builder(parser, positions, MAX_NODES - nodes, keep)
                 root, span = builder.node(get(), 0)
                 nodes += builder.count
                 get()  # DocumentEndEvent
                 docs.append((root, span))
             elif cls is events.StreamEndEvent:
                 break
-    except YamlError:
+    except (YamlError, _Rebuild):
         raise
     except RecursionError:
         raise YamlError("nesting too deep to read", 1, 1, hostile=True) from None
