@@ -27,7 +27,7 @@ _FILE_SUPPRESS_RE = re.compile(r"#\s*numalint:\s*disable-file(?:=([A-Za-z0-9_,\-
 FILE_WIDE = -1  # the key of a file-level suppression in Source.suppressions (its line is kept beside)
 
 
-@dataclass
+@dataclass(slots=True)
 class Document:
     """One YAML document with its identity and its position in the file."""
 
@@ -47,7 +47,7 @@ class Document:
         return value if isinstance(value, str) else ""
 
 
-@dataclass
+@dataclass(slots=True)
 class Source:
     """One input file: its documents, its suppression comments and read problems."""
 
