@@ -167,7 +167,7 @@ def _read_all(paths: list[str], texts: dict[str, str], jobs: int) -> list[FileRe
         ctx = multiprocessing.get_context("fork")
     except ValueError:
         return [process_file(p) for p in paths]
-    size = max(8, len(paths) // (processes * 16))
+    size = min(64, max(8, len(paths) // (processes * 16)))  # a chunk's results fit in a pipe's buffer
     chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
     return [r for chunk in _in_workers(chunks, processes - 1, ctx) for r in chunk]
 
@@ -224,7 +224,7 @@ def _in_workers(chunks: list[list[str]], workers: int, ctx: Any) -> list[list[Fi
     from multiprocessing.connection import wait
 
     handout = _Handout(len(chunks))
-    received: dict[int, bytes] = {}
+    received: dict[int, tuple[bool, Any]] = {}  # unpickled as they come, so this process reads fewer chunks
     started: list[tuple[Any, Any, list[int]]] = []  # (process, connection, indexes it holds, in order)
     finished = False
     try:
@@ -252,14 +252,15 @@ def _in_workers(chunks: list[list[str]], workers: int, ctx: Any) -> list[list[Fi
                     conn: Any = ready
                     held = holding[conn]
                     try:
-                        received[held[0]] = conn.recv_bytes()
-                        held.pop(0)
+                        data = conn.recv_bytes()
+                        done = held.pop(0)
                         index = handout.take(front=True)
                         if index is not None:
                             held.append(index)
                             conn.send(index)
                         elif not held:
                             conn.send(None)  # done: the worker exits
+                        received[done] = pickle.loads(data)  # while the worker reads the next chunk
                     except (EOFError, OSError):  # the worker died: what it held is not checked
                         held.clear()
                     if not held:
@@ -283,7 +284,7 @@ def _in_workers(chunks: list[list[str]], workers: int, ctx: Any) -> list[list[Fi
         if index in local:
             results.append(local.pop(index))
         elif index in received:
-            ok, value = pickle.loads(received.pop(index))
+            ok, value = received.pop(index)
             if not ok:
                 raise value
             results.append(value)
