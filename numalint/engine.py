@@ -301,11 +301,28 @@ def _unchecked(path: str) -> FileResult:
     return FileResult(source=source)
 
 
-def _once(paths: list[str], seen: set[str]) -> list[str]:
+class _RealPaths:
+    """``os.path.realpath`` for many files in few directories: each directory resolved once, each file one
+    ``lstat`` (realpath itself looks at every component of every path)."""
+
+    def __init__(self) -> None:
+        self.directories: dict[str, str] = {}
+
+    def __call__(self, path: str) -> str:
+        head, name = os.path.split(path)
+        if name in ("", ".", "..") or os.path.islink(path):
+            return os.path.realpath(path)
+        real = self.directories.get(head)
+        if real is None:
+            real = self.directories[head] = os.path.realpath(head or ".")
+        return os.path.join(real, name)
+
+
+def _once(paths: list[str], seen: set[str], realpath: _RealPaths) -> list[str]:
     """Each file once, however it is named (``x.yaml``, ``./x.yaml``, a directory, a symlink)."""
     unique = []
     for path in paths:
-        identity = path if path == "-" else os.path.realpath(path)
+        identity = path if path == "-" else realpath(path)
         if identity not in seen:
             seen.add(identity)
             unique.append(path)
@@ -317,12 +334,13 @@ def _read_files(paths: list[str], options: Options, texts: dict[str, str]) -> tu
     """Read the named files, then the context files; each file once. Returns (results, named count, missing)."""
     files, missing = discover(paths, options.exclude, options.exclude_base)
     seen: set[str] = set()
-    files = _once(files, seen)
-    context_files = _once(discover(options.context, options.exclude, options.exclude_base)[0], seen)
+    realpath = _RealPaths()
+    files = _once(files, seen, realpath)
+    context_files = _once(discover(options.context, options.exclude, options.exclude_base)[0], seen, realpath)
     results = _read_all(files + context_files, texts, options.jobs)
     fragments = patch_files(files + context_files)
-    for result in results:
-        kustomization = fragments.get(os.path.realpath(result.source.path)) if result.source.path != "-" else None
+    for result in results if fragments else ():
+        kustomization = fragments.get(realpath(result.source.path)) if result.source.path != "-" else None
         if kustomization is not None:
             _as_fragment(result, kustomization)
     return results, len(files), missing
