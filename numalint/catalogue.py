@@ -6,8 +6,9 @@ function registered under the same slug in ``numalint.checks``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from numalint.data import data_dir
@@ -28,9 +29,19 @@ class Rule:
     how_to_fix: str
     fix_safety: str
     references: tuple[str, ...]
-    examples: tuple[dict[str, Any], ...] = field(default_factory=tuple)
     # the alignment core's start-up problem reasons this rule reports (the rest go to kubelet-start)
     start_problems: tuple[str, ...] = ()
+    # the ``examples:`` block of the rule's file, as (text, lines before it): parsed when first asked for
+    examples_source: tuple[str, int] = field(default=("", 0), repr=False, compare=False)
+
+    @cached_property
+    def examples(self) -> tuple[dict[str, Any], ...]:
+        """The rule's examples (only ``explain`` and the tests read them: a check run never parses them)."""
+        text, lines_before = self.examples_source
+        if not text:
+            return ()
+        (raw, _), *_ = load_all("\n" * lines_before + text)  # positions as in the rule's file
+        return tuple(raw.get("examples") or ())
 
 
 @lru_cache(maxsize=1)
@@ -47,19 +58,36 @@ def finding(slug: str, message: str, file: str, span: Span, *details: Any, **nam
     return Finding(slug, message, file, span, *details, **named)
 
 
+# The examples block ends a rule file: a line at column 0 after it that is not a list item or a comment means
+# something else follows, and the whole file is read at once.
+_EXAMPLES = re.compile(r"^examples:[ \t]*(?:#.*)?$", re.M)
+_TOP_LEVEL = re.compile(r"^(?![ \t#\n]|-[ \t\n]|-$|\Z)", re.M)
+
+
+def _split_examples(text: str) -> tuple[str, tuple[str, int]]:
+    """(the rule's fields, (its examples block, lines before it)); start-up parses only the fields."""
+    match = _EXAMPLES.search(text)
+    if match is None or _TOP_LEVEL.search(text, match.end() + 1) is not None:
+        return text, ("", 0)
+    return text[:match.start()], (text[match.start():], text.count("\n", 0, match.start()))
+
+
 @lru_cache(maxsize=1)
 def catalogue() -> dict[str, Rule]:
     """All rules by slug, sorted by code."""
     rules: list[Rule] = []
     for path in sorted(data_dir("rules").glob("*.yaml")):
-        (raw, _), *_ = load_all(path.read_text(encoding="utf-8"))
+        fields, examples = _split_examples(path.read_text(encoding="utf-8"))
+        (raw, _), *_ = load_all(fields)
+        if examples[0] == "" and "examples" in raw:  # read at once: keep what was read
+            examples = (fields, 0)
         rules.append(Rule(
             slug=raw["slug"], code=raw["code"], severity=raw["severity"], category=raw["category"],
             summary=raw["summary"].strip(), rationale=raw["rationale"].strip(),
             how_to_fix=raw["how_to_fix"].strip(), fix_safety=raw.get("fix_safety", "display"),
             references=tuple(raw.get("references") or ()),
-            examples=tuple(raw.get("examples") or ()),
             start_problems=tuple(raw.get("start_problems") or ()),
+            examples_source=examples,
         ))
     rules.sort(key=lambda r: r.code)
     return {r.slug: r for r in rules}

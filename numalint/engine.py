@@ -39,7 +39,8 @@ from numalint.views.performance import embedded_profiles, render
 from numalint.views.topology import topology_from_document
 from numalint.views.workloads import pod_view
 
-PARALLEL_THRESHOLD = 300
+PARALLEL_THRESHOLD = 300  # fewer files are read in one process
+PER_PROCESS = 150  # and each further process must have at least this many to read
 TEMPLATE_MESSAGES = {
     "helm": "file is a Helm/Go template ({{ ... }}); render it first, e.g. `helm template . | numalint check -`",
     "envsubst": "file is a template (placeholders such as ${VAR} or $var in values); render it first, e.g. "
@@ -86,7 +87,7 @@ class Report:
 
 def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
     """Read one file and turn its known documents into typed views (runs in workers)."""
-    source = read_source(path, (texts or {}).get(path))
+    source = read_source(path, (texts or {}).get(path), checked_only=True)
     result = FileResult(source=source)
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
     known += [e for d in source.documents for e in embedded_profiles(d, source.text)]  # HyperShift ConfigMaps
@@ -144,10 +145,24 @@ def _record_annotation(source: Source, doc: Document) -> None:
             source.annotations.append((doc.span, locate(doc.root, path), slugs))
 
 
+def _processes(jobs: int, files: int) -> int:
+    """How many processes read: ``-j`` when given, else one per CPU this process may run on (its affinity,
+    not the machine's count) while each gets at least PER_PROCESS files; one below PARALLEL_THRESHOLD."""
+    if jobs:
+        return jobs
+    if files < PARALLEL_THRESHOLD:
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, files // PER_PROCESS))
+
+
 def _read_all(paths: list[str], texts: dict[str, str], jobs: int) -> list[FileResult]:
     """Read every file (``texts`` replaces what is on disk, e.g. stdin or text being fixed)."""
-    workers = jobs or (os.cpu_count() or 1)
-    if len(paths) < PARALLEL_THRESHOLD or workers < 2 or texts:
+    processes = _processes(jobs, len(paths))
+    if processes < 2 or texts:
         return [process_file(p, texts) for p in paths]
     import multiprocessing
 
@@ -155,32 +170,129 @@ def _read_all(paths: list[str], texts: dict[str, str], jobs: int) -> list[FileRe
         ctx = multiprocessing.get_context("fork")
     except ValueError:
         return [process_file(p) for p in paths]
-    size = max(16, len(paths) // (workers * 8))
+    size = min(64, max(8, len(paths) // (processes * 16)))  # a chunk's results fit in a pipe's buffer
     chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
-    return [r for chunk in _in_workers(chunks, workers, ctx) for r in chunk]
+    return [r for chunk in _in_workers(chunks, processes - 1, ctx) for r in chunk]
 
 
 def _read_chunk(paths: list[str]) -> list[FileResult]:
     return [process_file(p) for p in paths]
 
 
-def _in_workers(chunks: list[list[str]], workers: int, ctx: Any) -> list[list[FileResult]]:
-    """Read chunks in worker processes; a worker that dies (the OOM killer) must not hang the run.
+class _Handout:
+    """Chunk indexes handed out from both ends: workers take from the front, this process from the back."""
 
-    Pool.map waits forever for a killed worker; ProcessPoolExecutor notices it (BrokenProcessPool), so
-    the files it did not finish become "not checked" findings and the run ends as incomplete.
-    """
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
+    def __init__(self, count: int) -> None:
+        import threading
 
-    results: list[list[FileResult]] = []
-    with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
-        futures = [pool.submit(_read_chunk, chunk) for chunk in chunks]
-        for chunk, future in zip(chunks, futures, strict=True):
+        self.front, self.back = 0, count - 1
+        self.lock = threading.Lock()
+
+    def take(self, front: bool) -> int | None:
+        with self.lock:
+            if self.front > self.back:
+                return None
+            if front:
+                self.front += 1
+                return self.front - 1
+            self.back -= 1
+            return self.back + 1
+
+
+def _worker(conn: Any, chunks: list[list[str]]) -> None:
+    """A forked reader: chunk indexes in, pickled results out (the paths came with the fork)."""
+    import pickle
+
+    try:
+        while (index := conn.recv()) is not None:
             try:
-                results.append(future.result())
-            except BrokenProcessPool:
-                results.append([_unchecked(p) for p in chunk])
+                payload: tuple[bool, object] = (True, _read_chunk(chunks[index]))
+            except Exception as exc:  # a bug: raised again in the main process, as a single process would
+                payload = (False, exc)
+            conn.send_bytes(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
+    except (EOFError, OSError, KeyboardInterrupt):
+        pass
+
+
+def _in_workers(chunks: list[list[str]], workers: int, ctx: Any) -> list[list[FileResult]]:
+    """Read chunks in ``workers`` forked processes and in this one, overlapping: workers take chunks from the
+    front, this process reads the chunks no worker has taken from the back. Only the workers' results cross
+    a pipe, so on a machine whose CPUs are busy ``-j N`` costs little more than ``-j 1``.
+
+    A worker that dies (the OOM killer) must not hang the run: its pipe ends, and the files it had not sent
+    back become "not checked" findings; the run ends as incomplete.
+    """
+    import pickle
+    import threading
+    from multiprocessing.connection import wait
+
+    handout = _Handout(len(chunks))
+    received: dict[int, tuple[bool, Any]] = {}  # unpickled as they come, so this process reads fewer chunks
+    started: list[tuple[Any, Any, list[int]]] = []  # (process, connection, indexes it holds, in order)
+    finished = False
+    try:
+        for _ in range(workers):
+            parent, child = ctx.Pipe()
+            process = ctx.Process(target=_worker, args=(child, chunks), daemon=True)
+            process.start()
+            child.close()
+            started.append((process, parent, []))
+            for _ in range(2):  # one to read and one queued, so a worker never waits for the next index
+                index = handout.take(front=True)
+                if index is not None:
+                    started[-1][2].append(index)
+                    parent.send(index)
+
+        def receive() -> None:
+            holding: dict[Any, list[int]] = {}
+            for _, pipe, held in started:
+                if held:
+                    holding[pipe] = held
+                else:
+                    pipe.send(None)  # nothing for it to read
+            while holding:
+                for ready in wait(list(holding)):
+                    conn: Any = ready
+                    held = holding[conn]
+                    try:
+                        data = conn.recv_bytes()
+                        done = held.pop(0)
+                        index = handout.take(front=True)
+                        if index is not None:
+                            held.append(index)
+                            conn.send(index)
+                        elif not held:
+                            conn.send(None)  # done: the worker exits
+                        received[done] = pickle.loads(data)  # while the worker reads the next chunk
+                    except (EOFError, OSError):  # the worker died: what it held is not checked
+                        held.clear()
+                    if not held:
+                        del holding[conn]
+
+        receiver = threading.Thread(target=receive, daemon=True)
+        receiver.start()
+        local: dict[int, list[FileResult]] = {}
+        while (index := handout.take(front=False)) is not None:
+            local[index] = _read_chunk(chunks[index])
+        receiver.join()
+        finished = True
+    finally:
+        for process, conn, _held in started:
+            conn.close()
+            if not finished:  # interrupted: the workers' results are not wanted
+                process.kill()
+            process.join()
+    results: list[list[FileResult]] = []
+    for index, chunk in enumerate(chunks):
+        if index in local:
+            results.append(local.pop(index))
+        elif index in received:
+            ok, value = received.pop(index)
+            if not ok:
+                raise value
+            results.append(value)
+        else:  # lost with its worker
+            results.append([_unchecked(p) for p in chunk])
     return results
 
 
@@ -192,11 +304,28 @@ def _unchecked(path: str) -> FileResult:
     return FileResult(source=source)
 
 
-def _once(paths: list[str], seen: set[str]) -> list[str]:
+class _RealPaths:
+    """``os.path.realpath`` for many files in few directories: each directory resolved once, each file one
+    ``lstat`` (realpath itself looks at every component of every path)."""
+
+    def __init__(self) -> None:
+        self.directories: dict[str, str] = {}
+
+    def __call__(self, path: str) -> str:
+        head, name = os.path.split(path)
+        if name in ("", ".", "..") or os.path.islink(path):
+            return os.path.realpath(path)
+        real = self.directories.get(head)
+        if real is None:
+            real = self.directories[head] = os.path.realpath(head or ".")
+        return os.path.join(real, name)
+
+
+def _once(paths: list[str], seen: set[str], realpath: _RealPaths) -> list[str]:
     """Each file once, however it is named (``x.yaml``, ``./x.yaml``, a directory, a symlink)."""
     unique = []
     for path in paths:
-        identity = path if path == "-" else os.path.realpath(path)
+        identity = path if path == "-" else realpath(path)
         if identity not in seen:
             seen.add(identity)
             unique.append(path)
@@ -208,12 +337,13 @@ def _read_files(paths: list[str], options: Options, texts: dict[str, str]) -> tu
     """Read the named files, then the context files; each file once. Returns (results, named count, missing)."""
     files, missing = discover(paths, options.exclude, options.exclude_base)
     seen: set[str] = set()
-    files = _once(files, seen)
-    context_files = _once(discover(options.context, options.exclude, options.exclude_base)[0], seen)
+    realpath = _RealPaths()
+    files = _once(files, seen, realpath)
+    context_files = _once(discover(options.context, options.exclude, options.exclude_base)[0], seen, realpath)
     results = _read_all(files + context_files, texts, options.jobs)
     fragments = patch_files(files + context_files)
-    for result in results:
-        kustomization = fragments.get(os.path.realpath(result.source.path)) if result.source.path != "-" else None
+    for result in results if fragments else ():
+        kustomization = fragments.get(realpath(result.source.path)) if result.source.path != "-" else None
         if kustomization is not None:
             _as_fragment(result, kustomization)
     return results, len(files), missing

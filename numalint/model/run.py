@@ -11,7 +11,7 @@ from numalint.views.topology import TopologyView
 from numalint.views.workloads import PodView
 
 
-@dataclass
+@dataclass(slots=True)
 class FileResult:
     """What reading one file produced (picklable, so workers can send it back)."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from typing import Any
 
 from numalint.reading.yamlpos import Span, YMap, YSeq
@@ -51,16 +52,20 @@ def key_span(root: Any, path: Path) -> Span:
 
 
 class Locator:
-    """The spans of selected paths of a document: small enough to send between processes.
+    """The spans of selected paths of a document: small enough to send between processes and to keep for
+    every workload of a large repository.
 
     Views of the many workload documents keep a Locator instead of the whole tree; ``span``
     answers like ``locate`` for every recorded path and falls back to the deepest recorded ancestor.
+    The spans are packed in one array: per recorded path, its key's span (zeros when it has none, as a list
+    item) and its value's span.
     """
 
-    __slots__ = ("spans", "fallback")
+    __slots__ = ("index", "table", "fallback")
 
     def __init__(self, fallback: Span) -> None:
-        self.spans: dict[Path, tuple[Span | None, Span]] = {}
+        self.index: dict[Path, int] = {}  # recorded path -> its row in ``table``
+        self.table = array("q")
         self.fallback = fallback
 
     def record(self, root: Any, path: Path) -> None:
@@ -68,27 +73,40 @@ class Locator:
         for i, step in enumerate(path):
             prefix = path[: i + 1]
             if isinstance(node, YMap) and step in node:
-                self.spans[prefix] = (node.key_spans[step], node.value_spans[step])
+                self._put(prefix, node.key_spans[step], node.value_spans[step])
                 node = node[step]
             elif isinstance(node, YSeq) and isinstance(step, int) and 0 <= step < len(node):
-                self.spans[prefix] = (None, node.item_spans[step])
+                self._put(prefix, _NO_KEY, node.item_spans[step])
                 node = node[step]
             else:
                 return
 
+    def _put(self, path: Path, key: Span, value: Span) -> None:
+        if path not in self.index:
+            self.index[path] = len(self.table) // _ROW
+            self.table.extend((*key, *value))
+
     def has(self, path: Path) -> bool:
-        return path in self.spans
+        return path in self.index
 
     def span(self, path: Path, key: bool = False) -> Span:
-        entry = self.spans.get(path)
-        if entry is not None:
-            key_span, value_span = entry
-            return (key_span or value_span) if key else value_span
+        row = self.index.get(path)
+        if row is not None:
+            return self._span(row, key)
         for end in range(len(path) - 1, 0, -1):
-            entry = self.spans.get(path[:end])
-            if entry is not None:
-                return entry[0] or entry[1]
+            row = self.index.get(path[:end])
+            if row is not None:
+                return self._span(row, True)
         return self.fallback
+
+    def _span(self, row: int, key: bool) -> Span:
+        """The key's span (the value's when there is no key) or the value's."""
+        start = row * _ROW + (0 if key and self.table[row * _ROW] else 4)
+        return Span(*self.table[start:start + 4])
+
+
+_ROW = 8
+_NO_KEY = Span(0, 0, 0, 0)
 
 
 def as_list(value: Any) -> list[Any]:

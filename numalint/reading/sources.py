@@ -27,7 +27,7 @@ _FILE_SUPPRESS_RE = re.compile(r"#\s*numalint:\s*disable-file(?:=([A-Za-z0-9_,\-
 FILE_WIDE = -1  # the key of a file-level suppression in Source.suppressions (its line is kept beside)
 
 
-@dataclass
+@dataclass(slots=True)
 class Document:
     """One YAML document with its identity and its position in the file."""
 
@@ -47,7 +47,7 @@ class Document:
         return value if isinstance(value, str) else ""
 
 
-@dataclass
+@dataclass(slots=True)
 class Source:
     """One input file: its documents, its suppression comments and read problems."""
 
@@ -197,8 +197,10 @@ def stdin_text(data: bytes) -> str:
     return data.decode("utf-8-sig", "surrogateescape")
 
 
-def read_source(path: str, given: str | None = None) -> Source:
-    """Read (or take ``given`` text for) one file and parse it; every problem becomes a finding."""
+def read_source(path: str, given: str | None = None, checked_only: bool = False) -> Source:
+    """Read (or take ``given`` text for) one file and parse it; every problem becomes a finding.
+
+    ``checked_only``: build only the documents numalint checks (see ``parse_text``)."""
     source = Source(path=path)
     try:
         if given is not None or path == "-":
@@ -215,7 +217,7 @@ def read_source(path: str, given: str | None = None) -> Source:
         source.findings.append(registry.finding("yaml-syntax", str(exc), path, Span(1, 1, 1, 1)))
         return source
     source.text = text
-    parse_text(source, text)
+    parse_text(source, text, checked_only)
     return source
 
 
@@ -227,8 +229,12 @@ def _has_surrogates(text: str) -> bool:
     return False
 
 
-def parse_text(source: Source, text: str) -> None:
-    """Parse ``text`` into the source's documents (expanding ``kind: List``)."""
+def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
+    """Parse ``text`` into the source's documents (expanding ``kind: List``).
+
+    ``checked_only``: documents of kinds numalint does not check are read (syntax errors and limits
+    still count) but not built: their roots are ``Skipped`` (apiVersion and kind only). Lists are built,
+    and ConfigMaps when the text mentions a PerformanceProfile (HyperShift ``data.tuning``)."""
     if "numalint:" in text:
         source.suppressions = _suppressions(text, source.justifications)
     if "# Source: " in text:
@@ -238,7 +244,7 @@ def parse_text(source: Source, text: str) -> None:
     if looks_templated:
         source.template_kind = "helm"
     try:
-        parsed = load_all(text)
+        parsed = load_all(text, _wanted(text) if checked_only else None)
     except YamlError as err:
         if looks_templated and not err.hostile:
             source.template = True  # read, and reported once as not lintable
@@ -267,6 +273,15 @@ def parse_text(source: Source, text: str) -> None:
         elif any(_placeholder(doc.root) for doc in known):
             source.template, source.template_kind = True, "envsubst"
             source.documents = []
+
+
+def _wanted(text: str) -> Callable[[str, str], bool]:
+    embedded = "PerformanceProfile" in text
+
+    def keep(api_version: str, kind: str) -> bool:
+        return is_known(api_version, kind) or kind == "List" or (embedded and kind == "ConfigMap")
+
+    return keep
 
 
 def _expand_lists(root: Any, span: Span) -> Iterator[tuple[YMap, Span]]:

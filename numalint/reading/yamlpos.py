@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 
@@ -30,6 +31,7 @@ class Span(NamedTuple):
 
 
 _NO_KEYS: frozenset[Any] = frozenset()
+_NO_SPAN = Span(1, 1, 1, 1)
 
 
 class YMap(dict):  # type: ignore[type-arg]
@@ -37,9 +39,8 @@ class YMap(dict):  # type: ignore[type-arg]
 
     __slots__ = ("span", "key_spans", "value_spans", "duplicates", "merged")
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.span = Span(1, 1, 1, 1)
+    def __init__(self) -> None:  # dict.__init__ has nothing to do for an empty mapping
+        self.span = _NO_SPAN
         self.key_spans: dict[Any, Span] = {}
         self.value_spans: dict[Any, Span] = {}
         # both are rarely needed: shared empty tuples until written (a YMap per ``{}`` must stay small)
@@ -84,8 +85,7 @@ class YSeq(list):  # type: ignore[type-arg]
     __slots__ = ("span", "item_spans")
 
     def __init__(self) -> None:
-        super().__init__()
-        self.span = Span(1, 1, 1, 1)
+        self.span = _NO_SPAN
         self.item_spans: list[Span] = []
 
 
@@ -106,6 +106,11 @@ class YamlError(Exception):
 _BOOL_TRUE = frozenset("y Y yes Yes YES true True TRUE on On ON".split())
 _BOOL_FALSE = frozenset("n N no No NO false False FALSE off Off OFF".split())
 _NULLS = frozenset(["", "~", "null", "Null", "NULL"])
+# every plain word that resolves to something other than itself, in one table (one lookup per scalar)
+_WORDS: dict[str, Any] = {**dict.fromkeys(_NULLS), **dict.fromkeys(_BOOL_TRUE, True),
+                          **dict.fromkeys(_BOOL_FALSE, False)}
+_NOT_A_WORD = object()
+_NUMERIC_START = frozenset("-+0123456789.")
 _INT_RE = re.compile(r"[-+]?(?:0b[01_]+|0o[0-7_]+|0x[0-9a-fA-F_]+|[0-9][0-9_]*)$")
 _FLOAT_RE = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
 _SPECIAL_FLOATS = {
@@ -119,10 +124,10 @@ _STR_TAG = "tag:yaml.org,2002:str"
 
 def resolve_plain(value: str) -> Any:
     """Resolve an untagged plain scalar the way go-yaml v2 (YAML 1.1) does."""
-    if not value:
-        return None
-    first = value[0]
-    if first in "-+0123456789.":
+    word = _WORDS.get(value, _NOT_A_WORD)
+    if word is not _NOT_A_WORD:
+        return word
+    if value[0] in _NUMERIC_START:
         if _INT_RE.match(value):
             return _parse_int(value)
         if _FLOAT_RE.match(value):
@@ -130,13 +135,6 @@ def resolve_plain(value: str) -> Any:
         special = _SPECIAL_FLOATS.get(value)
         if special is not None:
             return special
-        return value
-    if value in _NULLS:
-        return None
-    if value in _BOOL_TRUE:
-        return True
-    if value in _BOOL_FALSE:
-        return False
     return value
 
 
@@ -203,23 +201,30 @@ class _Positions:
 MAX_NODES = 1_000_000  # per file: memory stays bounded whatever the 8 MiB of text hold (``[{},{},…]``)
 
 
+_new_span = tuple.__new__  # Span(...) without the Python-level NamedTuple constructor: spans are made per scalar
+
+
 class _Builder:
     """Builds YMap/YSeq/scalars straight from libyaml events (no intermediate node tree).
 
     Aliases share the anchored object, so alias bombs cost no memory while reading; but every later walk
     (schema, templates, output) would expand them, so a document whose aliases stand for more than
     ALIAS_BUDGET nodes is refused, as is an anchor that contains itself. Nesting depth is capped.
+
+    Scalars (most events) take one short path, ``_leaf``; collections and aliases go through ``node``.
     """
 
     MAX_DEPTH = 500
     ALIAS_BUDGET = 100_000
 
-    def __init__(self, parser: Any, positions: _Positions, limit: int = MAX_NODES) -> None:
+    def __init__(self, parser: Any, positions: _Positions, limit: int = MAX_NODES,
+                 keep: Callable[[str, str], bool] | None = None) -> None:
         from ruamel.yaml import events
 
         self.get = parser.get_event
+        self.keep = keep
         self.positions = positions
-        self.span = positions.span
+        self.lf = positions.starts is None  # libyaml's lines are the LF lines: spans come straight from marks
         self.anchors: dict[str, Any] = {}
         self.sizes: dict[str, int] = {}  # anchor -> nodes it stands for, aliases expanded
         self.building: set[str] = set()
@@ -233,24 +238,48 @@ class _Builder:
         self.mapping_end = events.MappingEndEvent
         self.sequence_end = events.SequenceEndEvent
 
-    def node(self, event: Any, depth: int) -> tuple[Any, Span]:
-        cls = event.__class__
+    def span(self, event: Any, end_event: Any = None) -> Span:
+        if self.lf:
+            start, end = event.start_mark, (end_event or event).end_mark
+            return _new_span(Span, (start.line + 1, start.column + 1, end.line + 1, end.column + 1))  # type: ignore
+        return self.positions.span(event, end_event)
+
+    def _too_many(self, event: Any) -> YamlError:
+        return YamlError(f"more than {MAX_NODES} YAML nodes in one file; not read",
+                         *self.positions.at(event.start_mark), hostile=True)
+
+    def _leaf(self, event: Any) -> tuple[Any, Span]:
+        """A scalar event: its value (resolved as YAML 1.1) and span."""
         self.count += 1
         if self.count > self.limit:
-            raise YamlError(f"more than {MAX_NODES} YAML nodes in one file; not read",
-                            *self.positions.at(event.start_mark), hostile=True)
+            raise self._too_many(event)
+        tag = event.ctag
+        if tag is None:
+            value = event.value
+            if event.implicit[0]:
+                word = _WORDS.get(value, _NOT_A_WORD)
+                if word is not _NOT_A_WORD:
+                    value = word
+                elif value[0] in _NUMERIC_START:
+                    value = resolve_plain(value)
+        else:
+            tag = str(tag)
+            value = event.value if tag == "!" else _resolve_tagged(tag, event.value)
+        if event.anchor is not None:
+            self.anchors[event.anchor] = value
+            self.sizes[event.anchor] = 1
+        if self.lf:
+            start, end = event.start_mark, event.end_mark
+            return value, _new_span(Span, (start.line + 1, start.column + 1, end.line + 1, end.column + 1))  # type: ignore
+        return value, self.positions.span(event)
+
+    def node(self, event: Any, depth: int) -> tuple[Any, Span]:
+        cls = event.__class__
         if cls is self.scalar:
-            tag = event.tag
-            if tag is None:
-                value = resolve_plain(event.value) if event.implicit[0] else event.value
-            elif tag == "!":
-                value = event.value
-            else:
-                value = _resolve_tagged(str(tag), event.value)
-            if event.anchor is not None:
-                self.anchors[event.anchor] = value
-                self.sizes[event.anchor] = 1
-            return value, self.span(event)
+            return self._leaf(event)
+        self.count += 1
+        if self.count > self.limit:
+            raise self._too_many(event)
         if cls is self.alias:
             return self._alias(event), self.span(event)
         if depth > self.MAX_DEPTH:
@@ -286,49 +315,142 @@ class _Builder:
         result = YMap()
         if start.anchor is not None:
             self.anchors[start.anchor] = result
-        get, end_cls = self.get, self.mapping_end
+        get, end_cls, scalar, leaf, node = self.get, self.mapping_end, self.scalar, self._leaf, self.node
+        key_spans, value_spans = result.key_spans, result.value_spans
+        decide = depth == 0 and self.keep is not None  # the root: is the document wanted at all?
+        depth += 1
         while True:
             event = get()
-            if event.__class__ is end_cls:
+            cls = event.__class__
+            if cls is end_cls:
                 result.span = self.span(start, event)
                 return result, result.span
-            plain_key = event.__class__ is self.scalar and event.tag is None and event.implicit[0]
-            key, kspan = self.node(event, depth + 1)
-            value, vspan = self.node(get(), depth + 1)
-            if isinstance(key, (YMap, YSeq)):
+            if cls is scalar:
+                key, kspan = leaf(event)
+                plain_key = event.ctag is None and event.implicit[0]
+            else:
+                key, kspan = node(event, depth)
+                plain_key = False
+            value_event = get()
+            value, vspan = leaf(value_event) if value_event.__class__ is scalar else node(value_event, depth)
+            if key.__class__ is str:
+                if key == "<<" and plain_key:
+                    _merge(result, value)
+                    continue
+            elif isinstance(key, (YMap, YSeq)):
                 # Only an unquoted template expression ({{ .Values.x }}) makes a collection key in
                 # Kubernetes YAML; keep it recognisable for template detection.
                 key = "{{ complex key }}"
-            elif key == "<<" and plain_key:
+            elif isinstance(key, (bool, int, float)):
+                key = ScalarKey(event.value if cls is scalar else str(key), key)
+            elif key == "<<" and plain_key:  # a str subclass
                 _merge(result, value)
                 continue
-            elif isinstance(key, (bool, int, float)):
-                key = ScalarKey(event.value if event.__class__ is self.scalar else str(key), key)
             merged = result.merged
-            if key in merged and isinstance(merged, set):
+            if merged and key in merged and isinstance(merged, set):
                 merged.discard(key)  # a written key overrides a merged one
             elif key in result:
                 duplicates = result.duplicates if isinstance(result.duplicates, list) else []
                 duplicates.append((key, kspan))
                 result.duplicates = duplicates
             result[key] = value
-            result.key_spans[key] = kspan
-            result.value_spans[key] = vspan
+            key_spans[key] = kspan
+            value_spans[key] = vspan
+            if decide and (key == "kind" or key == "apiVersion") and "kind" in result and "apiVersion" in result:
+                api_version, kind = result["apiVersion"], result["kind"]
+                if not self.keep(api_version if isinstance(api_version, str) else "",  # type: ignore[misc]
+                                 kind if isinstance(kind, str) else ""):
+                    skipped = Skipped(result)
+                    skipped.span = self.span(start, self._skip())
+                    return skipped, skipped.span
+
+    def _skip(self) -> Any:
+        """Read the rest of a root mapping without building it; returns its end event.
+
+        Nodes, anchors and aliases are counted and checked exactly as ``node`` does (same errors at the
+        same events), so what a document holds costs the same limits whether it is built or not. A root key
+        that could change the document's apiVersion or kind (``kind`` again, ``<<``, an alias) means the
+        decision was early: the whole text is read again, built; so is a document nested deeper than
+        _SKIP_DEPTH.
+        """
+        get, scalar, alias = self.get, self.scalar, self.alias
+        ends = (self.mapping_end, self.sequence_end)
+        open_anchors: list[tuple[str | None, int]] = []  # (anchor, count at its start) of each open collection
+        at_root_key = True  # the next root-level node is a key
+        while True:
+            event = get()
+            cls = event.__class__
+            if cls in ends:
+                if not open_anchors:
+                    return event  # the root's end
+                anchor, before = open_anchors.pop()
+                if anchor is not None:
+                    self.building.discard(anchor)
+                    self.sizes[anchor] = self.count - before + 1
+                if not open_anchors:
+                    at_root_key = not at_root_key
+                continue
+            if not open_anchors:
+                if at_root_key and (cls is alias or cls is scalar and event.value in _DECIDING_KEYS):
+                    raise _Rebuild
+                if cls is scalar or cls is alias:
+                    at_root_key = not at_root_key
+            self.count += 1
+            if self.count > self.limit:
+                raise self._too_many(event)
+            if cls is scalar:
+                if event.anchor is not None:
+                    self.anchors[event.anchor] = None
+                    self.sizes[event.anchor] = 1
+            elif cls is alias:
+                self._alias(event)
+            elif cls is self.mapping_start or cls is self.sequence_start:
+                if len(open_anchors) >= _SKIP_DEPTH:
+                    raise _Rebuild  # deep nesting fails as it does when built (the same error, the same place)
+                anchor = event.anchor
+                if anchor is not None:
+                    self.building.add(anchor)
+                    self.anchors[anchor] = None
+                open_anchors.append((anchor, self.count))
+            else:
+                raise YamlError(f"unexpected {cls.__name__}", *self.positions.at(event.start_mark))
 
     def _sequence(self, start: Any, depth: int) -> tuple[Any, Span]:
         result = YSeq()
         if start.anchor is not None:
             self.anchors[start.anchor] = result
-        get, end_cls = self.get, self.sequence_end
+        get, end_cls, scalar, leaf, node = self.get, self.sequence_end, self.scalar, self._leaf, self.node
         append, spans = result.append, result.item_spans.append
+        depth += 1
         while True:
             event = get()
-            if event.__class__ is end_cls:
+            cls = event.__class__
+            if cls is end_cls:
                 result.span = self.span(start, event)
                 return result, result.span
-            value, span = self.node(event, depth + 1)
+            value, span = leaf(event) if cls is scalar else node(event, depth)
             append(value)
             spans(span)
+
+
+_SKIP_DEPTH = 64
+_DECIDING_KEYS = frozenset({"kind", "apiVersion", "<<"})
+
+
+class _Rebuild(Exception):
+    """A skipped document turned out to need building (its kind could change): read the text again."""
+
+
+class Skipped(YMap):
+    """The root of a document ``load_all(keep=...)`` did not want: only its keys up to apiVersion and kind."""
+
+    __slots__ = ()
+
+    def __init__(self, built: YMap) -> None:
+        super().__init__()
+        self.update(built)
+        self.key_spans, self.value_spans = built.key_spans, built.value_spans
+        self.duplicates, self.merged = built.duplicates, built.merged
 
 
 def _merge(target: YMap, source: Any) -> None:
@@ -359,8 +481,20 @@ def _missing_colon(text: str, line: int) -> int | None:
     return None
 
 
-def load_all(text: str) -> list[tuple[Any, Span]]:
-    """Parse every document of ``text``; raise YamlError with a position on bad YAML."""
+def load_all(text: str, keep: Callable[[str, str], bool] | None = None) -> list[tuple[Any, Span]]:
+    """Parse every document of ``text``; raise YamlError with a position on bad YAML.
+
+    ``keep(api_version, kind)``: build only the documents it wants; the others are read (so every syntax
+    error and limit is found as before) but come back as ``Skipped`` roots holding their keys up to apiVersion
+    and kind. Most of a GitOps repository (Services, ConfigMaps, RBAC) is nothing numalint checks.
+    """
+    try:
+        return _load_all(text, keep)
+    except _Rebuild:
+        return _load_all(text, None)
+
+
+def _load_all(text: str, keep: Callable[[str, str], bool] | None) -> list[tuple[Any, Span]]:
     from ruamel.yaml import events
     from ruamel.yaml.cyaml import CParser
 
@@ -374,14 +508,14 @@ def load_all(text: str) -> list[tuple[Any, Span]]:
             event = get()
             cls = event.__class__
             if cls is events.DocumentStartEvent:
-                builder = _Builder(parser, positions, MAX_NODES - nodes)
+                builder = _Builder(parser, positions, MAX_NODES - nodes, keep)
                 root, span = builder.node(get(), 0)
                 nodes += builder.count
                 get()  # DocumentEndEvent
                 docs.append((root, span))
             elif cls is events.StreamEndEvent:
                 break
-    except YamlError:
+    except (YamlError, _Rebuild):
         raise
     except RecursionError:
         raise YamlError("nesting too deep to read", 1, 1, hostile=True) from None

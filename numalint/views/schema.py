@@ -10,7 +10,7 @@ import json
 import math
 import re
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from numalint import catalogue as registry
@@ -49,8 +49,13 @@ def _mark_quantities(node: Any) -> Any:
 def _is_quantity(instance: Any) -> bool:
     """Values of the wrong type or shape are the ``anyOf``'s to report; the others must parse."""
     if isinstance(instance, str):
-        return _regex(QUANTITY_PATTERN).search(instance) is None or try_quantity(instance) is not None
+        return _quantity_text(instance) if len(instance) <= 64 else _quantity_text.__wrapped__(instance)
     return not isinstance(instance, (int, float)) or isinstance(instance, bool) or try_quantity(instance) is not None
+
+
+@lru_cache(maxsize=4096)  # a repository repeats the same few quantities ("500m", "1Gi") thousands of times
+def _quantity_text(instance: str) -> bool:
+    return _regex(QUANTITY_PATTERN).search(instance) is None or try_quantity(instance) is not None
 
 
 def _check_quantity(instance: Any) -> bool:

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Issue 13, target 5: no input shape costs more than linear time in the file's size.
+
+Each hostile shape is generated at a base size and at 2x, 4x and 8x; `numalint check` runs on each as a whole
+process (CPU time, median of --rounds, start-up on an empty Pod subtracted). Judged by the growth exponent
+log2(time(8x) / time(2x)) / 2 (the 1x run is mostly start-up noise): 1.0 is linear, 2.0 quadratic (target:
+at most ~1.2 for every shape, noise included), and by the absolute time of the issue's case: nested aliases
+22 levels deep with `{{ }}` text in about 600 bytes (3.3 s before the alias budget, x4 every 2 levels).
+
+    python bench/hostile.py --rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import compile_package, in_turns, loadavg, median, numalint  # noqa: E402
+
+POD = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n"
+
+
+def nested_aliases(levels: int) -> str:
+    """The issue's file: each level a list of two aliases of the one below, and template text on top."""
+    lines = [POD + "spec:\n  containers:\n  - name: c\n    image: '{{ .Values.image }}'\n",
+             "x0: &x0 ['{{ .Values.a }}', b]\n"]
+    lines += [f"x{i}: &x{i} [*x{i - 1}, *x{i - 1}]\n" for i in range(1, levels + 1)]
+    return "".join(lines)
+
+
+def laughs(levels: int) -> str:
+    """Billion laughs: nine aliases of the level below per level."""
+    lines = [POD, "l0: &l0 [lol]\n"]
+    lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]\n" for i in range(1, levels + 1)]
+    return "".join(lines)
+
+
+def deep(n: int) -> str:
+    return POD + "spec: " + "[" * n + "]" * n + "\n"
+
+
+def wide_containers(n: int) -> str:
+    return POD + "spec:\n  containers: [" + ",".join(["{}"] * n) + "]\n"
+
+
+def many_keys(n: int) -> str:
+    return POD + "spec:\n" + "".join(f"  k{i}: {i}\n" for i in range(n))
+
+
+def duplicate_keys(n: int) -> str:
+    return "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n" + "cpuManagerPolicy: static\n" * n
+
+
+def documents(n: int) -> str:
+    return "---\n".join(POD.replace("name: p", f"name: p{i}") for i in range(n))
+
+
+def long_scalar(n: int) -> str:
+    return POD + "  annotations:\n    a: " + "x" * (n * 20) + "\n"
+
+
+def templates(n: int) -> str:
+    return POD + "spec:\n" + "".join(f"  k{i}: {{{{ .Values.v{i} }}}}\n" for i in range(n))
+
+
+def merges(n: int) -> str:
+    head = POD + "spec:\n  base: &b {cpu: '1', memory: 1Gi}\n"
+    return head + "".join(f"  m{i}: {{<<: *b, cpu: '{i}'}}\n" for i in range(n))
+
+
+def quantities(n: int) -> str:
+    cpu, memory = "9" * 60 + "m", "1e999999"
+    items = ",".join(f"{{name: c{i}, resources: {{limits: {{cpu: '{cpu}', memory: '{memory}'}}}}}}" for i in range(n))
+    return POD + "spec:\n  containers: [" + items + "]\n"
+
+
+SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
+    "nested aliases + {{ }}": (nested_aliases, 22),
+    "billion laughs": (laughs, 6),
+    "deep nesting": (deep, 60),
+    "wide list of {}": (wide_containers, 20_000),
+    "many keys": (many_keys, 10_000),
+    "duplicate keys": (duplicate_keys, 20_000),
+    "many documents": (documents, 2_000),
+    "long scalar": (long_scalar, 20_000),
+    "many {{ }}": (templates, 10_000),
+    "merge keys": (merges, 10_000),
+    "huge quantities": (quantities, 1_000),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    cmd, cwd = numalint()
+    compile_package(Path(cwd))
+    work = Path(tempfile.mkdtemp(prefix="numalint-hostile-"))
+    empty = work / "empty.yaml"
+    empty.write_text(POD)
+    check = cmd + ["check", "--format", "json", "--fail-on", "never"]
+    print(f"load {loadavg()}")
+    print("| shape | size 1x (bytes) | CPU 1x (s) | CPU 2x (s) | CPU 8x (s) | growth exponent (1 = linear) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, (make, base) in SHAPES.items():
+        commands: dict[str, tuple[list[str], Path | str]] = {"empty": (check + [str(empty)], cwd)}
+        sizes = {}
+        for factor in (1, 2, 4, 8):
+            path = work / f"{name.replace(' ', '_').replace('{', '').replace('}', '')}-{factor}.yaml"
+            path.write_text(make(base * factor))
+            sizes[factor] = path.stat().st_size
+            commands[str(factor)] = (check + [str(path)], cwd)
+        runs = in_turns(commands, args.rounds)
+        start = median([s.cpu for s in runs["empty"]])
+        cost = {f: max(median([s.cpu for s in runs[str(f)]]) - start, 0.002) for f in (1, 2, 4, 8)}
+        exponent = math.log2(cost[8] / cost[2]) / 2
+        print(f"| {name} | {sizes[1]:,} | {cost[1]:.3f} | {cost[2]:.3f} | {cost[8]:.3f} | {exponent:.2f} |")
+    issue = work / "issue.yaml"
+    issue.write_text(nested_aliases(22))
+    runs = in_turns({"issue": (check + [str(issue)], cwd)}, args.rounds)
+    print(f"\nthe issue's case ({issue.stat().st_size} bytes, 22 levels): "
+          f"{median([s.wall for s in runs['issue']]):.3f} s whole process")
+    print(f"load after: {loadavg()}")
+
+
+if __name__ == "__main__":
+    main()
