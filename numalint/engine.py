@@ -159,12 +159,12 @@ def _record_annotation(source: Source, doc: Document) -> None:
 
 
 def _processes(jobs: int, files: int) -> int:
-    """How many processes read: ``-j`` when given, else one per CPU this process may run on (its affinity,
-    not the machine's count) while each gets at least PER_PROCESS files; one below PARALLEL_THRESHOLD."""
-    if jobs:
-        return jobs
+    """How many processes read: one below PARALLEL_THRESHOLD files, else ``-j`` when given, else one per CPU
+    this process may run on (its affinity, not the machine's count) while each gets PER_PROCESS files."""
     if files < PARALLEL_THRESHOLD:
         return 1
+    if jobs:
+        return jobs
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not Linux
