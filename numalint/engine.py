@@ -3,6 +3,7 @@ catalogue's checks on the typed views, then apply configuration and suppressions
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -86,7 +87,22 @@ class Report:
 
 
 def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
-    """Read one file and turn its known documents into typed views (runs in workers)."""
+    """Read one file and turn its known documents into typed views (runs in workers).
+
+    The cyclic garbage collector is off meanwhile: a file's trees and views hold no cycles, and with it on,
+    one file of 32,000 small documents took 1.6x longer, more than linear in its size (it walked the growing
+    heap again and again). Whatever cycles reading makes are collected after the file.
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _process_file(path, texts)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _process_file(path: str, texts: dict[str, str] | None) -> FileResult:
     source = read_source(path, (texts or {}).get(path), checked_only=True)
     result = FileResult(source=source)
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
@@ -146,12 +162,12 @@ def _record_annotation(source: Source, doc: Document) -> None:
 
 
 def _processes(jobs: int, files: int) -> int:
-    """How many processes read: ``-j`` when given, else one per CPU this process may run on (its affinity,
-    not the machine's count) while each gets at least PER_PROCESS files; one below PARALLEL_THRESHOLD."""
-    if jobs:
-        return jobs
+    """How many processes read: one below PARALLEL_THRESHOLD files, else ``-j`` when given, else one per CPU
+    this process may run on (its affinity, not the machine's count) while each gets PER_PROCESS files."""
     if files < PARALLEL_THRESHOLD:
         return 1
+    if jobs:
+        return jobs
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not Linux
