@@ -52,7 +52,9 @@ COLOR_CHOICES = ("always", "never", "auto")
               help="Configuration file [default: .numalint.yaml found upwards from the working directory].")
 @click.option("--topology", "topologies", multiple=True, type=click.Path(readable=False), metavar="FILE",
               help="NodeTopology or NodeResourceTopology file (repeatable).")
-@click.option("--jobs", "-j", type=int, default=None, help="Worker processes for large runs [default: CPU count].")
+@click.option("--jobs", "-j", type=int, default=None,
+              help="Processes reading files, numalint's own included "
+                   "[default: one per usable CPU; one below 300 files].")
 @click.option("--color", "--colour", "color", is_flag=False, flag_value="always", default=None,
               metavar="[always|never|auto]",
               help="Colour text output: always (also when piped), never, auto (a terminal; NO_COLOR and "
