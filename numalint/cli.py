@@ -97,7 +97,7 @@ def check(paths: tuple[str, ...], formats: tuple[str, ...], output_file: str | N
                        select, extend_select, ignore)
     if not paths:
         raise click.UsageError("give at least one file or directory to check ('-' for stdin)")
-    look = _Look("never" if no_color else color, show_source, config_path, paths + topologies)
+    look = _Look("never" if no_color else color, show_source, config_path, paths)
     if apply_fixes or show_diff:
         _refuse_mixed_stdin(paths, show_diff)
     stdin_text = _read_stdin() if "-" in paths else None
@@ -116,8 +116,8 @@ def check(paths: tuple[str, ...], formats: tuple[str, ...], output_file: str | N
     if report.files == 0:
         click.echo(f"numalint: {nothing}", err=True)
         outputs = [(fmt, target) for fmt, target in outputs if fmt != "text"]
-    if statistics:  # ruff's --statistics: counts per rule instead of the text output
-        outputs = [(fmt, target) for fmt, target in outputs if fmt != "text" or target is not None]
+    if statistics:  # ruff's --statistics: counts per rule instead of what would go to stdout
+        outputs = [(fmt, target) for fmt, target in outputs if target is not None]
         click.echo(_statistics(report.findings), nl=False)
     _emit(outputs, report.findings, replace(look.context(report, stdin_text, nothing), quiet=quiet), look)
     if any(fmt == "text" and target is None for fmt, target in outputs):
@@ -176,11 +176,15 @@ class _Look:
     GitLab paths are relative to."""
 
     def __init__(self, color: str | None, show_source: bool, config_path: str | None, paths: tuple[str, ...]):
-        from numalint.config import discover_config, load_config
+        from numalint.config import ConfigError, discover_config, load_config
         from numalint.output.sources import repository_root
 
         self.color, self.show_source = color, show_source
-        config = load_config(Path(config_path) if config_path else discover_config(paths, Path.cwd()))
+        # the configuration _options read (the same discovery, so it was already validated there)
+        try:
+            config = load_config(Path(config_path) if config_path else discover_config(paths, Path.cwd()))
+        except ConfigError as err:
+            raise click.UsageError(f"invalid configuration: {err}") from None
         self.docs_url = config.docs_url
         self.root = repository_root(list(paths), config.path)
 
@@ -405,7 +409,7 @@ def fix_command(paths: tuple[str, ...], unsafe_fixes: bool, show_diff: bool, kub
     options = _options(config_path, _target(kube_version, openshift_version), 0, None, paths, select,
                        extend_select, ignore)
     stdin_text = _read_stdin() if "-" in paths else None
-    look = _Look(None, False, config_path, paths + topologies)
+    look = _Look(None, False, config_path, paths)
     _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, [("text", None)], None,
              look)
 

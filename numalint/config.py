@@ -51,7 +51,8 @@ class Config:
         for name, patterns in self.clusters.items():
             for pattern in patterns:
                 pattern = pattern.rstrip("/").removeprefix("./")
-                if relative == pattern or relative.startswith(pattern + "/") or fnmatch.fnmatch(relative, pattern):
+                if (relative == pattern or relative.startswith(pattern + "/") or fnmatch.fnmatch(relative, pattern)
+                        or fnmatch.fnmatch(relative, pattern + "/*")):  # a glob naming directories
                     return name
         return None
 

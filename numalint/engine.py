@@ -27,7 +27,7 @@ from numalint.k8s.kinds import (
     is_known,
 )
 from numalint.model.identity import ObjectIdentity, Registry, object_identity
-from numalint.model.kustomize import patch_files
+from numalint.model.kustomize import KUSTOMIZATION_NAMES, patch_files
 from numalint.model.run import FileResult, assemble
 from numalint.model.sriov import DEFAULT_PREFIX
 from numalint.reading.locate import get, locate
@@ -357,7 +357,10 @@ def _read_files(paths: list[str], options: Options, texts: dict[str, str]) -> tu
     files = _once(files, seen, realpath)
     context_files = _once(discover(options.context, options.exclude, options.exclude_base)[0], seen, realpath)
     results = _read_all(files + context_files, texts, options.jobs)
-    fragments = patch_files(files + context_files)
+    # a patch named alone (pre-commit) is still a patch: the kustomizations beside the inputs are read too
+    beside = {os.path.join(os.path.dirname(f), name) for f in files + context_files if f != "-"
+              for name in KUSTOMIZATION_NAMES}
+    fragments = patch_files([*files, *context_files, *sorted(p for p in beside if os.path.isfile(p))])
     for result in results if fragments else ():
         kustomization = fragments.get(realpath(result.source.path)) if result.source.path != "-" else None
         if kustomization is not None:
@@ -438,7 +441,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     findings = [f for f in findings if f.file in reported or f.file in missing
                 or any(r.file in reported for r in f.related)]
     suppressed: list[Finding] = []
-    findings = _name_helm_sources(apply_configuration(findings, options, sources, suppressed), sources)
+    findings = _name_helm_sources(apply_configuration(findings, options, sources, suppressed, reported), sources)
     suppressed = _name_helm_sources(suppressed, sources)
     readable = sum(1 for r in results[:count] if r.source.parsed)
     unparsed = {r.source.path for r in results if not r.source.parsed or r.source.template}
@@ -459,8 +462,24 @@ def _name_helm_sources(findings: list[Finding], sources: list[Source]) -> list[F
     return findings
 
 
+ALWAYS_REPORTED = frozenset({"yaml-syntax"})  # a file that cannot be read is never deselected, as in ruff
+
+
+def _disabled(options: Options, rule: str, file: str) -> bool:
+    """Off in ``rules:``/``perPath:`` or left out by --select/--ignore."""
+    if rule in ALWAYS_REPORTED:
+        return False
+    per_path = None
+    for glob, severities in options.per_path:
+        if rule in severities and path_matches(file, glob, options.exclude_base):
+            per_path = severities[rule]
+    configured = per_path or options.severities.get(rule)
+    return configured == "off" or (options.enabled is not None and rule not in options.enabled)
+
+
 def apply_configuration(findings: list[Finding], options: Options, sources: list[Source],
-                        suppressed: list[Finding] | None = None) -> list[Finding]:
+                        suppressed: list[Finding] | None = None, reported: set[str] | None = None
+                        ) -> list[Finding]:
     """Severity overrides, disabled rules, comment and annotation suppressions; suppressed findings go to
     ``suppressed`` (with their justification), findings of disabled rules nowhere."""
     rules = catalogue()
@@ -470,7 +489,7 @@ def apply_configuration(findings: list[Finding], options: Options, sources: list
     kept: list[Finding] = []
     for finding in findings:
         configured = _path_severity(options, finding) or options.severities.get(finding.rule)
-        if configured == "off" or (options.enabled is not None and finding.rule not in options.enabled):
+        if _disabled(options, finding.rule, finding.file):
             continue
         rule = rules.get(finding.rule)
         if configured:
@@ -488,8 +507,10 @@ def apply_configuration(findings: list[Finding], options: Options, sources: list
                 suppressed.append(finding)
             continue
         kept.append(finding)
-    if options.severities.get("unused-suppression") != "off":
-        kept.extend(_unused(sources, annotations, used, options))
+    # suppressions are judged only in the files a run reports on (context files stay silent)
+    judged = [s for s in sources if reported is None or s.path in reported]
+    kept.extend(f for f in _unused(judged, [a for a in annotations if reported is None or a[0] in reported],
+                                   used, options) if not _disabled(options, f.rule, f.file))
     return kept
 
 
@@ -507,6 +528,10 @@ def _suppressed(finding: Finding, source: Source, used: set[tuple[str, int, str]
     ``# numalint: disable-file``; rules named by slug, code or code prefix."""
     for line in (finding.span.line, finding.span.line - 1, FILE_WIDE):
         entry = source.suppressions.get(line)
+        if entry and line == FILE_WIDE and source.labels:  # a helm stream: the file is the # Source: section
+            comment_line = entry[1] // 1_000_000
+            if source.label_at(comment_line) != source.label_at(finding.span.line):
+                continue
         selector = matches(sorted(entry[0]), finding.rule) if entry else None
         if selector is not None:
             used.add((source.path, line, selector))
@@ -548,6 +573,8 @@ def _unused(sources: list[Source], annotations: list[tuple[str, Span, Span, set[
     def report(file: str, line: int, col: int, slug: str, key: int | None = None) -> None:
         if (file, line if key is None else key, slug) in used:
             return
+        if _names_a_rule(slug) and slug != "all" and all(_disabled(options, rule, file) for rule in resolve(slug)):
+            return  # the rules it names are not run here: nothing could have been suppressed
         what = "unknown rule" if not _names_a_rule(slug) else "nothing to suppress"
         result.append(registry.finding("unused-suppression", f'suppression of "{slug}" is unused ({what})',
                                        file, Span(line, col, line, col + 1),

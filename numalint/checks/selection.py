@@ -49,6 +49,8 @@ def split(values: Iterable[str]) -> list[str]:
 
 def enabled_rules(select: Iterable[str] | None, extend_select: Iterable[str], ignore: Iterable[str]) -> frozenset[str]:
     """The rules a run reports: ``select`` (default ALL) plus ``extend_select``, minus ``ignore``."""
+    if select is not None and not list(select):
+        raise SelectorError("an empty selection names no rule (leave --select / select: out to report every rule)")
     chosen: set[str] = set(catalogue()) if select is None else set()
     for selector in (*(select or ()), *extend_select):
         chosen |= resolve(selector)

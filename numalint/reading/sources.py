@@ -360,9 +360,11 @@ def _suppressions(text: str, justifications: dict[int, str]) -> dict[int, tuple[
                 justifications[number] = match.group(2).strip()
             continue
         whole = _FILE_SUPPRESS_RE.search(line)
-        if whole and FILE_WIDE not in result:  # `# numalint: disable-file[=rules]`: the whole file
+        if whole:  # `# numalint: disable-file[=rules]`: the whole file; several lines add up
             slugs = {s.strip() for s in (whole.group(1) or "all").split(",") if s.strip()}
-            result[FILE_WIDE] = (slugs, number * 1_000_000 + whole.start() + 1)  # line and column, packed
+            earlier = result.get(FILE_WIDE)
+            place = earlier[1] if earlier else number * 1_000_000 + whole.start() + 1  # line and column, packed
+            result[FILE_WIDE] = ((earlier[0] if earlier else set()) | slugs, place)
             if whole.group(2):
                 justifications[FILE_WIDE] = whole.group(2).strip()
     return result

@@ -1,0 +1,86 @@
+"""Bugs a review of this change found, each pinned through the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import run, write
+
+BAD_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  containers:
+    - name: c
+      image: c
+      resources:
+        requests: {hugepages-2Mi: 1Gi, memory: 1Gi, cpu: "1"}
+        limits: {hugepages-2Mi: 2Gi, memory: 1Gi, cpu: "1"}
+"""
+
+
+def test_selection_never_hides_unreadable_input(tmp_path: Path) -> None:
+    write(tmp_path, {"bad.yaml": "a: [\n"})
+    result = run("check", "--format", "json", "--select", "NL2", str(tmp_path / "bad.yaml"),
+                 str(tmp_path / "missing.yaml"))
+    assert result.exit_code == 2 and result.rules() == ["yaml-syntax", "yaml-syntax"]
+    assert run("check", "--select", "", str(tmp_path)).exit_code == 2
+
+
+def test_suppressions_of_rules_not_run_are_not_unused(tmp_path: Path) -> None:
+    suppressed = BAD_POD.replace("        requests:", "        # numalint: disable=NL203\n        requests:")
+    write(tmp_path, {"p.yaml": suppressed})
+    assert run("check", "--format", "json", "--select", "NL1", str(tmp_path)).rules() == []
+    assert run("check", "--format", "json", "--ignore", "NL203", str(tmp_path)).rules() == []
+
+
+def test_context_files_report_no_unused_suppression(tmp_path: Path) -> None:
+    write(tmp_path, {"nodes/k.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                                     "cpuManagerPolicy: none  # numalint: disable=schema\n",
+                     "apps/p.yaml": BAD_POD, ".numalint.yaml": "context: [nodes]\n"})
+    files = {Path(f["file"]).name for f in run("check", "--format", "json", "apps", cwd=tmp_path).json()["findings"]}
+    assert files == {"p.yaml"}
+
+
+def test_disable_file_in_a_helm_stream_covers_its_own_template_only(tmp_path: Path) -> None:
+    stream = ("---\n# Source: chart/templates/a.yaml\n# numalint: disable-file\n"
+              "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"
+              "---\n# Source: chart/templates/b.yaml\n" + BAD_POD)
+    result = run("check", "--format", "json", "-", stdin=stream)
+    assert {f["file"] for f in result.json()["findings"] if f["rule"] == "invalid-resources"} == {
+        "chart/templates/b.yaml"}
+
+
+def test_several_disable_file_lines_add_up(tmp_path: Path) -> None:
+    write(tmp_path, {"p.yaml": "# numalint: disable-file=NL203\n# numalint: disable-file=NL202\n"
+                               + BAD_POD.replace('cpu: "1"', "cpu: 1500m")})
+    assert run("check", "--format", "json", str(tmp_path)).rules() == []
+
+
+def test_cluster_globs_naming_directories_cover_their_files(tmp_path: Path) -> None:
+    kubelet = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+    write(tmp_path, {"g/east-prod/k.yaml": kubelet, ".numalint.yaml": "clusters:\n  prod: ['g/*-prod']\n"})
+    [finding] = run("check", "--format", "json", str(tmp_path / "g")).json()["findings"]
+    assert finding["cluster"] == "prod"
+
+
+def test_statistics_replace_json_on_stdout(tmp_path: Path) -> None:
+    write(tmp_path, {"p.yaml": BAD_POD})
+    out = run("check", "--statistics", "-f", "json", str(tmp_path)).output
+    assert "invalid-resources" in out
+    try:
+        json.loads(out)
+    except json.JSONDecodeError:
+        pass
+    else:
+        raise AssertionError("statistics should replace the JSON on stdout")
+
+
+def test_a_patch_named_alone_is_still_a_patch(tmp_path: Path) -> None:
+    write(tmp_path, {"overlay/kustomization.yaml": "resources: [../base]\npatches:\n  - path: patch.yaml\n",
+                     "overlay/patch.yaml": BAD_POD})
+    result = run("check", "--format", "json", str(tmp_path / "overlay" / "patch.yaml"))
+    assert result.rules() == ["not-lintable"] and result.exit_code == 0
