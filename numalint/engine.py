@@ -469,11 +469,7 @@ def _disabled(options: Options, rule: str, file: str) -> bool:
     """Off in ``rules:``/``perPath:`` or left out by --select/--ignore."""
     if rule in ALWAYS_REPORTED:
         return False
-    per_path = None
-    for glob, severities in options.per_path:
-        if rule in severities and path_matches(file, glob, options.exclude_base):
-            per_path = severities[rule]
-    configured = per_path or options.severities.get(rule)
+    configured = _path_severity(options, rule, file) or options.severities.get(rule)
     return configured == "off" or (options.enabled is not None and rule not in options.enabled)
 
 
@@ -488,7 +484,7 @@ def apply_configuration(findings: list[Finding], options: Options, sources: list
     used: set[tuple[str, int, str]] = set()
     kept: list[Finding] = []
     for finding in findings:
-        configured = _path_severity(options, finding) or options.severities.get(finding.rule)
+        configured = _path_severity(options, finding.rule, finding.file) or options.severities.get(finding.rule)
         if _disabled(options, finding.rule, finding.file):
             continue
         rule = rules.get(finding.rule)
@@ -514,12 +510,12 @@ def apply_configuration(findings: list[Finding], options: Options, sources: list
     return kept
 
 
-def _path_severity(options: Options, finding: Finding) -> str | None:
-    """``perPath:`` settings for the finding's file (the last matching glob wins)."""
+def _path_severity(options: Options, rule: str, file: str) -> str | None:
+    """``perPath:`` settings of ``rule`` for ``file`` (the last matching glob wins)."""
     found = None
     for glob, severities in options.per_path:
-        if finding.rule in severities and path_matches(finding.file, glob, options.exclude_base):
-            found = severities[finding.rule]
+        if rule in severities and path_matches(file, glob, options.exclude_base):
+            found = severities[rule]
     return found
 
 

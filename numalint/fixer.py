@@ -6,7 +6,7 @@ checked against the text before it is applied: it must cover exactly one YAML no
 finding was about when the edit says which (``Edit.expected``). A file with an edit that does not match is
 not written at all. Edits that overlap are left for a later pass (the file is checked again after each
 pass) and reported if they never apply. A file is written only when its text changed, never when it
-failed to parse, and always atomically: a temporary ``.numalint-fix-<pid>-XXXXXXXX.tmp`` in the same
+failed to parse, and always atomically: a temporary ``.numalint-fix-<pid>-<random>.tmp`` in the same
 directory, renamed over the target of any symlink, mode, owner and group kept. SIGINT and SIGTERM are
 held off while one file is written, so an interrupted run leaves whole files and no temporaries; those of
 a killed run are removed by the next ``fix`` that writes to their directory.
