@@ -14,6 +14,7 @@ from numalint.analysis import Analysis, AnalysisOptions, analyse
 from numalint.catalogue import catalogue
 from numalint.checks import run_checks
 from numalint.checks.input_rules import FindingCap, cap_per_file, input_findings
+from numalint.checks.proofs import prove_fixes
 from numalint.checks.selection import SelectorError, matches, resolve
 from numalint.findings import Finding, Hit
 from numalint.k8s.kinds import (
@@ -31,7 +32,17 @@ from numalint.model.kustomize import KUSTOMIZATION_NAMES, patch_files
 from numalint.model.run import FileResult, assemble
 from numalint.model.sriov import DEFAULT_PREFIX
 from numalint.reading.locate import get, locate
-from numalint.reading.sources import FILE_WIDE, Document, Source, discover, path_matches, read_source
+from numalint.reading.sources import (
+    FILE_WIDE,
+    Document,
+    ReadError,
+    Source,
+    decode,
+    discover,
+    path_matches,
+    read_capped,
+    read_source,
+)
 from numalint.reading.yamlpos import Span
 from numalint.views.kubelet import kubelet_profile
 from numalint.views.kubevirt import vm_view
@@ -429,11 +440,15 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     if options.enabled is not None:
         disabled |= set(catalogue()) - options.enabled
     sources = [r.source for r in results]
+    analyses: dict[str | None, Analysis] = {}
     for cluster in _analyse_clusters(results, options):
+        analyses[cluster.name] = cluster.analysis
         findings.extend(cap_per_file(run_checks(cluster.analysis, disabled, cluster.name)))  # bounded output
         if "duplicate-object" not in disabled:
             findings.extend(Finding.of("duplicate-object", hit, cluster.name) for hit in cluster.repeats)
         reported |= {p.file for p in cluster.analysis.simulation.node_state_problems}
+    prove_fixes(findings, lambda path: analyses.get(options.cluster_of(path) if options.cluster_of else None),
+                lambda path: _text_of(path, given), lambda path, text: process_file(path, {path: text}), disabled)
     for path in missing:
         findings.append(registry.finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1)))
     # a finding in a context file is reported when a named file takes part in it (a changed kubelet file
@@ -448,6 +463,16 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     return Report(sorted(findings, key=Finding.sort_key), count + len(missing), readable, unparsed,
                   incomplete=any(r.source.unchecked for r in results),
                   suppressed=sorted(suppressed, key=Finding.sort_key), checked=files + missing)
+
+
+def _text_of(path: str, given: dict[str, str]) -> str | None:
+    """A file's text as reading saw it (for proving fixes): the given text, or the file read again."""
+    if path in given:
+        return given[path]
+    try:
+        return decode(read_capped(path))
+    except (ReadError, UnicodeDecodeError, OSError):
+        return None
 
 
 def _name_helm_sources(findings: list[Finding], sources: list[Source]) -> list[Finding]:

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Iterator
-from dataclasses import replace as dc_replace
 from fractions import Fraction
 from math import ceil
 
-from numalint.alignment.machine import Machine
-from numalint.alignment.node import Node, settings_problems
-from numalint.alignment.startup import StartError, StartProblem
-from numalint.analysis import Analysis, analyse
+from numalint.alignment.startup import StartProblem
+from numalint.analysis import Analysis
 from numalint.catalogue import catalogue
 from numalint.checks.input_rules import did_you_mean
-from numalint.checks.registry import CHECKS, check
+from numalint.checks.registry import check
 from numalint.findings import SAFE, UNSAFE, Edit, Fix, Hit
 from numalint.k8s.cpuset import format_cpuset
 from numalint.k8s.goparse import GoParseError
@@ -31,10 +27,7 @@ from numalint.k8s.versions import (
     openshift_release,
 )
 from numalint.reading.locate import get, locate
-from numalint.reading.sources import Document
-from numalint.reading.yamlpos import YamlError, YMap, YSeq, load_all
-from numalint.simulation.simulate import settings_from_profile
-from numalint.views.kubelet import MAX_RESERVED_MEMORY, KubeletProfile, kubelet_profile
+from numalint.views.kubelet import MAX_RESERVED_MEMORY, KubeletProfile
 
 POLICY_VALUES = {
     "cpuManagerPolicy": ("none", "static"),
@@ -70,8 +63,7 @@ def invalid_policy_name(analysis: Analysis) -> Iterator[Hit]:
             if same_case:
                 message = (f'{name} "{value}" is not accepted (values are case-sensitive); '
                            f'the kubelet refuses to start. Use "{same_case[0]}"')
-                fix = proven_by_checks(analysis, profile, "invalid-policy-name", profile.span(name), Fix(
-                    f'write "{same_case[0]}"', [Edit(profile.span(name), same_case[0], value)], SAFE))
+                fix = Fix(f'write "{same_case[0]}"', [Edit(profile.span(name), same_case[0], value)], SAFE)
             else:
                 choices = ", ".join(f'"{a}"' for a in allowed)
                 message = f'{name} "{value}" is not one of {choices}; the kubelet refuses to start'
@@ -209,7 +201,7 @@ def _platform_only(profile: KubeletProfile) -> bool:
 @check("reserved-memory-mismatch")
 def reserved_memory_mismatch(analysis: Analysis) -> Iterator[Hit]:
     """The core's reservedMemory sums (validateReservedMemory) and NewPolicyStatic's demand for reserved
-    memory (pkg/kubelet/cm/memorymanager), with a correction that is proven before it is offered."""
+    memory (pkg/kubelet/cm/memorymanager), with a correction (proven before it is offered: checks/proofs.py)."""
     for profile in analysis.profiles:
         if (profile.memory_policy == "Static" and "systemReserved.memory" in profile.platform_defaults
                 and profile.node_sizing(analysis.version) and analysis.node_memory(profile) is None):
@@ -254,7 +246,7 @@ def reserved_memory_mismatch(analysis: Analysis) -> Iterator[Hit]:
                     f"reservedMemory {resource} sums to {format_bytes(total)}; the kubelet requires {explained} "
                     f"(the kubelet refuses to start: {problem.message})",
                     "reservedMemory",
-                    fix=proven(analysis, profile, problem, _corrected(analysis, profile, resource, total, expected)))
+                    fix=_corrected(analysis, profile, resource, total, expected))
 
 
 def _numa_room(analysis: Analysis, profile: KubeletProfile, resource: str) -> dict[int, int] | None:
@@ -519,130 +511,3 @@ def kubeletconfig_unsupported_field(analysis: Analysis) -> Iterator[Hit]:
                            "systemReserved together with autoSizingReserved: true is rejected by the machine-config "
                            "operator", "systemReserved", key=True,
                            fix=Fix("remove systemReserved or set autoSizingReserved: false"))
-
-
-# --- fixes that are proven ---------------------------------------------------------------------------
-
-
-def proven(analysis: Analysis, profile: KubeletProfile, problem: StartProblem, fix: Fix) -> Fix:
-    """``fix`` when applying its edits (in memory, on the parsed document) makes ``problem`` go away and
-    brings no new start-up problem on the pool's machines; otherwise a display-only hint that says so."""
-    if not fix.edits:
-        return fix
-    why = _refuted(analysis, profile, problem, fix)
-    if why is None:
-        return fix
-    return Fix(f"{fix.description} -- not offered automatically: {why}; decide by hand")
-
-
-def _edited_profile(profile: KubeletProfile, fix: Fix) -> KubeletProfile | str:
-    """The configuration as it reads with ``fix`` applied in memory, or why it cannot be read so."""
-    root = copy.deepcopy(profile.doc.root)
-    for edit in fix.edits:
-        if not _replace(root, edit):
-            return "its edit does not land on one value"
-    changed = kubelet_profile(Document(profile.doc.file, profile.doc.index, root, profile.doc.span))
-    return "the configuration no longer reads" if changed is None else changed
-
-
-def _refuted(analysis: Analysis, profile: KubeletProfile, problem: StartProblem, fix: Fix) -> str | None:
-    changed = _edited_profile(profile, fix)
-    if isinstance(changed, str):
-        return changed
-    before = {(p.reason, p.field, p.key) for p in analysis.start_problems(profile)}
-    topologies = analysis.topologies_for(profile)
-    machines: list[Machine | None] = [t.machine for t in topologies] or [None]
-    for machine in machines:
-        settings = settings_from_profile(changed, analysis.version, machine=machine)
-        after = settings_problems(settings, machine.numa_ids if machine is not None else None)
-        if machine is not None and not after:
-            try:
-                Node(machine, settings)
-            except StartError as err:
-                after = [err.problem]
-        found = {(p.reason, p.field, p.key) for p in after}
-        if (problem.reason, problem.field, problem.key) in found:
-            return "the kubelet would still refuse it"
-        new = sorted(found - before, key=str)
-        if new:
-            return f"it would bring a new problem ({new[0][0]} at {new[0][1]})"
-    return None
-
-
-_VERIFYING: list[bool] = []  # set while a fix is being verified: the nested checks offer fixes unverified
-
-
-def proven_by_checks(analysis: Analysis, profile: KubeletProfile, rule: str, span: object, fix: Fix) -> Fix:
-    """``fix`` when, applied in memory, the kubelet-configuration checks of the document's pool no longer
-    report ``rule`` at ``span`` and report no error they did not report before; otherwise a display-only
-    hint. A new error that carries its own automatic fix does not refute (the Static memory manager a case fix
-    turns on may then need its reservedMemory corrected). Used for fixes whose finding is not a single
-    start-up problem (a policy name's case)."""
-    if not fix.edits or _VERIFYING:
-        return fix
-    _VERIFYING.append(True)
-    try:
-        why = _refuted_by_checks(analysis, profile, rule, span, fix)
-    finally:
-        _VERIFYING.pop()
-    return fix if why is None else Fix(f"{fix.description} -- not offered automatically: {why}; decide by hand")
-
-
-def _kubelet_hits(analysis: Analysis, file: str) -> list[tuple[str, object, str]]:
-    """(rule, span, severity) of every kubelet-category finding on ``file``; severity "fixable" for an error
-    that comes with its own automatic fix (a next fix pass can apply it)."""
-    rules = catalogue()
-    hits: list[tuple[str, object, str]] = []
-    for slug, func in CHECKS.items():
-        if rules[slug].category != "kubelet":
-            continue
-        for hit in func(analysis):
-            if hit.file == file:
-                severity = hit.severity or rules[slug].severity
-                hits.append((slug, hit.span, "fixable" if hit.fix is not None and hit.fix.edits else severity))
-    return hits
-
-
-def _refuted_by_checks(analysis: Analysis, profile: KubeletProfile, rule: str, span: object, fix: Fix) -> str | None:
-    changed = _edited_profile(profile, fix)
-    if isinstance(changed, str):
-        return changed
-    changed.cluster_gates = profile.cluster_gates
-    # the document's own pool: this configuration with the run's topologies and pool objects, no workloads
-    # (kubelet checks do not read them), before and after -- cheap even when hundreds of files need a fix
-    alone = dc_replace(analysis.run, profiles=[profile], pods=[])
-    after = _kubelet_hits(analyse(dc_replace(alone, profiles=[changed]), analysis.options), profile.file)
-    if any(r == rule and s == span for r, s, _ in after):
-        return "the finding would remain"
-    before = {(r, s) for r, s, severity in _kubelet_hits(analyse(alone, analysis.options), profile.file)
-              if severity == "error"}
-    new = [(r, s) for r, s, severity in after if severity == "error" and (r, s) not in before]
-    if new:
-        return f"it would bring a new error ({new[0][0]})"
-    return None
-
-
-def _replace(node: object, edit: Edit) -> bool:
-    """Put the value ``edit.text`` denotes where ``edit.span`` is in the tree; False when no value sits there."""
-    try:
-        parsed = load_all(edit.text)
-    except YamlError:
-        return False
-    if len(parsed) != 1:
-        return False
-    value = parsed[0][0]
-    if isinstance(node, YMap):
-        for key in list(node):
-            if node.value_spans.get(key) == edit.span:
-                node[key] = value
-                return True
-            if _replace(node[key], edit):
-                return True
-    elif isinstance(node, YSeq):
-        for index, item in enumerate(node):
-            if node.item_spans[index] == edit.span and not isinstance(item, (YMap, YSeq)):
-                node[index] = value
-                return True
-            if _replace(item, edit):
-                return True
-    return False

@@ -1,0 +1,233 @@
+"""Fixes that are proven: every edit-bearing fix on a kubelet configuration is tried before it is offered.
+
+A fix lands on a kubelet configuration document (KubeletConfiguration, an OpenShift KubeletConfig, a
+PerformanceProfile, which renders into kubelet settings) whatever rule makes it: the schema's retyping, the
+unknown-field rename, a policy name's case, a reservedMemory correction. Its edits are applied to the file's
+text in memory, exactly as ``fix`` would write them; the file is read again and every check runs on the
+document's pool (that configuration with the run's topologies and pool objects, without workloads). The fix
+stays automatic only when its finding is gone and no error appears on the document that was not there
+before. An error that appears but carries its own automatic fix is allowed when applying that fix as well
+(the next ``fix`` pass does) leaves no new error: a case fix that turns the Static memory manager on may need
+a reservedMemory correction. The fix keeps its own safety (safety says whether it keeps the author's intent),
+and a safe fix whose follow-up is unsafe says so. Any other
+outcome turns the fix into a display-only hint saying what would go wrong, so the author decides.
+
+Only documents that carry such a fix pay for the proof: one reading of their file and one analysis of their
+pool per fix, plus one for the document as it is.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Container, Iterable
+from dataclasses import dataclass
+from dataclasses import replace as dc_replace
+
+from numalint.analysis import Analysis, analyse
+from numalint.catalogue import catalogue
+from numalint.checks.registry import CHECKS
+from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix
+from numalint.model.run import FileResult
+from numalint.reading.yamlpos import line_starts
+from numalint.views.kubelet import KubeletProfile
+
+Reread = Callable[[str, str], FileResult]  # (path, text) -> the file read from that text
+MAX_SHOWN = 160  # characters of a finding's message quoted in a refused fix
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """One finding on the document, located in the original text (character offset of its start)."""
+
+    rule: str
+    offset: int
+    error: bool
+    message: str
+    fix: Fix | None
+
+
+Mapper = Callable[[int], int]  # an offset in an edited text -> the offset in the text before the edits
+
+
+def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analysis | None],
+                text_of: Callable[[str], str | None], reread: Reread, disabled: Container[str] = ()) -> None:
+    """Replace, in place, the fix of every finding on a kubelet configuration that its proof refutes."""
+    prover = _Prover(text_of, reread, disabled)
+    for finding in findings:
+        if finding.fix is None or not finding.fix.edits:
+            continue
+        analysis = analysis_of(finding.file)
+        profile = _document_of(analysis, finding) if analysis is not None else None
+        if analysis is None or profile is None:
+            continue
+        finding.fix = prover.prove(analysis, profile, finding)
+
+
+def _document_of(analysis: Analysis, finding: Finding) -> KubeletProfile | None:
+    """The kubelet configuration the finding is in (its document's lines hold the finding's start)."""
+    for profile in analysis.profiles:
+        span = profile.doc.span
+        if profile.file == finding.file and span.line <= finding.span.line <= span.end_line:
+            return profile
+    return None
+
+
+class _Prover:
+    def __init__(self, text_of: Callable[[str], str | None], reread: Reread, disabled: Container[str]) -> None:
+        self.text_of = text_of
+        self.reread = reread
+        self.disabled = disabled
+        self.before: dict[int, list[_Seen] | None] = {}  # by profile: its findings as the file is
+        self.texts: dict[str, str | None] = {}
+
+    def prove(self, analysis: Analysis, profile: KubeletProfile, finding: Finding) -> Fix:
+        assert finding.fix is not None
+        fix = finding.fix
+        text = self.texts[finding.file] if finding.file in self.texts else self.texts.setdefault(
+            finding.file, self.text_of(finding.file))
+        if text is None:
+            return _refused(fix, "the file cannot be read again to try it; decide by hand")
+        if id(profile) not in self.before:
+            self.before[id(profile)] = self._seen(analysis, profile, text, lambda x: x)
+        before = self.before[id(profile)]
+        if before is None:
+            return fix  # the document as it is does not read back the same way: nothing to compare with
+        start = _offset(line_starts(text), finding.span.line, finding.span.col)
+        edited = _apply(text, fix.edits)
+        if edited is None:
+            return _refused(fix, "its edits do not land on the file as it is; decide by hand")
+        after = self._seen(analysis, profile, edited[0], edited[1])
+        if after is None:
+            return _refused(fix, "the configuration would no longer read; decide by hand")
+        key = (finding.rule, start)
+        counted = Counter((s.rule, s.offset) for s in before)
+        if Counter((s.rule, s.offset) for s in after)[key] >= counted[key]:
+            remaining = next((s for s in after if (s.rule, s.offset) == key), None)
+            return _refused(fix, "the finding would remain" + (f" ({_short(remaining.message)})" if remaining else "")
+                            + "; decide by hand what to write there")
+        new = _new_errors(before, after)
+        if not new:
+            return fix
+        follow = [s for s in new if s.fix is not None and s.fix.edits]
+        if len(follow) < len(new):
+            blocker = next(s for s in new if s not in follow)
+            return _refused(fix, f"it would bring a new error ({blocker.rule}: {_short(blocker.message)}); decide "
+                                 "by hand whether to make the change and settle that too, or leave it")
+        # every new error has its own fix: apply those too (what the next pass of ``fix`` does) and look again
+        follow_edits = [e for s in follow for e in (s.fix.edits if s.fix else [])]
+        again = _apply(edited[0], follow_edits)
+        if again is None:
+            return _refused(fix, f"it needs a further fix ({follow[0].rule}) whose edits conflict; decide by hand")
+        mapper = edited[1]
+        final = self._seen(analysis, profile, again[0], lambda x: mapper(again[1](x)))
+        if final is None:
+            return _refused(fix, "the configuration would no longer read after the further fixes; decide by hand")
+        still = _new_errors(before, final)
+        if Counter((s.rule, s.offset) for s in final)[key] >= counted[key] or still:
+            blocker = still[0] if still else follow[0]
+            return _refused(fix, f"it would bring a new error ({blocker.rule}: {_short(blocker.message)}) that its "
+                                 "own fix does not clear; decide by hand whether to make the change and settle that "
+                                 "too, or leave it")
+        unsafe = next((s for s in follow if s.fix is not None and s.fix.safety == UNSAFE), None)
+        if unsafe is not None and unsafe.fix is not None and fix.safety == SAFE:
+            # the fix keeps its own safety (it keeps the author's intent); say what the unsafe pass must add
+            return Fix(f"{fix.description} (then {unsafe.rule} needs its own fix, applied with --unsafe-fixes: "
+                       f"{unsafe.fix.description})", fix.edits, fix.safety)
+        return fix
+
+    def _seen(self, analysis: Analysis, profile: KubeletProfile, text: str, back: Mapper) -> list[_Seen] | None:
+        """Every finding on the document when its file reads ``text``: the file's own (schema, unknown
+        fields) and the checks' on the document's pool; None when the document is not read back."""
+        result = self.reread(profile.file, text)
+        if not result.source.parsed or result.source.template:
+            return None
+        original = [p for p in analysis.run.profiles if p.file == profile.file and p.doc.index == profile.doc.index]
+        changed = [p for p in result.profiles if p.doc.index == profile.doc.index]
+        if len(changed) != len(original):
+            return None
+        mine = changed[next(i for i, p in enumerate(original) if p is profile)]
+        others = [d for d in analysis.run.others if not (d.file == profile.file and d.index == profile.doc.index)]
+        others += [d for d in result.others if d.index == profile.doc.index]
+        run = dc_replace(analysis.run, profiles=[mine], pods=[], others=others)
+        pool = analyse(run, analysis.options)
+        starts = line_starts(text)
+        span = mine.doc.span
+        rules = catalogue()
+        seen: list[_Seen] = []
+
+        def add(rule: str, line: int, col: int, severity: str | None, fix: Fix | None, message: str) -> None:
+            if rule in self.disabled or not span.line <= line <= span.end_line:
+                return
+            level = severity or (rules[rule].severity if rule in rules else "error")
+            seen.append(_Seen(rule, back(_offset(starts, line, col)), level == "error", message, fix))
+
+        for found in result.source.findings:
+            if found.file == profile.file:
+                add(found.rule, found.span.line, found.span.col, found.severity, found.fix, found.message)
+        for slug, func in CHECKS.items():
+            if slug in self.disabled:
+                continue
+            for hit in func(pool):
+                if hit.file == profile.file:
+                    add(slug, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
+        return seen
+
+
+def _new_errors(before: list[_Seen], after: list[_Seen]) -> list[_Seen]:
+    """Errors of ``after`` beyond those ``before`` had at the same place under the same rule."""
+    left = Counter((s.rule, s.offset) for s in before if s.error)
+    new = []
+    for seen in after:
+        if not seen.error:
+            continue
+        if left[(seen.rule, seen.offset)] > 0:
+            left[(seen.rule, seen.offset)] -= 1
+        else:
+            new.append(seen)
+    return new
+
+
+def _offset(starts: list[int], line: int, col: int) -> int:
+    return starts[min(max(line, 1), len(starts)) - 1] + col - 1
+
+
+def _apply(text: str, edits: list[Edit]) -> tuple[str, Mapper] | None:
+    """The text with ``edits`` applied as ``fix`` writes them, and the way back from its offsets; None when
+    an edit points outside the text or two edits overlap."""
+    starts = line_starts(text)
+    placed: list[tuple[int, int, str]] = []
+    for edit in edits:
+        span = edit.span
+        if not (1 <= span.line <= len(starts) and 1 <= span.end_line <= len(starts)):
+            return None
+        begin, end = _offset(starts, span.line, span.col), _offset(starts, span.end_line, span.end_col)
+        if not 0 <= begin <= end <= len(text):
+            return None
+        if (begin, end, edit.text) not in placed:
+            placed.append((begin, end, edit.text))
+    placed.sort()
+    if any(later[0] < earlier[1] for earlier, later in zip(placed, placed[1:], strict=False)):
+        return None
+    for begin, end, replacement in reversed(placed):
+        text = text[:begin] + replacement + text[end:]
+
+    def back(offset: int) -> int:
+        delta = 0
+        for begin, end, replacement in placed:
+            new_begin = begin + delta
+            if offset < new_begin:
+                return offset - delta
+            if offset < new_begin + len(replacement):
+                return begin
+            delta += len(replacement) - (end - begin)
+        return offset - delta
+
+    return text, back
+
+
+def _short(message: str) -> str:
+    return message if len(message) <= MAX_SHOWN else message[:MAX_SHOWN - 1] + "…"
+
+
+def _refused(fix: Fix, why: str) -> Fix:
+    return Fix(f"{fix.description} -- not offered automatically: {why}")
