@@ -221,7 +221,9 @@ def _unknown_kubelet_fields(doc: Document, config: YMap, base: Path, case_insens
         suggestion = closest_field(key, known)
         message = f'unknown field "{key}": {who}, so this setting never applies'
         fix = None
-        if suggestion and suggestion not in config:
+        # never rename onto a field that is already there (for the operator, in any case)
+        present = {k.lower() for k in config if isinstance(k, str)} if case_insensitive else config
+        if suggestion and (suggestion.lower() if case_insensitive else suggestion) not in present:
             message += f'; did you mean "{suggestion}"?'
             fix = Fix(f'rename "{key}" to "{suggestion}"', [Edit(span, suggestion, key)], SAFE)
         yield registry.finding("unknown-field", message, doc.file, span, fix=fix)

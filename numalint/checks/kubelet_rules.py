@@ -250,16 +250,20 @@ def reserved_memory_mismatch(analysis: Analysis) -> Iterator[Hit]:
 
 
 def _numa_room(analysis: Analysis, profile: KubeletProfile, resource: str) -> dict[int, int] | None:
-    """Per NUMA node of the pool's first topology: how much of ``resource`` it has (memory without its
-    hugepages); None without a topology."""
+    """Per NUMA node: how much of ``resource`` it has (memory without its hugepages) on every machine of the
+    pool, the least of them; a node some machine lacks has none (getTotalMemoryTypeReserved refuses a
+    reservation on a NUMA node the machine does not have); None without a topology."""
     topologies = analysis.topologies_for(profile)
     if not topologies:
         return None
-    room: dict[int, int] = {}
-    for numa in topologies[0].machine.numa_nodes:
-        huge = {f"hugepages-{format_bytes(page)}": page * pages for page, pages in numa.hugepages.items()}
-        room[numa.id] = numa.memory - sum(huge.values()) if resource == "memory" else huge.get(resource, 0)
-    return room
+    rooms: list[dict[int, int]] = []
+    for topology in topologies:
+        room: dict[int, int] = {}
+        for numa in topology.machine.numa_nodes:
+            huge = {f"hugepages-{format_bytes(page)}": page * pages for page, pages in numa.hugepages.items()}
+            room[numa.id] = numa.memory - sum(huge.values()) if resource == "memory" else huge.get(resource, 0)
+        rooms.append(room)
+    return {numa: min(room.get(numa, 0) for room in rooms) for numa in rooms[0]}
 
 
 def _add_reserved_memory(analysis: Analysis, profile: KubeletProfile, expected: Fraction) -> Fix:
@@ -267,7 +271,10 @@ def _add_reserved_memory(analysis: Analysis, profile: KubeletProfile, expected: 
     target = next((n for n, free in sorted(room.items()) if free >= expected), None) if room else 0
     if target is None or expected.denominator != 1 or expected <= 0:
         return Fix(f"list reservedMemory entries adding up to {format_bytes(expected)} on NUMA nodes that have it")
-    return Fix(f"add reservedMemory: [{{numaNode: {target}, limits: {{memory: {format_bytes(expected)}}}}}]")
+    entry = f"{{numaNode: {target}, limits: {{memory: {format_bytes(expected)}}}}}"
+    if profile.has("reservedMemory"):  # written but empty: never "add" a field that is already there
+        return Fix(f"list {entry} under reservedMemory")
+    return Fix(f"add reservedMemory: [{entry}]")
 
 
 def _explain(analysis: Analysis, profile: KubeletProfile, resource: str, expected: Fraction) -> str:
@@ -318,6 +325,10 @@ def _corrected(analysis: Analysis, profile: KubeletProfile, resource: str, total
         return Fix(f"set reservedMemory {resource} to {values} (the correction {change} "
                    f"{format_bytes(abs(difference))} on NUMA node {entry.numa_node})",
                    [Edit(span, format_bytes(value))], UNSAFE)
+    emptied = next((e for e in entries if e.limits.get(resource) == -difference and resource in e.raw_limits), None)
+    if emptied is not None:  # validateReservedMemoryConfiguration refuses a zero: the key goes, not its value
+        return Fix(f"remove {resource} from the reservedMemory entry of NUMA node {emptied.numa_node} (writing 0 "
+                   "is refused: the key has to go)")
     return Fix(f"make reservedMemory {resource} add up to {format_bytes(expected)}: no single entry can take the "
                f"difference of {format_bytes(abs(difference))} (decide which NUMA nodes keep it)")
 

@@ -218,6 +218,14 @@ def _finite_number(value: Any) -> bool:
     return isinstance(value, int) or isinstance(value, float) and math.isfinite(value)
 
 
+def _whole_number(value: Any) -> bool:
+    """A number quoting keeps exactly; a fraction is left to the author: quoted, 0.5 is the quantity 500m,
+    which for memory is milli-bytes."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value.bit_length() <= 2 * MAX_SHOWN  # a huge integer is not printed (describe_value)
+    return isinstance(value, float) and value.is_integer() and abs(value) < 2.0 ** 64
+
+
 def _retype(error: Any, span: Any) -> Fix | None:
     """The safe edit for a scalar of the wrong YAML type: quote it, or unquote a quoted boolean."""
     if error.validator != "type" or span.line != span.end_line:
@@ -225,8 +233,8 @@ def _retype(error: Any, span: Any) -> Fix | None:
     value, expected = error.instance, error.validator_value
     if expected == "string" and isinstance(value, bool):
         text = '"true"' if value else '"false"'
-    elif expected == "string" and _finite_number(value):
-        text = f'"{value}"'
+    elif expected == "string" and _whole_number(value):
+        text = f'"{int(value)}"'
     elif expected == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
         text = value.lower()
     else:
@@ -247,8 +255,10 @@ def _describe(error: Any, path: Path, kind: str) -> str:
         hint = ""
         if expected == "string" and isinstance(value, bool):
             hint = f'; YAML reads unquoted {str(value).lower()} as a boolean, quote it: "{str(value).lower()}"'
+        elif expected == "string" and _whole_number(value):
+            hint = f'; quote it: "{int(value)}"'
         elif expected == "string" and _finite_number(value):
-            hint = f'; quote it: "{value}"'
+            hint = "; quote the value you mean (a fraction quoted is a quantity in thousandths, such as 500m)"
         elif expected == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
             hint = f"; write it unquoted: {value.lower()}"
         decoder = {KUBELET_CONFIGURATION: "the kubelet", KUBELET_CONFIG: "the kubelet",
