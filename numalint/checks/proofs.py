@@ -12,8 +12,8 @@ a reservedMemory correction. The fix keeps its own safety (safety says whether i
 and a safe fix whose follow-up is unsafe says so. Any other
 outcome turns the fix into a display-only hint saying what would go wrong, so the author decides.
 
-Only documents that carry such a fix pay for the proof: one reading of their file and one analysis of their
-pool per fix, plus one for the document as it is.
+Only documents that carry such a fix pay for the proof: one reading of the document alone (the other lines of
+its file emptied, so positions stay) and one analysis of its pool per fix, plus one for the document as it is.
 """
 
 from __future__ import annotations
@@ -28,8 +28,11 @@ from numalint.catalogue import catalogue
 from numalint.checks.registry import CHECKS
 from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix
 from numalint.model.run import FileResult
-from numalint.reading.yamlpos import line_starts
+from numalint.reading.sources import Document
+from numalint.reading.yamlpos import Span, line_starts
 from numalint.views.kubelet import KubeletProfile
+from numalint.views.performance import EmbeddedDocument
+from numalint.views.workloads import PodView
 
 Reread = Callable[[str, str], FileResult]  # (path, text) -> the file read from that text
 MAX_SHOWN = 160  # characters of a finding's message quoted in a refused fix
@@ -37,10 +40,11 @@ MAX_SHOWN = 160  # characters of a finding's message quoted in a refused fix
 
 @dataclass(frozen=True)
 class _Seen:
-    """One finding on the document, located in the original text (character offset of its start)."""
+    """One finding of the pool: on the document, where it starts in the original text ("doc", character
+    offset); elsewhere (a pod the pool runs), its file, line and column, which the edits do not move."""
 
     rule: str
-    offset: int
+    place: tuple[object, ...]
     error: bool
     message: str
     fix: Fix | None
@@ -79,12 +83,18 @@ class _Prover:
         self.disabled = disabled
         self.before: dict[int, list[_Seen] | None] = {}  # by profile: its findings as the file is
         self.texts: dict[str, str | None] = {}
+        self.alone: dict[int, str | None] = {}  # by profile: its document alone, at its own lines
+        self.pods: dict[int, list[PodView]] = {}  # by profile: the workloads its pools run
 
     def prove(self, analysis: Analysis, profile: KubeletProfile, finding: Finding) -> Fix:
         assert finding.fix is not None
         fix = finding.fix
-        text = self.texts[finding.file] if finding.file in self.texts else self.texts.setdefault(
-            finding.file, self.text_of(finding.file))
+        if id(profile) not in self.alone:
+            if finding.file not in self.texts:
+                self.texts[finding.file] = self.text_of(finding.file)
+            whole = self.texts[finding.file]
+            self.alone[id(profile)] = None if whole is None else _alone(whole, _carrier(analysis, profile).span)
+        text = self.alone[id(profile)]
         if text is None:
             return _refused(fix, "the file cannot be read again to try it; decide by hand")
         if id(profile) not in self.before:
@@ -99,16 +109,16 @@ class _Prover:
         after = self._seen(analysis, profile, edited[0], edited[1])
         if after is None:
             return _refused(fix, "the configuration would no longer read; decide by hand")
-        key = (finding.rule, start)
-        counted = Counter((s.rule, s.offset) for s in before)
-        if Counter((s.rule, s.offset) for s in after)[key] >= counted[key]:
-            remaining = next((s for s in after if (s.rule, s.offset) == key), None)
+        key: tuple[str, tuple[object, ...]] = (finding.rule, ("doc", start))
+        counted = Counter((s.rule, s.place) for s in before)
+        if Counter((s.rule, s.place) for s in after)[key] >= counted[key]:
+            remaining = next((s for s in after if (s.rule, s.place) == key), None)
             return _refused(fix, "the finding would remain" + (f" ({_short(remaining.message)})" if remaining else "")
                             + "; decide by hand what to write there")
         new = _new_errors(before, after)
         if not new:
             return fix
-        follow = [s for s in new if s.fix is not None and s.fix.edits]
+        follow = [s for s in new if s.fix is not None and s.fix.edits and s.place[0] == "doc"]
         if len(follow) < len(new):
             blocker = next(s for s in new if s not in follow)
             return _refused(fix, f"it would bring a new error ({blocker.rule}: {_short(blocker.message)}); decide "
@@ -123,7 +133,7 @@ class _Prover:
         if final is None:
             return _refused(fix, "the configuration would no longer read after the further fixes; decide by hand")
         still = _new_errors(before, final)
-        if Counter((s.rule, s.offset) for s in final)[key] >= counted[key] or still:
+        if Counter((s.rule, s.place) for s in final)[key] >= counted[key] or still:
             blocker = still[0] if still else follow[0]
             return _refused(fix, f"it would bring a new error ({blocker.rule}: {_short(blocker.message)}) that its "
                                  "own fix does not clear; decide by hand whether to make the change and settle that "
@@ -141,47 +151,76 @@ class _Prover:
         result = self.reread(profile.file, text)
         if not result.source.parsed or result.source.template:
             return None
-        original = [p for p in analysis.run.profiles if p.file == profile.file and p.doc.index == profile.doc.index]
-        changed = [p for p in result.profiles if p.doc.index == profile.doc.index]
-        if len(changed) != len(original):
+        line = profile.doc.span.line  # edits stay inside the document: the lines before it do not move
+        mine = next((p for p in result.profiles if p.doc.span.line == line), None)
+        if mine is None:
             return None
-        mine = changed[next(i for i, p in enumerate(original) if p is profile)]
-        others = [d for d in analysis.run.others if not (d.file == profile.file and d.index == profile.doc.index)]
-        others += [d for d in result.others if d.index == profile.doc.index]
-        run = dc_replace(analysis.run, profiles=[mine], pods=[], others=others)
+        carrier = _carrier(analysis, profile)
+        others = [d for d in analysis.run.others if d is not carrier]
+        others += [d for d in result.others if d.span.line == carrier.span.line]
+        run = dc_replace(analysis.run, profiles=[mine], pods=self._pods(analysis, profile), others=others)
         pool = analyse(run, analysis.options)
         starts = line_starts(text)
         span = mine.doc.span
         rules = catalogue()
         seen: list[_Seen] = []
 
-        def add(rule: str, line: int, col: int, severity: str | None, fix: Fix | None, message: str) -> None:
-            if rule in self.disabled or not span.line <= line <= span.end_line:
+        def add(rule: str, file: str, line: int, col: int, severity: str | None, fix: Fix | None,
+                message: str) -> None:
+            if rule in self.disabled:
                 return
+            ours = file == profile.file and span.line <= line <= span.end_line
+            place: tuple[object, ...] = ("doc", back(_offset(starts, line, col))) if ours else (file, line, col)
             level = severity or (rules[rule].severity if rule in rules else "error")
-            seen.append(_Seen(rule, back(_offset(starts, line, col)), level == "error", message, fix))
+            seen.append(_Seen(rule, place, level == "error", message, fix))
 
         for found in result.source.findings:
-            if found.file == profile.file:
-                add(found.rule, found.span.line, found.span.col, found.severity, found.fix, found.message)
+            if found.file == profile.file and span.line <= found.span.line <= span.end_line:
+                add(found.rule, found.file, found.span.line, found.span.col, found.severity, found.fix,
+                    found.message)
         for slug, func in CHECKS.items():
             if slug in self.disabled:
                 continue
             for hit in func(pool):
-                if hit.file == profile.file:
-                    add(slug, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
+                add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
         return seen
+
+    def _pods(self, analysis: Analysis, profile: KubeletProfile) -> list[PodView]:
+        """The workloads the configuration's pools run, as the whole run placed them (alone, its pool would
+        be the only one and take every pod)."""
+        if id(profile) not in self.pods:
+            self.pods[id(profile)] = [pod for pod in analysis.pods
+                                      if any(p.profile is profile for p in analysis.pools_for(pod))]
+        return self.pods[id(profile)]
+
+
+def _carrier(analysis: Analysis, profile: KubeletProfile) -> Document:
+    """The document of the file that holds the configuration: itself, or the ConfigMap whose ``data.tuning``
+    carries a PerformanceProfile (HyperShift)."""
+    if isinstance(profile.doc, EmbeddedDocument):
+        return next((d for d in analysis.run.others if d.file == profile.file and d.index == profile.doc.index
+                     and not isinstance(d, EmbeddedDocument)), profile.doc)
+    return next((d for d in analysis.run.others if d.file == profile.file and d.index == profile.doc.index),
+                profile.doc)
+
+
+def _alone(text: str, span: Span) -> str:
+    """``text`` with every line outside ``span`` emptied: the document reads as it does in its file, at the
+    same lines and columns, and proving a fix in a file of many documents reads only that one."""
+    lines = text.split("\n")
+    return "\n".join(line if span.line <= number <= span.end_line else ""
+                     for number, line in enumerate(lines, start=1))
 
 
 def _new_errors(before: list[_Seen], after: list[_Seen]) -> list[_Seen]:
     """Errors of ``after`` beyond those ``before`` had at the same place under the same rule."""
-    left = Counter((s.rule, s.offset) for s in before if s.error)
+    left = Counter((s.rule, s.place) for s in before if s.error)
     new = []
     for seen in after:
         if not seen.error:
             continue
-        if left[(seen.rule, seen.offset)] > 0:
-            left[(seen.rule, seen.offset)] -= 1
+        if left[(seen.rule, seen.place)] > 0:
+            left[(seen.rule, seen.place)] -= 1
         else:
             new.append(seen)
     return new
