@@ -1,0 +1,284 @@
+"""Fixes that are proven (issue 12): every fix offered as automatic on a kubelet configuration removes its finding
+and brings no new error, over every bad example of the catalogue and over generated kubelet configurations;
+a fix the kubelet would refuse is shown as a hint and never written. Through the command line."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from numalint.catalogue import catalogue
+from numalint.k8s.quantity import try_quantity
+from tests.conftest import run, write
+
+KUBELET_KINDS = {"KubeletConfiguration", "KubeletConfig", "PerformanceProfile"}
+MEMORY_RULES = {"reserved-memory-mismatch", "reserved-memory-numa"}
+FRACTION = re.compile(r'"?[+-]?(?:[0-9]*\.[0-9]+|[0-9]+m)"?')  # 0.5 or 1500m: thousandths once quoted
+
+
+def _findings(path: Path) -> list[dict[str, Any]]:
+    result = run("check", "--format", "json", "--fail-on", "never", str(path))
+    assert "Traceback" not in result.stderr, result.stderr
+    findings: list[dict[str, Any]] = result.json()["findings"]
+    return findings
+
+
+def _on_kubelet_config(finding: dict[str, Any]) -> bool:
+    return (finding.get("object") or {}).get("kind") in KUBELET_KINDS
+
+
+def _offered(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [f for f in findings if _on_kubelet_config(f) and f["fix"] and f["fix"]["edits"]]
+
+
+def _assert_fixes_hold(tmp_path: Path, files: dict[str, str], numa_memory: int | None = None) -> None:
+    """fix --unsafe-fixes on a copy, then check: each automatic kubelet fix's finding is gone, no error is new."""
+    write(tmp_path, files)
+    before = _findings(tmp_path)
+    offered = _offered(before)
+    for finding in offered:
+        for edit in finding["fix"]["edits"]:
+            text = edit["text"]
+            assert not FRACTION.fullmatch(text), f"a fraction or milli-value written: {finding}"
+            if finding["rule"] in MEMORY_RULES:  # validateReservedMemoryConfiguration: never zero, whole bytes
+                amount = try_quantity(text.strip('"'))
+                assert amount is not None and amount > 0 and Fraction(amount).denominator == 1, finding
+                if numa_memory is not None:  # getTotalMemoryTypeReserved: only onto a node that has it
+                    assert amount <= numa_memory, finding
+    result = run("fix", "--unsafe-fixes", str(tmp_path))
+    assert "Traceback" not in result.stderr, result.stderr
+    after = _findings(tmp_path)
+    at = Counter((f["rule"], f["file"], f["line"], f["column"]) for f in after)
+    was = Counter((f["rule"], f["file"], f["line"], f["column"]) for f in before)
+    for finding in offered:
+        key = (finding["rule"], finding["file"], finding["line"], finding["column"])
+        assert at[key] < was[key], f"an automatic fix left its finding: {finding['message']} ({finding['fix']})"
+    old = Counter((f["rule"], f["file"], f["line"]) for f in before if f["severity"] == "error")
+    new = Counter((f["rule"], f["file"], f["line"]) for f in after if f["severity"] == "error") - old
+    assert not new, f"fixing brought new errors: {[f for f in after if (f['rule'], f['file'], f['line']) in new]}"
+    duplicates = [f for f in after if f["message"].startswith("duplicate field")]
+    assert len(duplicates) <= sum(1 for f in before if f["message"].startswith("duplicate field")), duplicates
+
+
+BAD = [(slug, i, ex) for slug, rule in sorted(catalogue().items()) for i, ex in enumerate(rule.examples)
+       if ex["expect"] == "bad" and not any(name.startswith("state/") for name in ex["files"])]
+
+
+@pytest.mark.parametrize("slug,index,example", BAD, ids=[f"{s}-{i}" for s, i, _ in BAD])
+def test_fixes_hold_on_every_bad_example(tmp_path: Path, slug: str, index: int, example: dict[str, Any]) -> None:
+    _assert_fixes_hold(tmp_path, dict(example["files"]))
+
+
+# --- generated kubelet configurations ---------------------------------------------------------------------
+
+GIB = 1 << 30
+CPU_LISTS = ("0", '"0"', '"0-1"', '"0-63"', '"x"')
+QUOTED_TRUE, QUOTED_110 = '"true"', '"110"'
+SWAP = ('"false"', "false", '"False"')
+MIB = 1 << 20
+
+
+def _topology(numa: int, memory_gib: int) -> str:
+    nodes = "".join(f'    - id: {n}\n      cpus: "{n * 4}-{n * 4 + 3}"\n      memory: {memory_gib}Gi\n'
+                    for n in range(numa))
+    return f"apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata:\n  name: gen\nspec:\n  numaNodes:\n{nodes}"
+
+
+def _variant(seed: int) -> tuple[dict[str, str], int | None]:
+    """One kubelet configuration from ``seed``: misspelt keys, wrong scalar types, wrong-case policy names,
+    reservedMemory off by various amounts on 1-4 NUMA nodes, with or without a topology."""
+    rng = random.Random(seed)
+    numa = rng.randint(1, 4)
+    memory_gib = rng.choice((4, 16))
+    lines: list[str] = []
+    cpu_key = rng.choice(("cpuManagerPolicy", "cpuManagerPolicy", "cpuManagerPolicyy", "CPUManagerPolicy"))
+    lines.append(f"{cpu_key}: {rng.choice(('static', 'Static', 'STATIC', 'none', 'static'))}")
+    cpus_key = rng.choice(("reservedSystemCPUs", "reservedSystemCpus", "reservedSystemCPU", None))
+    if cpus_key:
+        lines.append(f"{cpus_key}: {rng.choice(CPU_LISTS)}")
+    if rng.random() < 0.3:
+        lines.append("systemReservedCgroup: /system.slice")
+    topo_key = rng.choice(("topologyManagerPolicy", "topologyManagerPolicys", "topologyManagerPolicy"))
+    lines.append(f"{topo_key}: {rng.choice(('single-numa-node', 'Single-Numa-Node', 'restricted', 'best-effort'))}")
+    if rng.random() < 0.5:
+        lines.append(f"cpuManagerPolicyOptions:\n  full-pcpus-only: {rng.choice(('true', QUOTED_TRUE))}")
+    if rng.random() < 0.3:
+        lines.append(f"failSwapOn: {rng.choice(SWAP)}")
+    if rng.random() < 0.3:
+        lines.append(f"maxPods: {rng.choice(('110', QUOTED_110))}")
+    memory_key = rng.choice(("memoryManagerPolicy", "memoryManagerPolicy", "memoryManagerPolcy"))
+    lines.append(f"{memory_key}: {rng.choice(('Static', 'static', 'None'))}")
+    reserved = rng.choice((100 * MIB, GIB, 1500 * MIB, 3 * GIB))
+    lines.append(f"systemReserved:\n  memory: {reserved // MIB}Mi")
+    if rng.random() < 0.8:
+        entries = rng.randint(1, numa)
+        off = rng.choice((0, 100 * MIB, -100 * MIB, -reserved, GIB, 20 * GIB, 1))
+        split = [reserved // entries] * entries
+        split[0] += reserved - sum(split) + off + 100 * MIB  # + the default evictionHard memory.available
+        lines.append("reservedMemory:")
+        for node, amount in enumerate(split):
+            value = f"{amount // MIB}Mi" if amount % MIB == 0 else str(amount)
+            lines.append(f"  - numaNode: {node}\n    limits:\n      memory: {value}")
+    body = "\n".join(lines) + "\n"
+    files: dict[str, str]
+    if rng.random() < 0.3:  # the same settings in an OpenShift KubeletConfig
+        nested = "".join(f"    {line}\n" for line in body.splitlines())
+        files = {"kc.yaml": "apiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n"
+                 "  name: gen\nspec:\n  machineConfigPoolSelector:\n    matchLabels:\n"
+                 f'      pools.operator.machineconfiguration.openshift.io/worker: ""\n  kubeletConfig:\n{nested}'}
+    else:
+        files = {"kubelet.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n" + body}
+    with_topology = rng.random() < 0.7
+    if with_topology:
+        files["topology.yaml"] = _topology(numa, memory_gib)
+    return files, memory_gib * GIB if with_topology else None
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_fixes_hold_on_generated_kubelet_configurations(tmp_path: Path, seed: int) -> None:
+    files, numa_memory = _variant(seed)
+    _assert_fixes_hold(tmp_path, files, numa_memory)
+
+
+def test_the_generator_makes_fixes_of_every_kind() -> None:
+    # the property above must not hold vacuously: the variants offer renames, retypes, case fixes and
+    # reservedMemory corrections, and some of each are refused
+    import tempfile
+
+    offered: Counter[str] = Counter()
+    refused: Counter[str] = Counter()
+    for seed in range(80):
+        with tempfile.TemporaryDirectory() as directory:
+            write(Path(directory), _variant(seed)[0])
+            for finding in _findings(Path(directory)):
+                fix = finding["fix"] or {}
+                if fix.get("edits"):
+                    offered[finding["rule"]] += 1
+                elif "not offered automatically" in fix.get("description", ""):
+                    refused[finding["rule"]] += 1
+    for rule in ("unknown-field", "schema", "invalid-policy-name", "reserved-memory-mismatch"):
+        assert offered[rule] > 0, (rule, offered)
+    assert sum(refused.values()) > 0 and refused["unknown-field"] > 0, refused
+
+
+# --- fixes that are refused: a hint, and `fix` leaves the file alone ----------------------------------------
+
+HEAD = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+
+
+def _refused(tmp_path: Path, files: dict[str, str], rule: str) -> dict[str, Any]:
+    write(tmp_path, files)
+    found = [f for f in _findings(tmp_path) if f["rule"] == rule]
+    assert len(found) == 1, found
+    fix: dict[str, Any] = found[0]["fix"]
+    assert fix["safety"] == "display" and fix["edits"] == [], fix
+    assert "not offered automatically" in fix["description"] and "decide by hand" in fix["description"]
+    texts = {name: (tmp_path / name).read_text() for name in files}
+    result = run("fix", "--unsafe-fixes", str(tmp_path))
+    assert "Traceback" not in result.stderr
+    assert {name: (tmp_path / name).read_text() for name in files} == texts  # not a byte changed
+    text = run("check", str(tmp_path)).output
+    assert "not offered automatically" in text
+    return fix
+
+
+def test_a_rename_that_meets_a_reserved_cgroup_is_only_a_hint(tmp_path: Path) -> None:
+    # pkg/kubelet/apis/config/validation/validation.go ValidateKubeletConfiguration: "can't use reservedSystemCPUs
+    # (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or kubeReservedCgroup": the rename
+    # would turn on a setting that stops the kubelet
+    fix = _refused(tmp_path, {"kubelet.yaml": HEAD + "cpuManagerPolicy: static\nsystemReservedCgroup: /system.slice\n"
+                              'reservedSystemCpus: "0"\n'}, "unknown-field")
+    assert 'rename "reservedSystemCpus" to "reservedSystemCPUs"' in fix["description"]
+    assert "reserved-cpus-conflict" in fix["description"]
+
+
+def test_a_rename_that_reserves_cpus_the_machine_lacks_is_only_a_hint(tmp_path: Path) -> None:
+    # cmd/kubelet/app/server.go getReservedCPUs: "reserved-cpus: <list> is not a subset of online-cpus"
+    topology = _topology(2, 16)  # CPUs 0-7
+    fix = _refused(tmp_path, {"kubelet.yaml": HEAD + 'cpuManagerPolicy: static\nreservedSystemCPU: "0-15"\n',
+                              "topology.yaml": topology}, "unknown-field")
+    assert "reserved-cpus-invalid" in fix["description"]
+
+
+def test_a_rename_that_turns_on_the_static_memory_manager_without_reservations_is_only_a_hint(tmp_path: Path) -> None:
+    # pkg/kubelet/cm/memorymanager/memory_manager.go validateReservedMemory: the reservedMemory sums must equal
+    # the Node Allocatable reservation; the misspelt key kept the None policy, the rename turns Static on
+    fix = _refused(tmp_path, {"kubelet.yaml": HEAD + "memoryManagerPolcy: Static\nsystemReserved:\n  memory: 1Gi\n",
+                              "topology.yaml": _topology(2, 16)}, "unknown-field")
+    assert "reserved-memory-mismatch" in fix["description"]
+
+
+def test_quoting_a_number_that_is_no_policy_name_is_only_a_hint(tmp_path: Path) -> None:
+    # pkg/kubelet/apis/config/validation/validation.go: topologyManagerPolicy "1" must be one of "none",
+    # "best-effort", "restricted", "single-numa-node": quoting makes it decode, then validation refuses it
+    fix = _refused(tmp_path, {"kubelet.yaml": HEAD + "topologyManagerPolicy: 1\n"}, "schema")
+    assert fix["description"].startswith('write "1"') and "invalid-policy-name" in fix["description"]
+
+
+def test_a_rename_that_gets_a_pod_rejected_is_only_a_hint(tmp_path: Path) -> None:
+    # pkg/kubelet/cm/topologymanager/scope_container.go admit: with single-numa-node, a container whose 10 CPUs
+    # fit on no single NUMA node is rejected (TopologyAffinityError); the misspelt key kept the policy "none"
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: big\nspec:\n  containers:\n    - name: c\n      image: x\n"
+           "      resources:\n        requests: {cpu: \"10\", memory: 1Gi}\n        limits: {cpu: \"10\", memory: 1Gi}\n")
+    fix = _refused(tmp_path, {"kubelet.yaml": HEAD + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n'
+                              "topologyManagerPolicys: single-numa-node\n",
+                              "topology.yaml": _topology(2, 16).replace('"0-3"', '"0-7"').replace('"4-7"', '"8-15"'),
+                              "pod.yaml": pod}, "unknown-field")
+    assert "admission-failure" in fix["description"]
+
+
+def test_a_rename_that_is_clean_is_offered_and_applied(tmp_path: Path) -> None:
+    # the same rename with nothing in its way: offered as safe, and `fix` writes exactly that key
+    write(tmp_path, {"kubelet.yaml": HEAD + 'cpuManagerPolicy: static\nreservedSystemCpus: "0"\n'})
+    found = [f for f in _findings(tmp_path) if f["rule"] == "unknown-field"]
+    assert found[0]["fix"]["safety"] == "safe"
+    run("fix", str(tmp_path))
+    assert (tmp_path / "kubelet.yaml").read_text() == HEAD + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n'
+
+
+def test_a_performance_profile_retype_is_proven_too(tmp_path: Path) -> None:
+    # a PerformanceProfile renders into kubelet settings (reservedSystemCPUs = spec.cpu.reserved): quoting 0 is
+    # clean and offered; quoting 99 on a machine without CPU 99 would stop the kubelet (cmd/kubelet/app/server.go
+    # getReservedCPUs) and is only a hint
+    profile = ("apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata:\n  name: perf\nspec:\n"
+               "  cpu:\n    isolated: \"1-7\"\n    reserved: {reserved}\n  nodeSelector:\n"
+               '    node-role.kubernetes.io/worker: ""\n')
+    write(tmp_path, {"pp.yaml": profile.format(reserved="0")})
+    schema = [f for f in _findings(tmp_path) if f["rule"] == "schema"]
+    assert schema and schema[0]["fix"]["safety"] == "safe"
+    write(tmp_path, {"pp.yaml": profile.format(reserved="99"), "topology.yaml": _topology(2, 16)})
+    schema = [f for f in _findings(tmp_path) if f["rule"] == "schema"]
+    assert schema and schema[0]["fix"]["edits"] == [] and "not offered automatically" in schema[0]["fix"]["description"]
+
+
+def test_a_fraction_is_never_quoted_into_thousandths(tmp_path: Path) -> None:
+    # k8s.io/apimachinery/pkg/api/resource: "0.5" is the quantity 500m; as memory, half a byte
+    write(tmp_path, {"kubelet.yaml": HEAD + "evictionHard:\n  memory.available: 0.5\n"})
+    found = [f for f in _findings(tmp_path) if f["rule"] == "schema"]
+    assert len(found) == 1 and not (found[0]["fix"] or {}).get("edits")
+    assert "500m" in found[0]["message"]
+
+
+def test_a_rename_never_adds_a_field_the_operator_already_has(tmp_path: Path) -> None:
+    # the machine-config operator reads kubeletConfig field names case-insensitively (encoding/json):
+    # "ReservedSystemCPUs" is already reservedSystemCPUs, so "reservedSystemCpu" is not renamed onto it
+    write(tmp_path, {"kc.yaml": "apiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n"
+                     '  name: w\nspec:\n  kubeletConfig:\n    ReservedSystemCPUs: "0"\n    reservedSystemCpu: "1"\n'})
+    found = [f for f in _findings(tmp_path) if f["rule"] == "unknown-field"]
+    assert len(found) == 1 and not (found[0]["fix"] or {}).get("edits")
+
+
+def test_a_correction_that_would_zero_an_entry_says_to_remove_the_key(tmp_path: Path) -> None:
+    # pkg/kubelet/apis/config/validation/validation_reserved_memory.go: "reserved memory may not be zero"
+    write(tmp_path, {"kubelet.yaml": HEAD + "memoryManagerPolicy: Static\nsystemReserved:\n  memory: 100Mi\n"
+                     "evictionHard:\n  memory.available: \"0%\"\nreservedMemory:\n  - numaNode: 0\n    limits:\n"
+                     "      memory: 100Mi\n  - numaNode: 1\n    limits:\n      memory: 100Mi\n"})
+    found = [f for f in _findings(tmp_path) if f["rule"] == "reserved-memory-mismatch"]
+    assert len(found) == 1 and found[0]["fix"]["edits"] == []
+    assert "remove memory from the reservedMemory entry of NUMA node 0" in found[0]["fix"]["description"]
