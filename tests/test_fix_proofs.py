@@ -225,7 +225,7 @@ def test_a_rename_that_gets_a_pod_rejected_is_only_a_hint(tmp_path: Path) -> Non
     # pkg/kubelet/cm/topologymanager/scope_container.go admit: with single-numa-node, a container whose 10 CPUs
     # fit on no single NUMA node is rejected (TopologyAffinityError); the misspelt key kept the policy "none"
     pod = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: big\nspec:\n  containers:\n    - name: c\n      image: x\n"
-           "      resources:\n        requests: {cpu: \"10\", memory: 1Gi}\n        limits: {cpu: \"10\", memory: 1Gi}\n")
+           "      resources:\n        requests: {cpu: '10', memory: 1Gi}\n        limits: {cpu: '10', memory: 1Gi}\n")
     fix = _refused(tmp_path, {"kubelet.yaml": HEAD + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n'
                               "topologyManagerPolicys: single-numa-node\n",
                               "topology.yaml": _topology(2, 16).replace('"0-3"', '"0-7"').replace('"4-7"', '"8-15"'),
