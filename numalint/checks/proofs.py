@@ -3,14 +3,16 @@
 A fix lands on a kubelet configuration document (KubeletConfiguration, an OpenShift KubeletConfig, a
 PerformanceProfile, which renders into kubelet settings) whatever rule makes it: the schema's retyping, the
 unknown-field rename, a policy name's case, a reservedMemory correction. Its edits are applied to the file's
-text in memory, exactly as ``fix`` would write them; the file is read again and every check runs on the
-document's pool (that configuration with the run's topologies and pool objects, without workloads). The fix
-stays automatic only when its finding is gone and no error appears on the document that was not there
-before. An error that appears but carries its own automatic fix is allowed when applying that fix as well
-(the next ``fix`` pass does) leaves no new error: a case fix that turns the Static memory manager on may need
-a reservedMemory correction. The fix keeps its own safety (safety says whether it keeps the author's intent),
-and a safe fix whose follow-up is unsafe says so. Any other
-outcome turns the fix into a display-only hint saying what would go wrong, so the author decides.
+text in memory, exactly as ``fix`` would write them; the document is read again and every check runs on its
+pool: that configuration with the run's topologies, pool objects and the workloads the run places on it.
+
+The fix stays automatic only when its finding is gone and no error appears that was not there before, on
+the document or, when its kubelet started before the fix, on a workload of its pool. An error that appears
+but carries its own automatic fix on the document is allowed when applying that fix as well (what the next
+``fix`` pass does) leaves no new error: a case fix that turns the Static memory manager on may need a
+reservedMemory correction. The fix keeps its own safety (safety says whether it keeps the author's intent),
+and a safe fix whose follow-up is unsafe says so. Any other outcome turns the fix into a display-only hint
+saying what would go wrong, so the author decides.
 
 Only documents that carry such a fix pay for the proof: one reading of the document alone (the other lines of
 its file emptied, so positions stay) and one analysis of its pool per fix, plus one for the document as it is.
@@ -82,6 +84,7 @@ class _Prover:
         self.reread = reread
         self.disabled = disabled
         self.before: dict[int, list[_Seen] | None] = {}  # by profile: its findings as the file is
+        self.started: dict[int, bool] = {}  # by profile: whether its kubelet starts as the file is
         self.texts: dict[str, str | None] = {}
         self.alone: dict[int, str | None] = {}  # by profile: its document alone, at its own lines
         self.pods: dict[int, list[PodView]] = {}  # by profile: the workloads its pools run
@@ -98,8 +101,9 @@ class _Prover:
         if text is None:
             return _refused(fix, "the file cannot be read again to try it; decide by hand")
         if id(profile) not in self.before:
-            self.before[id(profile)] = self._seen(analysis, profile, text, lambda x: x)
+            self.before[id(profile)] = self._seen(analysis, profile, text, lambda x: x, self.started)
         before = self.before[id(profile)]
+        started = self.started.get(id(profile), True)
         if before is None:
             return fix  # the document as it is does not read back the same way: nothing to compare with
         start = _offset(line_starts(text), finding.span.line, finding.span.col)
@@ -115,7 +119,7 @@ class _Prover:
             remaining = next((s for s in after if (s.rule, s.place) == key), None)
             return _refused(fix, "the finding would remain" + (f" ({_short(remaining.message)})" if remaining else "")
                             + "; decide by hand what to write there")
-        new = _new_errors(before, after)
+        new = _new_errors(before, after, started)
         if not new:
             return fix
         follow = [s for s in new if s.fix is not None and s.fix.edits and s.place[0] == "doc"]
@@ -132,7 +136,7 @@ class _Prover:
         final = self._seen(analysis, profile, again[0], lambda x: mapper(again[1](x)))
         if final is None:
             return _refused(fix, "the configuration would no longer read after the further fixes; decide by hand")
-        still = _new_errors(before, final)
+        still = _new_errors(before, final, started)
         if Counter((s.rule, s.place) for s in final)[key] >= counted[key] or still:
             blocker = still[0] if still else follow[0]
             return _refused(fix, f"it would bring a new error ({blocker.rule}: {_short(blocker.message)}) that its "
@@ -145,7 +149,8 @@ class _Prover:
                        f"{unsafe.fix.description})", fix.edits, fix.safety)
         return fix
 
-    def _seen(self, analysis: Analysis, profile: KubeletProfile, text: str, back: Mapper) -> list[_Seen] | None:
+    def _seen(self, analysis: Analysis, profile: KubeletProfile, text: str, back: Mapper,
+              started: dict[int, bool] | None = None) -> list[_Seen] | None:
         """Every finding on the document when its file reads ``text``: the file's own (schema, unknown
         fields) and the checks' on the document's pool; None when the document is not read back."""
         result = self.reread(profile.file, text)
@@ -160,6 +165,8 @@ class _Prover:
         others += [d for d in result.others if d.span.line == carrier.span.line]
         run = dc_replace(analysis.run, profiles=[mine], pods=self._pods(analysis, profile), others=others)
         pool = analyse(run, analysis.options)
+        if started is not None:
+            started[id(profile)] = not pool.start_problems(mine)
         starts = line_starts(text)
         span = mine.doc.span
         rules = catalogue()
@@ -212,12 +219,14 @@ def _alone(text: str, span: Span) -> str:
                      for number, line in enumerate(lines, start=1))
 
 
-def _new_errors(before: list[_Seen], after: list[_Seen]) -> list[_Seen]:
-    """Errors of ``after`` beyond those ``before`` had at the same place under the same rule."""
+def _new_errors(before: list[_Seen], after: list[_Seen], started: bool) -> list[_Seen]:
+    """Errors of ``after`` beyond those ``before`` had at the same place under the same rule. A workload's
+    error counts only when the kubelet started before the fix: one that refused to start ran no pod, so a pod
+    it now rejects was not running before either (the fix shows the pool's real verdict, it takes nothing)."""
     left = Counter((s.rule, s.place) for s in before if s.error)
     new = []
     for seen in after:
-        if not seen.error:
+        if not seen.error or (not started and seen.place[0] != "doc"):
             continue
         if left[(seen.rule, seen.place)] > 0:
             left[(seen.rule, seen.place)] -= 1
