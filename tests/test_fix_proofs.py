@@ -282,3 +282,37 @@ def test_a_correction_that_would_zero_an_entry_says_to_remove_the_key(tmp_path: 
     found = [f for f in _findings(tmp_path) if f["rule"] == "reserved-memory-mismatch"]
     assert len(found) == 1 and found[0]["fix"]["edits"] == []
     assert "remove memory from the reservedMemory entry of NUMA node 0" in found[0]["fix"]["description"]
+
+
+@pytest.mark.parametrize("gates,expected", [
+    ("featureGates:\n  CPUManagerPolicyAlphaOptions: false\n", "set featureGates.CPUManagerPolicyAlphaOptions: true"),
+    ("featureGates:\n  MemoryQoS: true\n", "add CPUManagerPolicyAlphaOptions: true to featureGates"),
+    ("", "add featureGates: {CPUManagerPolicyAlphaOptions: true}"),
+])
+def test_a_gate_hint_never_adds_a_gate_that_is_written(tmp_path: Path, gates: str, expected: str) -> None:
+    # pkg/kubelet/cm/cpumanager/policy_options.go CheckPolicyOptionAvailable: an alpha option needs
+    # CPUManagerPolicyAlphaOptions; a gate written false is set to true, not added a second time
+    write(tmp_path, {"kubelet.yaml": HEAD + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n'
+                     'cpuManagerPolicyOptions:\n  strict-cpu-reservation: "true"\n' + gates})
+    result = run("check", "--format", "json", "--kubernetes-version", "1.32", str(tmp_path))
+    fixes = [f["fix"]["description"] for f in result.json()["findings"] if f["rule"] == "policy-option"]
+    assert fixes == [expected]
+
+
+@pytest.mark.parametrize("options,expected", [
+    ('topologyManagerPolicyOptions:\n  max-allowable-numa-nodes: "8"\n',
+     'set topologyManagerPolicyOptions.max-allowable-numa-nodes: "9"'),
+    ('topologyManagerPolicyOptions:\n  prefer-closest-numa-nodes: "true"\n',
+     'add max-allowable-numa-nodes: "9" to topologyManagerPolicyOptions'),
+    ("", 'add topologyManagerPolicyOptions: {max-allowable-numa-nodes: "9"}'),
+])
+def test_a_numa_count_hint_never_adds_an_option_that_is_written(tmp_path: Path, options: str, expected: str) -> None:
+    # pkg/kubelet/cm/topologymanager/topology_manager.go NewManager: more NUMA nodes than
+    # max-allowable-numa-nodes (default 8) stops the kubelet; a written option is raised, not added again
+    nodes = "".join(f'    - id: {n}\n      cpus: "{n}"\n      memory: 1Gi\n' for n in range(9))
+    write(tmp_path, {"kubelet.yaml": HEAD + "topologyManagerPolicy: restricted\n" + options,
+                     "topology.yaml": "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata:\n  name: nine\n"
+                                      f"spec:\n  numaNodes:\n{nodes}"})
+    result = run("check", "--format", "json", str(tmp_path))
+    fixes = [f["fix"]["description"] for f in result.json()["findings"] if f["rule"] == "too-many-numa-nodes"]
+    assert fixes and all(fix.startswith(expected) for fix in fixes), fixes

@@ -156,8 +156,8 @@ def too_many_numa_nodes(analysis: Analysis) -> Iterator[Hit]:
             yield Hit(f'topology "{pool.topology.name}" has {count} NUMA nodes and topologyManagerPolicy is '
                       f'"{profile.topology_policy}": the kubelet refuses to start ({refused[0].message})',
                       profile.file, profile.span("topologyManagerPolicy"), profile.ref,
-                      Fix(f'add topologyManagerPolicyOptions: {{max-allowable-numa-nodes: "{count}"}} (Kubernetes '
-                          "1.31+; expect slower admission) or use topologyManagerPolicy: none"))
+                      Fix(f"{_max_numa_option(profile, count)} (Kubernetes 1.31+; expect slower admission) or use "
+                          "topologyManagerPolicy: none"))
         elif count > MAX_SIMULATED_NUMA_NODES:  # the kubelet starts, but numalint cannot follow it
             yield Hit(f'topology "{pool.topology.name}" has {count} NUMA nodes: numalint simulates at most '
                       f"{MAX_SIMULATED_NUMA_NODES}, so no pod of this pool is checked against it", profile.file,
@@ -239,3 +239,13 @@ def node_state(analysis: Analysis) -> Iterator[Hit]:
 
     for problem in analysis.simulation.node_state_problems:
         yield Hit(problem.message, problem.file, Span(1, 1, 1, 1), None, Fix(problem.fix))
+
+
+def _max_numa_option(profile: KubeletProfile, count: int) -> str:
+    """Raise max-allowable-numa-nodes: "set" when the option is written, "add" when it is not."""
+    options = profile.raw.get(profile.keys.get("topologyManagerPolicyOptions", "topologyManagerPolicyOptions"))
+    if isinstance(options, dict) and "max-allowable-numa-nodes" in options:
+        return f'set topologyManagerPolicyOptions.max-allowable-numa-nodes: "{count}"'
+    if isinstance(options, dict):
+        return f'add max-allowable-numa-nodes: "{count}" to topologyManagerPolicyOptions'
+    return f'add topologyManagerPolicyOptions: {{max-allowable-numa-nodes: "{count}"}}'

@@ -384,7 +384,6 @@ OPTION_FIXES = {
     "bad-bool": 'use "true" or "false"',
     "bad-int": 'use an integer such as "16"',
     "min-numa-nodes": 'remove it or use "8" or more',
-    "options-gate": "add featureGates: {TopologyManagerPolicyOptions: true}",
     "incompatible-policy": "drop align-by-socket or use topologyManagerPolicy restricted",
     "no-distances": "declare NUMA distances in the topology or drop prefer-closest-numa-nodes",
 }
@@ -403,6 +402,8 @@ def policy_option(analysis: Analysis) -> Iterator[Hit]:
             if problem.reason == "options-gate" and problem.field == "cpuManagerPolicyOptions":
                 fix = ("remove featureGates.CPUManagerPolicyOptions: false (the gate is on by default) or drop "
                        "cpuManagerPolicyOptions")
+            elif problem.reason == "options-gate":
+                fix = gate_fix(profile, "TopologyManagerPolicyOptions")
             elif problem.reason == "none-policy-options":
                 fix = "remove cpuManagerPolicyOptions, or use cpuManagerPolicy: static with a CPU reservation"
             if problem.reason in ("unknown-option", "gated-option") and problem.key:
@@ -432,8 +433,15 @@ def _availability(analysis: Analysis, profile: KubeletProfile, problem: StartPro
                 f"not enable {gate})",
                 f"enable {gate} in the cluster FeatureGate (featureSet: TechPreviewNoUpgrade, or CustomNoUpgrade "
                 f"with customNoUpgrade.enabled: [{gate}]), or drop the option")
-    return (f"{problem.message} (Kubernetes {version}: enable feature gate {gate})",
-            f"add featureGates: {{{gate}: true}}")
+    return (f"{problem.message} (Kubernetes {version}: enable feature gate {gate})", gate_fix(profile, gate))
+
+
+def gate_fix(profile: KubeletProfile, gate: str) -> str:
+    """Turn a feature gate on: "set" a gate already written (false), "add" one that is not: a fix never adds
+    an entry that is already there."""
+    if gate in profile.feature_gates:
+        return f"set featureGates.{gate}: true"
+    return f"add {gate}: true to featureGates" if profile.has("featureGates") else f"add featureGates: {{{gate}: true}}"
 
 
 # where the setting behind a problem may be written instead of the field the kubelet names
