@@ -316,3 +316,17 @@ def test_a_numa_count_hint_never_adds_an_option_that_is_written(tmp_path: Path, 
     result = run("check", "--format", "json", str(tmp_path))
     fixes = [f["fix"]["description"] for f in result.json()["findings"] if f["rule"] == "too-many-numa-nodes"]
     assert fixes and all(fix.startswith(expected) for fix in fixes), fixes
+
+
+def test_a_profile_carried_in_a_configmap_is_proven_at_its_own_lines(tmp_path: Path) -> None:
+    # HyperShift NodePools take a PerformanceProfile from a ConfigMap's data.tuning; quoting reserved 99 would
+    # stop the kubelet on a machine with CPUs 0-7 (cmd/kubelet/app/server.go getReservedCPUs), quoting 0 not
+    carrier = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: perf\n  namespace: clusters\ndata:\n  tuning: |\n"
+               "    apiVersion: performance.openshift.io/v2\n    kind: PerformanceProfile\n    metadata:\n"
+               "      name: perf\n    spec:\n      cpu:\n        isolated: \"1-3\"\n        reserved: {reserved}\n"
+               "      nodeSelector:\n        node-role.kubernetes.io/worker-cnf: \"\"\n")
+    fix = _refused(tmp_path, {"cm.yaml": carrier.format(reserved="99"), "topology.yaml": _topology(2, 16)}, "schema")
+    assert "reserved-cpus-invalid" in fix["description"]
+    write(tmp_path, {"cm.yaml": carrier.format(reserved="0")})
+    run("fix", str(tmp_path))
+    assert (tmp_path / "cm.yaml").read_text() == carrier.format(reserved='"0"')

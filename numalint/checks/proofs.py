@@ -104,8 +104,8 @@ class _Prover:
             self.before[id(profile)] = self._seen(analysis, profile, text, lambda x: x, self.started)
         before = self.before[id(profile)]
         started = self.started.get(id(profile), True)
-        if before is None:
-            return fix  # the document as it is does not read back the same way: nothing to compare with
+        if before is None:  # the document alone does not read back: nothing to compare with, so no proof
+            return _refused(fix, "numalint cannot read the document alone to try it; decide by hand")
         start = _offset(line_starts(text), finding.span.line, finding.span.col)
         edited = _apply(text, fix.edits)
         if edited is None:
