@@ -331,3 +331,9 @@ def test_a_profile_carried_in_a_configmap_is_proven_at_its_own_lines(tmp_path: P
     write(tmp_path, {"cm.yaml": carrier.format(reserved="0")})
     found = [f for f in _findings(tmp_path) if f["rule"] == "schema"]
     assert found[0]["fix"]["safety"] == "safe" and found[0]["fix"]["edits"][0]["text"] == '"0"'
+    # and `fix` writes exactly that edit inside the block scalar, nothing else
+    before = (tmp_path / "cm.yaml").read_text()
+    result = run("fix", str(tmp_path / "cm.yaml"))
+    after = (tmp_path / "cm.yaml").read_text()
+    assert after == before.replace('reserved: 0\n', 'reserved: "0"\n'), (result.output, result.stderr)
+    assert not [f for f in _findings(tmp_path) if f["rule"] == "schema"]

@@ -100,6 +100,8 @@ class _Prover:
         text = self.alone[id(profile)]
         if text is None:
             return _refused(fix, "the file cannot be read again to try it; decide by hand")
+        if isinstance(profile.doc, EmbeddedDocument) or isinstance(profile.rendered_from, EmbeddedDocument):
+            fix = _pinned(fix, text)
         if id(profile) not in self.before:
             self.before[id(profile)] = self._seen(analysis, profile, text, lambda x: x, self.started)
         before = self.before[id(profile)]
@@ -209,6 +211,17 @@ def _carrier(analysis: Analysis, profile: KubeletProfile) -> Document:
                      and not isinstance(d, EmbeddedDocument)), profile.doc)
     return next((d for d in analysis.run.others if d.file == profile.file and d.index == profile.doc.index),
                 profile.doc)
+
+
+def _pinned(fix: Fix, text: str) -> Fix:
+    """``fix`` with each edit expecting the exact text it replaces: inside a ConfigMap's block scalar no YAML
+    node sits at the edit, so the fixer checks the replaced characters instead (``fixer._inside_block_text``)."""
+    starts = line_starts(text)
+    edits = [edit if edit.expected is not None else
+             dc_replace(edit, expected=text[_offset(starts, edit.span.line, edit.span.col):
+                                            _offset(starts, edit.span.end_line, edit.span.end_col)])
+             for edit in fix.edits]
+    return dc_replace(fix, edits=edits)
 
 
 def _alone(text: str, span: Span) -> str:
