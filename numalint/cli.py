@@ -18,15 +18,24 @@ SEVERITY_LEVEL = {"info": 0, "warning": 1, "error": 2}
 
 def _backend() -> str:
     try:
-        import ruamel.yaml.cyaml  # noqa: F401
+        import ruamel.yaml.cyaml  # noqa: F401  (here, not at the top: only --version asks; start-up time)
 
         return "libyaml (C)"
     except Exception:  # pragma: no cover - depends on the installation
         return "missing C parser"
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """--version: the YAML backend is looked up only when asked (importing it costs every run ~10 ms)."""
+    if not value or ctx.resilient_parsing:
+        return
+    click.echo(f"numalint {__version__} (YAML parser: {_backend()})")
+    ctx.exit()
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, message=f"numalint %(version)s (YAML parser: {_backend()})")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and exit.")
 def main() -> None:
     """Catch NUMA-alignment mistakes in Kubernetes node and workload configuration."""
 

@@ -87,6 +87,12 @@ def discover_config(paths: Sequence[str], cwd: Path) -> Path | None:
 
 def _has_numalint_table(path: Path) -> bool:
     try:
+        with open(path, "rb") as handle:
+            text = handle.read()
+        # a [tool.numalint] table names "numalint", unless its key is a quoted string spelling a letter with
+        # a \u or \U escape; a file with neither cannot have one, and is not parsed (start-up time)
+        if b"numalint" not in text and b"\\u" not in text and b"\\U" not in text:
+            return False
         return isinstance(_toml(path).get("tool", {}).get("numalint"), dict)
     except (OSError, ValueError):
         return False

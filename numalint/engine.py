@@ -478,7 +478,6 @@ def apply_configuration(findings: list[Finding], options: Options, sources: list
                         ) -> list[Finding]:
     """Severity overrides, disabled rules, comment and annotation suppressions; suppressed findings go to
     ``suppressed`` (with their justification), findings of disabled rules nowhere."""
-    rules = catalogue()
     by_path = {s.path: s for s in sources}
     annotations = _annotation_suppressions(sources)
     used: set[tuple[str, int, str]] = set()
@@ -487,10 +486,10 @@ def apply_configuration(findings: list[Finding], options: Options, sources: list
         configured = _path_severity(options, finding.rule, finding.file) or options.severities.get(finding.rule)
         if _disabled(options, finding.rule, finding.file):
             continue
-        rule = rules.get(finding.rule)
         if configured:
             finding.severity = configured
-        elif finding.severity is None:
+        elif finding.severity is None:  # the catalogue is loaded only when a finding needs it (start-up time)
+            rule = catalogue().get(finding.rule)
             finding.severity = rule.severity if rule else "error"
         source = by_path.get(finding.file)
         if source is not None and _suppressed(finding, source, used):

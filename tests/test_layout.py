@@ -6,7 +6,9 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).parent.parent / "numalint"
-LAZY_IMPORTERS = {"numalint.cli"}  # import inside functions for start-up time
+# import inside functions for start-up time: the CLI per command; the alignment core and the simulation only
+# for runs with kubelet configurations or topologies
+LAZY_IMPORTERS = {"numalint.cli", "numalint.analysis", "numalint.checks"}
 
 
 def _module(path: Path) -> str:

@@ -7,7 +7,6 @@ import os
 import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any
-from xml.etree import ElementTree
 
 from numalint.catalogue import catalogue
 from numalint.findings import Finding
@@ -125,6 +124,8 @@ def _xml_text(text: str) -> str:
 
 def render_junit(findings: list[Finding], ctx: RenderContext) -> str:
     """JUnit XML: one testcase per checked file, a failure per finding (type: the rule)."""
+    from xml.etree import ElementTree  # here, not at the top: only JUnit output needs it (start-up time)
+
     findings = group_findings(findings, ctx.sources)
     by_file: dict[str, list[Finding]] = {}
     for path in ctx.checked:
