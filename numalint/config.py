@@ -3,7 +3,6 @@ checked paths (up to the repository root), else the working directory's, or the 
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import json
 import os
@@ -175,6 +174,8 @@ def _validate(path: Path, raw: Any) -> None:
         known = list(schema["properties"])
         for key in raw:
             if key not in known:
+                import difflib  # here, not at the top: only a misspelt key needs it (start-up time)
+
                 close = difflib.get_close_matches(str(key), known, n=1)
                 hint = f'; did you mean "{close[0]}"?' if close else f" (known: {', '.join(known)})"
                 span = locate(raw, (key,), key=True) if isinstance(raw, YMap) else None
