@@ -16,14 +16,14 @@ from numalint.model.run import Run
 from numalint.model.sriov import DEFAULT_PREFIX, SriovCatalog, catalog
 from numalint.reading.sources import Document
 from numalint.simulation.result import Simulation
-from numalint.views.kubelet import KubeletProfile
-from numalint.views.topology import TopologyView
-from numalint.views.workloads import PodView
 
 if TYPE_CHECKING:
     from numalint.alignment.machine import Machine
     from numalint.alignment.startup import StartProblem
     from numalint.simulation.simulate import PoolRun
+    from numalint.views.kubelet import KubeletProfile
+    from numalint.views.topology import TopologyView
+    from numalint.views.workloads import PodView
 
 
 @dataclass(frozen=True)

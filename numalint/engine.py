@@ -33,11 +33,6 @@ from numalint.model.sriov import DEFAULT_PREFIX
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import FILE_WIDE, Document, Source, discover, path_matches, read_source
 from numalint.reading.yamlpos import Span
-from numalint.views.kubelet import kubelet_profile
-from numalint.views.kubevirt import vm_view
-from numalint.views.nrt import machine_from_nrt
-from numalint.views.performance import embedded_profiles, render
-from numalint.views.topology import topology_from_document
 from numalint.views.workloads import pod_view
 
 PARALLEL_THRESHOLD = 300  # fewer files are read in one process
@@ -103,10 +98,17 @@ def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
 
 
 def _process_file(path: str, texts: dict[str, str] | None) -> FileResult:
+    """The views of the kinds other than workloads are imported when a file holds such a kind: a run of
+    workloads alone never imports the kubelet, PerformanceProfile and topology views or the alignment core's
+    hardware model they build on (start-up time of a one-file run)."""
     source = read_source(path, (texts or {}).get(path), checked_only=True)
     result = FileResult(source=source)
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
-    known += [e for d in source.documents for e in embedded_profiles(d, source.text)]  # HyperShift ConfigMaps
+    carriers = [d for d in source.documents if d.kind == "ConfigMap"]
+    if carriers:  # HyperShift ConfigMaps may carry PerformanceProfiles
+        from numalint.views.performance import embedded_profiles
+
+        known += [e for d in carriers for e in embedded_profiles(d, source.text)]
     source.documents = []  # the views keep what they need; trees are not sent between processes
     source.text = None
     cap = FindingCap()
@@ -125,17 +127,24 @@ def _process_file(path: str, texts: dict[str, str] | None) -> FileResult:
             views.append(view)
 
         if doc.kind in (KUBELET_CONFIGURATION, KUBELET_CONFIG):
+            from numalint.views.kubelet import kubelet_profile
+
             profile = kubelet_profile(doc)
             if profile is not None:
                 keep("profiles", profile)
                 continue
         if doc.kind == PERFORMANCE_PROFILE:
+            from numalint.views.performance import render
+
             rendered = render(doc)
             if rendered is not None:
                 keep("profiles", rendered)
             keep("others", doc)
             continue
         if doc.kind in (NODE_TOPOLOGY, NODE_RESOURCE_TOPOLOGY):
+            from numalint.views.nrt import machine_from_nrt
+            from numalint.views.topology import topology_from_document
+
             read_topology = machine_from_nrt if doc.kind == NODE_RESOURCE_TOPOLOGY else topology_from_document
             topo = read_topology(doc, topology_findings)
             cap.add(topology_findings)
@@ -143,7 +152,12 @@ def _process_file(path: str, texts: dict[str, str] | None) -> FileResult:
             if topo is not None:
                 keep("topologies", topo)
             continue
-        view = vm_view(doc) if doc.kind in KUBEVIRT_KINDS else pod_view(doc)
+        if doc.kind in KUBEVIRT_KINDS:
+            from numalint.views.kubevirt import vm_view
+
+            view = vm_view(doc)
+        else:
+            view = pod_view(doc)
         keep("pods" if view is not None else "others", view if view is not None else doc)
     source.findings = cap.result()
     return result
