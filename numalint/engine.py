@@ -502,8 +502,8 @@ def apply_configuration(findings: list[Finding], options: Options, sources: list
             continue
         if configured:
             finding.severity = configured
-        elif finding.severity is None:  # the catalogue is loaded only when a finding needs it (start-up time)
-            rule = catalogue().get(finding.rule)
+        elif finding.severity is None:
+            rule = registry.rule(finding.rule)  # its file alone, not the whole catalogue (start-up time)
             finding.severity = rule.severity if rule else "error"
         source = by_path.get(finding.file)
         if source is not None and _suppressed(finding, source, used):
