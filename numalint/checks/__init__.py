@@ -34,7 +34,8 @@ def _load_node_checks() -> None:
 
 def _ordered() -> list[tuple[str, Check]]:
     rank = {f"numalint.checks.{name}": i for i, name in enumerate(ORDER)}
-    return sorted(CHECKS.items(), key=lambda item: rank[item[1].__module__])  # stable: definition order kept
+    # sorted is stable: each module's checks keep their definition order
+    return sorted(CHECKS.items(), key=lambda item: rank.get(item[1].__module__, len(ORDER)))
 
 
 def all_checks() -> dict[str, Check]:
