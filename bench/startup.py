@@ -3,8 +3,9 @@
 
 Times `numalint check one.yaml` (a 25-line Deployment from examples/) beside `python -c pass`, in turns,
 and reports the median wall and CPU time and the ratio to `python -c pass` (target: under 0.06 s, at most
-5x). Then `python -X importtime` of the same run: the import total and the biggest importers.
-`--baseline DIR` adds another checkout (old beside new).
+5x); also `numalint check node.yaml`, the same Deployment after a KubeletConfiguration (a run that needs the
+alignment core and the simulation). Then `python -X importtime` of the one.yaml run: the import total and
+the biggest importers. `--baseline DIR` adds another checkout (old beside new).
 
     python bench/startup.py --rounds 15 [--baseline /path/to/old/checkout]
 """
@@ -52,12 +53,16 @@ def main() -> None:
     roots = {"new": ROOT} | ({"old": Path(args.baseline).resolve()} if args.baseline else {})
     for root in roots.values():
         compile_package(root)
-    one = Path(tempfile.mkdtemp(prefix="numalint-one-")) / "one.yaml"
-    one.write_text((ROOT / "examples" / "workloads" / "du.yaml").read_text())
+    folder = Path(tempfile.mkdtemp(prefix="numalint-one-"))
+    workload = (ROOT / "examples" / "workloads" / "du.yaml").read_text()
+    kubelet = (ROOT / "examples" / "nodes" / "kubelet-config.yaml").read_text()
+    (folder / "one.yaml").write_text(workload)
+    (folder / "node.yaml").write_text(kubelet.rstrip("\n") + "\n---\n" + workload)
     commands: dict[str, tuple[list[str], Path | str]] = {"python -c pass": ([sys.executable, "-c", "pass"], ROOT)}
-    for label, root in roots.items():
-        cmd, cwd = numalint(root)
-        commands[f"{label}: numalint check one.yaml"] = (cmd + ["check", str(one)], cwd)
+    for name in ("one.yaml", "node.yaml"):
+        for label, root in roots.items():
+            cmd, cwd = numalint(root)
+            commands[f"{label}: numalint check {name}"] = (cmd + ["check", str(folder / name)], cwd)
     print(f"python {sys.version.split()[0]}, CPUs usable {len(os.sched_getaffinity(0))}, load {loadavg()}")
     samples = in_turns(commands, args.rounds)
     print("| command | wall (s) | CPU (s) | wall / python -c pass |")

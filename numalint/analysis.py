@@ -7,27 +7,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-from numalint.alignment.machine import Machine
-from numalint.alignment.node import settings_problems
-from numalint.alignment.startup import StartProblem
 from numalint.k8s.kinds import FEATURE_GATE
 from numalint.k8s.versions import openshift_feature_gates
 from numalint.model.pools import Pool, build_pools, pools_for
 from numalint.model.run import Run
 from numalint.model.sriov import DEFAULT_PREFIX, SriovCatalog, catalog
 from numalint.reading.sources import Document
-from numalint.simulation.simulate import (
-    PoolRun,
-    Simulation,
-    memory_capacity,
-    pool_machine,
-    settings_from_profile,
-    simulate,
-)
-from numalint.views.kubelet import KubeletProfile
-from numalint.views.topology import TopologyView
-from numalint.views.workloads import PodView
+from numalint.simulation.result import Simulation
+
+if TYPE_CHECKING:
+    from numalint.alignment.machine import Machine
+    from numalint.alignment.startup import StartProblem
+    from numalint.simulation.simulate import PoolRun
+    from numalint.views.kubelet import KubeletProfile
+    from numalint.views.topology import TopologyView
+    from numalint.views.workloads import PodView
 
 
 @dataclass(frozen=True)
@@ -77,6 +73,8 @@ class Analysis:
 
     def machine_of(self, pool: Pool, without: set[str] | None = None) -> Machine:
         """The pool's hardware with its SR-IOV VFs (``without``: VF resources left out)."""
+        from numalint.simulation.simulate import pool_machine  # a pool exists: see analyse (start-up time)
+
         return pool_machine(self.sriov, pool, without)
 
     def node_memory(self, profile: KubeletProfile) -> int | None:
@@ -118,6 +116,13 @@ def analyse(run: Run, options: AnalysisOptions) -> Analysis:
             profile.cluster_gates = gates  # set before anything reads the profile's settings
     pools = tuple(build_pools(run))
     sriov = catalog(run, options.sriov_prefix)
+    if not pools:  # no kubelet configuration and no topology: no node to start or admit pods on
+        return Analysis(run, options, pools, sriov, Simulation(()))
+    # imported here, not at the top: a run of workloads alone never needs the alignment core or the
+    # simulation, and importing them (dozens of dataclasses) cost a one-file run over 10 ms (start-up time)
+    from numalint.alignment.node import settings_problems
+    from numalint.simulation.simulate import memory_capacity, settings_from_profile, simulate
+
     simulation = simulate(pools, run.pods, sriov, options.version, options.node_state)
     node_memory: dict[int, int | None] = {}
     start_problems: dict[int, tuple[StartProblem, ...]] = {}

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cache, cached_property, lru_cache
+from pathlib import Path
 from typing import Any
 
 from numalint.data import data_dir
@@ -72,23 +73,39 @@ def _split_examples(text: str) -> tuple[str, tuple[str, int]]:
     return text[:match.start()], (text[match.start():], text.count("\n", 0, match.start()))
 
 
+def _read(path: Path) -> Rule:
+    fields, examples = _split_examples(path.read_text(encoding="utf-8"))
+    (raw, _), *_ = load_all(fields)
+    if examples[0] == "" and "examples" in raw:  # read at once: keep what was read
+        examples = (fields, 0)
+    return Rule(
+        slug=raw["slug"], code=raw["code"], severity=raw["severity"], category=raw["category"],
+        summary=raw["summary"].strip(), rationale=raw["rationale"].strip(),
+        how_to_fix=raw["how_to_fix"].strip(), fix_safety=raw.get("fix_safety", "display"),
+        references=tuple(raw.get("references") or ()),
+        start_problems=tuple(raw.get("start_problems") or ()),
+        examples_source=examples,
+    )
+
+
+@cache
+def _file(path: Path) -> Rule:
+    return _read(path)
+
+
+def rule(slug: str) -> Rule | None:
+    """One rule, read from its own file ``rules/<slug>.yaml``: a run with findings reads the rules it reports,
+    not all of them (start-up time); the same Rule the catalogue holds."""
+    if slug not in slugs():
+        return None
+    found = _file(data_dir("rules") / f"{slug}.yaml")
+    return found if found.slug == slug else catalogue().get(slug)  # a file named apart from its slug
+
+
 @lru_cache(maxsize=1)
 def catalogue() -> dict[str, Rule]:
     """All rules by slug, sorted by code."""
-    rules: list[Rule] = []
-    for path in sorted(data_dir("rules").glob("*.yaml")):
-        fields, examples = _split_examples(path.read_text(encoding="utf-8"))
-        (raw, _), *_ = load_all(fields)
-        if examples[0] == "" and "examples" in raw:  # read at once: keep what was read
-            examples = (fields, 0)
-        rules.append(Rule(
-            slug=raw["slug"], code=raw["code"], severity=raw["severity"], category=raw["category"],
-            summary=raw["summary"].strip(), rationale=raw["rationale"].strip(),
-            how_to_fix=raw["how_to_fix"].strip(), fix_safety=raw.get("fix_safety", "display"),
-            references=tuple(raw.get("references") or ()),
-            start_problems=tuple(raw.get("start_problems") or ()),
-            examples_source=examples,
-        ))
+    rules = [_file(path) for path in sorted(data_dir("rules").glob("*.yaml"))]
     rules.sort(key=lambda r: r.code)
     return {r.slug: r for r in rules}
 

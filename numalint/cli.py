@@ -18,15 +18,24 @@ SEVERITY_LEVEL = {"info": 0, "warning": 1, "error": 2}
 
 def _backend() -> str:
     try:
-        import ruamel.yaml.cyaml  # noqa: F401
+        import ruamel.yaml.cyaml  # noqa: F401  (here, not at the top: only --version asks; start-up time)
 
         return "libyaml (C)"
     except Exception:  # pragma: no cover - depends on the installation
         return "missing C parser"
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """--version: the YAML backend is looked up only when asked (importing it costs every run ~10 ms)."""
+    if not value or ctx.resilient_parsing:
+        return
+    click.echo(f"numalint {__version__} (YAML parser: {_backend()})")
+    ctx.exit()
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, message=f"numalint %(version)s (YAML parser: {_backend()})")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and exit.")
 def main() -> None:
     """Catch NUMA-alignment mistakes in Kubernetes node and workload configuration."""
 
@@ -93,11 +102,12 @@ def check(paths: tuple[str, ...], formats: tuple[str, ...], output_file: str | N
         raise click.UsageError("--unsafe-fixes applies fixes: use it with --fix or --diff (or `numalint fix`)")
     _require_readable(topologies)
     outputs = _outputs(formats, output_file)
-    options = _options(config_path, _target(kube_version, openshift_version), jobs or 0, node_state, paths,
-                       select, extend_select, ignore)
+    target = _target(kube_version, openshift_version)
+    config = _config(config_path, paths)
+    options = _options(config, target, jobs or 0, node_state, select, extend_select, ignore)
     if not paths:
         raise click.UsageError("give at least one file or directory to check ('-' for stdin)")
-    look = _Look("never" if no_color else color, show_source, config_path, paths)
+    look = _Look("never" if no_color else color, show_source, config, paths)
     if apply_fixes or show_diff:
         _refuse_mixed_stdin(paths, show_diff)
     stdin_text = _read_stdin() if "-" in paths else None
@@ -175,16 +185,10 @@ class _Look:
     """How findings are rendered beyond their format: colour, source lines, docs URL and the root SARIF and
     GitLab paths are relative to."""
 
-    def __init__(self, color: str | None, show_source: bool, config_path: str | None, paths: tuple[str, ...]):
-        from numalint.config import ConfigError, discover_config, load_config
+    def __init__(self, color: str | None, show_source: bool, config: Any, paths: tuple[str, ...]):
         from numalint.output.sources import repository_root
 
         self.color, self.show_source = color, show_source
-        # the configuration _options read (the same discovery, so it was already validated there)
-        try:
-            config = load_config(Path(config_path) if config_path else discover_config(paths, Path.cwd()))
-        except ConfigError as err:
-            raise click.UsageError(f"invalid configuration: {err}") from None
         self.docs_url = config.docs_url
         self.root = repository_root(list(paths), config.path)
 
@@ -252,7 +256,8 @@ def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format:
     from numalint.output.simulation import render_json, render_text
 
     _require_readable(topologies)
-    options = _options(config_path, _target(kube_version, openshift_version), 0, node_state, paths)
+    target = _target(kube_version, openshift_version)
+    options = _options(_config(config_path, paths), target, 0, node_state)
     if not paths and not topologies and not options.context:
         raise click.UsageError("give the files to simulate and a --topology")
     analyses = build_analyses(list(paths) + list(topologies), options, _read_stdin() if "-" in paths else None)
@@ -347,20 +352,24 @@ def _target(kube_version: str | None, openshift_version: str | None) -> str | No
         raise click.BadParameter(str(err), param_hint="--openshift-version") from None
 
 
-def _options(config_path: str | None, kube_version: str | None, jobs: int, node_state: str | None = None,
-             paths: tuple[str, ...] = (), select: tuple[str, ...] = (), extend_select: tuple[str, ...] = (),
-             ignore: tuple[str, ...] = ()) -> Any:
-    """Configuration file (the nearest to the checked paths) + command line -> engine Options (usage errors
-    exit 2)."""
+def _config(config_path: str | None, paths: tuple[str, ...]) -> Any:
+    """The configuration file given with --config, else the one nearest to the checked paths; read once per
+    run (usage errors exit 2)."""
     from numalint.config import ConfigError, discover_config, load_config
+
+    try:
+        return load_config(Path(config_path) if config_path else discover_config(paths, Path.cwd()))
+    except ConfigError as err:
+        raise click.UsageError(f"invalid configuration: {err}") from None
+
+
+def _options(config: Any, kube_version: str | None, jobs: int, node_state: str | None = None,
+             select: tuple[str, ...] = (), extend_select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> Any:
+    """The configuration (``_config``) + command line -> engine Options (usage errors exit 2)."""
     from numalint.engine import Options
     from numalint.k8s.versions import NEWEST, parse_version
     from numalint.model.sriov import DEFAULT_PREFIX
 
-    try:
-        config = load_config(Path(config_path) if config_path else discover_config(paths, Path.cwd()))
-    except ConfigError as err:
-        raise click.UsageError(f"invalid configuration: {err}") from None
     try:
         version = parse_version(kube_version or config.kubernetes_version or f"{NEWEST[0]}.{NEWEST[1]}")
     except ValueError as err:
@@ -406,10 +415,11 @@ def fix_command(paths: tuple[str, ...], unsafe_fixes: bool, show_diff: bool, kub
         raise click.UsageError("give at least one file or directory to fix ('-' for stdin)")
     _refuse_mixed_stdin(paths, show_diff)
     _require_readable(topologies)
-    options = _options(config_path, _target(kube_version, openshift_version), 0, None, paths, select,
-                       extend_select, ignore)
+    target = _target(kube_version, openshift_version)
+    config = _config(config_path, paths)
+    options = _options(config, target, 0, None, select, extend_select, ignore)
     stdin_text = _read_stdin() if "-" in paths else None
-    look = _Look(None, False, config_path, paths)
+    look = _Look(None, False, config, paths)
     _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, [("text", None)], None,
              look)
 

@@ -3,7 +3,6 @@ checked paths (up to the repository root), else the working directory's, or the 
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import json
 import os
@@ -87,6 +86,12 @@ def discover_config(paths: Sequence[str], cwd: Path) -> Path | None:
 
 def _has_numalint_table(path: Path) -> bool:
     try:
+        with open(path, "rb") as handle:
+            text = handle.read()
+        # a [tool.numalint] table names "numalint", unless its key is a quoted string spelling a letter with
+        # a \u or \U escape; a file with neither cannot have one, and is not parsed (start-up time)
+        if b"numalint" not in text and b"\\u" not in text and b"\\U" not in text:
+            return False
         return isinstance(_toml(path).get("tool", {}).get("numalint"), dict)
     except (OSError, ValueError):
         return False
@@ -169,6 +174,8 @@ def _validate(path: Path, raw: Any) -> None:
         known = list(schema["properties"])
         for key in raw:
             if key not in known:
+                import difflib  # here, not at the top: only a misspelt key needs it (start-up time)
+
                 close = difflib.get_close_matches(str(key), known, n=1)
                 hint = f'; did you mean "{close[0]}"?' if close else f" (known: {', '.join(known)})"
                 span = locate(raw, (key,), key=True) if isinstance(raw, YMap) else None

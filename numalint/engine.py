@@ -44,11 +44,6 @@ from numalint.reading.sources import (
     read_source,
 )
 from numalint.reading.yamlpos import Span
-from numalint.views.kubelet import kubelet_profile
-from numalint.views.kubevirt import vm_view
-from numalint.views.nrt import machine_from_nrt
-from numalint.views.performance import embedded_profiles, render
-from numalint.views.topology import topology_from_document
 from numalint.views.workloads import pod_view
 
 PARALLEL_THRESHOLD = 300  # fewer files are read in one process
@@ -114,10 +109,17 @@ def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
 
 
 def _process_file(path: str, texts: dict[str, str] | None) -> FileResult:
+    """The views of the kinds other than workloads are imported when a file holds such a kind: a run of
+    workloads alone never imports the kubelet, PerformanceProfile and topology views or the alignment core's
+    hardware model they build on (start-up time of a one-file run)."""
     source = read_source(path, (texts or {}).get(path), checked_only=True)
     result = FileResult(source=source)
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
-    known += [e for d in source.documents for e in embedded_profiles(d, source.text)]  # HyperShift ConfigMaps
+    carriers = [d for d in source.documents if d.kind == "ConfigMap"]
+    if carriers:  # HyperShift ConfigMaps may carry PerformanceProfiles
+        from numalint.views.performance import embedded_profiles
+
+        known += [e for d in carriers for e in embedded_profiles(d, source.text)]
     source.documents = []  # the views keep what they need; trees are not sent between processes
     source.text = None
     cap = FindingCap()
@@ -136,17 +138,24 @@ def _process_file(path: str, texts: dict[str, str] | None) -> FileResult:
             views.append(view)
 
         if doc.kind in (KUBELET_CONFIGURATION, KUBELET_CONFIG):
+            from numalint.views.kubelet import kubelet_profile
+
             profile = kubelet_profile(doc)
             if profile is not None:
                 keep("profiles", profile)
                 continue
         if doc.kind == PERFORMANCE_PROFILE:
+            from numalint.views.performance import render
+
             rendered = render(doc)
             if rendered is not None:
                 keep("profiles", rendered)
             keep("others", doc)
             continue
         if doc.kind in (NODE_TOPOLOGY, NODE_RESOURCE_TOPOLOGY):
+            from numalint.views.nrt import machine_from_nrt
+            from numalint.views.topology import topology_from_document
+
             read_topology = machine_from_nrt if doc.kind == NODE_RESOURCE_TOPOLOGY else topology_from_document
             topo = read_topology(doc, topology_findings)
             cap.add(topology_findings)
@@ -154,7 +163,12 @@ def _process_file(path: str, texts: dict[str, str] | None) -> FileResult:
             if topo is not None:
                 keep("topologies", topo)
             continue
-        view = vm_view(doc) if doc.kind in KUBEVIRT_KINDS else pod_view(doc)
+        if doc.kind in KUBEVIRT_KINDS:
+            from numalint.views.kubevirt import vm_view
+
+            view = vm_view(doc)
+        else:
+            view = pod_view(doc)
         keep("pods" if view is not None else "others", view if view is not None else doc)
     source.findings = cap.result()
     return result
@@ -503,7 +517,6 @@ def apply_configuration(findings: list[Finding], options: Options, sources: list
                         ) -> list[Finding]:
     """Severity overrides, disabled rules, comment and annotation suppressions; suppressed findings go to
     ``suppressed`` (with their justification), findings of disabled rules nowhere."""
-    rules = catalogue()
     by_path = {s.path: s for s in sources}
     annotations = _annotation_suppressions(sources)
     used: set[tuple[str, int, str]] = set()
@@ -512,10 +525,10 @@ def apply_configuration(findings: list[Finding], options: Options, sources: list
         configured = _path_severity(options, finding.rule, finding.file) or options.severities.get(finding.rule)
         if _disabled(options, finding.rule, finding.file):
             continue
-        rule = rules.get(finding.rule)
         if configured:
             finding.severity = configured
         elif finding.severity is None:
+            rule = registry.rule(finding.rule)  # its file alone, not the whole catalogue (start-up time)
             finding.severity = rule.severity if rule else "error"
         source = by_path.get(finding.file)
         if source is not None and _suppressed(finding, source, used):

@@ -6,7 +6,10 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).parent.parent / "numalint"
-LAZY_IMPORTERS = {"numalint.cli"}  # import inside functions for start-up time
+# import inside functions for start-up time: the CLI per command; the alignment core, the simulation and the
+# node-side views only for runs with kubelet configurations, PerformanceProfiles or topologies
+LAZY_IMPORTERS = {"numalint.cli", "numalint.analysis", "numalint.checks", "numalint.checks.openshift_rules",
+                  "numalint.engine", "numalint.model.sriov"}
 
 
 def _module(path: Path) -> str:

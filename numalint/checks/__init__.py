@@ -1,5 +1,11 @@
 """Check functions, one per rule slug: each reads the Analysis and yields Hits; ``run_checks`` stamps
-each hit with its rule, so a check cannot report under another rule's name."""
+each hit with its rule, so a check cannot report under another rule's name.
+
+The checks of ``kubelet_rules`` and ``alignment_rules`` read only kubelet configurations and the pools and
+simulation built from them and from topologies; a run with no pool (workloads alone, the usual pre-commit
+run) skips them without importing them or the alignment core they need (start-up time). Checks run in the
+same order either way: the modules' order below, each module's checks in the order it defines them.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +13,6 @@ from collections.abc import Container, Iterator
 from typing import TYPE_CHECKING
 
 from numalint.checks import (  # noqa: F401  (each module registers its checks)
-    alignment_rules,
-    kubelet_rules,
     openshift_rules,
     sriov_rules,
     workload_rules,
@@ -19,15 +23,32 @@ from numalint.findings import Finding
 if TYPE_CHECKING:
     from numalint.analysis import Analysis
 
+ORDER = ("alignment_rules", "kubelet_rules", "openshift_rules", "sriov_rules", "workload_rules")
+NODE_MODULES = frozenset({"numalint.checks.alignment_rules", "numalint.checks.kubelet_rules"})
+
+
+def _load_node_checks() -> None:
+    """Register the checks that need a pool (see the module docstring)."""
+    from numalint.checks import alignment_rules, kubelet_rules  # noqa: F401  (start-up time: only with pools)
+
+
+def _ordered() -> list[tuple[str, Check]]:
+    rank = {f"numalint.checks.{name}": i for i, name in enumerate(ORDER)}
+    # sorted is stable: each module's checks keep their definition order
+    return sorted(CHECKS.items(), key=lambda item: rank.get(item[1].__module__, len(ORDER)))
+
 
 def all_checks() -> dict[str, Check]:
-    return CHECKS
+    _load_node_checks()
+    return dict(_ordered())
 
 
 def run_checks(analysis: Analysis, disabled: Container[str] = (), cluster: str | None = None) -> Iterator[Finding]:
     """Every enabled check's hits as findings of its rule (in ``cluster``, when clusters are declared)."""
-    for slug, func in CHECKS.items():
-        if slug in disabled:
+    if analysis.pools:
+        _load_node_checks()
+    for slug, func in _ordered():
+        if slug in disabled or (not analysis.pools and func.__module__ in NODE_MODULES):
             continue
         for hit in func(analysis):
             yield Finding.of(slug, hit, cluster)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Iterator
 from functools import cache
@@ -180,6 +179,8 @@ def closest_field(key: str, known: frozenset[str]) -> str | None:
     lowered = {k.lower(): k for k in known}
     if key.lower() in lowered:
         return lowered[key.lower()]
+    import difflib  # here, not at the top: only a misspelt key needs it (start-up time)
+
     match = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.75)
     if match:
         return match[0]
@@ -190,6 +191,8 @@ def closest_field(key: str, known: frozenset[str]) -> str | None:
 def closest(value: str, candidates: Iterable[str], n: int = 3) -> list[str]:
     """The ``n`` candidates most like ``value`` (case-insensitive similarity, ties by name): what a "did you
     mean" offers instead of the whole list."""
+    import difflib  # here, not at the top: only a misspelt value needs it (start-up time)
+
     target = value.lower()
     scored = sorted(candidates, key=lambda c: (-difflib.SequenceMatcher(None, target, c.lower()).ratio(), c))
     return scored[:n]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from numalint.analysis import Analysis
 from numalint.checks.registry import check
@@ -14,9 +14,11 @@ from numalint.model.pools import explicit_pool_selector, machine_config_pools, t
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span
-from numalint.views.kubelet import KubeletProfile
-from numalint.views.performance import PLACEHOLDER, EmbeddedDocument, offline_cpus, unfinished
-from numalint.views.topology import TopologyView
+from numalint.views.embedded import PLACEHOLDER, EmbeddedDocument, unfinished
+
+if TYPE_CHECKING:
+    from numalint.views.kubelet import KubeletProfile
+    from numalint.views.topology import TopologyView
 
 
 def _selector_span(profile: KubeletProfile) -> Span:
@@ -111,6 +113,8 @@ def performance_profile_cpus(analysis: Analysis) -> Iterator[Hit]:
                               locate(doc.root, ("spec", "cpu", second)), profile.ref,
                               Fix(f"remove {format_cpuset(common)} from one of them"))
         pools = [p for p in analysis.pools if p.profile is profile and p.topology is not None]
+        if pools:  # here, not at the top: the PerformanceProfile view matters only with a topology (start-up time)
+            from numalint.views.performance import offline_cpus
         for pool in pools:
             topo = pool.topology
             assert topo is not None

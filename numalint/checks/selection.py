@@ -47,10 +47,15 @@ def split(values: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(s.strip() for value in values for s in value.split(",") if s.strip()))
 
 
-def enabled_rules(select: Iterable[str] | None, extend_select: Iterable[str], ignore: Iterable[str]) -> frozenset[str]:
-    """The rules a run reports: ``select`` (default ALL) plus ``extend_select``, minus ``ignore``."""
+def enabled_rules(select: Iterable[str] | None, extend_select: Iterable[str],
+                  ignore: Iterable[str]) -> frozenset[str] | None:
+    """The rules a run reports: ``select`` (default ALL) plus ``extend_select``, minus ``ignore``; None (every
+    rule) when nothing is selected or ignored, so a plain run never loads the catalogue to list it."""
     if select is not None and not list(select):
         raise SelectorError("an empty selection names no rule (leave --select / select: out to report every rule)")
+    extend_select, ignore = list(extend_select), list(ignore)
+    if select is None and not extend_select and not ignore:
+        return None
     chosen: set[str] = set(catalogue()) if select is None else set()
     for selector in (*(select or ()), *extend_select):
         chosen |= resolve(selector)

@@ -6,7 +6,6 @@ no check ever compares an object with a copy of itself."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -16,6 +15,11 @@ from numalint.findings import Hit, ObjectRef
 from numalint.reading.locate import locate
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span
+
+try:  # CPython's own SHA-1, the same digest as hashlib's: loading OpenSSL for hashlib costs each run ~3 ms
+    from _sha1 import sha1
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import sha1
 
 CLUSTER_SCOPED = frozenset({"KubeletConfig", "MachineConfigPool", "PerformanceProfile", "NodeResourceTopology",
                             "NodeTopology", "Node"})
@@ -47,7 +51,7 @@ def _digest(root: Any) -> str:
         text = json.dumps(root, sort_keys=True, default=str)
     except (TypeError, ValueError):  # keys of mixed types, or too deep
         text = repr(root)
-    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 # node-side objects decide pools and kubelet settings: of two different definitions only the first is used.

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from numalint.model.identity import ObjectIdentity, Registry
 from numalint.reading.sources import Document, Source
-from numalint.views.kubelet import KubeletProfile
-from numalint.views.topology import TopologyView
-from numalint.views.workloads import PodView
+
+if TYPE_CHECKING:  # a run of workloads alone never imports the kubelet and topology views (start-up time)
+    from numalint.views.kubelet import KubeletProfile
+    from numalint.views.topology import TopologyView
+    from numalint.views.workloads import PodView
 
 
 @dataclass(slots=True)

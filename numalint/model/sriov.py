@@ -19,15 +19,14 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from numalint.alignment.machine import Device
 from numalint.findings import ObjectRef
 from numalint.k8s.kinds import NETWORKS_ANNOTATION, SRIOV_NETWORK_KINDS, SRIOV_POLICY
 from numalint.reading.locate import as_list, get, locate
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span
-from numalint.views.topology import MAX_COUNT
 
 if TYPE_CHECKING:
+    from numalint.alignment.machine import Device
     from numalint.model.run import Run
     from numalint.views.topology import NIC, TopologyView
     from numalint.views.workloads import PodView
@@ -219,6 +218,11 @@ class SriovCatalog:
     def vfs(self, topology: TopologyView, labels: dict[str, str] | None,
             exclude: set[str] | None = None) -> list[Device]:
         """The VF devices the pool's NICs expose (``exclude``: resources forced to excludeTopology)."""
+        # here, not at the top: only a pool's topology has NICs; a run of workloads alone does not import the
+        # alignment core or the topology view (start-up time)
+        from numalint.alignment.machine import Device
+        from numalint.views.topology import MAX_COUNT
+
         devices: list[Device] = []
         for nic in topology.nics:
             claims: dict[int, Policy] = {}

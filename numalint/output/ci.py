@@ -7,9 +7,8 @@ import os
 import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any
-from xml.etree import ElementTree
 
-from numalint.catalogue import catalogue
+from numalint.catalogue import rule as catalogue_rule
 from numalint.findings import Finding
 from numalint.output.escape import escape_text, escape_workflow, safe_line_start
 from numalint.output.grouping import group_findings
@@ -65,7 +64,8 @@ def step_summary(findings: list[Finding], ctx: RenderContext) -> str:
     if findings:
         lines += ["| severity | rule | where | finding | fix |", "|---|---|---|---|---|"]
         for f in findings:
-            code = catalogue()[f.rule].code if f.rule in catalogue() else ""
+            rule = catalogue_rule(f.rule)
+            code = rule.code if rule else ""
             lines.append(f"| {f.severity or 'error'} | {code} {markdown_cell(f.rule)} | "
                          f"{markdown_cell(f'{f.file}:{f.span.line}:{f.span.col}')} | {markdown_cell(f.message)} | "
                          f"{markdown_cell(f.fix.description) if f.fix else ''} |")
@@ -91,7 +91,7 @@ def gitlab_severity(f: Finding) -> str:
     severity = f.severity or "error"
     if severity != "error":
         return "info" if severity == "info" else "minor"
-    rule = catalogue().get(f.rule)
+    rule = catalogue_rule(f.rule)
     if f.rule == "yaml-syntax":
         return "blocker"
     if f.rule in _KUBELET_DOWN or (rule is not None and rule.start_problems) or "refuses to start" in f.message:
@@ -125,6 +125,8 @@ def _xml_text(text: str) -> str:
 
 def render_junit(findings: list[Finding], ctx: RenderContext) -> str:
     """JUnit XML: one testcase per checked file, a failure per finding (type: the rule)."""
+    from xml.etree import ElementTree  # here, not at the top: only JUnit output needs it (start-up time)
+
     findings = group_findings(findings, ctx.sources)
     by_file: dict[str, list[Finding]] = {}
     for path in ctx.checked:

@@ -8,7 +8,7 @@ from collections import Counter
 from typing import Any
 
 from numalint import __version__
-from numalint.catalogue import catalogue
+from numalint.catalogue import rule as catalogue_rule
 from numalint.findings import Finding
 from numalint.output import ci, sarif
 from numalint.output.context import RenderContext
@@ -118,7 +118,7 @@ def render_text(findings: list[Finding], files: int | RenderContext, colour: boo
 
 
 def finding_dict(f: Finding) -> dict[str, Any]:
-    rule = catalogue().get(f.rule)
+    rule = catalogue_rule(f.rule)
     fix = None
     if f.fix is not None:
         fix = {"description": f.fix.description, "safety": f.fix.safety,

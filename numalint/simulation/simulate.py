@@ -33,6 +33,7 @@ from numalint.k8s.versions import (
 from numalint.model.pools import Pool, pools_for
 from numalint.model.sriov import SriovCatalog
 from numalint.simulation.node_state import StateProblem, apply_state, read_state
+from numalint.simulation.result import Simulation
 from numalint.simulation.scheduler import PoolScheduler
 from numalint.views.performance import online_machine
 from numalint.views.workloads import PodView, is_extended, is_hugepages
@@ -201,14 +202,6 @@ MAX_SIMULATED_NUMA_NODES = 16
 
 def _instances(view: PodView, nodes: int) -> int:
     return nodes if view.ref.kind == "DaemonSet" else min(view.replicas, MAX_REPLICAS)
-
-
-@dataclass(frozen=True)
-class Simulation:
-    """Every pool with a topology, after admitting the run's workloads; node-state problems found."""
-
-    pools: tuple[PoolRun, ...]
-    node_state_problems: tuple[StateProblem, ...] = ()
 
 
 def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog, version: tuple[int, int],

@@ -13,8 +13,6 @@ land on the profile.
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import dataclass
 from typing import Any
 
 from numalint.alignment.machine import Machine
@@ -24,6 +22,7 @@ from numalint.k8s.quantity import format_bytes, try_quantity
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
+from numalint.views.embedded import EmbeddedDocument, unfinished
 from numalint.views.kubelet import KubeletProfile, kubelet_profile
 
 EVICTION_DEFAULTS = {"memory.available": "100Mi", "nodefs.available": "10%", "imagefs.available": "15%",
@@ -57,27 +56,7 @@ def _cpus(text: Any) -> frozenset[int]:
         return frozenset()
 
 
-PLACEHOLDER = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")  # a ZTP PolicyGenerator / template variable
-
-
-def unfinished(node: Any) -> bool:
-    """Is this a template or a patch rather than an object: a ``$variable`` (ZTP source CRs,
-    PolicyGenTemplate) or a kustomize ``$patch`` directive in a key or a string value?"""
-    if isinstance(node, dict):
-        return any((isinstance(k, str) and PLACEHOLDER.search(k)) or unfinished(v) for k, v in node.items())
-    if isinstance(node, list):
-        return any(unfinished(v) for v in node)
-    return isinstance(node, str) and PLACEHOLDER.search(node) is not None
-
-
 TUNING_KEY = "tuning"  # hypershift-operator/controllers/nodepool: tuningConfigKey
-
-
-@dataclass
-class EmbeddedDocument(Document):
-    """A document carried as text inside another object (a ConfigMap's ``data.tuning``)."""
-
-    carrier: str = ""  # "ConfigMap <namespace>/<name>"
 
 
 def embedded_profiles(doc: Document, text: str | None) -> list[Document]:
