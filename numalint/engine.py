@@ -14,7 +14,6 @@ from numalint.analysis import Analysis, AnalysisOptions, analyse
 from numalint.catalogue import catalogue
 from numalint.checks import run_checks
 from numalint.checks.input_rules import FindingCap, cap_per_file, input_findings
-from numalint.checks.proofs import prove_fixes
 from numalint.checks.selection import SelectorError, matches, resolve
 from numalint.findings import Finding, Hit
 from numalint.k8s.kinds import (
@@ -461,8 +460,12 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
         if "duplicate-object" not in disabled:
             findings.extend(Finding.of("duplicate-object", hit, cluster.name) for hit in cluster.repeats)
         reported |= {p.file for p in cluster.analysis.simulation.node_state_problems}
-    prove_fixes(findings, lambda path: analyses.get(options.cluster_of(path) if options.cluster_of else None),
-                lambda path: _text_of(path, given), lambda path, text: process_file(path, {path: text}), disabled)
+    if any(a.profiles for a in analyses.values()) and any(f.fix is not None and f.fix.edits for f in findings):
+        # imported here for start-up time: only a run with a kubelet configuration has fixes to prove
+        from numalint.checks.proofs import prove_fixes
+
+        prove_fixes(findings, lambda path: analyses.get(options.cluster_of(path) if options.cluster_of else None),
+                    lambda path: _text_of(path, given), lambda path, text: process_file(path, {path: text}), disabled)
     for path in missing:
         findings.append(registry.finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1)))
     # a finding in a context file is reported when a named file takes part in it (a changed kubelet file
