@@ -71,8 +71,8 @@ def reserved_resource_problems(reserved: Mapping[str, Mapping[str, str]]) -> lis
 
 def eviction_problems(eviction_hard: Mapping[str, str]) -> list[StartProblem]:
     """parseThresholdStatement for each evictionHard entry (pkg/kubelet/eviction/helpers.go): "0%" and
-    "100%" are ignored; other percentages must parse and lie in [0, 100] as a fraction (the kubelet's own
-    bound); quantities must be positive."""
+    "100%" are ignored; other percentages must parse (strconv.ParseFloat) and, as a float32 fraction, lie in
+    [0, 1]; quantities must be positive."""
     problems = []
     for signal, value in eviction_hard.items():
         def problem(message: str, signal: str = signal) -> StartProblem:
@@ -91,7 +91,7 @@ def eviction_problems(eviction_hard: Mapping[str, str]) -> list[StartProblem]:
                 continue
             if percentage < 0:
                 problems.append(problem(f"eviction percentage threshold {signal} must be >= 0%: {value}"))
-            elif percentage > 100 and not math.isnan(percentage):
+            elif percentage > 1:  # a fraction: "100.5%" is 1.005 (NaN passes both comparisons, as in Go)
                 problems.append(problem(f"eviction percentage threshold {signal} must be <= 100%: {value}"))
             continue
         amount = try_quantity(value)
