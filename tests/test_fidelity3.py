@@ -56,3 +56,79 @@ def test_eviction_percentages_parse_like_go(tmp_path: Path, value: str, refused:
         assert start == [], start
     else:
         assert len(start) == 1 and refused in start[0], start
+
+
+# --- rows 11-16: the machine-config operator, release by release -------------------------------------
+
+def kubelet_config(body: str, spec: str = "") -> str:
+    """An OpenShift KubeletConfig for the worker pool; ``body`` is its spec.kubeletConfig (indented 4)."""
+    text = ("apiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n  name: workers\n"
+            "spec:\n" + spec + "  machineConfigPoolSelector:\n    matchLabels:\n"
+            '      pools.operator.machineconfiguration.openshift.io/worker: ""\n')
+    if body:
+        text += "  kubeletConfig:\n" + "".join("    " + line + "\n" for line in body.splitlines())
+    return text
+
+
+def unsupported(tmp_path: Path, text: str, release: str) -> list[str]:
+    return messages(findings(tmp_path, {"kc.yaml": text}, "--openshift-version", release),
+                    "kubeletconfig-unsupported-field")
+
+
+@pytest.mark.parametrize("release,refused", [("4.17", False), ("4.20", False), ("4.21", True), ("4.22", True)])
+def test_fail_swap_on_and_swap_behavior_are_refused_from_4_21(tmp_path: Path, release: str, refused: bool) -> None:
+    # machine-config-operator pkg/controller/kubelet-config/helpers.go validateUserKubeletConfig:
+    # `kcDecoded.FailSwapOn != nil` and `kcDecoded.MemorySwap.SwapBehavior != ""`, both arriving with worker
+    # swap in 4.21 (kubelet_config_failswapon_test.go); the version that added the autoSizingReserved check
+    # has neither
+    assert (len(unsupported(tmp_path, kubelet_config("failSwapOn: true\n"), release)) == 1) is refused
+    swap = kubelet_config("memorySwap:\n  swapBehavior: LimitedSwap\n")
+    assert (len(unsupported(tmp_path, swap, release)) == 1) is refused
+
+
+@pytest.mark.parametrize("release", ["4.20", "4.21", "4.22"])
+def test_an_empty_swap_behavior_is_go_zero(tmp_path: Path, release: str) -> None:
+    # validateUserKubeletConfig compares SwapBehavior with "" (an empty string passes); staticPodPath likewise
+    body = 'memorySwap:\n  swapBehavior: ""\nstaticPodPath: ""\n'
+    assert unsupported(tmp_path, kubelet_config(body), release) == []
+
+
+@pytest.mark.parametrize("spec,body", [("  logLevel: 0\n", ""), ("  logLevel: 11\n", "maxPods: 100\n")])
+def test_log_level_is_checked_even_without_kubelet_config(tmp_path: Path, spec: str, body: str) -> None:
+    # validateUserKubeletConfig checks cfg.Spec.LogLevel before `if cfg.Spec.KubeletConfig == nil ... return nil`
+    found = unsupported(tmp_path, kubelet_config(body, spec), "4.21")
+    assert len(found) == 1 and "LogLevel is not valid [1,10]" in found[0]
+
+
+@pytest.mark.parametrize("release", ["4.17", "4.22"])
+def test_runtime_request_timeout_is_accepted(tmp_path: Path, release: str) -> None:
+    # validateUserKubeletConfig has no runtimeRequestTimeout check in any release numalint models: it is gone
+    # already from the version that added the autoSizingReserved check (older than 4.17)
+    assert unsupported(tmp_path, kubelet_config("runtimeRequestTimeout: 5m\n"), release) == []
+
+
+def test_system_reserved_cgroup_against_system_cgroups_is_not_modelled(tmp_path: Path) -> None:
+    # Row 15 of the audit ("systemReservedCgroup (%s) must match systemCgroups (%s)"): no machine-config-operator
+    # source with that check was found, so numalint does not report it. This pins that reading; change it
+    # with the Go source in hand.
+    body = "systemReservedCgroup: /system.slice\nsystemCgroups: /other.slice\n"
+    assert errors(findings(tmp_path, {"kc.yaml": kubelet_config(body)}, "--openshift-version", "4.22")) == []
+
+
+ALPHA = 'cpuManagerPolicy: static\nreservedSystemCPUs: "0-1"\ncpuManagerPolicyOptions:\n  align-by-socket: "true"\n'
+
+
+def feature_gate(feature_set: str) -> str:
+    return ("apiVersion: config.openshift.io/v1\nkind: FeatureGate\nmetadata:\n  name: cluster\nspec:\n"
+            f"  featureSet: {feature_set}\n")
+
+
+@pytest.mark.parametrize("feature_set,refused", [("TechPreviewNoUpgrade", True), ("DevPreviewNoUpgrade", False),
+                                                 ("Default", True)])
+def test_only_dev_preview_enables_alpha_cpu_options(tmp_path: Path, feature_set: str, refused: bool) -> None:
+    # openshift/api features/zz_generated.upstreamfeaturegates.go: FeatureGateCPUManagerPolicyAlphaOptions is
+    # enable(inDevPreviewNoUpgrade()) only; pkg/kubelet/cm/cpumanager/policy_options.go then refuses
+    # align-by-socket without it
+    files = {"kc.yaml": kubelet_config(ALPHA), "featuregate.yaml": feature_gate(feature_set)}
+    found = messages(findings(tmp_path, files, "--openshift-version", "4.21"), "policy-option")
+    assert (len(found) == 1) is refused, found

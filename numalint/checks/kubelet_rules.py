@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Iterator
 from dataclasses import replace as dc_replace
 from fractions import Fraction
@@ -16,10 +15,11 @@ from numalint.analysis import Analysis, analyse
 from numalint.catalogue import catalogue
 from numalint.checks.input_rules import did_you_mean
 from numalint.checks.registry import CHECKS, check
-from numalint.findings import SAFE, UNSAFE, Edit, Fix, Hit
+from numalint.findings import SAFE, UNSAFE, Edit, Fix, Hit, ObjectRef
 from numalint.k8s.cpuset import format_cpuset
 from numalint.k8s.goparse import GoParseError
 from numalint.k8s.goparse import parse_cpuset as go_parse_cpuset
+from numalint.k8s.kinds import KUBELET_CONFIG
 from numalint.k8s.quantity import format_bytes, format_cpu, try_quantity
 from numalint.k8s.versions import (
     CPU_GATES,
@@ -460,6 +460,9 @@ def _inside(profile: KubeletProfile, problem: StartProblem) -> tuple[str | int, 
     return (problem.key,) if problem.key and isinstance(value, dict) and problem.key in value else ()
 
 
+# validateUserKubeletConfig (machine-config-operator pkg/controller/kubelet-config/helpers.go) refuses these
+# when decoded to a non-zero value. runtimeRequestTimeout is not among them: the check was dropped long
+# before OpenShift 4.17 (the release that added the autoSizingReserved check already has none).
 OPENSHIFT_REJECTED = {
     "cgroupDriver": "the cluster sets the cgroup driver",
     "clusterDNS": "the cluster network operator sets it",
@@ -467,25 +470,26 @@ OPENSHIFT_REJECTED = {
     "featureGates": "use the cluster FeatureGate resource",
     "failSwapOn": "swap is managed by the platform",
     "staticPodPath": "the platform's static pods live there",
-    "runtimeRequestTimeout": "the platform sets it",
 }
 
 
-# validateUserKubeletConfig compares with Go's zero value: an empty string, list or map and a zero duration
-# pass; failSwapOn is a pointer, so writing it at all is refused
+# validateUserKubeletConfig compares with Go's zero value: an empty string, list or map passes; failSwapOn
+# is a pointer, so writing it at all is refused
 PRESENCE_REFUSED = frozenset({"failSwapOn"})
-_ZERO_DURATION = re.compile(r"[-+]?(?:0*\.?0*(?:ns|us|\u00b5s|ms|s|m|h))+|[-+]?0+")
 
 
 def _go_zero(value: object) -> bool:
-    if value is None or value == "" or value == [] or value == {}:
-        return True
-    return isinstance(value, str) and _ZERO_DURATION.fullmatch(value) is not None
+    return value is None or value == "" or value == [] or value == {}
 
 
-# fields the machine-config operator accepts from a Kubernetes version on (validateUserKubeletConfig):
-# failSwapOn from OpenShift 4.21
-OPENSHIFT_ALLOWED_SINCE = {"failSwapOn": (1, 34)}
+# fields the machine-config operator refuses only from a Kubernetes version on: failSwapOn and a non-empty
+# memorySwap.swapBehavior arrive together with worker swap (OpenShift 4.21: workers render failSwapOn: false
+# and swapBehavior: NoSwap, kubelet_config_failswapon_test.go); earlier releases pass both through
+OPENSHIFT_REFUSED_SINCE = {"failSwapOn": (1, 34), "swapBehavior": (1, 34)}
+
+
+def _refused_at(name: str, version: tuple[int, int]) -> bool:
+    return version >= OPENSHIFT_REFUSED_SINCE.get(name, (0, 0))
 
 
 @check("kubeletconfig-unsupported-field")
@@ -494,7 +498,7 @@ def kubeletconfig_unsupported_field(analysis: Analysis) -> Iterator[Hit]:
         if not profile.openshift:
             continue
         for name, why in OPENSHIFT_REJECTED.items():
-            if name in OPENSHIFT_ALLOWED_SINCE and analysis.version >= OPENSHIFT_ALLOWED_SINCE[name]:
+            if not _refused_at(name, analysis.version):
                 continue
             if profile.has(name) and (name in PRESENCE_REFUSED or not _go_zero(profile.raw[profile.keys[name]])):
                 yield _finding(profile,
@@ -502,16 +506,12 @@ def kubeletconfig_unsupported_field(analysis: Analysis) -> Iterator[Hit]:
                                "rejects the whole KubeletConfig (Accepted=False)", name, key=True,
                                fix=Fix(f"remove {name}"))
         swap = profile.raw.get(profile.keys.get("memorySwap", "memorySwap"))
-        if isinstance(swap, dict) and "swapBehavior" in swap:
+        if (isinstance(swap, dict) and not _go_zero(swap.get("swapBehavior"))
+                and _refused_at("swapBehavior", analysis.version)):
             yield _finding(profile,
                            "memorySwap.swapBehavior is not allowed in a KubeletConfig; the machine-config operator "
                            "rejects the whole KubeletConfig", "memorySwap", "swapBehavior", key=True,
                            fix=Fix("remove memorySwap.swapBehavior"))
-        level = get(profile.doc.root, ("spec", "logLevel"))
-        if level is not None and (not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 10):
-            yield Hit(f"KubeletConfig's LogLevel is not valid [1,10]: {level}; the machine-config operator rejects "
-                      "the whole KubeletConfig (validateUserKubeletConfig)", profile.file,
-                      locate(profile.doc.root, ("spec", "logLevel")), profile.ref, Fix("use a logLevel from 1 to 10"))
         auto = profile.doc.root.get("spec", {}).get("autoSizingReserved") if isinstance(
             profile.doc.root.get("spec"), dict) else None
         if auto is True and profile.has("systemReserved"):
@@ -519,6 +519,17 @@ def kubeletconfig_unsupported_field(analysis: Analysis) -> Iterator[Hit]:
                            "systemReserved together with autoSizingReserved: true is rejected by the machine-config "
                            "operator", "systemReserved", key=True,
                            fix=Fix("remove systemReserved or set autoSizingReserved: false"))
+    # logLevel is checked before the early return for a KubeletConfig without spec.kubeletConfig (such a
+    # document has no kubelet profile: it is among the run's other documents)
+    docs = [p.doc for p in analysis.profiles if p.openshift and p.doc.kind == KUBELET_CONFIG]
+    for doc in docs + analysis.of_kind(KUBELET_CONFIG):
+        level = get(doc.root, ("spec", "logLevel"))
+        if level is not None and (not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 10):
+            name = get(doc.root, ("metadata", "name"))
+            ref = ObjectRef(doc.api_version, doc.kind, str(name) if name else "", None)
+            yield Hit(f"KubeletConfig's LogLevel is not valid [1,10]: {level}; the machine-config operator rejects "
+                      "the whole KubeletConfig (validateUserKubeletConfig)", doc.file,
+                      locate(doc.root, ("spec", "logLevel")), ref, Fix("use a logLevel from 1 to 10"))
 
 
 # --- fixes that are proven ---------------------------------------------------------------------------

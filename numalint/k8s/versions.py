@@ -138,12 +138,15 @@ def enabled_stages(gates: dict[str, str], feature_gates: dict[str, bool], versio
 
 
 # OpenShift feature sets (config.openshift.io/v1 FeatureGate spec.featureSet) -> the option gates they turn
-# on beyond the Default set (openshift/api features: CPUManagerPolicyAlphaOptions is not in Default)
+# on beyond the Default set. openshift/api features/zz_generated.upstreamfeaturegates.go enables
+# CPUManagerPolicyAlphaOptions in DevPreviewNoUpgrade only (TechPreviewNoUpgrade does not), and
+# CPUManagerPolicyBetaOptions in TechPreviewNoUpgrade and DevPreviewNoUpgrade (the kubelet's own default,
+# true, applies otherwise: numalint does not model a Default set rendering it false, its release unknown).
 OPENSHIFT_FEATURE_SETS: dict[str, dict[str, bool]] = {
     "": {},
     "Default": {},
-    "TechPreviewNoUpgrade": {"CPUManagerPolicyAlphaOptions": True},
-    "DevPreviewNoUpgrade": {"CPUManagerPolicyAlphaOptions": True},
+    "TechPreviewNoUpgrade": {"CPUManagerPolicyBetaOptions": True},
+    "DevPreviewNoUpgrade": {"CPUManagerPolicyAlphaOptions": True, "CPUManagerPolicyBetaOptions": True},
 }
 
 
