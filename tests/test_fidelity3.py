@@ -132,3 +132,27 @@ def test_only_dev_preview_enables_alpha_cpu_options(tmp_path: Path, feature_set:
     files = {"kc.yaml": kubelet_config(ALPHA), "featuregate.yaml": feature_gate(feature_set)}
     found = messages(findings(tmp_path, files, "--openshift-version", "4.21"), "policy-option")
     assert (len(found) == 1) is refused, found
+
+
+# --- row 5: an empty option map with its gate off -------------------------------------------------------
+
+@pytest.mark.parametrize("body,words", [
+    ('cpuManagerPolicy: static\nreservedSystemCPUs: "0"\ncpuManagerPolicyOptions: {}\n'
+     "featureGates: {CPUManagerPolicyOptions: false}\n",
+     'CPU Manager policy options map[] require feature gates "CPUManager", "CPUManagerPolicyOptions" enabled'),
+    ("topologyManagerPolicy: best-effort\ntopologyManagerPolicyOptions: {}\n"
+     "featureGates: {TopologyManagerPolicyOptions: false}\n",
+     'topology manager policy options map[] require feature gates "TopologyManagerPolicyOptions" enabled'),
+])
+def test_an_empty_option_map_with_its_gate_off_stops_the_kubelet(tmp_path: Path, body: str, words: str) -> None:
+    # cmd/kubelet/app/server.go run(): `else if s.CPUManagerPolicyOptions != nil` (and the topology twin)
+    # returns the error; a decoded `{}` is a non-nil map. 1.30: both gates exist and are not locked yet.
+    found = findings(tmp_path, {"k.yaml": HEAD + body}, "--kubernetes-version", "1.30")
+    assert any(words in m for m in messages(found, "policy-option")), found
+
+
+def test_a_null_option_map_is_nil(tmp_path: Path) -> None:
+    # `cpuManagerPolicyOptions: null` decodes to a nil map: server.go's `!= nil` is false
+    body = "cpuManagerPolicyOptions: null\nfeatureGates: {CPUManagerPolicyOptions: false}\n"
+    found = findings(tmp_path, {"k.yaml": HEAD + body}, "--kubernetes-version", "1.30")
+    assert messages(found, "policy-option") == []

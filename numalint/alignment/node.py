@@ -59,6 +59,10 @@ class KubeletSettings:
     option_stages: dict[str, frozenset[str]] | None = None  # {"cpu": ..., "topology": ...}
     topology_options_allowed: bool = True
     cpu_options_allowed: bool = True  # the CPUManagerPolicyOptions gate (cmd/kubelet/app/server.go)
+    # the option maps were written as maps, maybe empty: server.go refuses `s.CPUManagerPolicyOptions != nil`
+    # with the gate off, and a decoded `{}` is not nil
+    cpu_options_set: bool = False
+    topology_options_set: bool = False
     # feature gates written against a value their version locks (name, value written, locked value)
     locked_gates: tuple[tuple[str, bool, bool], ...] = ()
     # kubeReserved / systemReserved as written (resource -> text), for parseResourceList
@@ -317,7 +321,7 @@ def settings_problems(settings: KubeletSettings, numa_ids: Sequence[int] | None 
             f"cannot set feature gate {gate} to {str(written).lower()}, feature is locked to {str(locked).lower()}"))
     problems.extend(reserved_resource_problems(settings.reserved_resources))
     problems.extend(eviction_problems(settings.eviction_hard))
-    if settings.cpu_options and not settings.cpu_options_allowed:
+    if (settings.cpu_options or settings.cpu_options_set) and not settings.cpu_options_allowed:
         problems.append(StartProblem(
             CPU_OPTIONS_FIELD, None, "options-gate",
             f'CPU Manager policy options {go_map(settings.cpu_options)} require feature gates "CPUManager", '
@@ -333,7 +337,7 @@ def settings_problems(settings: KubeletSettings, numa_ids: Sequence[int] | None 
             return False
         return True
 
-    if settings.topology_options and not settings.topology_options_allowed:
+    if (settings.topology_options or settings.topology_options_set) and not settings.topology_options_allowed:
         problems.append(StartProblem(
             TOPOLOGY_OPTIONS_FIELD, None, "options-gate",
             f"topology manager policy options {go_map(settings.topology_options)} require feature gates "

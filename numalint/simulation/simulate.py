@@ -111,11 +111,18 @@ def settings_from_profile(profile: KubeletProfile | None, version: tuple[int, in
             "topology": enabled_stages(TOPOLOGY_GATES, gates, version)},
         topology_options_allowed=gate_enabled("TopologyManagerPolicyOptions", gates, version),
         cpu_options_allowed=gate_enabled("CPUManagerPolicyOptions", gates, version),
+        cpu_options_set=_written_map(profile, "cpuManagerPolicyOptions"),
+        topology_options_set=_written_map(profile, "topologyManagerPolicyOptions"),
         locked_gates=() if profile.openshift else locked_gates(profile.feature_gates, version),
         reserved_resources={f: {k: v for k, v in values.items() if isinstance(v, str)}
                             for f, values in profile.reserved_raw.items()},
         eviction_hard={k: v for k, v in profile.eviction_hard.items() if isinstance(v, str)},
         reserved_memory_entries=entries)
+
+
+def _written_map(profile: KubeletProfile, name: str) -> bool:
+    """Is ``name`` written as a map (``{}`` included)? It then decodes to a non-nil Go map."""
+    return profile.has(name) and isinstance(profile.raw.get(profile.keys[name]), dict)
 
 
 def memory_capacity(machine: Machine | None) -> int | None:
