@@ -156,3 +156,22 @@ def test_a_null_option_map_is_nil(tmp_path: Path) -> None:
     body = "cpuManagerPolicyOptions: null\nfeatureGates: {CPUManagerPolicyOptions: false}\n"
     found = findings(tmp_path, {"k.yaml": HEAD + body}, "--kubernetes-version", "1.30")
     assert messages(found, "policy-option") == []
+
+
+# --- row 6: a misspelt feature gate -------------------------------------------------------------------
+
+@pytest.mark.parametrize("gate,meant", [("CPUManagerPolicyAlphaOptionz", "CPUManagerPolicyAlphaOptions"),
+                                        ("cpumanagerpolicyoptions", "CPUManagerPolicyOptions"),
+                                        ("TopologyManagerPolicyBetaOption", "TopologyManagerPolicyBetaOptions")])
+def test_a_misspelt_feature_gate_stops_the_kubelet(tmp_path: Path, gate: str, meant: str) -> None:
+    # k8s.io/component-base/featuregate feature_gate.go SetFromMap: "unrecognized feature gate: %s" (names are
+    # matched exactly, case included)
+    found = messages(findings(tmp_path, {"k.yaml": HEAD + f"featureGates:\n  {gate}: true\n"}), "kubelet-start")
+    assert found == [f'the kubelet refuses to start: unrecognized feature gate: {gate} (did you mean "{meant}"?)']
+
+
+@pytest.mark.parametrize("gate", ["InPlacePodVerticalScaling", "MemoryQoS", "KubeletPSI", "CPUManagerPolicyOptions"])
+def test_real_gates_numalint_does_not_read_are_not_reported(tmp_path: Path, gate: str) -> None:
+    # numalint has no complete gate list per version: only near misses of the gates it reads are reported
+    found = findings(tmp_path, {"k.yaml": HEAD + f"featureGates:\n  {gate}: true\n"})
+    assert not any("unrecognized feature gate" in m for m in messages(found, "kubelet-start"))

@@ -65,6 +65,8 @@ class KubeletSettings:
     topology_options_set: bool = False
     # feature gates written against a value their version locks (name, value written, locked value)
     locked_gates: tuple[tuple[str, bool, bool], ...] = ()
+    # feature gates the kubelet does not know, each with the known gate it misspells
+    unknown_gates: tuple[tuple[str, str], ...] = ()
     # kubeReserved / systemReserved as written (resource -> text), for parseResourceList
     reserved_resources: dict[str, dict[str, str]] = field(default_factory=dict)
     eviction_hard: dict[str, str] = field(default_factory=dict)  # evictionHard as written
@@ -315,6 +317,9 @@ def settings_problems(settings: KubeletSettings, numa_ids: Sequence[int] | None 
     (feature gates, parseResourceList, eviction thresholds, the policy-option gates), then the managers
     NewContainerManager builds (Topology, CPU, Memory)."""
     problems: list[StartProblem] = reserved_memory_config_problems(settings.reserved_memory_entries)
+    for gate, meant in settings.unknown_gates:
+        problems.append(StartProblem(  # k8s.io/component-base/featuregate: SetFromMap
+            "featureGates", gate, "unknown-gate", f'unrecognized feature gate: {gate} (did you mean "{meant}"?)'))
     for gate, written, locked in settings.locked_gates:
         problems.append(StartProblem(  # k8s.io/component-base/featuregate: Set
             "featureGates", gate, "locked-gate",

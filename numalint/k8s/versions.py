@@ -119,6 +119,42 @@ def gate_default(gate: str, version: tuple[int, int]) -> bool:
     return False
 
 
+# feature gates numalint reads (pkg/features/kube_features.go). Not the kubelet's whole list: a name outside it
+# is reported only when it is a near miss of one of these (a real gate numalint does not know is no error).
+KNOWN_GATES = frozenset({
+    "CPUManager", "CPUManagerPolicyOptions", "CPUManagerPolicyAlphaOptions", "CPUManagerPolicyBetaOptions",
+    "TopologyManager", "TopologyManagerPolicyOptions", "TopologyManagerPolicyAlphaOptions",
+    "TopologyManagerPolicyBetaOptions", "MemoryManager", "PodLevelResources", "PodLevelResourceManagers",
+})
+NEAR_MISS_EDITS = 2  # at most this many single-character edits (after case) from a known gate
+NEAR_MISS_MIN_LENGTH = 10  # short names are too close to each other to guess
+
+
+def _edits(a: str, b: str) -> int:
+    """Levenshtein distance."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def gate_near_miss(name: str) -> str | None:
+    """The known gate ``name`` misspells (same letters in another case, or a small edit of a long name);
+    None for a known gate or one too far from every known gate to be sure."""
+    if name in KNOWN_GATES or len(name) > 100:
+        return None
+    for gate in sorted(KNOWN_GATES):
+        if name.lower() == gate.lower():
+            return gate
+    if len(name) < NEAR_MISS_MIN_LENGTH:
+        return None
+    near = sorted((_edits(name.lower(), gate.lower()), gate) for gate in KNOWN_GATES)
+    return near[0][1] if near[0][0] <= NEAR_MISS_EDITS else None
+
+
 def locked_gates(gates: dict[str, bool], version: tuple[int, int]) -> tuple[tuple[str, bool, bool], ...]:
     """(gate, written, locked value) for every gate written against the value its version locks."""
     return tuple((g, v, True) for g, v in sorted(gates.items())

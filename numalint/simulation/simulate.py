@@ -27,6 +27,7 @@ from numalint.k8s.versions import (
     TOPOLOGY_OPTIONS,
     enabled_stages,
     gate_enabled,
+    gate_near_miss,
     locked_gates,
     maturity,
 )
@@ -114,6 +115,8 @@ def settings_from_profile(profile: KubeletProfile | None, version: tuple[int, in
         cpu_options_set=_written_map(profile, "cpuManagerPolicyOptions"),
         topology_options_set=_written_map(profile, "topologyManagerPolicyOptions"),
         locked_gates=() if profile.openshift else locked_gates(profile.feature_gates, version),
+        unknown_gates=() if profile.openshift else tuple(
+            (name, meant) for name in profile.feature_gates if (meant := gate_near_miss(name)) is not None),
         reserved_resources={f: {k: v for k, v in values.items() if isinstance(v, str)}
                             for f, values in profile.reserved_raw.items()},
         eviction_hard={k: v for k, v in profile.eviction_hard.items() if isinstance(v, str)},
