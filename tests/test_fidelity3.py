@@ -175,3 +175,19 @@ def test_real_gates_numalint_does_not_read_are_not_reported(tmp_path: Path, gate
     # numalint has no complete gate list per version: only near misses of the gates it reads are reported
     found = findings(tmp_path, {"k.yaml": HEAD + f"featureGates:\n  {gate}: true\n"})
     assert not any("unrecognized feature gate" in m for m in messages(found, "kubelet-start"))
+
+
+# --- row 4: reservedSystemCPUs overwrites the cpu reservations before they are parsed ----------------------
+
+@pytest.mark.parametrize("reserved", ['kubeReserved: {cpu: "bogus"}', 'systemReserved: {cpu: "-1"}'])
+def test_reserved_cpus_overwrite_cpu_before_parse_resource_list(tmp_path: Path, reserved: str) -> None:
+    # cmd/kubelet/app/server.go run(): with a non-empty reservedSystemCPUs it deletes KubeReserved["cpu"] and
+    # sets SystemReserved["cpu"] before parseResourceList, so the written cpu values are never parsed
+    body = f'cpuManagerPolicy: static\nreservedSystemCPUs: "0,1"\n{reserved}\n'
+    assert messages(findings(tmp_path, {"k.yaml": HEAD + body}), "kubelet-start") == []
+
+
+def test_without_reserved_cpus_the_cpu_reservation_is_parsed(tmp_path: Path) -> None:
+    # the same parseResourceList refuses the value when reservedSystemCPUs does not overwrite it
+    found = messages(findings(tmp_path, {"k.yaml": HEAD + 'kubeReserved: {cpu: "bogus"}\n'}), "kubelet-start")
+    assert len(found) == 1 and 'failed to parse quantity "bogus" for "cpu" resource' in found[0]

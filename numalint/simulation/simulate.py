@@ -117,10 +117,18 @@ def settings_from_profile(profile: KubeletProfile | None, version: tuple[int, in
         locked_gates=() if profile.openshift else locked_gates(profile.feature_gates, version),
         unknown_gates=() if profile.openshift else tuple(
             (name, meant) for name in profile.feature_gates if (meant := gate_near_miss(name)) is not None),
-        reserved_resources={f: {k: v for k, v in values.items() if isinstance(v, str)}
-                            for f, values in profile.reserved_raw.items()},
+        reserved_resources=_reserved_resources(profile),
         eviction_hard={k: v for k, v in profile.eviction_hard.items() if isinstance(v, str)},
         reserved_memory_entries=entries)
+
+
+def _reserved_resources(profile: KubeletProfile) -> dict[str, dict[str, str]]:
+    """kubeReserved / systemReserved as parseResourceList sees them: cmd/kubelet/app/server.go run() first
+    deletes kubeReserved["cpu"] and overwrites systemReserved["cpu"] with the size of a non-empty
+    reservedSystemCPUs, so whatever was written for cpu there is never parsed."""
+    overwritten = bool(profile.reserved_cpus())
+    return {f: {k: v for k, v in values.items() if isinstance(v, str) and not (overwritten and k == "cpu")}
+            for f, values in profile.reserved_raw.items()}
 
 
 def _written_map(profile: KubeletProfile, name: str) -> bool:
