@@ -191,3 +191,70 @@ def test_without_reserved_cpus_the_cpu_reservation_is_parsed(tmp_path: Path) -> 
     # the same parseResourceList refuses the value when reservedSystemCPUs does not overwrite it
     found = messages(findings(tmp_path, {"k.yaml": HEAD + 'kubeReserved: {cpu: "bogus"}\n'}), "kubelet-start")
     assert len(found) == 1 and 'failed to parse quantity "bogus" for "cpu" resource' in found[0]
+
+
+# --- rows 7/8: reservedMemory compared as exact quantities -----------------------------------------------
+
+TOPOLOGY = """\
+apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata:
+  name: workers
+spec:
+  pool:
+    kubeletConfig: k
+  numaNodes:
+    - {id: 0, cpus: "0-7", memory: 64Gi}
+    - {id: 1, cpus: "8-15", memory: 64Gi}
+"""
+
+
+def test_milli_bytes_are_not_zero(tmp_path: Path) -> None:
+    # pkg/kubelet/apis/config/validation/validation_reserved_memory.go validateReservedMemoryConfiguration:
+    # q.IsZero() is false for 100m; memory_manager.go validateReservedMemory then compares the exact sum
+    body = ("memoryManagerPolicy: Static\nsystemReserved: {memory: 1Gi}\nreservedMemory:\n"
+            "  - {numaNode: 0, limits: {memory: 1124Mi}}\n  - {numaNode: 1, limits: {memory: 100m}}\n")
+    found = findings(tmp_path, {"k.yaml": HEAD + body, "t.yaml": TOPOLOGY})
+    assert not any("may not be zero" in m for m in errors(found))
+    mismatch = messages(found, "reserved-memory-mismatch")
+    assert len(mismatch) == 1 and 'the total amount "1178599424100m" of type "memory" is not equal to the value ' \
+        '"1124Mi"' in mismatch[0]
+
+
+@pytest.mark.parametrize("reserved,words", [
+    # the sums differ by half a byte: validateReservedMemory's Quantity.Equal sees it
+    ('"1178599424"', 'the total amount "1124Mi" of type "memory" is not equal to the value "1178599424500m"'),
+    # the sums agree, then convertReserved (memory_manager.go) fails on q.AsInt64()
+    ('"1178599424.5"', "could not covert a variable of type Quantity to int64"),
+])
+def test_fractional_bytes_compare_exactly(tmp_path: Path, reserved: str, words: str) -> None:
+    body = (f'memoryManagerPolicy: Static\nsystemReserved: {{memory: "1073741824.5"}}\nreservedMemory:\n'
+            f"  - {{numaNode: 0, limits: {{memory: {reserved}}}}}\n")
+    found = errors(findings(tmp_path, {"k.yaml": HEAD + body, "t.yaml": TOPOLOGY}))
+    assert any(words in m for m in found), found
+
+
+# --- lower severity: one finding where validation stops the kubelet first ------------------------------
+
+@pytest.mark.parametrize("text", ["0, 1", "1-0", "0-1,"])
+def test_a_malformed_reserved_cpu_list_is_one_finding(tmp_path: Path, text: str) -> None:
+    # pkg/kubelet/apis/config/validation/validation.go: "unable to parse reservedSystemCPUs" stops the kubelet
+    # before cpumanager.NewManager could miss a reservation
+    found = errors(findings(tmp_path, {"k.yaml": HEAD + f'cpuManagerPolicy: static\nreservedSystemCPUs: "{text}"\n'}))
+    assert len(found) == 1 and found[0].startswith("reserved-cpus-invalid"), found
+
+
+def test_a_zero_reserved_memory_entry_is_one_finding(tmp_path: Path) -> None:
+    # validateReservedMemoryConfiguration refuses the zero before NewPolicyStatic could ask for reserved memory
+    body = 'memoryManagerPolicy: Static\nreservedMemory:\n  - {numaNode: 0, limits: {memory: "0"}}\n'
+    found = errors(findings(tmp_path, {"k.yaml": HEAD + body}))
+    assert len(found) == 1 and "reserved memory may not be zero for NUMA node 0" in found[0], found
+
+
+def test_a_negative_reserved_memory_limit_is_not_a_kubelet_refusal(tmp_path: Path) -> None:
+    # validateReservedMemoryConfiguration checks zero, type and duplicates only: no kubelet message to quote;
+    # convertReserved stores uint64(q.AsInt64())
+    body = ("memoryManagerPolicy: Static\nsystemReserved: {memory: 1Gi}\nreservedMemory:\n"
+            '  - {numaNode: 0, limits: {memory: "-1Gi"}}\n  - {numaNode: 1, limits: {memory: 2148Mi}}\n')
+    found = messages(findings(tmp_path, {"k.yaml": HEAD + body}), "reserved-memory-numa")
+    assert len(found) == 1 and "does not refuse it" in found[0] and "unsigned 64-bit" in found[0], found

@@ -7,9 +7,9 @@ checks map them to source positions, so nothing the core knows is re-derived els
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from numalint.k8s.goparse import GoParseError, parse_percentage
 from numalint.k8s.quantity import try_quantity
@@ -102,10 +102,10 @@ def eviction_problems(eviction_hard: Mapping[str, str]) -> list[StartProblem]:
     return problems
 
 
-def reserved_memory_config_problems(entries: Sequence[tuple[int, int, Mapping[str, int]]]) -> list[StartProblem]:
+def reserved_memory_config_problems(entries: Sequence[tuple[int, int, Mapping[str, Fraction]]]) -> list[StartProblem]:
     """validateReservedMemoryConfiguration (pkg/kubelet/apis/config/validation): every limit is memory or
     hugepages-<size>, non-zero, and given once per NUMA node. Checked whatever the memory manager policy.
-    ``entries``: (index in reservedMemory, NUMA node, limits in bytes)."""
+    ``entries``: (index in reservedMemory, NUMA node, limits in exact bytes: 100m is not zero, q.IsZero())."""
     problems = []
     seen: set[tuple[int, str]] = set()
     for index, numa, limits in entries:

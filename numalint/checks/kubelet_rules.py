@@ -132,6 +132,8 @@ def no_cpu_reservation(analysis: Analysis) -> Iterator[Hit]:
     for profile in analysis.profiles:
         for problem in analysis.start_problems(profile):
             if problem.reason == "no-cpu-reservation":
+                if profile.has("reservedSystemCPUs") and profile.reserved_cpus_text and profile.reserved_cpus() is None:
+                    continue  # validation stops at "unable to parse reservedSystemCPUs" first (reserved-cpus-invalid)
                 yield _finding(profile, f"static CPU manager without reserved CPUs: the kubelet will not start "
                                f"({problem.message})", "cpuManagerPolicy",
                                fix=Fix('reserve CPUs for the system, e.g. reservedSystemCPUs: "0" or '
@@ -359,10 +361,15 @@ def reserved_memory_numa(analysis: Analysis) -> Iterator[Hit]:
             for resource, raw in entry.raw_limits.items():
                 amount = try_quantity(raw)
                 if amount is not None and amount < 0:
+                    # validateReservedMemoryConfiguration has no check for a negative limit; convertReserved
+                    # (memory_manager.go) reads it as uint64(q.AsInt64()), which wraps around
                     yield _finding(
                         profile,
-                        f'the reserved memory has negative value for NUMA node {entry.numa_node} and resource type '
-                        f'"{resource}", value {raw}', *where, "limits", resource)
+                        f'reservedMemory "{resource}" for NUMA node {entry.numa_node} is negative ({raw}): the kubelet '
+                        "does not refuse it (validateReservedMemoryConfiguration checks only zero, unsupported and "
+                        "duplicate limits) but reads it as an unsigned 64-bit number, so the Memory Manager's "
+                        "accounting of that NUMA node is wrong", *where, "limits", resource,
+                        fix=Fix("reserve a positive amount, or remove the limit"))
         for problem in analysis.start_problems(profile):
             if problem.reason not in claimed:
                 continue

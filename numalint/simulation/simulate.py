@@ -88,13 +88,14 @@ def settings_from_profile(profile: KubeletProfile | None, version: tuple[int, in
         scope = attributes.get("topologyManagerScope", "container")
         return KubeletSettings(topology_policy=policy, topology_scope=scope, option_maturity=option_maturity(version))
     reserved: dict[int, dict[str, int]] = {}
-    entries: list[tuple[int, int, dict[str, int]]] = []
+    entries: list[tuple[int, int, dict[str, Fraction]]] = []
     for entry in profile.reserved_memory:
         if entry.numa_node is not None:
             target = reserved.setdefault(entry.numa_node, {})
             for resource, amount in entry.limits.items():
+                # whole bytes as convertReserved reads them (a fraction of a byte stops the kubelet there)
                 target[resource] = target.get(resource, 0) + int(amount)
-            entries.append((entry.index, entry.numa_node, {r: int(a) for r, a in entry.limits.items()}))
+            entries.append((entry.index, entry.numa_node, dict(entry.limits)))
     # OpenShift: the KubeletConfig cannot set feature gates (the machine-config operator refuses featureGates);
     # the cluster's FeatureGate decides, over the upstream defaults (no alpha option gate by default)
     gates = profile.cluster_gates if profile.openshift else profile.feature_gates
@@ -144,7 +145,7 @@ def memory_capacity(machine: Machine | None) -> int | None:
 
 
 def _allocatable_reservation(profile: KubeletProfile, reserved: dict[int, dict[str, int]],
-                             capacity: int | None, version: tuple[int, int]) -> dict[str, int] | None:
+                             capacity: int | None, version: tuple[int, int]) -> dict[str, Fraction] | None:
     """What reservedMemory must add up to, or None when it depends on an unknown node memory.
     (systemReserved/kubeReserved can hold no hugepages: parseResourceList refuses them.)"""
     types = {"memory"} | {r for limits in reserved.values() for r in limits}
@@ -153,7 +154,7 @@ def _allocatable_reservation(profile: KubeletProfile, reserved: dict[int, dict[s
         amount = profile.allocatable_reservation(resource, capacity, version)
         if amount is None:
             return None
-        result[resource] = int(amount)
+        result[resource] = amount  # exact: validateReservedMemory compares resource.Quantity values
     return result
 
 
