@@ -258,3 +258,20 @@ def test_a_negative_reserved_memory_limit_is_not_a_kubelet_refusal(tmp_path: Pat
             '  - {numaNode: 0, limits: {memory: "-1Gi"}}\n  - {numaNode: 1, limits: {memory: 2148Mi}}\n')
     found = messages(findings(tmp_path, {"k.yaml": HEAD + body}), "reserved-memory-numa")
     assert len(found) == 1 and "does not refuse it" in found[0] and "unsigned 64-bit" in found[0], found
+
+
+# --- row 9: the hint for a zero Node Allocatable memory reservation works ----------------------------------
+
+def test_zero_allocatable_memory_hint_leads_to_a_clean_configuration(tmp_path: Path) -> None:
+    # parseThresholdStatement ignores "0%", so systemReserved + kubeReserved + eviction is 0 while reservedMemory
+    # holds 100Mi (memory_manager.go validateReservedMemory). Removing the entries would bring NewPolicyStatic's
+    # "you should specify the system reserved memory"; reserving the memory in systemReserved works.
+    body = ('memoryManagerPolicy: Static\nevictionHard: {memory.available: "0%"}\n'
+            "reservedMemory:\n  - {numaNode: 0, limits: {memory: 100Mi}}\n")
+    found = [f for f in findings(tmp_path, {"k.yaml": HEAD + body, "t.yaml": TOPOLOGY})
+             if f["rule"] == "reserved-memory-mismatch"]
+    assert len(found) == 1
+    hint = found[0]["fix"]["description"]
+    assert "set systemReserved: {memory: 100Mi}" in hint and "remove memory" not in hint
+    fixed = HEAD + body + "systemReserved: {memory: 100Mi}\n"
+    assert errors(findings(tmp_path, {"k.yaml": fixed, "t.yaml": TOPOLOGY})) == []

@@ -309,7 +309,15 @@ def _corrected(analysis: Analysis, profile: KubeletProfile, resource: str, total
     whole, positive number of bytes (zero entries are refused: validateReservedMemoryConfiguration) that the
     node has (when the topology is known), written where the entry already names the resource."""
     difference = expected - total
+    if expected == 0 and resource == "memory" and total > 0:
+        # removing the entries would leave the Static policy with nothing reserved, which NewPolicyStatic
+        # refuses ("you should specify the system reserved memory"): reserve the same amount for the system
+        return Fix(f"the kubelet reserves no memory for the system (systemReserved, kubeReserved and the hard "
+                   f"eviction threshold add up to 0): set systemReserved: {{memory: {format_bytes(total)}}} so the "
+                   "Node Allocatable reservation equals the reservedMemory sum")
     if expected == 0:
+        # hugepages: systemReserved and kubeReserved cannot hold them (parseResourceList), so the only sum the
+        # kubelet accepts is none at all; a zero entry is refused (validateReservedMemoryConfiguration)
         return Fix(f"remove {resource} from every reservedMemory entry: the kubelet reserves no {resource} "
                    "(systemReserved and kubeReserved cannot hold it, and a zero entry is refused)")
     room = _numa_room(analysis, profile, resource)
