@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from dataclasses import replace as dc_replace
 from fractions import Fraction
 
 from numalint.alignment.machine import Machine
 from numalint.alignment.node import settings_problems
 from numalint.alignment.startup import StartProblem
 from numalint.k8s.kinds import FEATURE_GATE
-from numalint.k8s.versions import openshift_feature_gates
+from numalint.k8s.versions import POD_LEVEL_RESOURCES_ON, openshift_feature_gates
 from numalint.model.pools import Pool, build_pools, pools_for
 from numalint.model.run import Run
 from numalint.model.sriov import DEFAULT_PREFIX, SriovCatalog, catalog
@@ -111,7 +112,18 @@ def _cluster_feature_gates(run: Run) -> dict[str, bool]:
     return gates
 
 
+def _api_server_pods(run: Run, version: tuple[int, int]) -> Run:
+    """The pods as the API server stores them at ``version``: before PodLevelResources is on by default it drops
+    spec.resources (pkg/api/pod/util.go dropDisabledFields), so the containers decide QoS and alignment."""
+    if version >= POD_LEVEL_RESOURCES_ON or not any(p.pod_resources is not None for p in run.pods):
+        return run
+    pods = [dc_replace(p, pod_resources=None, pod_limits=None, dropped_pod_resources=p.pod_resources)
+            if p.pod_resources is not None else p for p in run.pods]
+    return dc_replace(run, pods=pods)
+
+
 def analyse(run: Run, options: AnalysisOptions) -> Analysis:
+    run = _api_server_pods(run, options.version)
     gates = _cluster_feature_gates(run)
     for profile in run.profiles:
         if profile.openshift:

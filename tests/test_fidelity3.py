@@ -275,3 +275,34 @@ def test_zero_allocatable_memory_hint_leads_to_a_clean_configuration(tmp_path: P
     assert "set systemReserved: {memory: 100Mi}" in hint and "remove memory" not in hint
     fixed = HEAD + body + "systemReserved: {memory: 100Mi}\n"
     assert errors(findings(tmp_path, {"k.yaml": fixed, "t.yaml": TOPOLOGY})) == []
+
+
+# --- row 10: pod-level resources follow the version's PodLevelResources gate -----------------------------
+
+KUBELET_SNN = ('cpuManagerPolicy: static\nreservedSystemCPUs: "0"\nmemoryManagerPolicy: Static\n'
+               "topologyManagerPolicy: single-numa-node\nsystemReserved: {memory: 1Gi}\n"
+               "reservedMemory:\n  - {numaNode: 0, limits: {memory: 1124Mi}}\n")
+BIG_POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: big}
+spec:
+  resources:
+    limits: {cpu: "12", memory: 2Gi}
+  containers:
+  - name: c
+    image: x
+    resources:
+      limits: {cpu: "12", memory: 2Gi}
+"""
+
+
+@pytest.mark.parametrize("version,rejected", [("1.33", True), ("1.34", False)])
+def test_pod_level_resources_follow_the_gate_of_the_version(tmp_path: Path, version: str, rejected: bool) -> None:
+    # pkg/features/kube_features.go PodLevelResources: 1.32 alpha default false, 1.34 beta default true. While it
+    # is off the API server drops spec.resources (pkg/api/pod/util.go dropDisabledFields), so the Guaranteed
+    # container asks for 12 exclusive CPUs on one 8-CPU NUMA node: single-numa-node rejects it. From 1.34 the
+    # static policy skips a pod with pod-level resources (policy_static.go IsPodLevelResourcesSet).
+    files = {"k.yaml": HEAD + KUBELET_SNN, "t.yaml": TOPOLOGY, "pod.yaml": BIG_POD}
+    found = findings(tmp_path, files, "--kubernetes-version", version)
+    assert bool(messages(found, "admission-failure")) is rejected, found

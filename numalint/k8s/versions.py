@@ -43,6 +43,11 @@ FIELD_SINCE: dict[str, tuple[int, int]] = {
 }
 
 
+# PodLevelResources (pkg/features/kube_features.go): alpha and off from 1.32, beta and on by default from 1.34;
+# while it is off the API server drops spec.resources (pkg/api/pod/util.go dropDisabledFields)
+POD_LEVEL_RESOURCES_ON = (1, 34)
+
+
 def field_exists(field: str, version: tuple[int, int]) -> bool:
     """Does a kubelet of ``version`` decode KubeletConfiguration field ``field``? (True when not tabled.)"""
     return version >= FIELD_SINCE.get(field, (0, 0))
