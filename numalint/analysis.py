@@ -97,9 +97,9 @@ class Analysis:
         return self._start_problems.get(id(profile), ())
 
 
-def _cluster_feature_gates(run: Run) -> dict[str, bool]:
-    """The kubelet feature gates the run's OpenShift FeatureGate (config.openshift.io/v1) renders; the
-    Default feature set when there is none."""
+def _cluster_feature_gates(run: Run, version: tuple[int, int]) -> dict[str, bool]:
+    """The kubelet feature gates the run's OpenShift FeatureGate (config.openshift.io/v1) renders at
+    ``version``; the Default feature set when there is none."""
     gates: dict[str, bool] = {}
     for doc in run.of_kind(FEATURE_GATE):
         spec = doc.root.get("spec")
@@ -108,7 +108,8 @@ def _cluster_feature_gates(run: Run) -> dict[str, bool]:
         custom = custom if isinstance(custom, dict) else {}
         lists = {key: [str(v) for v in value if isinstance(v, str)] if isinstance(value := custom.get(key), list)
                  else [] for key in ("enabled", "disabled")}
-        gates.update(openshift_feature_gates(str(spec.get("featureSet") or ""), lists["enabled"], lists["disabled"]))
+        gates.update(openshift_feature_gates(str(spec.get("featureSet") or ""), lists["enabled"], lists["disabled"],
+                                             version))
     return gates
 
 
@@ -124,7 +125,7 @@ def _api_server_pods(run: Run, version: tuple[int, int]) -> Run:
 
 def analyse(run: Run, options: AnalysisOptions) -> Analysis:
     run = _api_server_pods(run, options.version)
-    gates = _cluster_feature_gates(run)
+    gates = _cluster_feature_gates(run, options.version)
     for profile in run.profiles:
         if profile.openshift:
             profile.cluster_gates = gates  # set before anything reads the profile's settings

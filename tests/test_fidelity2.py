@@ -284,14 +284,14 @@ def test_openshift_default_feature_set_refuses_alpha_cpu_options(tmp_path: Path)
     assert "OpenShift 4.20" in found[0][2]
 
 
-@pytest.mark.parametrize("gate", [feature_gate("DevPreviewNoUpgrade"),
-                                  feature_gate("CustomNoUpgrade", "CPUManagerPolicyAlphaOptions")])
-def test_a_feature_gate_in_the_run_enables_alpha_cpu_options(tmp_path: Path, gate: str) -> None:
+@pytest.mark.parametrize("gate,release", [(feature_gate("DevPreviewNoUpgrade"), "4.23"),
+                                          (feature_gate("CustomNoUpgrade", "CPUManagerPolicyAlphaOptions"), "4.20")])
+def test_a_feature_gate_in_the_run_enables_alpha_cpu_options(tmp_path: Path, gate: str, release: str) -> None:
     # the cluster FeatureGate (config.openshift.io/v1) decides the kubelet's gates on OpenShift; openshift/api
     # features/zz_generated.upstreamfeaturegates.go enables CPUManagerPolicyAlphaOptions in DevPreviewNoUpgrade
     # only (TechPreviewNoUpgrade, which this test used before, does not: tests/test_fidelity3.py)
     files = {"kc.yaml": kubelet_config(ALPHA), "featuregate.yaml": gate}
-    assert where(findings(tmp_path, files, "--openshift-version", "4.20"), "policy-option") == []
+    assert where(findings(tmp_path, files, "--openshift-version", release), "policy-option") == []
 
 
 def test_openshift_custom_feature_set_without_the_gate(tmp_path: Path) -> None:

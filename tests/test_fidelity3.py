@@ -126,14 +126,19 @@ def feature_gate(feature_set: str) -> str:
             f"  featureSet: {feature_set}\n")
 
 
-@pytest.mark.parametrize("feature_set,refused", [("TechPreviewNoUpgrade", True), ("DevPreviewNoUpgrade", False),
-                                                 ("Default", True)])
-def test_only_dev_preview_enables_alpha_cpu_options(tmp_path: Path, feature_set: str, refused: bool) -> None:
-    # openshift/api features/zz_generated.upstreamfeaturegates.go: FeatureGateCPUManagerPolicyAlphaOptions is
-    # enable(inDevPreviewNoUpgrade()) only; pkg/kubelet/cm/cpumanager/policy_options.go then refuses
-    # align-by-socket without it
+@pytest.mark.parametrize("feature_set,release,refused", [
+    ("TechPreviewNoUpgrade", "4.23", True), ("DevPreviewNoUpgrade", "4.23", False), ("Default", "4.23", True),
+    # no earlier openshift/api feature set names CPUManagerPolicyAlphaOptions: only CustomNoUpgrade enables it
+    ("TechPreviewNoUpgrade", "4.21", True), ("DevPreviewNoUpgrade", "4.22", True),
+])
+def test_only_dev_preview_enables_alpha_cpu_options(tmp_path: Path, feature_set: str, release: str,
+                                                    refused: bool) -> None:
+    # openshift/api features/zz_generated.upstreamfeaturegates.go (the release shipping Kubernetes 1.36: it lists
+    # 1.36's DRAListTypeAttributes): FeatureGateCPUManagerPolicyAlphaOptions is enable(inDevPreviewNoUpgrade())
+    # only; pkg/kubelet/cm/cpumanager/policy_options.go then refuses align-by-socket without it. The earlier
+    # releases are a reading of absence (no openshift/api feature set found naming the gate), pinned here.
     files = {"kc.yaml": kubelet_config(ALPHA), "featuregate.yaml": feature_gate(feature_set)}
-    found = messages(findings(tmp_path, files, "--openshift-version", "4.21"), "policy-option")
+    found = messages(findings(tmp_path, files, "--openshift-version", release), "policy-option")
     assert (len(found) == 1) is refused, found
 
 

@@ -179,21 +179,24 @@ def enabled_stages(gates: dict[str, str], feature_gates: dict[str, bool], versio
 
 
 # OpenShift feature sets (config.openshift.io/v1 FeatureGate spec.featureSet) -> the option gates they turn
-# on beyond the Default set. openshift/api features/zz_generated.upstreamfeaturegates.go enables
-# CPUManagerPolicyAlphaOptions in DevPreviewNoUpgrade only (TechPreviewNoUpgrade does not), and
-# CPUManagerPolicyBetaOptions in TechPreviewNoUpgrade and DevPreviewNoUpgrade (the kubelet's own default,
-# true, applies otherwise: numalint does not model a Default set rendering it false, its release unknown).
+# on beyond the Default set, from the Kubernetes version whose OpenShift release lists them. openshift/api
+# features/zz_generated.upstreamfeaturegates.go (found for the release shipping Kubernetes 1.36, OpenShift
+# 4.23: it lists 1.36's new gates) enables CPUManagerPolicyAlphaOptions in DevPreviewNoUpgrade only and
+# CPUManagerPolicyBetaOptions in TechPreviewNoUpgrade and DevPreviewNoUpgrade. No earlier openshift/api feature
+# set names the alpha option gate, so before that only CustomNoUpgrade turns it on. (Whether a release renders
+# CPUManagerPolicyBetaOptions false for the Default set is not modelled: the kubelet's default, true, applies.)
+UPSTREAM_GATES_SINCE = (1, 36)
 OPENSHIFT_FEATURE_SETS: dict[str, dict[str, bool]] = {
-    "": {},
-    "Default": {},
     "TechPreviewNoUpgrade": {"CPUManagerPolicyBetaOptions": True},
     "DevPreviewNoUpgrade": {"CPUManagerPolicyAlphaOptions": True, "CPUManagerPolicyBetaOptions": True},
 }
 
 
-def openshift_feature_gates(feature_set: str, enabled: list[str], disabled: list[str]) -> dict[str, bool]:
-    """The kubelet feature gates a cluster FeatureGate renders (CustomNoUpgrade: its enabled/disabled lists)."""
-    gates = dict(OPENSHIFT_FEATURE_SETS.get(feature_set, {}))
+def openshift_feature_gates(feature_set: str, enabled: list[str], disabled: list[str],
+                            version: tuple[int, int]) -> dict[str, bool]:
+    """The kubelet feature gates a cluster FeatureGate renders at ``version`` (CustomNoUpgrade: its
+    enabled/disabled lists)."""
+    gates = dict(OPENSHIFT_FEATURE_SETS.get(feature_set, {})) if version >= UPSTREAM_GATES_SINCE else {}
     if feature_set == "CustomNoUpgrade":
         gates.update({name: True for name in enabled})
         gates.update({name: False for name in disabled})
