@@ -110,12 +110,18 @@ def test_runtime_request_timeout_is_accepted(tmp_path: Path, release: str) -> No
     assert unsupported(tmp_path, kubelet_config("runtimeRequestTimeout: 5m\n"), release) == []
 
 
-def test_system_reserved_cgroup_against_system_cgroups_is_not_modelled(tmp_path: Path) -> None:
-    # Row 15 of the audit ("systemReservedCgroup (%s) must match systemCgroups (%s)"): no machine-config-operator
-    # source with that check was found, so numalint does not report it. This pins that reading; change it
-    # with the Go source in hand.
+@pytest.mark.parametrize("release,refused", [("4.21", False), ("4.22", True)])
+def test_system_reserved_cgroup_must_match_system_cgroups_from_4_22(tmp_path: Path, release: str,
+                                                                     refused: bool) -> None:
+    # machine-config-operator pkg/controller/kubelet-config/helpers.go validateUserKubeletConfig:
+    # "systemReservedCgroup (%s) must match systemCgroups (%s)" when both are non-empty, added with system-reserved-compressible by
+    # default (machine-config-operator PR 5408, merged on the 4.22 development branch)
     body = "systemReservedCgroup: /system.slice\nsystemCgroups: /other.slice\n"
-    assert errors(findings(tmp_path, {"kc.yaml": kubelet_config(body)}, "--openshift-version", "4.22")) == []
+    found = unsupported(tmp_path, kubelet_config(body), release)
+    assert (found == ["systemReservedCgroup (/system.slice) must match systemCgroups (/other.slice); the "
+                      "machine-config operator rejects the whole KubeletConfig"]) is refused, found
+    assert unsupported(tmp_path, kubelet_config("systemReservedCgroup: /system.slice\nsystemCgroups: /system.slice\n"),
+                       release) == []
 
 
 ALPHA = 'cpuManagerPolicy: static\nreservedSystemCPUs: "0-1"\ncpuManagerPolicyOptions:\n  align-by-socket: "true"\n'

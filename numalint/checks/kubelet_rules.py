@@ -505,6 +505,11 @@ def _go_zero(value: object) -> bool:
 OPENSHIFT_REFUSED_SINCE = {"failSwapOn": (1, 35), "swapBehavior": (1, 35)}
 
 
+# validateUserKubeletConfig: "systemReservedCgroup (%s) must match systemCgroups (%s)" when both are set,
+# added with system-reserved-compressible by default (machine-config-operator PR 5408, OpenShift 4.22)
+OPENSHIFT_CGROUPS_MATCH_SINCE = (1, 35)
+
+
 def _refused_at(name: str, version: tuple[int, int]) -> bool:
     return version >= OPENSHIFT_REFUSED_SINCE.get(name, (0, 0))
 
@@ -529,6 +534,15 @@ def kubeletconfig_unsupported_field(analysis: Analysis) -> Iterator[Hit]:
                            "memorySwap.swapBehavior is not allowed in a KubeletConfig; the machine-config operator "
                            "rejects the whole KubeletConfig", "memorySwap", "swapBehavior", key=True,
                            fix=Fix("remove memorySwap.swapBehavior"))
+        reserved_cgroup, system_cgroups = (profile.raw.get(profile.keys.get(n, n))
+                                           for n in ("systemReservedCgroup", "systemCgroups"))
+        if (analysis.version >= OPENSHIFT_CGROUPS_MATCH_SINCE and isinstance(reserved_cgroup, str)
+                and isinstance(system_cgroups, str) and "" not in (reserved_cgroup, system_cgroups)
+                and reserved_cgroup != system_cgroups):
+            yield _finding(profile,
+                           f"systemReservedCgroup ({reserved_cgroup}) must match systemCgroups ({system_cgroups}); "
+                           "the machine-config operator rejects the whole KubeletConfig", "systemReservedCgroup",
+                           key=True, fix=Fix(f"set systemReservedCgroup to {system_cgroups}, or remove one of them"))
         auto = profile.doc.root.get("spec", {}).get("autoSizingReserved") if isinstance(
             profile.doc.root.get("spec"), dict) else None
         if auto is True and profile.has("systemReserved"):
