@@ -114,8 +114,9 @@ def test_runtime_request_timeout_is_accepted(tmp_path: Path, release: str) -> No
 def test_system_reserved_cgroup_must_match_system_cgroups_from_4_22(tmp_path: Path, release: str,
                                                                      refused: bool) -> None:
     # machine-config-operator pkg/controller/kubelet-config/helpers.go validateUserKubeletConfig:
-    # "systemReservedCgroup (%s) must match systemCgroups (%s)" when both are non-empty, added with system-reserved-compressible by
-    # default (machine-config-operator PR 5408, merged on the 4.22 development branch)
+    # "systemReservedCgroup (%s) must match systemCgroups (%s)" when both are non-empty, added with
+    # system-reserved-compressible by default (machine-config-operator PR 5408, merged on the 4.22 development
+    # branch)
     body = "systemReservedCgroup: /system.slice\nsystemCgroups: /other.slice\n"
     found = unsupported(tmp_path, kubelet_config(body), release)
     assert (found == ["systemReservedCgroup (/system.slice) must match systemCgroups (/other.slice); the "
