@@ -299,10 +299,10 @@ def test_openshift_custom_feature_set_without_the_gate(tmp_path: Path) -> None:
     assert len(where(findings(tmp_path, files, "--openshift-version", "4.20"), "policy-option")) == 1
 
 
-@pytest.mark.parametrize("release,refused", [("4.20", False), ("4.21", False), ("4.22", True)])
-def test_fail_swap_on_is_refused_from_4_22(tmp_path: Path, release: str, refused: bool) -> None:
+@pytest.mark.parametrize("release,refused", [("4.20", False), ("4.21", True), ("4.22", True)])
+def test_fail_swap_on_is_refused_from_4_21(tmp_path: Path, release: str, refused: bool) -> None:
     # machine-config-operator pkg/controller/kubelet-config/helpers.go validateUserKubeletConfig:
-    # "failSwapOn is not allowed to be set" arrives with platform-managed worker swap in 4.22 (this test had it
+    # "failSwapOn is not allowed to be set" arrives with platform-managed worker swap in 4.21 (this test had it
     # inverted: accepted from 4.21); tests/test_fidelity3.py says where the release comes from
     found = where(findings(tmp_path, {"kc.yaml": kubelet_config("failSwapOn: false\n")}, "--openshift-version",
                            release), "kubeletconfig-unsupported-field")

@@ -75,15 +75,16 @@ def unsupported(tmp_path: Path, text: str, release: str) -> list[str]:
                     "kubeletconfig-unsupported-field")
 
 
-@pytest.mark.parametrize("release,refused", [("4.17", False), ("4.21", False), ("4.22", True), ("4.24", True)])
-def test_fail_swap_on_and_swap_behavior_are_refused_from_4_22(tmp_path: Path, release: str, refused: bool) -> None:
+@pytest.mark.parametrize("release,refused", [("4.17", False), ("4.20", False), ("4.21", True), ("4.24", True)])
+def test_fail_swap_on_and_swap_behavior_are_refused_from_4_21(tmp_path: Path, release: str, refused: bool) -> None:
     # machine-config-operator pkg/controller/kubelet-config/helpers.go validateUserKubeletConfig:
     # `kcDecoded.FailSwapOn != nil` and `kcDecoded.MemorySwap.SwapBehavior != ""`, both arriving with
     # platform-managed worker swap (kubelet_config_failswapon_test.go); the version that added the
     # autoSizingReserved check has neither. The release is read from outside the Go code (no branch of
-    # machine-config-operator was readable): openshift/origin's e2e test of the refusal (OCP-86395, test/extended/
-    # node/node_swap.go) landed on the 4.22 development branch, and openshift-docs PR 104592 (enterprise-4.20)
-    # calls it a 4.22 breaking change. The issue said 4.21; this pins 4.22.
+    # machine-config-operator was readable): machine-config-operator PR 5294 (approved October 2025, the 4.21
+    # development branch) and openshift-docs PR 102957 ("4.21 Remove swap feature from docs"). One CNV document
+    # (openshift-docs PR 104592) speaks of "OCP 4.22 breaking changes" for swap: if 4.22 proves right, change
+    # OPENSHIFT_REFUSED_SINCE and this test together.
     assert (len(unsupported(tmp_path, kubelet_config("failSwapOn: true\n"), release)) == 1) is refused
     swap = kubelet_config("memorySwap:\n  swapBehavior: LimitedSwap\n")
     assert (len(unsupported(tmp_path, swap, release)) == 1) is refused
@@ -99,7 +100,7 @@ def test_an_empty_swap_behavior_is_go_zero(tmp_path: Path, release: str) -> None
 @pytest.mark.parametrize("spec,body", [("  logLevel: 0\n", ""), ("  logLevel: 11\n", "maxPods: 100\n")])
 def test_log_level_is_checked_even_without_kubelet_config(tmp_path: Path, spec: str, body: str) -> None:
     # validateUserKubeletConfig checks cfg.Spec.LogLevel before `if cfg.Spec.KubeletConfig == nil ... return nil`
-    found = unsupported(tmp_path, kubelet_config(body, spec), "4.20")
+    found = unsupported(tmp_path, kubelet_config(body, spec), "4.21")
     assert len(found) == 1 and "LogLevel is not valid [1,10]" in found[0]
 
 

@@ -499,10 +499,10 @@ def _go_zero(value: object) -> bool:
 
 # fields the machine-config operator refuses only from a Kubernetes version on: failSwapOn and a non-empty
 # memorySwap.swapBehavior arrive together with platform-managed worker swap (workers render failSwapOn: false
-# and swapBehavior: NoSwap, kubelet_config_failswapon_test.go). That is OpenShift 4.22: the openshift/origin
-# e2e test of the refusal landed on the 4.22 development branch, and the 4.20 wasp-agent documentation names
-# it a 4.22 breaking change; earlier releases pass both through.
-OPENSHIFT_REFUSED_SINCE = {"failSwapOn": (1, 35), "swapBehavior": (1, 35)}
+# and swapBehavior: NoSwap, kubelet_config_failswapon_test.go): machine-config-operator PR 5294 ("rejecting it
+# on the cluster API level", approved October 2025, the 4.21 development branch), and the 4.21 documentation
+# dropped KubeletConfig swap settings (openshift-docs PR 102957). Earlier releases pass both through.
+OPENSHIFT_REFUSED_SINCE = {"failSwapOn": (1, 34), "swapBehavior": (1, 34)}
 
 
 # validateUserKubeletConfig: "systemReservedCgroup (%s) must match systemCgroups (%s)" when both are set,
