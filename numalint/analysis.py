@@ -100,7 +100,7 @@ class Analysis:
 def _cluster_feature_gates(run: Run, version: tuple[int, int]) -> dict[str, bool]:
     """The kubelet feature gates the run's OpenShift FeatureGate (config.openshift.io/v1) renders at
     ``version``; the Default feature set when there is none."""
-    gates: dict[str, bool] = {}
+    gates = openshift_feature_gates("Default", [], [], version)
     for doc in run.of_kind(FEATURE_GATE):
         spec = doc.root.get("spec")
         spec = spec if isinstance(spec, dict) else {}

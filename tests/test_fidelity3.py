@@ -322,3 +322,27 @@ def test_pod_level_resources_follow_the_gate_of_the_version(tmp_path: Path, vers
     files = {"k.yaml": HEAD + KUBELET_SNN, "t.yaml": TOPOLOGY, "pod.yaml": BIG_POD}
     found = findings(tmp_path, files, "--kubernetes-version", version)
     assert bool(messages(found, "admission-failure")) is rejected, found
+
+
+BETA = ('cpuManagerPolicy: static\nreservedSystemCPUs: "0-1"\ncpuManagerPolicyOptions:\n'
+        '  distribute-cpus-across-numa: "true"\n')
+
+
+@pytest.mark.parametrize("feature_set,release,refused", [
+    (None, "4.22", False), (None, "4.23", True), ("Default", "4.23", True),
+    ("TechPreviewNoUpgrade", "4.23", False), ("DevPreviewNoUpgrade", "4.23", False),
+])
+def test_openshift_default_set_turns_beta_cpu_options_off_from_4_23(tmp_path: Path, feature_set: str | None,
+                                                                    release: str, refused: bool) -> None:
+    # openshift/api features/zz_generated.upstreamfeaturegates.go registers CPUManagerPolicyBetaOptions with
+    # enable(inTechPreviewNoUpgrade(), inDevPreviewNoUpgrade()); machine-config-operator kubelet_config_features.go
+    # generateFeatureMap renders every known gate, `rv[feat] = false` when not enabled, so the Default set gives
+    # the kubelet CPUManagerPolicyBetaOptions: false and the beta option distribute-cpus-across-numa stops it
+    # (policy_options.go). Before the release with that file the kubelet's default (true) applies.
+    files = {"kc.yaml": kubelet_config(BETA)}
+    if feature_set is not None:
+        files["featuregate.yaml"] = feature_gate(feature_set)
+    found = messages(findings(tmp_path, files, "--openshift-version", release), "policy-option")
+    assert (len(found) == 1) is refused, found
+    if refused:
+        assert 'Beta-level Options not enabled, but option "distribute-cpus-across-numa" provided' in found[0]

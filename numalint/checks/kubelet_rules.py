@@ -29,6 +29,7 @@ from numalint.k8s.versions import (
     TOPOLOGY_OPTIONS,
     maturity,
     openshift_release,
+    openshift_sets_enabling,
 )
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
@@ -442,8 +443,9 @@ def _availability(analysis: Analysis, profile: KubeletProfile, problem: StartPro
     if profile.openshift:
         return (f"{problem.message} (OpenShift {openshift_release(analysis.version)}: the cluster's feature set does "
                 f"not enable {gate})",
-                f"enable {gate} in the cluster FeatureGate (featureSet: TechPreviewNoUpgrade, or CustomNoUpgrade "
-                f"with customNoUpgrade.enabled: [{gate}]), or drop the option")
+                f"enable {gate} in the cluster FeatureGate (featureSet: "
+                + "".join(f"{name}, or " for name in openshift_sets_enabling(gate, analysis.version))
+                + f"CustomNoUpgrade with customNoUpgrade.enabled: [{gate}]), or drop the option")
     return (f"{problem.message} (Kubernetes {version}: enable feature gate {gate})",
             f"add featureGates: {{{gate}: true}}")
 

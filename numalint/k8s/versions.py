@@ -178,26 +178,41 @@ def enabled_stages(gates: dict[str, str], feature_gates: dict[str, bool], versio
     return frozenset({"ga"} | {stage for stage, gate in gates.items() if gate_enabled(gate, feature_gates, version)})
 
 
-# OpenShift feature sets (config.openshift.io/v1 FeatureGate spec.featureSet) -> the option gates they turn
-# on beyond the Default set, from the Kubernetes version whose OpenShift release lists them. openshift/api
-# features/zz_generated.upstreamfeaturegates.go (found for the release shipping Kubernetes 1.36, OpenShift
-# 4.23: it lists 1.36's new gates) enables CPUManagerPolicyAlphaOptions in DevPreviewNoUpgrade only and
-# CPUManagerPolicyBetaOptions in TechPreviewNoUpgrade and DevPreviewNoUpgrade. No earlier openshift/api feature
-# set names the alpha option gate, so before that only CustomNoUpgrade turns it on. (Whether a release renders
-# CPUManagerPolicyBetaOptions false for the Default set is not modelled: the kubelet's default, true, applies.)
+# OpenShift feature sets (config.openshift.io/v1 FeatureGate spec.featureSet) -> the option gates the cluster
+# renders into every kubelet's featureGates, from the Kubernetes version whose OpenShift release registers them.
+# openshift/api features/zz_generated.upstreamfeaturegates.go (found for the release shipping Kubernetes 1.36,
+# OpenShift 4.23: it lists 1.36's new gates) registers the four option gates: the alpha ones enabled in
+# DevPreviewNoUpgrade only, the beta ones in TechPreviewNoUpgrade and DevPreviewNoUpgrade; the machine-config
+# operator renders every known gate, enabled or not (kubelet_config_features.go generateFeatureMap), so the
+# Default set turns the beta option gates off. No earlier openshift/api feature set was found naming them:
+# before, the kubelet's own defaults apply and only CustomNoUpgrade changes them.
 UPSTREAM_GATES_SINCE = (1, 36)
+_OPTION_GATES = ("CPUManagerPolicyAlphaOptions", "CPUManagerPolicyBetaOptions", "TopologyManagerPolicyAlphaOptions",
+                 "TopologyManagerPolicyBetaOptions")
+_DEFAULT_SET = {gate: False for gate in _OPTION_GATES}
 OPENSHIFT_FEATURE_SETS: dict[str, dict[str, bool]] = {
-    "TechPreviewNoUpgrade": {"CPUManagerPolicyBetaOptions": True},
-    "DevPreviewNoUpgrade": {"CPUManagerPolicyAlphaOptions": True, "CPUManagerPolicyBetaOptions": True},
+    "Default": _DEFAULT_SET,
+    "TechPreviewNoUpgrade": {**_DEFAULT_SET, "CPUManagerPolicyBetaOptions": True,
+                             "TopologyManagerPolicyBetaOptions": True},
+    "DevPreviewNoUpgrade": {gate: True for gate in _OPTION_GATES},
 }
 
 
 def openshift_feature_gates(feature_set: str, enabled: list[str], disabled: list[str],
                             version: tuple[int, int]) -> dict[str, bool]:
-    """The kubelet feature gates a cluster FeatureGate renders at ``version`` (CustomNoUpgrade: its
-    enabled/disabled lists)."""
-    gates = dict(OPENSHIFT_FEATURE_SETS.get(feature_set, {})) if version >= UPSTREAM_GATES_SINCE else {}
+    """The kubelet feature gates a cluster FeatureGate renders at ``version``; CustomNoUpgrade starts from the
+    Default set and applies its enabled/disabled lists."""
+    gates: dict[str, bool] = {}
+    if version >= UPSTREAM_GATES_SINCE:
+        gates = dict(OPENSHIFT_FEATURE_SETS.get(feature_set, OPENSHIFT_FEATURE_SETS["Default"]))
     if feature_set == "CustomNoUpgrade":
         gates.update({name: True for name in enabled})
         gates.update({name: False for name in disabled})
     return gates
+
+
+def openshift_sets_enabling(gate: str, version: tuple[int, int]) -> list[str]:
+    """The feature sets (besides CustomNoUpgrade) whose FeatureGate turns ``gate`` on at ``version``."""
+    if version < UPSTREAM_GATES_SINCE:
+        return []
+    return [name for name, gates in OPENSHIFT_FEATURE_SETS.items() if gates.get(gate)]
