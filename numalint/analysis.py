@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from dataclasses import replace as dc_replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from numalint.k8s.kinds import FEATURE_GATE
-from numalint.k8s.versions import openshift_feature_gates
+from numalint.k8s.versions import POD_LEVEL_RESOURCES_ON, openshift_feature_gates
 from numalint.model.pools import Pool, build_pools, pools_for
 from numalint.model.run import Run
 from numalint.model.sriov import DEFAULT_PREFIX, SriovCatalog, catalog
@@ -94,10 +95,10 @@ class Analysis:
         return self._start_problems.get(id(profile), ())
 
 
-def _cluster_feature_gates(run: Run) -> dict[str, bool]:
-    """The kubelet feature gates the run's OpenShift FeatureGate (config.openshift.io/v1) renders; the
-    Default feature set when there is none."""
-    gates: dict[str, bool] = {}
+def _cluster_feature_gates(run: Run, version: tuple[int, int]) -> dict[str, bool]:
+    """The kubelet feature gates the run's OpenShift FeatureGate (config.openshift.io/v1) renders at
+    ``version``; the Default feature set when there is none."""
+    gates = openshift_feature_gates("Default", [], [], version)
     for doc in run.of_kind(FEATURE_GATE):
         spec = doc.root.get("spec")
         spec = spec if isinstance(spec, dict) else {}
@@ -105,12 +106,24 @@ def _cluster_feature_gates(run: Run) -> dict[str, bool]:
         custom = custom if isinstance(custom, dict) else {}
         lists = {key: [str(v) for v in value if isinstance(v, str)] if isinstance(value := custom.get(key), list)
                  else [] for key in ("enabled", "disabled")}
-        gates.update(openshift_feature_gates(str(spec.get("featureSet") or ""), lists["enabled"], lists["disabled"]))
+        gates.update(openshift_feature_gates(str(spec.get("featureSet") or ""), lists["enabled"], lists["disabled"],
+                                             version))
     return gates
 
 
+def _api_server_pods(run: Run, version: tuple[int, int]) -> Run:
+    """The pods as the API server stores them at ``version``: before PodLevelResources is on by default it drops
+    spec.resources (pkg/api/pod/util.go dropDisabledFields), so the containers decide QoS and alignment."""
+    if version >= POD_LEVEL_RESOURCES_ON or not any(p.pod_resources is not None for p in run.pods):
+        return run
+    pods = [dc_replace(p, pod_resources=None, pod_limits=None, dropped_pod_resources=p.pod_resources)
+            if p.pod_resources is not None else p for p in run.pods]
+    return dc_replace(run, pods=pods)
+
+
 def analyse(run: Run, options: AnalysisOptions) -> Analysis:
-    gates = _cluster_feature_gates(run)
+    run = _api_server_pods(run, options.version)
+    gates = _cluster_feature_gates(run, options.version)
     for profile in run.profiles:
         if profile.openshift:
             profile.cluster_gates = gates  # set before anything reads the profile's settings

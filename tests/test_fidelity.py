@@ -111,9 +111,10 @@ def test_eviction_thresholds_the_kubelet_refuses(tmp_path: Path, value: str, wor
     assert [(line, col) for line, col, _ in found] == [(4, 3)] and words in found[0][2]
 
 
-@pytest.mark.parametrize("value", ['"0%"', '"100%"', '"5%"', '"150%"'])
+@pytest.mark.parametrize("value", ['"0%"', '"100%"', '"5%"', '"100.000001%"'])
 def test_eviction_percentages_the_kubelet_accepts(tmp_path: Path, value: str) -> None:
-    # parseThresholdStatement ignores exactly "0%" and "100%"; its upper bound compares the fraction with 100
+    # parseThresholdStatement ignores exactly "0%" and "100%"; its upper bound compares the float32 fraction
+    # with 1 ("100.000001" rounds to the float32 100, so the fraction is exactly 1)
     found = check(tmp_path, f"evictionHard:\n  memory.available: {value}\n")
     assert where(found, "kubelet-start") == []
 

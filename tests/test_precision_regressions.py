@@ -23,8 +23,10 @@ def test_a_repeated_performance_profile_is_one_duplicate(tmp_path: Path) -> None
     assert rules.count("duplicate-object") == 1
 
 
-def test_a_zero_runtime_request_timeout_is_what_the_operator_accepts(tmp_path: Path) -> None:
-    # validateUserKubeletConfig refuses RuntimeRequestTimeout.Duration != 0 (machine-config-operator)
+def test_runtime_request_timeout_is_accepted_by_the_operator(tmp_path: Path) -> None:
+    # machine-config-operator pkg/controller/kubelet-config/helpers.go validateUserKubeletConfig: the
+    # "runtimeRequestTimeout is not allowed" check of old releases is gone from every release numalint models
+    # (this test asserted the refusal before)
     kubeletconfig = """\
         apiVersion: machineconfiguration.openshift.io/v1
         kind: KubeletConfig
@@ -36,8 +38,10 @@ def test_a_zero_runtime_request_timeout_is_what_the_operator_accepts(tmp_path: P
         """
     write(tmp_path, {"kc.yaml": kubeletconfig.format(value="0s")})
     assert "kubeletconfig-unsupported-field" not in run("check", "--format", "json", str(tmp_path)).rules()
-    write(tmp_path, {"kc.yaml": kubeletconfig.format(value="10m")})
-    assert "kubeletconfig-unsupported-field" in run("check", "--format", "json", str(tmp_path)).rules()
+    for release in ("4.17", "4.22"):
+        write(tmp_path, {"kc.yaml": kubeletconfig.format(value="10m")})
+        rules = run("check", "--format", "json", "--openshift-version", release, str(tmp_path)).rules()
+        assert "kubeletconfig-unsupported-field" not in rules
 
 
 def test_a_namesake_policy_does_not_hide_the_resource_its_network_uses(tmp_path: Path) -> None:

@@ -50,22 +50,30 @@ class KubeletSettings:
     topology_scope: str = "container"
     topology_options: dict[str, str] = field(default_factory=dict)
     memory_policy: str = "None"
+    # reservedMemory per NUMA node in whole bytes (convertReserved: Quantity.AsInt64)
     reserved_memory: dict[int, dict[str, int]] = field(default_factory=dict)
-    # Node Allocatable reservation per memory type (system + kube reserved + hard eviction), when known
-    allocatable_reservation: dict[str, int] | None = None
+    # Node Allocatable reservation per memory type (system + kube reserved + hard eviction), when known;
+    # exact, as validateReservedMemory compares resource.Quantity values
+    allocatable_reservation: dict[str, Fraction] | None = None
     option_maturity: dict[str, dict[str, str]] | None = None  # {"cpu": {...}, "topology": {...}}
     # maturity stages the feature gates enable (CPUManagerPolicyAlphaOptions, ...), and whether the
     # TopologyManagerPolicyOptions gate lets options be given at all
     option_stages: dict[str, frozenset[str]] | None = None  # {"cpu": ..., "topology": ...}
     topology_options_allowed: bool = True
     cpu_options_allowed: bool = True  # the CPUManagerPolicyOptions gate (cmd/kubelet/app/server.go)
+    # the option maps were written as maps, maybe empty: server.go refuses `s.CPUManagerPolicyOptions != nil`
+    # with the gate off, and a decoded `{}` is not nil
+    cpu_options_set: bool = False
+    topology_options_set: bool = False
     # feature gates written against a value their version locks (name, value written, locked value)
     locked_gates: tuple[tuple[str, bool, bool], ...] = ()
+    # feature gates the kubelet does not know, each with the known gate it misspells
+    unknown_gates: tuple[tuple[str, str], ...] = ()
     # kubeReserved / systemReserved as written (resource -> text), for parseResourceList
     reserved_resources: dict[str, dict[str, str]] = field(default_factory=dict)
     eviction_hard: dict[str, str] = field(default_factory=dict)  # evictionHard as written
-    # every reservedMemory entry as written: (index, NUMA node, resource -> bytes)
-    reserved_memory_entries: list[tuple[int, int, dict[str, int]]] = field(default_factory=list)
+    # every reservedMemory entry as written: (index, NUMA node, resource -> exact quantity, milli-bytes kept)
+    reserved_memory_entries: list[tuple[int, int, dict[str, Fraction]]] = field(default_factory=list)
 
 
 @dataclass
@@ -311,13 +319,17 @@ def settings_problems(settings: KubeletSettings, numa_ids: Sequence[int] | None 
     (feature gates, parseResourceList, eviction thresholds, the policy-option gates), then the managers
     NewContainerManager builds (Topology, CPU, Memory)."""
     problems: list[StartProblem] = reserved_memory_config_problems(settings.reserved_memory_entries)
+    invalid_reserved_memory = bool(problems)
+    for gate, meant in settings.unknown_gates:
+        problems.append(StartProblem(  # k8s.io/component-base/featuregate: SetFromMap
+            "featureGates", gate, "unknown-gate", f'unrecognized feature gate: {gate} (did you mean "{meant}"?)'))
     for gate, written, locked in settings.locked_gates:
         problems.append(StartProblem(  # k8s.io/component-base/featuregate: Set
             "featureGates", gate, "locked-gate",
             f"cannot set feature gate {gate} to {str(written).lower()}, feature is locked to {str(locked).lower()}"))
     problems.extend(reserved_resource_problems(settings.reserved_resources))
     problems.extend(eviction_problems(settings.eviction_hard))
-    if settings.cpu_options and not settings.cpu_options_allowed:
+    if (settings.cpu_options or settings.cpu_options_set) and not settings.cpu_options_allowed:
         problems.append(StartProblem(
             CPU_OPTIONS_FIELD, None, "options-gate",
             f'CPU Manager policy options {go_map(settings.cpu_options)} require feature gates "CPUManager", '
@@ -333,7 +345,7 @@ def settings_problems(settings: KubeletSettings, numa_ids: Sequence[int] | None 
             return False
         return True
 
-    if settings.topology_options and not settings.topology_options_allowed:
+    if (settings.topology_options or settings.topology_options_set) and not settings.topology_options_allowed:
         problems.append(StartProblem(
             TOPOLOGY_OPTIONS_FIELD, None, "options-gate",
             f"topology manager policy options {go_map(settings.topology_options)} require feature gates "
@@ -373,7 +385,8 @@ def settings_problems(settings: KubeletSettings, numa_ids: Sequence[int] | None 
             problems.append(StartProblem(
                 "reservedSystemCPUs", None, "no-cpu-reservation",
                 "[cpumanager] unable to determine reserved CPU resources for static policy"))
-    if settings.memory_policy == "Static":
+    if settings.memory_policy == "Static" and not invalid_reserved_memory:
+        # (validation refusing reservedMemory stops the kubelet before the Memory Manager reads it)
         problems.extend(_reserved_memory_problems(settings, numa_ids))
     return problems
 
@@ -389,10 +402,10 @@ def _reserved_memory_problems(settings: KubeletSettings, numa_ids: Sequence[int]
                     "reservedMemory", str(numa), "reserved-memory-numa",
                     f"the reserved memory configuration references a NUMA node {numa} that does not exist on "
                     "this machine", (index, "numaNode"))]
-    totals: dict[str, int] = {}
-    for limits in settings.reserved_memory.values():
+    totals: dict[str, Fraction] = {}
+    for _, _, limits in settings.reserved_memory_entries:
         for resource, amount in limits.items():
-            totals[resource] = totals.get(resource, 0) + amount
+            totals[resource] = totals.get(resource, Fraction(0)) + amount
     if settings.allocatable_reservation is not None:
         expected = settings.allocatable_reservation
         mismatches = [StartProblem(
@@ -402,6 +415,12 @@ def _reserved_memory_problems(settings: KubeletSettings, numa_ids: Sequence[int]
             for resource in sorted(set(totals) | set(expected)) if totals.get(resource, 0) != expected.get(resource, 0)]
         if mismatches:
             return mismatches
+    for index, _, limits in settings.reserved_memory_entries:
+        for resource, amount in limits.items():
+            if amount.denominator != 1:  # convertReserved: q.AsInt64() fails on a fraction of a byte
+                return [StartProblem("reservedMemory", resource, "reserved-memory-int64",
+                                     "could not covert a variable of type Quantity to int64",
+                                     (index, "limits", resource))]
     if settings.allocatable_reservation is None and not totals.get(MEMORY):
         return []  # a percentage threshold of an unknown node: the sums differ by an amount not known here
     try:

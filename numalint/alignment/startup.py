@@ -7,9 +7,9 @@ checks map them to source positions, so nothing the core knows is re-derived els
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from numalint.k8s.goparse import GoParseError, parse_percentage
 from numalint.k8s.quantity import try_quantity
@@ -71,8 +71,8 @@ def reserved_resource_problems(reserved: Mapping[str, Mapping[str, str]]) -> lis
 
 def eviction_problems(eviction_hard: Mapping[str, str]) -> list[StartProblem]:
     """parseThresholdStatement for each evictionHard entry (pkg/kubelet/eviction/helpers.go): "0%" and
-    "100%" are ignored; other percentages must parse and lie in [0, 100] as a fraction (the kubelet's own
-    bound); quantities must be positive."""
+    "100%" are ignored; other percentages must parse (strconv.ParseFloat) and, as a float32 fraction, lie in
+    [0, 1]; quantities must be positive."""
     problems = []
     for signal, value in eviction_hard.items():
         def problem(message: str, signal: str = signal) -> StartProblem:
@@ -91,7 +91,7 @@ def eviction_problems(eviction_hard: Mapping[str, str]) -> list[StartProblem]:
                 continue
             if percentage < 0:
                 problems.append(problem(f"eviction percentage threshold {signal} must be >= 0%: {value}"))
-            elif percentage > 100 and not math.isnan(percentage):
+            elif percentage > 1:  # a fraction: "100.5%" is 1.005 (NaN passes both comparisons, as in Go)
                 problems.append(problem(f"eviction percentage threshold {signal} must be <= 100%: {value}"))
             continue
         amount = try_quantity(value)
@@ -102,10 +102,10 @@ def eviction_problems(eviction_hard: Mapping[str, str]) -> list[StartProblem]:
     return problems
 
 
-def reserved_memory_config_problems(entries: Sequence[tuple[int, int, Mapping[str, int]]]) -> list[StartProblem]:
+def reserved_memory_config_problems(entries: Sequence[tuple[int, int, Mapping[str, Fraction]]]) -> list[StartProblem]:
     """validateReservedMemoryConfiguration (pkg/kubelet/apis/config/validation): every limit is memory or
     hugepages-<size>, non-zero, and given once per NUMA node. Checked whatever the memory manager policy.
-    ``entries``: (index in reservedMemory, NUMA node, limits in bytes)."""
+    ``entries``: (index in reservedMemory, NUMA node, limits in exact bytes: 100m is not zero, q.IsZero())."""
     problems = []
     seen: set[tuple[int, str]] = set()
     for index, numa, limits in entries:

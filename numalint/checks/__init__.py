@@ -1,10 +1,11 @@
 """Check functions, one per rule slug: each reads the Analysis and yields Hits; ``run_checks`` stamps
 each hit with its rule, so a check cannot report under another rule's name.
 
-The checks of ``kubelet_rules`` and ``alignment_rules`` read only kubelet configurations and the pools and
-simulation built from them and from topologies; a run with no pool (workloads alone, the usual pre-commit
-run) skips them without importing them or the alignment core they need (start-up time). Checks run in the
-same order either way: the modules' order below, each module's checks in the order it defines them.
+The checks of ``kubelet_rules`` and ``alignment_rules`` read only kubelet configurations, OpenShift
+KubeletConfigs and the pools and simulation built from them and from topologies; a run with none of them
+(workloads alone, the usual pre-commit run) skips them without importing them or the alignment core they
+need (start-up time). Checks run in the same order either way: the modules' order below, each module's
+checks in the order it defines them.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from numalint.checks import (  # noqa: F401  (each module registers its checks)
 )
 from numalint.checks.registry import CHECKS, Check
 from numalint.findings import Finding
+from numalint.k8s.kinds import KUBELET_CONFIG
 
 if TYPE_CHECKING:
     from numalint.analysis import Analysis
@@ -45,10 +47,17 @@ def all_checks() -> dict[str, Check]:
 
 def run_checks(analysis: Analysis, disabled: Container[str] = (), cluster: str | None = None) -> Iterator[Finding]:
     """Every enabled check's hits as findings of its rule (in ``cluster``, when clusters are declared)."""
-    if analysis.pools:
+    node_side = _has_node_side(analysis)
+    if node_side:
         _load_node_checks()
     for slug, func in _ordered():
-        if slug in disabled or (not analysis.pools and func.__module__ in NODE_MODULES):
+        if slug in disabled or (not node_side and func.__module__ in NODE_MODULES):
             continue
         for hit in func(analysis):
             yield Finding.of(slug, hit, cluster)
+
+
+def _has_node_side(analysis: Analysis) -> bool:
+    """Whether the node checks can find anything: a pool, or an OpenShift KubeletConfig without
+    spec.kubeletConfig (no profile, no pool, but the machine-config operator still validates its logLevel)."""
+    return bool(analysis.pools) or bool(analysis.of_kind(KUBELET_CONFIG))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from fractions import Fraction
 from math import ceil
@@ -12,10 +11,11 @@ from numalint.analysis import Analysis
 from numalint.catalogue import catalogue
 from numalint.checks.input_rules import did_you_mean
 from numalint.checks.registry import check
-from numalint.findings import SAFE, UNSAFE, Edit, Fix, Hit
+from numalint.findings import SAFE, UNSAFE, Edit, Fix, Hit, ObjectRef
 from numalint.k8s.cpuset import format_cpuset
 from numalint.k8s.goparse import GoParseError
 from numalint.k8s.goparse import parse_cpuset as go_parse_cpuset
+from numalint.k8s.kinds import KUBELET_CONFIG
 from numalint.k8s.quantity import format_bytes, format_cpu, try_quantity
 from numalint.k8s.versions import (
     CPU_GATES,
@@ -25,6 +25,7 @@ from numalint.k8s.versions import (
     TOPOLOGY_OPTIONS,
     maturity,
     openshift_release,
+    openshift_sets_enabling,
 )
 from numalint.reading.locate import get, locate
 from numalint.views.kubelet import MAX_RESERVED_MEMORY, KubeletProfile
@@ -124,6 +125,8 @@ def no_cpu_reservation(analysis: Analysis) -> Iterator[Hit]:
     for profile in analysis.profiles:
         for problem in analysis.start_problems(profile):
             if problem.reason == "no-cpu-reservation":
+                if profile.has("reservedSystemCPUs") and profile.reserved_cpus_text and profile.reserved_cpus() is None:
+                    continue  # validation stops at "unable to parse reservedSystemCPUs" first (reserved-cpus-invalid)
                 yield _finding(profile, f"static CPU manager without reserved CPUs: the kubelet will not start "
                                f"({problem.message})", "cpuManagerPolicy",
                                fix=Fix('reserve CPUs for the system, e.g. reservedSystemCPUs: "0" or '
@@ -306,7 +309,15 @@ def _corrected(analysis: Analysis, profile: KubeletProfile, resource: str, total
     whole, positive number of bytes (zero entries are refused: validateReservedMemoryConfiguration) that the
     node has (when the topology is known), written where the entry already names the resource."""
     difference = expected - total
+    if expected == 0 and resource == "memory" and total > 0:
+        # removing the entries would leave the Static policy with nothing reserved, which NewPolicyStatic
+        # refuses ("you should specify the system reserved memory"): reserve the same amount for the system
+        return Fix(f"the kubelet reserves no memory for the system (systemReserved, kubeReserved and the hard "
+                   f"eviction threshold add up to 0): set systemReserved: {{memory: {format_bytes(total)}}} so the "
+                   "Node Allocatable reservation equals the reservedMemory sum")
     if expected == 0:
+        # hugepages: systemReserved and kubeReserved cannot hold them (parseResourceList), so the only sum the
+        # kubelet accepts is none at all; a zero entry is refused (validateReservedMemoryConfiguration)
         return Fix(f"remove {resource} from every reservedMemory entry: the kubelet reserves no {resource} "
                    "(systemReserved and kubeReserved cannot hold it, and a zero entry is refused)")
     room = _numa_room(analysis, profile, resource)
@@ -362,10 +373,15 @@ def reserved_memory_numa(analysis: Analysis) -> Iterator[Hit]:
             for resource, raw in entry.raw_limits.items():
                 amount = try_quantity(raw)
                 if amount is not None and amount < 0:
+                    # validateReservedMemoryConfiguration has no check for a negative limit; convertReserved
+                    # (memory_manager.go) reads it as uint64(q.AsInt64()), which wraps around
                     yield _finding(
                         profile,
-                        f'the reserved memory has negative value for NUMA node {entry.numa_node} and resource type '
-                        f'"{resource}", value {raw}', *where, "limits", resource)
+                        f'reservedMemory "{resource}" for NUMA node {entry.numa_node} is negative ({raw}): the kubelet '
+                        "does not refuse it (validateReservedMemoryConfiguration checks only zero, unsupported and "
+                        "duplicate limits) but reads it as an unsigned 64-bit number, so the Memory Manager's "
+                        "accounting of that NUMA node is wrong", *where, "limits", resource,
+                        fix=Fix("reserve a positive amount, or remove the limit"))
         for problem in analysis.start_problems(profile):
             if problem.reason not in claimed:
                 continue
@@ -431,8 +447,9 @@ def _availability(analysis: Analysis, profile: KubeletProfile, problem: StartPro
     if profile.openshift:
         return (f"{problem.message} (OpenShift {openshift_release(analysis.version)}: the cluster's feature set does "
                 f"not enable {gate})",
-                f"enable {gate} in the cluster FeatureGate (featureSet: TechPreviewNoUpgrade, or CustomNoUpgrade "
-                f"with customNoUpgrade.enabled: [{gate}]), or drop the option")
+                f"enable {gate} in the cluster FeatureGate (featureSet: "
+                + "".join(f"{name}, or " for name in openshift_sets_enabling(gate, analysis.version))
+                + f"CustomNoUpgrade with customNoUpgrade.enabled: [{gate}]), or drop the option")
     return (f"{problem.message} (Kubernetes {version}: enable feature gate {gate})", gate_fix(profile, gate))
 
 
@@ -471,6 +488,9 @@ def _inside(profile: KubeletProfile, problem: StartProblem) -> tuple[str | int, 
     return (problem.key,) if problem.key and isinstance(value, dict) and problem.key in value else ()
 
 
+# validateUserKubeletConfig (machine-config-operator pkg/controller/kubelet-config/helpers.go) refuses these
+# when decoded to a non-zero value. runtimeRequestTimeout is not among them: the check was dropped long
+# before OpenShift 4.17 (the release that added the autoSizingReserved check already has none).
 OPENSHIFT_REJECTED = {
     "cgroupDriver": "the cluster sets the cgroup driver",
     "clusterDNS": "the cluster network operator sets it",
@@ -478,25 +498,33 @@ OPENSHIFT_REJECTED = {
     "featureGates": "use the cluster FeatureGate resource",
     "failSwapOn": "swap is managed by the platform",
     "staticPodPath": "the platform's static pods live there",
-    "runtimeRequestTimeout": "the platform sets it",
 }
 
 
-# validateUserKubeletConfig compares with Go's zero value: an empty string, list or map and a zero duration
-# pass; failSwapOn is a pointer, so writing it at all is refused
+# validateUserKubeletConfig compares with Go's zero value: an empty string, list or map passes; failSwapOn
+# is a pointer, so writing it at all is refused
 PRESENCE_REFUSED = frozenset({"failSwapOn"})
-_ZERO_DURATION = re.compile(r"[-+]?(?:0*\.?0*(?:ns|us|\u00b5s|ms|s|m|h))+|[-+]?0+")
 
 
 def _go_zero(value: object) -> bool:
-    if value is None or value == "" or value == [] or value == {}:
-        return True
-    return isinstance(value, str) and _ZERO_DURATION.fullmatch(value) is not None
+    return value is None or value == "" or value == [] or value == {}
 
 
-# fields the machine-config operator accepts from a Kubernetes version on (validateUserKubeletConfig):
-# failSwapOn from OpenShift 4.21
-OPENSHIFT_ALLOWED_SINCE = {"failSwapOn": (1, 34)}
+# fields the machine-config operator refuses only from a Kubernetes version on: failSwapOn and a non-empty
+# memorySwap.swapBehavior arrive together with platform-managed worker swap (workers render failSwapOn: false
+# and swapBehavior: NoSwap, kubelet_config_failswapon_test.go): machine-config-operator PR 5294 ("rejecting it
+# on the cluster API level", approved October 2025, the 4.21 development branch), and the 4.21 documentation
+# dropped KubeletConfig swap settings (openshift-docs PR 102957). Earlier releases pass both through.
+OPENSHIFT_REFUSED_SINCE = {"failSwapOn": (1, 34), "swapBehavior": (1, 34)}
+
+
+# validateUserKubeletConfig: "systemReservedCgroup (%s) must match systemCgroups (%s)" when both are set,
+# added with system-reserved-compressible by default (machine-config-operator PR 5408, OpenShift 4.22)
+OPENSHIFT_CGROUPS_MATCH_SINCE = (1, 35)
+
+
+def _refused_at(name: str, version: tuple[int, int]) -> bool:
+    return version >= OPENSHIFT_REFUSED_SINCE.get(name, (0, 0))
 
 
 @check("kubeletconfig-unsupported-field")
@@ -505,7 +533,7 @@ def kubeletconfig_unsupported_field(analysis: Analysis) -> Iterator[Hit]:
         if not profile.openshift:
             continue
         for name, why in OPENSHIFT_REJECTED.items():
-            if name in OPENSHIFT_ALLOWED_SINCE and analysis.version >= OPENSHIFT_ALLOWED_SINCE[name]:
+            if not _refused_at(name, analysis.version):
                 continue
             if profile.has(name) and (name in PRESENCE_REFUSED or not _go_zero(profile.raw[profile.keys[name]])):
                 yield _finding(profile,
@@ -513,16 +541,21 @@ def kubeletconfig_unsupported_field(analysis: Analysis) -> Iterator[Hit]:
                                "rejects the whole KubeletConfig (Accepted=False)", name, key=True,
                                fix=Fix(f"remove {name}"))
         swap = profile.raw.get(profile.keys.get("memorySwap", "memorySwap"))
-        if isinstance(swap, dict) and "swapBehavior" in swap:
+        if (isinstance(swap, dict) and not _go_zero(swap.get("swapBehavior"))
+                and _refused_at("swapBehavior", analysis.version)):
             yield _finding(profile,
                            "memorySwap.swapBehavior is not allowed in a KubeletConfig; the machine-config operator "
                            "rejects the whole KubeletConfig", "memorySwap", "swapBehavior", key=True,
                            fix=Fix("remove memorySwap.swapBehavior"))
-        level = get(profile.doc.root, ("spec", "logLevel"))
-        if level is not None and (not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 10):
-            yield Hit(f"KubeletConfig's LogLevel is not valid [1,10]: {level}; the machine-config operator rejects "
-                      "the whole KubeletConfig (validateUserKubeletConfig)", profile.file,
-                      locate(profile.doc.root, ("spec", "logLevel")), profile.ref, Fix("use a logLevel from 1 to 10"))
+        reserved_cgroup, system_cgroups = (profile.raw.get(profile.keys.get(n, n))
+                                           for n in ("systemReservedCgroup", "systemCgroups"))
+        if (analysis.version >= OPENSHIFT_CGROUPS_MATCH_SINCE and isinstance(reserved_cgroup, str)
+                and isinstance(system_cgroups, str) and "" not in (reserved_cgroup, system_cgroups)
+                and reserved_cgroup != system_cgroups):
+            yield _finding(profile,
+                           f"systemReservedCgroup ({reserved_cgroup}) must match systemCgroups ({system_cgroups}); "
+                           "the machine-config operator rejects the whole KubeletConfig", "systemReservedCgroup",
+                           key=True, fix=Fix(f"set systemReservedCgroup to {system_cgroups}, or remove one of them"))
         auto = profile.doc.root.get("spec", {}).get("autoSizingReserved") if isinstance(
             profile.doc.root.get("spec"), dict) else None
         if auto is True and profile.has("systemReserved"):
@@ -530,3 +563,14 @@ def kubeletconfig_unsupported_field(analysis: Analysis) -> Iterator[Hit]:
                            "systemReserved together with autoSizingReserved: true is rejected by the machine-config "
                            "operator", "systemReserved", key=True,
                            fix=Fix("remove systemReserved or set autoSizingReserved: false"))
+    # logLevel is checked before the early return for a KubeletConfig without spec.kubeletConfig (such a
+    # document has no kubelet profile: it is among the run's other documents)
+    docs = [p.doc for p in analysis.profiles if p.openshift and p.doc.kind == KUBELET_CONFIG]
+    for doc in docs + analysis.of_kind(KUBELET_CONFIG):
+        level = get(doc.root, ("spec", "logLevel"))
+        if level is not None and (not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 10):
+            name = get(doc.root, ("metadata", "name"))
+            ref = ObjectRef(doc.api_version, doc.kind, str(name) if name else "", None)
+            yield Hit(f"KubeletConfig's LogLevel is not valid [1,10]: {level}; the machine-config operator rejects "
+                      "the whole KubeletConfig (validateUserKubeletConfig)", doc.file,
+                      locate(doc.root, ("spec", "logLevel")), ref, Fix("use a logLevel from 1 to 10"))

@@ -13,6 +13,7 @@ from numalint.checks.intent import alignment_intent
 from numalint.checks.registry import check
 from numalint.findings import UNSAFE, Edit, Fix, Hit
 from numalint.k8s.quantity import format_bytes, format_cpu, format_quantity, try_quantity
+from numalint.k8s.versions import POD_LEVEL_RESOURCES_ON
 from numalint.reading.yamlpos import Span
 from numalint.views.workloads import ContainerView, PodView, is_extended, is_hugepages
 
@@ -117,7 +118,6 @@ def _still_aligned(analysis: Analysis, pod: PodView, container: ContainerView) -
     return kept + "."
 
 
-POD_LEVEL_RESOURCES_ON = (1, 34)  # PodLevelResources: alpha 1.32 (off), beta and on by default from 1.34
 POD_LEVEL_MANAGERS_SINCE = (1, 36)  # PodLevelResourceManagers (kubelet), off by default
 
 
@@ -128,7 +128,7 @@ def pod_level_resources(analysis: Analysis) -> Iterator[Hit]:
     policy_static.go: IsPodLevelResourcesSet), unless PodLevelResourceManagers is on (1.36+)."""
     version = analysis.version
     for pod in analysis.pods:
-        if pod.pod_resources is None:
+        if pod.pod_resources is None and pod.dropped_pod_resources is None:
             continue
         intent = alignment_intent(analysis, pod)
         if intent is None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import re
 import struct
+from fractions import Fraction
 
 INT_BITS = 64
 MAX_CPU_ID = 65535  # bounds hostile ranges; far above any machine
@@ -59,9 +60,14 @@ def _short(text: str) -> str:
     return text if len(text) <= 40 else f"{text[:30]}... ({len(text)} characters)"
 
 
-_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-_SPECIAL = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "infinity": math.inf, "+infinity": math.inf,
-            "-infinity": -math.inf, "nan": math.nan, "+nan": math.nan, "-nan": math.nan}
+# strconv readFloat (src/strconv/atof.go): optional sign, then a decimal mantissa with an optional e
+# exponent, or "0x" and a hexadecimal mantissa with a mandatory p exponent; underscores anywhere in the
+# mantissa or exponent, checked afterwards by underscoreOK (src/strconv/atoi.go)
+_DECIMAL = re.compile(r"([+-]?)([0-9_]*)(?:\.([0-9_]*))?(?:[eE]([+-]?[0-9][0-9_]*))?", re.ASCII)
+_HEX = re.compile(r"([+-]?)0[xX]([0-9a-fA-F_]*)(?:\.([0-9a-fA-F_]*))?[pP]([+-]?[0-9][0-9_]*)", re.ASCII)
+FLOAT32_MANTISSA = 24
+FLOAT32_MIN_EXP = -149  # the smallest subnormal is 2**-149
+FLOAT32_OVERFLOW = 2**128
 
 
 def float32(value: float) -> float:
@@ -72,20 +78,104 @@ def float32(value: float) -> float:
         return math.copysign(math.inf, value)
 
 
+def _underscore_ok(text: str) -> bool:
+    """underscoreOK (src/strconv/atoi.go): an underscore only between digits, or between a base prefix and a
+    digit."""
+    saw = "^"
+    i = 0
+    if text[:1] in ("+", "-"):
+        text = text[1:]
+    hexa = False
+    if len(text) >= 2 and text[0] == "0" and text[1].lower() in "box":
+        i, saw, hexa = 2, "0", text[1].lower() == "x"
+    for c in text[i:]:
+        if "0" <= c <= "9" or (hexa and "a" <= c.lower() <= "f"):
+            saw = "0"
+        elif c == "_":
+            if saw != "0":
+                return False
+            saw = "_"
+        elif saw == "_":
+            return False
+        else:
+            saw = "!"
+    return saw != "_"
+
+
+def _round_float32(value: Fraction) -> float:
+    """The float32 nearest ``value``, ties to even (IEEE 754, as ParseFloat(s, 32) rounds); ±Inf past the
+    largest float32."""
+    if value == 0:
+        return 0.0
+    sign = -1.0 if value < 0 else 1.0
+    magnitude = abs(value)
+    exponent = magnitude.numerator.bit_length() - magnitude.denominator.bit_length()
+    if Fraction(2) ** exponent > magnitude:
+        exponent -= 1  # now 2**exponent <= magnitude < 2**(exponent + 1)
+    quantum = Fraction(2) ** max(exponent - (FLOAT32_MANTISSA - 1), FLOAT32_MIN_EXP)
+    units = round(magnitude / quantum)  # Python rounds halves to even
+    rounded = units * quantum
+    if rounded >= FLOAT32_OVERFLOW:
+        return sign * math.inf
+    return sign * float(rounded)
+
+
+def _special(text: str) -> float | None:
+    """special (src/strconv/atof.go): "inf"/"infinity" with an optional sign, "nan" without one; any case."""
+    lowered = text.lower()
+    body = lowered[1:] if lowered[:1] in ("+", "-") else lowered
+    if body in ("inf", "infinity"):
+        return -math.inf if lowered[:1] == "-" else math.inf
+    if lowered == "nan":
+        return math.nan
+    return None
+
+
 def parse_float32(text: str) -> float:
-    """strconv.ParseFloat(text, 32) for decimal spellings (and Inf/NaN); Go's error text otherwise."""
-    special = _SPECIAL.get(text.lower())
+    """strconv.ParseFloat(text, 32): decimal and hexadecimal floats with Go's underscores, Inf and NaN; Go's
+    error text otherwise."""
+    special = _special(text)
     if special is not None:
         return special
-    if len(text) > 256 or not _FLOAT.fullmatch(text):
-        raise GoParseError(f'strconv.ParseFloat: parsing "{text}": invalid syntax')
-    value = float32(float(text))
+    syntax = GoParseError(f'strconv.ParseFloat: parsing "{_short(text)}": invalid syntax')
+    if len(text) > 256:
+        raise syntax
+    hexa = _HEX.fullmatch(text)
+    match = hexa or _DECIMAL.fullmatch(text)
+    if not match:
+        raise syntax
+    sign, whole, fraction, exponent = match.groups()
+    whole, fraction = whole.replace("_", ""), (fraction or "").replace("_", "")
+    if not whole and not fraction:
+        raise syntax  # no digits
+    if "_" in text and not _underscore_ok(text):
+        raise syntax
+    power = int(exponent.replace("_", "")) if exponent else 0
+    base = 16 if hexa else 10
+    digits = (whole + fraction).lstrip("0")
+    if not digits:
+        return -0.0 if sign == "-" else 0.0
+    # the value is int(digits) * base**(power10 or a power of two); reject the absurd before building it
+    if hexa:
+        scale = power - 4 * len(fraction)
+        magnitude = 4 * len(digits) + scale
+        too_big, too_small = magnitude > 140, magnitude < -180
+    else:
+        scale = power - len(fraction)
+        magnitude = len(digits) + scale
+        too_big, too_small = magnitude > 42, magnitude < -50
+    if too_big:
+        raise GoParseError(f'strconv.ParseFloat: parsing "{_short(text)}": value out of range')
+    if too_small:
+        return -0.0 if sign == "-" else 0.0
+    exact = Fraction(int(digits, base)) * (Fraction(2) ** scale if hexa else Fraction(10) ** scale)
+    value = _round_float32(-exact if sign == "-" else exact)
     if math.isinf(value):
-        raise GoParseError(f'strconv.ParseFloat: parsing "{text}": value out of range')
+        raise GoParseError(f'strconv.ParseFloat: parsing "{_short(text)}": value out of range')
     return value
 
 
 def parse_percentage(text: str) -> float:
     """parsePercentage (pkg/kubelet/eviction/helpers.go): ParseFloat(TrimRight(text, "%"), 32), then a
-    float32 division by 100."""
+    float32 division by 100: the fraction (0.05 for "5%")."""
     return float32(parse_float32(text.rstrip("%")) / 100)

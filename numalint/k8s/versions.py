@@ -43,6 +43,11 @@ FIELD_SINCE: dict[str, tuple[int, int]] = {
 }
 
 
+# PodLevelResources (pkg/features/kube_features.go): alpha and off from 1.32, beta and on by default from 1.34;
+# while it is off the API server drops spec.resources (pkg/api/pod/util.go dropDisabledFields)
+POD_LEVEL_RESOURCES_ON = (1, 34)
+
+
 def field_exists(field: str, version: tuple[int, int]) -> bool:
     """Does a kubelet of ``version`` decode KubeletConfiguration field ``field``? (True when not tabled.)"""
     return version >= FIELD_SINCE.get(field, (0, 0))
@@ -119,6 +124,42 @@ def gate_default(gate: str, version: tuple[int, int]) -> bool:
     return False
 
 
+# feature gates numalint reads (pkg/features/kube_features.go). Not the kubelet's whole list: a name outside it
+# is reported only when it is a near miss of one of these (a real gate numalint does not know is no error).
+KNOWN_GATES = frozenset({
+    "CPUManager", "CPUManagerPolicyOptions", "CPUManagerPolicyAlphaOptions", "CPUManagerPolicyBetaOptions",
+    "TopologyManager", "TopologyManagerPolicyOptions", "TopologyManagerPolicyAlphaOptions",
+    "TopologyManagerPolicyBetaOptions", "MemoryManager", "PodLevelResources", "PodLevelResourceManagers",
+})
+NEAR_MISS_EDITS = 2  # at most this many single-character edits (after case) from a known gate
+NEAR_MISS_MIN_LENGTH = 10  # short names are too close to each other to guess
+
+
+def _edits(a: str, b: str) -> int:
+    """Levenshtein distance."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def gate_near_miss(name: str) -> str | None:
+    """The known gate ``name`` misspells (same letters in another case, or a small edit of a long name);
+    None for a known gate or one too far from every known gate to be sure."""
+    if name in KNOWN_GATES or len(name) > 100:
+        return None
+    for gate in sorted(KNOWN_GATES):
+        if name.lower() == gate.lower():
+            return gate
+    if len(name) < NEAR_MISS_MIN_LENGTH:
+        return None
+    near = sorted((_edits(name.lower(), gate.lower()), gate) for gate in KNOWN_GATES)
+    return near[0][1] if near[0][0] <= NEAR_MISS_EDITS else None
+
+
 def locked_gates(gates: dict[str, bool], version: tuple[int, int]) -> tuple[tuple[str, bool, bool], ...]:
     """(gate, written, locked value) for every gate written against the value its version locks."""
     return tuple((g, v, True) for g, v in sorted(gates.items())
@@ -137,20 +178,41 @@ def enabled_stages(gates: dict[str, str], feature_gates: dict[str, bool], versio
     return frozenset({"ga"} | {stage for stage, gate in gates.items() if gate_enabled(gate, feature_gates, version)})
 
 
-# OpenShift feature sets (config.openshift.io/v1 FeatureGate spec.featureSet) -> the option gates they turn
-# on beyond the Default set (openshift/api features: CPUManagerPolicyAlphaOptions is not in Default)
+# OpenShift feature sets (config.openshift.io/v1 FeatureGate spec.featureSet) -> the option gates the cluster
+# renders into every kubelet's featureGates, from the Kubernetes version whose OpenShift release registers them.
+# openshift/api features/zz_generated.upstreamfeaturegates.go (found for the release shipping Kubernetes 1.36,
+# OpenShift 4.23: it lists 1.36's new gates) registers the four option gates: the alpha ones enabled in
+# DevPreviewNoUpgrade only, the beta ones in TechPreviewNoUpgrade and DevPreviewNoUpgrade; the machine-config
+# operator renders every known gate, enabled or not (kubelet_config_features.go generateFeatureMap), so the
+# Default set turns the beta option gates off. No earlier openshift/api feature set was found naming them:
+# before, the kubelet's own defaults apply and only CustomNoUpgrade changes them.
+UPSTREAM_GATES_SINCE = (1, 36)
+_OPTION_GATES = ("CPUManagerPolicyAlphaOptions", "CPUManagerPolicyBetaOptions", "TopologyManagerPolicyAlphaOptions",
+                 "TopologyManagerPolicyBetaOptions")
+_DEFAULT_SET = {gate: False for gate in _OPTION_GATES}
 OPENSHIFT_FEATURE_SETS: dict[str, dict[str, bool]] = {
-    "": {},
-    "Default": {},
-    "TechPreviewNoUpgrade": {"CPUManagerPolicyAlphaOptions": True},
-    "DevPreviewNoUpgrade": {"CPUManagerPolicyAlphaOptions": True},
+    "Default": _DEFAULT_SET,
+    "TechPreviewNoUpgrade": {**_DEFAULT_SET, "CPUManagerPolicyBetaOptions": True,
+                             "TopologyManagerPolicyBetaOptions": True},
+    "DevPreviewNoUpgrade": {gate: True for gate in _OPTION_GATES},
 }
 
 
-def openshift_feature_gates(feature_set: str, enabled: list[str], disabled: list[str]) -> dict[str, bool]:
-    """The kubelet feature gates a cluster FeatureGate renders (CustomNoUpgrade: its enabled/disabled lists)."""
-    gates = dict(OPENSHIFT_FEATURE_SETS.get(feature_set, {}))
+def openshift_feature_gates(feature_set: str, enabled: list[str], disabled: list[str],
+                            version: tuple[int, int]) -> dict[str, bool]:
+    """The kubelet feature gates a cluster FeatureGate renders at ``version``; CustomNoUpgrade starts from the
+    Default set and applies its enabled/disabled lists."""
+    gates: dict[str, bool] = {}
+    if version >= UPSTREAM_GATES_SINCE:
+        gates = dict(OPENSHIFT_FEATURE_SETS.get(feature_set, OPENSHIFT_FEATURE_SETS["Default"]))
     if feature_set == "CustomNoUpgrade":
         gates.update({name: True for name in enabled})
         gates.update({name: False for name in disabled})
     return gates
+
+
+def openshift_sets_enabling(gate: str, version: tuple[int, int]) -> list[str]:
+    """The feature sets (besides CustomNoUpgrade) whose FeatureGate turns ``gate`` on at ``version``."""
+    if version < UPSTREAM_GATES_SINCE:
+        return []
+    return [name for name, gates in OPENSHIFT_FEATURE_SETS.items() if gates.get(gate)]

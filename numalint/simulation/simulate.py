@@ -27,6 +27,7 @@ from numalint.k8s.versions import (
     TOPOLOGY_OPTIONS,
     enabled_stages,
     gate_enabled,
+    gate_near_miss,
     locked_gates,
     maturity,
 )
@@ -88,13 +89,14 @@ def settings_from_profile(profile: KubeletProfile | None, version: tuple[int, in
         scope = attributes.get("topologyManagerScope", "container")
         return KubeletSettings(topology_policy=policy, topology_scope=scope, option_maturity=option_maturity(version))
     reserved: dict[int, dict[str, int]] = {}
-    entries: list[tuple[int, int, dict[str, int]]] = []
+    entries: list[tuple[int, int, dict[str, Fraction]]] = []
     for entry in profile.reserved_memory:
         if entry.numa_node is not None:
             target = reserved.setdefault(entry.numa_node, {})
             for resource, amount in entry.limits.items():
+                # whole bytes as convertReserved reads them (a fraction of a byte stops the kubelet there)
                 target[resource] = target.get(resource, 0) + int(amount)
-            entries.append((entry.index, entry.numa_node, {r: int(a) for r, a in entry.limits.items()}))
+            entries.append((entry.index, entry.numa_node, dict(entry.limits)))
     # OpenShift: the KubeletConfig cannot set feature gates (the machine-config operator refuses featureGates);
     # the cluster's FeatureGate decides, over the upstream defaults (no alpha option gate by default)
     gates = profile.cluster_gates if profile.openshift else profile.feature_gates
@@ -112,11 +114,28 @@ def settings_from_profile(profile: KubeletProfile | None, version: tuple[int, in
             "topology": enabled_stages(TOPOLOGY_GATES, gates, version)},
         topology_options_allowed=gate_enabled("TopologyManagerPolicyOptions", gates, version),
         cpu_options_allowed=gate_enabled("CPUManagerPolicyOptions", gates, version),
+        cpu_options_set=_written_map(profile, "cpuManagerPolicyOptions"),
+        topology_options_set=_written_map(profile, "topologyManagerPolicyOptions"),
         locked_gates=() if profile.openshift else locked_gates(profile.feature_gates, version),
-        reserved_resources={f: {k: v for k, v in values.items() if isinstance(v, str)}
-                            for f, values in profile.reserved_raw.items()},
+        unknown_gates=() if profile.openshift else tuple(
+            (name, meant) for name in profile.feature_gates if (meant := gate_near_miss(name)) is not None),
+        reserved_resources=_reserved_resources(profile),
         eviction_hard={k: v for k, v in profile.eviction_hard.items() if isinstance(v, str)},
         reserved_memory_entries=entries)
+
+
+def _reserved_resources(profile: KubeletProfile) -> dict[str, dict[str, str]]:
+    """kubeReserved / systemReserved as parseResourceList sees them: cmd/kubelet/app/server.go run() first
+    deletes kubeReserved["cpu"] and overwrites systemReserved["cpu"] with the size of a non-empty
+    reservedSystemCPUs, so whatever was written for cpu there is never parsed."""
+    overwritten = bool(profile.reserved_cpus())
+    return {f: {k: v for k, v in values.items() if isinstance(v, str) and not (overwritten and k == "cpu")}
+            for f, values in profile.reserved_raw.items()}
+
+
+def _written_map(profile: KubeletProfile, name: str) -> bool:
+    """Is ``name`` written as a map (``{}`` included)? It then decodes to a non-nil Go map."""
+    return profile.has(name) and isinstance(profile.raw.get(profile.keys[name]), dict)
 
 
 def memory_capacity(machine: Machine | None) -> int | None:
@@ -127,7 +146,7 @@ def memory_capacity(machine: Machine | None) -> int | None:
 
 
 def _allocatable_reservation(profile: KubeletProfile, reserved: dict[int, dict[str, int]],
-                             capacity: int | None, version: tuple[int, int]) -> dict[str, int] | None:
+                             capacity: int | None, version: tuple[int, int]) -> dict[str, Fraction] | None:
     """What reservedMemory must add up to, or None when it depends on an unknown node memory.
     (systemReserved/kubeReserved can hold no hugepages: parseResourceList refuses them.)"""
     types = {"memory"} | {r for limits in reserved.values() for r in limits}
@@ -136,7 +155,7 @@ def _allocatable_reservation(profile: KubeletProfile, reserved: dict[int, dict[s
         amount = profile.allocatable_reservation(resource, capacity, version)
         if amount is None:
             return None
-        result[resource] = int(amount)
+        result[resource] = amount  # exact: validateReservedMemory compares resource.Quantity values
     return result
 
 

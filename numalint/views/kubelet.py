@@ -322,13 +322,13 @@ def _eviction(profile: KubeletProfile, hard: Any, merge_defaults: Any) -> None:
 
 def go_percentage(text: str) -> float | None:
     """parsePercentage (pkg/kubelet/eviction/helpers.go) as a float32 fraction (0.05 for "5%"); None when
-    parseThresholdStatement refuses it (a syntax error, below 0%, above 100 as a fraction: the kubelet's
-    own bound); the alignment core reports why."""
+    parseThresholdStatement refuses it (a syntax error, below 0, above 1 as a fraction) or it is NaN (which
+    the kubelet accepts but whose threshold no one can compute); the alignment core reports why."""
     try:
         value = parse_percentage(text)
     except GoParseError:
         return None
-    if math.isnan(value) or value < 0 or value > 100:
+    if math.isnan(value) or value < 0 or value > 1:
         return None
     return value
 

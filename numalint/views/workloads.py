@@ -78,6 +78,9 @@ class PodView:
     declared_intent: str | None = None  # the object itself asks for dedicated resources (a KubeVirt VM)
     data_plane: str | None = None  # what marks a DPDK-style data plane (IPC_LOCK, hugepage volume, /dev/vfio)
     pod_limits: dict[str, Fraction] | None = None  # spec.resources.limits as written (pod-level resources)
+    # spec.resources.requests the API server drops (PodLevelResources off at the target version): the containers
+    # decide, but the pod-level-resources rule still says what was written
+    dropped_pod_resources: dict[str, Fraction] | None = None
 
     def span(self, path: Path, key: bool = False) -> Span:
         return self.locator.span(path, key=key)
