@@ -177,7 +177,7 @@ def _check(module: Any) -> bool:
                 setattr(module, name, original)
         return len(found) == len(expected) and all(
             a.__class__ is b.__class__ and [_comparable(x) for x in a.args] == [_comparable(x) for x in b.args]
-            for a, b in zip(found, expected))
+            for a, b in zip(found, expected, strict=True))
     except Exception:  # any surprise: ruamel.yaml's events, converted
         return False
 
