@@ -116,34 +116,42 @@ def _module() -> Any:
 class Events:
     """Reads a text's events as records: ``get()`` returns the next one; ``close()`` when done (always)."""
 
-    _fast: bool | None = None  # whether the C parser's own calls make the records (checked once)
+    module: Any = None  # the C parser's module, found once
+    fast = False  # whether the C parser's own calls make the records (checked once)
+    originals: dict[str, Any] = {}  # ruamel.yaml's event classes, put back when the last reader closes
+    open = 0  # readers with the records installed
 
     def __init__(self, text: str) -> None:
-        module = _module()
-        self.module = module
-        self.saved: dict[str, Any] | None = None
-        if Events._fast is None:
-            Events._fast = _check(module)
-        if Events._fast:
-            self.saved = {name: getattr(module, name) for name in _RECORDS}
-            for name, record in _RECORDS.items():
-                setattr(module, name, record)
+        module = Events.module
+        if module is None:
+            module = _module()
+            Events.fast = _check(module)
+            Events.module = module
+        self.installed = False
+        if Events.fast:
+            if Events.open == 0:
+                names = module.__dict__
+                Events.originals = {name: names[name] for name in _RECORDS}
+                names.update(_RECORDS)  # one dict update: Cython sees the new names (dict version changed)
+            Events.open += 1
+            self.installed = True
         try:
             self.parser = module.CParser(text)
         except BaseException:
             self.close()
             raise
-        self.get: Callable[[], Record] = self.parser.get_event if Events._fast else self._converted
+        self.get: Callable[[], Record] = self.parser.get_event if Events.fast else self._converted
 
     def _converted(self) -> Record:
         return _convert(self.parser.get_event())
 
     def close(self) -> None:
-        """Dispose of the parser and put ruamel.yaml's event classes back."""
-        if self.saved is not None:
-            for name, original in self.saved.items():
-                setattr(self.module, name, original)
-            self.saved = None
+        """Dispose of the parser and put ruamel.yaml's event classes back (after the last open reader)."""
+        if self.installed:
+            self.installed = False
+            Events.open -= 1
+            if Events.open == 0:
+                Events.module.__dict__.update(Events.originals)
         parser = getattr(self, "parser", None)
         if parser is not None:
             parser.dispose()
