@@ -5,7 +5,9 @@ event class it finds in its own module, e.g. ``ScalarEvent(anchor, tag, implicit
 end_mark, style)``. ruamel.yaml's event classes run three Python ``__init__`` methods per event (a third of
 the cost of reading a file). While numalint reads, those module names point at the record classes below
 instead: subclasses of ``BaseException`` without Python methods, so making one is a C call that keeps the
-arguments, in order, in ``args``. The original classes are put back as soon as the text is read.
+arguments, in order, in ``args``. The original classes are put back as soon as the text is read (the
+swap is process-wide: numalint reads in one thread per process, and the fixer's own use of the C parser
+sees ruamel.yaml's events).
 
 The C parser's calls are checked once per process against ruamel.yaml's own event classes (a sample text
 holding every kind of event); if any argument differs, as it might in another ruamel.yaml.clib release,
