@@ -172,10 +172,12 @@ def _comparable(value: Any) -> Any:
 
 
 def _check(module: Any) -> bool:
-    """Whether the C parser's calls make records equal to ruamel.yaml's own events, on ``_SAMPLE``."""
+    """Whether the C parser's calls make records equal to ruamel.yaml's own events, on ``_SAMPLE``, and
+    ruamel.yaml's events come back once its classes are put back."""
     try:
         if not all(isinstance(getattr(module, name, None), type) for name in _RECORDS):
             return False
+        originals = [event.__class__ for event in _events(module)]
         expected = [_convert(event) for event in _events(module)]
         saved = {name: getattr(module, name) for name in _RECORDS}
         try:
@@ -187,7 +189,7 @@ def _check(module: Any) -> bool:
                 setattr(module, name, original)
         return len(found) == len(expected) and all(
             a.__class__ is b.__class__ and [_comparable(x) for x in a.args] == [_comparable(x) for x in b.args]
-            for a, b in zip(found, expected, strict=True))
+            for a, b in zip(found, expected, strict=True)) and [e.__class__ for e in _events(module)] == originals
     except Exception:  # any surprise: ruamel.yaml's events, converted
         return False
 
