@@ -300,7 +300,7 @@ class _Builder:
         if cls is AliasEvent:
             return self._alias(args), self.span(args[1], args[2])
         if depth > self.MAX_DEPTH:
-            raise YamlError("nesting too deep to read", *self.positions.at(args[3]), hostile=True)
+            raise YamlError("nesting too deep to read", *self.positions.at(_start_mark(event)), hostile=True)
         if cls is MappingStartEvent or cls is SequenceStartEvent:
             anchor = args[0]
             if anchor is None:
