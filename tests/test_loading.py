@@ -8,7 +8,7 @@ import pytest
 
 from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
 from numalint.k8s.quantity import format_bytes, parse_quantity
-from numalint.reading.yamlpos import load_all
+from numalint.reading.yamlpos import YamlError, load_all
 from tests.conftest import run, write
 
 
@@ -32,6 +32,53 @@ def test_aliases_merge_keys_and_multiple_documents() -> None:
     first = docs[0][0]
     assert first["b"] == {"cpu": "1"} and first["c"] == {"cpu": "1", "memory": "1Gi"}
     assert docs[1][0]["kind"] == "B" and docs[1][1].line == 7
+
+
+# every kind of event: tags, anchors, aliases, merge keys, flow and block styles, several documents, a non-LF break
+_EVENTS_SAMPLE = ("%YAML 1.1\n---\napiVersion: v1\nkind: Pod\nmetadata: &m {name: a, labels: {x: 'y'}}\n"
+                  "spec:\n  <<: {hostNetwork: true}\n  containers:\n  - name: c\n    args: [!!str 1, \"2\", *m, 0x1F]\n"
+                  "    command: |\n      run\n  1: one\n  true: yes\n---\nkind: Service\napiVersion: v1\n"
+                  "spec: {a: [1]}\n--- !!map\nk: v\rw: x\n")
+
+
+def _shape(docs: object) -> str:
+    def walk(node: object) -> object:
+        if isinstance(node, dict):
+            return [type(node).__name__, node.span, [(repr(k), walk(v), node.key_spans[k], node.value_spans[k])
+                                                    for k, v in node.items()]]
+        if isinstance(node, list):
+            return [node.span, [(walk(v), s) for v, s in zip(node, node.item_spans, strict=True)]]
+        return repr(node)
+    return repr([(walk(root), span) for root, span in docs])  # type: ignore[attr-defined]
+
+
+def test_reading_without_the_fast_event_records_gives_the_same_trees(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another ruamel.yaml.clib may call the event classes differently: events are then converted, same result."""
+    from numalint.reading import events, sources
+
+    keep = sources._wanted(_EVENTS_SAMPLE)
+    fast = (_shape(load_all(_EVENTS_SAMPLE)), _shape(load_all(_EVENTS_SAMPLE, keep)))
+    assert events.Events.fast  # the installed ruamel.yaml.clib passes the check
+    monkeypatch.setattr(events.Events, "fast", False)
+    assert (_shape(load_all(_EVENTS_SAMPLE)), _shape(load_all(_EVENTS_SAMPLE, keep))) == fast
+    with pytest.raises(YamlError, match="found undefined alias 'nope'"):
+        load_all("a: *nope\n")
+
+
+def test_reading_puts_ruamel_yaml_event_classes_back() -> None:
+    """The fixer (and anything else) reading with the C parser sees ruamel.yaml's own events."""
+    from ruamel.yaml import events
+    from ruamel.yaml.cyaml import CParser
+
+    load_all(_EVENTS_SAMPLE)
+    with pytest.raises(YamlError):
+        load_all("a: [1\n")
+    parser = CParser("a: 1\n")
+    try:
+        kinds = [type(parser.get_event()) for _ in range(4)]
+    finally:
+        parser.dispose()
+    assert kinds[3] is events.ScalarEvent and kinds[0] is events.StreamStartEvent
 
 
 @pytest.mark.parametrize("text,expected", [

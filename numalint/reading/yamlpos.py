@@ -20,6 +20,18 @@ from bisect import bisect_right
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from numalint.reading.events import (
+    AliasEvent,
+    DocumentStartEvent,
+    Events,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
+
 
 class Span(NamedTuple):
     """A 1-based, end-exclusive region of a file (line, column, end line, end column)."""
@@ -172,6 +184,14 @@ def _resolve_tagged(tag: str, value: str) -> Any:
 _OTHER_BREAKS = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
 
 
+def _other_breaks(text: str) -> bool:
+    """Whether ``text`` breaks lines other than at LF and CRLF (substring tests first: a regular expression
+    scan of every file cost more than a tenth of reading it)."""
+    if "\r" in text or "\x85" in text or "\u2028" in text or "\u2029" in text:
+        return _OTHER_BREAKS.search(text) is not None
+    return False
+
+
 def line_starts(text: str) -> list[int]:
     """Offsets (in characters) where each line of ``text`` starts: lines end at LF only."""
     starts = [0]
@@ -186,7 +206,7 @@ class _Positions:
     """libyaml marks -> 1-based (line, column) in the LF model."""
 
     def __init__(self, text: str) -> None:
-        self.starts = line_starts(text) if _OTHER_BREAKS.search(text) else None
+        self.starts = line_starts(text) if _other_breaks(text) else None
 
     def at(self, mark: Any) -> tuple[int, int]:
         if self.starts is None:  # libyaml's lines are the LF lines
@@ -194,8 +214,8 @@ class _Positions:
         line = bisect_right(self.starts, mark.index)
         return line, mark.index - self.starts[line - 1] + 1
 
-    def span(self, event: Any, end_event: Any = None) -> Span:
-        return Span(*self.at(event.start_mark), *self.at((end_event or event).end_mark))
+    def span(self, start_mark: Any, end_mark: Any) -> Span:
+        return Span(*self.at(start_mark), *self.at(end_mark))
 
 
 MAX_NODES = 1_000_000  # per file: memory stays bounded whatever the 8 MiB of text hold (``[{},{},…]``)
@@ -207,6 +227,9 @@ _new_span = tuple.__new__  # Span(...) without the Python-level NamedTuple const
 class _Builder:
     """Builds YMap/YSeq/scalars straight from libyaml events (no intermediate node tree).
 
+    Events are the records of ``numalint.reading.events``: ``event.args`` holds the C parser's arguments
+    (a scalar's: anchor, tag, implicit, value, start mark, end mark, style).
+
     Aliases share the anchored object, so alias bombs cost no memory while reading; but every later walk
     (schema, templates, output) would expand them, so a document whose aliases stand for more than
     ALIAS_BUDGET nodes is refused, as is an anchor that contains itself. Nesting depth is capped.
@@ -214,14 +237,14 @@ class _Builder:
     Scalars (most events) take one short path, ``_leaf``; collections and aliases go through ``node``.
     """
 
+    __slots__ = ("get", "keep", "positions", "lf", "anchors", "sizes", "building", "count", "aliased", "limit")
+
     MAX_DEPTH = 500
     ALIAS_BUDGET = 100_000
 
-    def __init__(self, parser: Any, positions: _Positions, limit: int = MAX_NODES,
+    def __init__(self, get: Callable[[], Any], positions: _Positions, limit: int = MAX_NODES,
                  keep: Callable[[str, str], bool] | None = None) -> None:
-        from ruamel.yaml import events
-
-        self.get = parser.get_event
+        self.get = get
         self.keep = keep
         self.positions = positions
         self.lf = positions.starts is None  # libyaml's lines are the LF lines: spans come straight from marks
@@ -231,32 +254,25 @@ class _Builder:
         self.count = 0  # nodes of the document, aliases expanded
         self.aliased = 0  # of which reached through aliases
         self.limit = limit
-        self.scalar = events.ScalarEvent
-        self.mapping_start = events.MappingStartEvent
-        self.sequence_start = events.SequenceStartEvent
-        self.alias = events.AliasEvent
-        self.mapping_end = events.MappingEndEvent
-        self.sequence_end = events.SequenceEndEvent
 
-    def span(self, event: Any, end_event: Any = None) -> Span:
+    def span(self, start: Any, end: Any) -> Span:
+        """The span from mark ``start`` to mark ``end``."""
         if self.lf:
-            start, end = event.start_mark, (end_event or event).end_mark
             return _new_span(Span, (start.line + 1, start.column + 1, end.line + 1, end.column + 1))  # type: ignore
-        return self.positions.span(event, end_event)
+        return self.positions.span(start, end)
 
-    def _too_many(self, event: Any) -> YamlError:
+    def _too_many(self, mark: Any) -> YamlError:
         return YamlError(f"more than {MAX_NODES} YAML nodes in one file; not read",
-                         *self.positions.at(event.start_mark), hostile=True)
+                         *self.positions.at(mark), hostile=True)
 
-    def _leaf(self, event: Any) -> tuple[Any, Span]:
-        """A scalar event: its value (resolved as YAML 1.1) and span."""
+    def _leaf(self, args: tuple[Any, ...]) -> tuple[Any, Span]:
+        """A scalar event's arguments: its value (resolved as YAML 1.1) and span."""
+        anchor, tag, implicit, value, start, end, _ = args
         self.count += 1
         if self.count > self.limit:
-            raise self._too_many(event)
-        tag = event.ctag
+            raise self._too_many(start)
         if tag is None:
-            value = event.value
-            if event.implicit[0]:
+            if implicit[0]:
                 word = _WORDS.get(value, _NOT_A_WORD)
                 if word is not _NOT_A_WORD:
                     value = word
@@ -264,41 +280,42 @@ class _Builder:
                     value = resolve_plain(value)
         else:
             tag = str(tag)
-            value = event.value if tag == "!" else _resolve_tagged(tag, event.value)
-        if event.anchor is not None:
-            self.anchors[event.anchor] = value
-            self.sizes[event.anchor] = 1
+            if tag != "!":
+                value = _resolve_tagged(tag, value)
+        if anchor is not None:
+            self.anchors[anchor] = value
+            self.sizes[anchor] = 1
         if self.lf:
-            start, end = event.start_mark, event.end_mark
             return value, _new_span(Span, (start.line + 1, start.column + 1, end.line + 1, end.column + 1))  # type: ignore
-        return value, self.positions.span(event)
+        return value, self.positions.span(start, end)
 
     def node(self, event: Any, depth: int) -> tuple[Any, Span]:
         cls = event.__class__
-        if cls is self.scalar:
-            return self._leaf(event)
+        if cls is ScalarEvent:
+            return self._leaf(event.args)
+        args = event.args
         self.count += 1
         if self.count > self.limit:
-            raise self._too_many(event)
-        if cls is self.alias:
-            return self._alias(event), self.span(event)
+            raise self._too_many(_start_mark(event))
+        if cls is AliasEvent:
+            return self._alias(args), self.span(args[1], args[2])
         if depth > self.MAX_DEPTH:
-            raise YamlError("nesting too deep to read", *self.positions.at(event.start_mark), hostile=True)
-        if cls is self.mapping_start or cls is self.sequence_start:
-            anchor = event.anchor
+            raise YamlError("nesting too deep to read", *self.positions.at(_start_mark(event)), hostile=True)
+        if cls is MappingStartEvent or cls is SequenceStartEvent:
+            anchor = args[0]
             if anchor is None:
-                return self._mapping(event, depth) if cls is self.mapping_start else self._sequence(event, depth)
+                return self._mapping(args, depth) if cls is MappingStartEvent else self._sequence(args, depth)
             self.building.add(anchor)
             before = self.count
-            built = self._mapping(event, depth) if cls is self.mapping_start else self._sequence(event, depth)
+            built = self._mapping(args, depth) if cls is MappingStartEvent else self._sequence(args, depth)
             self.building.discard(anchor)
             self.sizes[anchor] = self.count - before + 1
             return built
-        raise YamlError(f"unexpected {cls.__name__}", *self.positions.at(event.start_mark))
+        raise YamlError(f"unexpected {cls.__name__}", *self.positions.at(_start_mark(event)))
 
-    def _alias(self, event: Any) -> Any:
-        line, col = self.positions.at(event.start_mark)
-        anchor = event.anchor
+    def _alias(self, args: tuple[Any, ...]) -> Any:
+        anchor, start, _ = args
+        line, col = self.positions.at(start)
         if anchor in self.building:
             raise YamlError(f"anchor {anchor!r} value contains itself", line, col, hostile=True)
         if anchor not in self.anchors:
@@ -311,28 +328,30 @@ class _Builder:
                             line, col, hostile=True)
         return self.anchors[anchor]
 
-    def _mapping(self, start: Any, depth: int) -> tuple[Any, Span]:
+    def _mapping(self, start: tuple[Any, ...], depth: int) -> tuple[Any, Span]:
         result = YMap()
-        if start.anchor is not None:
-            self.anchors[start.anchor] = result
-        get, end_cls, scalar, leaf, node = self.get, self.mapping_end, self.scalar, self._leaf, self.node
+        if start[0] is not None:
+            self.anchors[start[0]] = result
+        get, leaf, node = self.get, self._leaf, self.node
         key_spans, value_spans = result.key_spans, result.value_spans
         decide = depth == 0 and self.keep is not None  # the root: is the document wanted at all?
         depth += 1
         while True:
             event = get()
             cls = event.__class__
-            if cls is end_cls:
-                result.span = self.span(start, event)
+            if cls is ScalarEvent:
+                key_args = event.args
+                key, kspan = leaf(key_args)
+                plain_key = key_args[1] is None and key_args[2][0]
+            elif cls is MappingEndEvent:
+                result.span = self.span(start[3], event.args[1])
                 return result, result.span
-            if cls is scalar:
-                key, kspan = leaf(event)
-                plain_key = event.ctag is None and event.implicit[0]
             else:
+                key_args = None
                 key, kspan = node(event, depth)
                 plain_key = False
             value_event = get()
-            value, vspan = leaf(value_event) if value_event.__class__ is scalar else node(value_event, depth)
+            value, vspan = leaf(value_event.args) if value_event.__class__ is ScalarEvent else node(value_event, depth)
             if key.__class__ is str:
                 if key == "<<" and plain_key:
                     _merge(result, value)
@@ -342,7 +361,7 @@ class _Builder:
                 # Kubernetes YAML; keep it recognisable for template detection.
                 key = "{{ complex key }}"
             elif isinstance(key, (bool, int, float)):
-                key = ScalarKey(event.value if cls is scalar else str(key), key)
+                key = ScalarKey(key_args[3] if key_args is not None else str(key), key)
             elif key == "<<" and plain_key:  # a str subclass
                 _merge(result, value)
                 continue
@@ -361,7 +380,7 @@ class _Builder:
                 if not self.keep(api_version if isinstance(api_version, str) else "",  # type: ignore[misc]
                                  kind if isinstance(kind, str) else ""):
                     skipped = Skipped(result)
-                    skipped.span = self.span(start, self._skip())
+                    skipped.span = self.span(start[3], self._skip().args[1])
                     return skipped, skipped.span
 
     def _skip(self) -> Any:
@@ -373,14 +392,13 @@ class _Builder:
         decision was early: the whole text is read again, built; so is a document nested deeper than
         _SKIP_DEPTH.
         """
-        get, scalar, alias = self.get, self.scalar, self.alias
-        ends = (self.mapping_end, self.sequence_end)
+        get = self.get
         open_anchors: list[tuple[str | None, int]] = []  # (anchor, count at its start) of each open collection
         at_root_key = True  # the next root-level node is a key
         while True:
             event = get()
             cls = event.__class__
-            if cls in ends:
+            if cls is MappingEndEvent or cls is SequenceEndEvent:
                 if not open_anchors:
                     return event  # the root's end
                 anchor, before = open_anchors.pop()
@@ -390,48 +408,59 @@ class _Builder:
                 if not open_anchors:
                     at_root_key = not at_root_key
                 continue
+            args = event.args
             if not open_anchors:
-                if at_root_key and (cls is alias or cls is scalar and event.value in _DECIDING_KEYS):
+                if at_root_key and (cls is AliasEvent or cls is ScalarEvent and args[3] in _DECIDING_KEYS):
                     raise _Rebuild
-                if cls is scalar or cls is alias:
+                if cls is ScalarEvent or cls is AliasEvent:
                     at_root_key = not at_root_key
             self.count += 1
             if self.count > self.limit:
-                raise self._too_many(event)
-            if cls is scalar:
-                if event.anchor is not None:
-                    self.anchors[event.anchor] = None
-                    self.sizes[event.anchor] = 1
-            elif cls is alias:
-                self._alias(event)
-            elif cls is self.mapping_start or cls is self.sequence_start:
+                raise self._too_many(_start_mark(event))
+            if cls is ScalarEvent:
+                if args[0] is not None:
+                    self.anchors[args[0]] = None
+                    self.sizes[args[0]] = 1
+            elif cls is AliasEvent:
+                self._alias(args)
+            elif cls is MappingStartEvent or cls is SequenceStartEvent:
                 if len(open_anchors) >= _SKIP_DEPTH:
                     raise _Rebuild  # deep nesting fails as it does when built (the same error, the same place)
-                anchor = event.anchor
+                anchor = args[0]
                 if anchor is not None:
                     self.building.add(anchor)
                     self.anchors[anchor] = None
                 open_anchors.append((anchor, self.count))
             else:
-                raise YamlError(f"unexpected {cls.__name__}", *self.positions.at(event.start_mark))
+                raise YamlError(f"unexpected {cls.__name__}", *self.positions.at(_start_mark(event)))
 
-    def _sequence(self, start: Any, depth: int) -> tuple[Any, Span]:
+    def _sequence(self, start: tuple[Any, ...], depth: int) -> tuple[Any, Span]:
         result = YSeq()
-        if start.anchor is not None:
-            self.anchors[start.anchor] = result
-        get, end_cls, scalar, leaf, node = self.get, self.sequence_end, self.scalar, self._leaf, self.node
+        if start[0] is not None:
+            self.anchors[start[0]] = result
+        get, leaf, node = self.get, self._leaf, self.node
         append, spans = result.append, result.item_spans.append
         depth += 1
         while True:
             event = get()
             cls = event.__class__
-            if cls is end_cls:
-                result.span = self.span(start, event)
+            if cls is ScalarEvent:
+                value, span = leaf(event.args)
+            elif cls is SequenceEndEvent:
+                result.span = self.span(start[3], event.args[1])
                 return result, result.span
-            value, span = leaf(event) if cls is scalar else node(event, depth)
+            else:
+                value, span = node(event, depth)
             append(value)
             spans(span)
 
+
+def _start_mark(event: Any) -> Any:
+    """Where an event starts."""
+    return event.args[_START_MARK.get(event.__class__, 0)]
+
+
+_START_MARK = {ScalarEvent: 4, MappingStartEvent: 3, SequenceStartEvent: 3, AliasEvent: 1}  # else: first
 
 _SKIP_DEPTH = 64
 _DECIDING_KEYS = frozenset({"kind", "apiVersion", "<<"})
@@ -495,25 +524,22 @@ def load_all(text: str, keep: Callable[[str, str], bool] | None = None) -> list[
 
 
 def _load_all(text: str, keep: Callable[[str, str], bool] | None) -> list[tuple[Any, Span]]:
-    from ruamel.yaml import events
-    from ruamel.yaml.cyaml import CParser
-
-    parser = CParser(text)
     positions = _Positions(text)
     docs: list[tuple[Any, Span]] = []
     nodes = 0
+    events = Events(text)
     try:
-        get = parser.get_event
+        get = events.get
         while True:
             event = get()
             cls = event.__class__
-            if cls is events.DocumentStartEvent:
-                builder = _Builder(parser, positions, MAX_NODES - nodes, keep)
+            if cls is DocumentStartEvent:
+                builder = _Builder(get, positions, MAX_NODES - nodes, keep)
                 root, span = builder.node(get(), 0)
                 nodes += builder.count
                 get()  # DocumentEndEvent
                 docs.append((root, span))
-            elif cls is events.StreamEndEvent:
+            elif cls is StreamEndEvent:
                 break
     except (YamlError, _Rebuild):
         raise
@@ -536,5 +562,5 @@ def _load_all(text: str, keep: Callable[[str, str], bool] | None) -> list[tuple[
                 line, col = cause, 1 + len(text.split("\n")[cause - 1]) - len(text.split("\n")[cause - 1].lstrip())
         raise YamlError(problem, line, col) from None
     finally:
-        parser.dispose()
+        events.close()
     return docs

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache, lru_cache
 from typing import Any
 
@@ -100,81 +100,195 @@ def conforms(instance: Any, schema: dict[str, Any], root: dict[str, Any]) -> boo
     one-file pre-commit run instant and a large run fast. On "no", jsonschema produces the findings.
     Unknown keywords answer "no" so that jsonschema decides.
     """
-    if "$ref" in schema:
-        target: Any = root
-        for part in schema["$ref"].lstrip("#/").split("/"):
-            target = target[part]
-        return conforms(instance, target, root)
-    for keyword, value in schema.items():
-        if keyword in _ANNOTATIONS:
-            continue
-        check = _KEYWORDS.get(keyword)
-        if check is None or not check(instance, value, schema, root):
-            return False
+    return _compiled(schema, root)(instance)
+
+
+Check = Callable[[Any], bool]
+# (id(schema), id(root)) -> (schema, root, its check): the schemas are kept alive, so ids are not reused
+_COMPILED: dict[tuple[int, int], tuple[Any, Any, Check]] = {}
+
+
+def _compiled(schema: Any, root: Any) -> Check:
+    """The check of ``schema``: one Python function per (sub)schema, made the first time it is needed.
+
+    Walking the schema's keywords for every node of every document cost about a tenth of reading a
+    workload; each keyword becomes a closure instead. Subschemas of ``properties`` are made when a
+    document first holds that property (a one-file run compiles only what it visits)."""
+    key = (id(schema), id(root))
+    found = _COMPILED.get(key)
+    if found is not None:
+        return found[2]
+    late: list[Check] = []
+    _COMPILED[key] = (schema, root, lambda instance: late[0](instance))  # a $ref back to a schema being made
+    try:
+        check = _compile(schema, root)
+    except BaseException:
+        del _COMPILED[key]
+        raise
+    late.append(check)
+    _COMPILED[key] = (schema, root, check)
+    return check
+
+
+def _always(instance: Any) -> bool:
     return True
 
 
-def _is_type(instance: Any, name: str) -> bool:
-    if name == "object":
-        return isinstance(instance, dict)
-    if name == "array":
-        return isinstance(instance, list)
-    if name == "string":
-        return isinstance(instance, str)
-    if name == "integer":
-        return isinstance(instance, int) and not isinstance(instance, bool) or (
-            isinstance(instance, float) and instance.is_integer())
-    if name == "number":
-        return isinstance(instance, (int, float)) and not isinstance(instance, bool)
-    if name == "boolean":
-        return isinstance(instance, bool)
-    if name == "null":
-        return instance is None
+def _never(instance: Any) -> bool:
     return False
 
 
-def _type(instance: Any, value: Any, schema: Any, root: Any) -> bool:
-    return any(_is_type(instance, t) for t in value) if isinstance(value, list) else _is_type(instance, value)
+def _compile(schema: Any, root: Any) -> Check:
+    if not isinstance(schema, dict):
+        return _never  # not a schema numalint writes (``true``): jsonschema decides
+    if "$ref" in schema:
+        try:
+            target: Any = root
+            for part in schema["$ref"].lstrip("#/").split("/"):
+                target = target[part]
+        except (KeyError, IndexError, TypeError, AttributeError):
+            return _never
+        return _compiled(target, root)
+    checks: list[Check] = []
+    for keyword, value in schema.items():
+        if keyword in _ANNOTATIONS:
+            continue
+        make = _KEYWORDS.get(keyword)
+        if make is None:
+            return _never
+        checks.append(make(value, schema, root))
+    if not checks:
+        return _always
+    if len(checks) == 1:
+        return checks[0]
+    every = tuple(checks)
 
-
-def _properties(instance: Any, value: Any, schema: Any, root: Any) -> bool:
-    if not isinstance(instance, dict):
+    def all_of(instance: Any) -> bool:
+        for check in every:
+            if not check(instance):
+                return False
         return True
-    return all(conforms(instance[k], sub, root) for k, sub in value.items() if k in instance)
+
+    return all_of
 
 
-def _additional(instance: Any, value: Any, schema: Any, root: Any) -> bool:
-    if not isinstance(instance, dict):
+_TYPES: dict[str, Check] = {
+    "object": lambda i: isinstance(i, dict),
+    "array": lambda i: isinstance(i, list),
+    "string": lambda i: isinstance(i, str),
+    "integer": lambda i: isinstance(i, int) and not isinstance(i, bool) or isinstance(i, float) and i.is_integer(),
+    "number": lambda i: isinstance(i, (int, float)) and not isinstance(i, bool),
+    "boolean": lambda i: isinstance(i, bool),
+    "null": lambda i: i is None,
+}
+
+
+def _type(value: Any, schema: Any, root: Any) -> Check:
+    if not isinstance(value, list):
+        return _TYPES.get(value, _never)
+    each = tuple(_TYPES.get(name, _never) for name in value)
+    return lambda i: any(is_type(i) for is_type in each)
+
+
+def _properties(value: Any, schema: Any, root: Any) -> Check:
+    made: dict[Any, Check] = {}
+
+    def properties(instance: Any) -> bool:
+        if not isinstance(instance, dict):
+            return True
+        for key, item in instance.items():  # the keys both have, from the (smaller) document's side
+            check = made.get(key)
+            if check is None:
+                if key not in value:
+                    continue
+                check = made[key] = _compiled(value[key], root)
+            if not check(item):
+                return False
         return True
+
+    return properties
+
+
+def _additional(value: Any, schema: Any, root: Any) -> Check:
     declared = schema.get("properties", {})
-    extra = [v for k, v in instance.items() if k not in declared]
     if value is False:
-        return not extra
-    return all(conforms(v, value, root) for v in extra)
+        return lambda i: not isinstance(i, dict) or all(k in declared for k in i)
+    made: list[Check] = []
+
+    def additional(instance: Any) -> bool:
+        if not isinstance(instance, dict):
+            return True
+        for key, item in instance.items():
+            if key not in declared:
+                if not made:
+                    made.append(_compiled(value, root))
+                if not made[0](item):
+                    return False
+        return True
+
+    return additional
 
 
-def _items(instance: Any, value: Any, schema: Any, root: Any) -> bool:
-    return not isinstance(instance, list) or all(conforms(v, value, root) for v in instance)
+def _items(value: Any, schema: Any, root: Any) -> Check:
+    made: list[Check] = []
+
+    def items(instance: Any) -> bool:
+        if not isinstance(instance, list):
+            return True
+        if not made:
+            made.append(_compiled(value, root))
+        check = made[0]
+        for item in instance:
+            if not check(item):
+                return False
+        return True
+
+    return items
 
 
-def _pattern(instance: Any, value: Any, schema: Any, root: Any) -> bool:
-    return not isinstance(instance, str) or _regex(value).search(instance) is not None
+def _pattern(value: Any, schema: Any, root: Any) -> Check:
+    search = _regex(value).search
+    return lambda i: not isinstance(i, str) or search(i) is not None
 
 
-def _required(instance: Any, value: Any, schema: Any, root: Any) -> bool:
-    return not isinstance(instance, dict) or all(k in instance for k in value)
+def _required(value: Any, schema: Any, root: Any) -> Check:
+    return lambda i: not isinstance(i, dict) or all(k in i for k in value)
 
 
-def _minimum(instance: Any, value: Any, schema: Any, root: Any) -> bool:
-    return not _is_type(instance, "number") or instance >= value
+def _minimum(value: Any, schema: Any, root: Any) -> Check:
+    number = _TYPES["number"]
+    return lambda i: not number(i) or i >= value
 
 
-def _maximum(instance: Any, value: Any, schema: Any, root: Any) -> bool:
-    return not _is_type(instance, "number") or instance <= value
+def _maximum(value: Any, schema: Any, root: Any) -> Check:
+    number = _TYPES["number"]
+    return lambda i: not number(i) or i <= value
 
 
-def _min_items(instance: Any, value: Any, schema: Any, root: Any) -> bool:
-    return not isinstance(instance, list) or len(instance) >= value
+def _min_items(value: Any, schema: Any, root: Any) -> Check:
+    return lambda i: not isinstance(i, list) or len(i) >= value
+
+
+def _format(value: Any, schema: Any, root: Any) -> Check:
+    return _is_quantity if value == "quantity" else _always
+
+
+def _enum(value: Any, schema: Any, root: Any) -> Check:
+    return lambda i: i in value and all(type(i) is type(x) for x in value if x == i)
+
+
+def _const(value: Any, schema: Any, root: Any) -> Check:
+    return lambda i: i == value and type(i) is type(value)
+
+
+def _any_of(value: Any, schema: Any, root: Any) -> Check:
+    each = [_compiled(sub, root) for sub in value]
+    return lambda i: any(check(i) for check in each)
+
+
+def _one_of(value: Any, schema: Any, root: Any) -> Check:
+    each = [_compiled(sub, root) for sub in value]
+    return lambda i: sum(check(i) for check in each) == 1
 
 
 # a template variable in a value: "$numVfs", "${MTU}", "${{NUMVFS}}", "mlx_$DIR", "{{ .spec.x }}", "<pf_name>"
@@ -187,14 +301,10 @@ def _regex(pattern: str) -> re.Pattern[str]:
 
 
 _ANNOTATIONS = frozenset({"description", "title", "$schema", "$id", "$defs", "default", "examples"})
-_KEYWORDS: dict[str, Any] = {
+_KEYWORDS: dict[str, Callable[[Any, Any, Any], Check]] = {
     "type": _type, "properties": _properties, "additionalProperties": _additional, "items": _items,
     "pattern": _pattern, "required": _required, "minimum": _minimum, "maximum": _maximum,
-    "minItems": _min_items, "format": lambda i, v, s, r: v != "quantity" or _is_quantity(i),
-    "enum": lambda i, v, s, r: i in v and all(type(i) is type(x) for x in v if x == i),
-    "const": lambda i, v, s, r: i == v and type(i) is type(v),
-    "anyOf": lambda i, v, s, r: any(conforms(i, sub, r) for sub in v),
-    "oneOf": lambda i, v, s, r: sum(conforms(i, sub, r) for sub in v) == 1,
+    "minItems": _min_items, "format": _format, "enum": _enum, "const": _const, "anyOf": _any_of, "oneOf": _one_of,
 }
 
 
