@@ -13,6 +13,7 @@ from numalint import catalogue as registry
 from numalint.analysis import Analysis, AnalysisOptions, analyse
 from numalint.catalogue import catalogue
 from numalint.checks import run_checks
+from numalint.checks.edits import shape_edits
 from numalint.checks.input_rules import FindingCap, cap_per_file, input_findings
 from numalint.checks.selection import SelectorError, matches, resolve
 from numalint.findings import Finding, Hit
@@ -120,12 +121,12 @@ def _process_file(path: str, texts: dict[str, str] | None) -> FileResult:
 
         known += [e for d in carriers for e in embedded_profiles(d, source.text)]
     source.documents = []  # the views keep what they need; trees are not sent between processes
-    source.text = None
+    text, source.text = source.text, None
     cap = FindingCap()
     cap.add(source.findings)
     topology_findings: list[Finding] = []
     for doc in known:
-        for stream in input_findings(doc):
+        for stream in input_findings(doc, text):
             cap.add(stream, stop=True)
         _record_annotation(source, doc)
         identity = object_identity(doc)
@@ -460,6 +461,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
         if "duplicate-object" not in disabled:
             findings.extend(Finding.of("duplicate-object", hit, cluster.name) for hit in cluster.repeats)
         reported |= {p.file for p in cluster.analysis.simulation.node_state_problems}
+    shape_edits(findings, lambda path: _text_of(path, given))  # as `fix` writes them, before they are proven
     if any(a.profiles for a in analyses.values()) and any(f.fix is not None and f.fix.edits for f in findings):
         # imported here for start-up time: only a run with a kubelet configuration has fixes to prove
         from numalint.checks.proofs import prove_fixes

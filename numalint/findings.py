@@ -30,11 +30,15 @@ class Edit:
     ``expected`` is the value of the scalar at ``span`` as YAML read it, before type resolution and
     without quotes (``Static`` for ``'Static'``); the fixer refuses to write a file where it differs.
     None: only checked to cover one whole YAML node.
+
+    ``string``: ``text`` is a string value rather than YAML; the run writes it in the quoting style of the
+    scalar it replaces (``checks/edits.py``), so a JSON file stays JSON and ``'x'`` stays single-quoted.
     """
 
     span: Span
     text: str
     expected: str | None = None
+    string: bool = False
 
 
 @dataclass

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from numalint.engine import Options, Report, run_check
 from numalint.findings import SAFE, UNSAFE, Edit, Finding
+from numalint.reading.scalars import value_start
 from numalint.reading.yamlpos import line_starts
 
 MAX_PASSES = 6
@@ -100,7 +101,8 @@ def _range(edit: Edit, starts: list[int], length: int) -> tuple[int, int] | None
 
 
 def _nodes(text: str) -> dict[tuple[int, int], str | None]:
-    """(start, end) character offsets of every YAML node as libyaml sees them -> a scalar's value."""
+    """(start, end) character offsets of every YAML node as libyaml sees them -> a scalar's value. A node
+    starts after its anchor and tag (``value_start``): edits replace the value and keep them."""
     from ruamel.yaml import events
     from ruamel.yaml.cyaml import CParser
 
@@ -114,11 +116,13 @@ def _nodes(text: str) -> dict[tuple[int, int], str | None]:
                 return found
             if isinstance(event, (events.ScalarEvent, events.AliasEvent)):
                 value = event.value if isinstance(event, events.ScalarEvent) else None
-                found[(event.start_mark.index, event.end_mark.index)] = value
+                start, end = event.start_mark.index, event.end_mark.index
+                found[(value_start(text, start, end), end)] = value
             elif isinstance(event, (events.MappingStartEvent, events.SequenceStartEvent)):
                 starts.append(event.start_mark.index)
             elif isinstance(event, (events.MappingEndEvent, events.SequenceEndEvent)) and starts:
-                found[(starts.pop(), event.end_mark.index)] = None
+                start, end = starts.pop(), event.end_mark.index
+                found[(value_start(text, start, end), end)] = None
     except Exception:  # the text was parsed before; anything else means no edit can be trusted
         return found
     finally:

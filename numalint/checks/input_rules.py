@@ -99,13 +99,13 @@ def cap_per_file(findings: Iterable[Finding]) -> list[Finding]:
     return [f for cap in caps.values() for f in cap.result()]
 
 
-def input_findings(doc: Document) -> list[Iterator[Finding]]:
+def input_findings(doc: Document, text: str | None = None) -> list[Iterator[Finding]]:
     """Schema and unknown-field findings of one document: one lazy stream per rule, for FindingCap.add(stop=True).
 
     A schema complaint about a template variable (``"$count" is not a integer``) is dropped: the file is
     a template (ZTP PolicyGenerator source CRs), the value is filled in later."""
     ref = _ref(doc)
-    streams = [validate_document(doc)]
+    streams = [validate_document(doc, text)]
     if doc.kind == KUBELET_CONFIGURATION:
         streams.append(_unknown_kubelet_fields(doc, doc.root, (), case_insensitive=False))
     elif doc.kind == KUBELET_CONFIG:
@@ -162,7 +162,7 @@ def _unknown_fields(doc: Document, node: Any, schema: dict[str, Any], path: Path
         fix = None
         if suggestion and suggestion not in node:
             message += f'; did you mean "{suggestion}"?'
-            fix = Fix(f'rename "{key}" to "{suggestion}"', [Edit(span, suggestion, key)], SAFE)
+            fix = Fix(f'rename "{key}" to "{suggestion}"', [Edit(span, suggestion, key, string=True)], SAFE)
         findings.append(registry.finding("unknown-field", message, doc.file, span, fix=fix))
     return findings
 
@@ -228,7 +228,7 @@ def _unknown_kubelet_fields(doc: Document, config: YMap, base: Path, case_insens
         present = {k.lower() for k in config if isinstance(k, str)} if case_insensitive else config
         if suggestion and (suggestion.lower() if case_insensitive else suggestion) not in present:
             message += f'; did you mean "{suggestion}"?'
-            fix = Fix(f'rename "{key}" to "{suggestion}"', [Edit(span, suggestion, key)], SAFE)
+            fix = Fix(f'rename "{key}" to "{suggestion}"', [Edit(span, suggestion, key, string=True)], SAFE)
         yield registry.finding("unknown-field", message, doc.file, span, fix=fix)
     for key, span in config.duplicates:
         yield registry.finding("unknown-field", f'duplicate field "{key}": the kubelet keeps only the last one',
@@ -276,7 +276,7 @@ def unknown_fields(doc: Document) -> list[Finding]:
             if suggestion and suggestion not in node:
                 message += f'; did you mean "{suggestion}"?'
                 if conforms(node[key], properties[suggestion], schema):
-                    fix = Fix(f'rename "{key}" to "{suggestion}"', [Edit(span, suggestion, key)], SAFE)
+                    fix = Fix(f'rename "{key}" to "{suggestion}"', [Edit(span, suggestion, key, string=True)], SAFE)
                 else:
                     fix = Fix(f'rename "{key}" to "{suggestion}" and give it the value that field takes')
             findings.append(registry.finding("unknown-field", message, doc.file, span, fix=fix,

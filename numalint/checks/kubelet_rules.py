@@ -64,7 +64,7 @@ def invalid_policy_name(analysis: Analysis) -> Iterator[Hit]:
             if same_case:
                 message = (f'{name} "{value}" is not accepted (values are case-sensitive); '
                            f'the kubelet refuses to start. Use "{same_case[0]}"')
-                fix = Fix(f'write "{same_case[0]}"', [Edit(profile.span(name), same_case[0], value)], SAFE)
+                fix = Fix(f'write "{same_case[0]}"', [Edit(profile.span(name), same_case[0], value, string=True)], SAFE)
             else:
                 choices = ", ".join(f'"{a}"' for a in allowed)
                 message = f'{name} "{value}" is not one of {choices}; the kubelet refuses to start'
@@ -335,7 +335,7 @@ def _corrected(analysis: Analysis, profile: KubeletProfile, resource: str, total
         change = "adds" if difference > 0 else "removes"
         return Fix(f"set reservedMemory {resource} to {values} (the correction {change} "
                    f"{format_bytes(abs(difference))} on NUMA node {entry.numa_node})",
-                   [Edit(span, format_bytes(value))], UNSAFE)
+                   [Edit(span, format_bytes(value), string=True)], UNSAFE)
     emptied = next((e for e in entries if e.limits.get(resource) == -difference and resource in e.raw_limits), None)
     if emptied is not None:  # validateReservedMemoryConfiguration refuses a zero: the key goes, not its value
         return Fix(f"remove {resource} from the reservedMemory entry of NUMA node {emptied.numa_node} (writing 0 "

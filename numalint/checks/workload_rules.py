@@ -87,7 +87,7 @@ def fractional_cpu(analysis: Analysis) -> Iterator[Hit]:
             if cpu is None or cpu.denominator == 1:
                 continue
             nearest = max(1, int(cpu + Fraction(1, 2)))  # half up: 2500m -> 3
-            edits = [Edit(_span(pod, container, "resources", kind, "cpu"), f'"{nearest}"')
+            edits = [Edit(_span(pod, container, "resources", kind, "cpu"), str(nearest), string=True)
                      for kind in ("requests", "limits") if pod.locator.has(container.path + ("resources", kind, "cpu"))]
             yield Hit(f"{container.label} is Guaranteed with cpu {format_quantity('cpu', cpu)}: not a whole number, so "
                       f"it loses its exclusive CPUs: it runs in the shared CPU pool, its CPUs aligned with nothing "
@@ -187,7 +187,7 @@ def invalid_resources(analysis: Analysis) -> Iterator[Hit]:
                         f"the API server rejects it ({resource} cannot be overcommitted: request must equal limit)",
                         pod.file, _span(pod, container, "resources", "requests", resource), pod.ref,
                         Fix(f"set requests.{resource} equal to limits.{resource} ({_fmt(resource, lim)})",
-                            [Edit(_span(pod, container, "resources", "requests", resource), _plain(resource, lim))],
+                            [Edit(_span(pod, container, "resources", "requests", resource), _fmt(resource, lim), string=True)],
                             UNSAFE))
             yield from _quantity_values(pod, container)
 
@@ -242,7 +242,3 @@ def _fmt(resource: str, amount: Fraction | None) -> str:
         return str(int(amount))
     return format_quantity(resource, amount)
 
-
-def _plain(resource: str, amount: Fraction) -> str:
-    text = _fmt(resource, amount)
-    return text if text.isdigit() else f'"{text}"' if text[0].isdigit() else text

@@ -19,7 +19,9 @@ from numalint.findings import SAFE, Edit, Finding, Fix
 from numalint.k8s.kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION, NODE_TOPOLOGY, SCHEMA_FILES
 from numalint.k8s.quantity import QuantityError, parse_quantity, try_quantity
 from numalint.reading.locate import Path, locate
+from numalint.reading.scalars import value_start
 from numalint.reading.sources import Document
+from numalint.views.literals import quoting_keeps_digits
 
 KUBELET_SCHEMA = "kubelet-config.schema.json"
 QUANTITY_PATTERN = "^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$"
@@ -78,19 +80,20 @@ def _validator(name: str) -> Any:
     return Draft202012Validator(load_schema(name), format_checker=checker)
 
 
-def validate_document(doc: Document) -> Iterator[Finding]:
+def validate_document(doc: Document, text: str | None = None) -> Iterator[Finding]:
     """Schema findings for one known document (and its embedded kubelet config), lazily.
 
     jsonschema builds every error eagerly; a caller that stops early (FindingCap) bounds the cost of a
-    document with hundreds of thousands of wrong items.
+    document with hundreds of thousands of wrong items. ``text``, the file's text, shows how a number was
+    written (``010``), which a quoting fix keeps.
     """
     name = SCHEMA_FILES.get(doc.kind)
     if name is not None:
-        yield from _validate(doc, name, doc.root, ())
+        yield from _validate(doc, name, doc.root, (), text)
     if doc.kind == KUBELET_CONFIG:
         embedded = doc.root.get("spec", {}).get("kubeletConfig") if isinstance(doc.root.get("spec"), dict) else None
         if isinstance(embedded, dict):
-            yield from _validate(doc, KUBELET_SCHEMA, embedded, ("spec", "kubeletConfig"))
+            yield from _validate(doc, KUBELET_SCHEMA, embedded, ("spec", "kubeletConfig"), text)
 
 
 def conforms(instance: Any, schema: dict[str, Any], root: dict[str, Any]) -> bool:
@@ -308,7 +311,7 @@ _KEYWORDS: dict[str, Callable[[Any, Any, Any], Check]] = {
 }
 
 
-def _validate(doc: Document, schema: str, instance: Any, base: Path) -> Iterator[Finding]:
+def _validate(doc: Document, schema: str, instance: Any, base: Path, text: str | None) -> Iterator[Finding]:
     loaded = load_schema(schema)
     if conforms(instance, loaded, loaded):
         return
@@ -321,7 +324,9 @@ def _validate(doc: Document, schema: str, instance: Any, base: Path) -> Iterator
             continue  # the type error already says it
         path = base + tuple(error.absolute_path)
         span = locate(doc.root, path)
-        yield registry.finding("schema", _describe(error, path, doc.kind), doc.file, span, fix=_retype(error, span))
+        number = _Number.of(error, span, text, doc.kind, path)
+        yield registry.finding("schema", _describe(error, path, doc.kind, number), doc.file, span,
+                               fix=_retype(error, span, number))
 
 
 def _finite_number(value: Any) -> bool:
@@ -336,12 +341,50 @@ def _whole_number(value: Any) -> bool:
     return isinstance(value, float) and value.is_integer() and abs(value) < 2.0 ** 64
 
 
-def _retype(error: Any, span: Any) -> Fix | None:
-    """The safe edit for a scalar of the wrong YAML type: quote it, or unquote a quoted boolean."""
+class _Number:
+    """A whole number where a string belongs, as written (``010``) and as YAML 1.1 read it (``8``)."""
+
+    def __init__(self, written: str, canonical: str, safe: bool, reading: str) -> None:
+        self.written, self.canonical, self.safe, self.reading = written, canonical, safe, reading
+
+    @classmethod
+    def of(cls, error: Any, span: Any, text: str | None, kind: str, path: Path) -> _Number | None:
+        """None unless the value is a whole number for a string field, written otherwise than its decimal form."""
+        value = error.instance
+        if (error.validator != "type" or error.validator_value != "string" or isinstance(value, bool)
+                or not _whole_number(value) or text is None or span.line != span.end_line):
+            return None
+        start = _offset(text, span.line, span.col)
+        end = start + span.end_col - span.col
+        written = text[value_start(text, start, end):end]
+        canonical = str(int(value))
+        if written == canonical or not written or written[0] in "\"'!&*":
+            return None  # written as read, or not a plain scalar (a tagged or aliased value)
+        safe, reading = quoting_keeps_digits(kind, path, written)
+        return cls(written, canonical, safe, reading)
+
+
+def _offset(text: str, line: int, col: int) -> int:
+    """The character offset of a 1-based line and column (lines end at LF, as spans do)."""
+    at = 0
+    for _ in range(line - 1):
+        at = text.find("\n", at) + 1
+    return at + col - 1
+
+
+def _retype(error: Any, span: Any, number: _Number | None = None) -> Fix | None:
+    """The safe edit for a scalar of the wrong YAML type: quote it, or unquote a quoted boolean. A number
+    written otherwise than YAML reads it (``010``) is quoted as written when the field's parser reads that
+    text; otherwise the fix is the author's (both readings are in the message)."""
     if error.validator != "type" or span.line != span.end_line:
         return None
     value, expected = error.instance, error.validator_value
-    if expected == "string" and isinstance(value, bool):
+    if number is not None and not number.safe:
+        return Fix(f'quote the value you mean: "{number.written}" as written, or "{number.canonical}" as YAML 1.1 '
+                   "reads it")
+    if number is not None:
+        text = f'"{number.written}"'
+    elif expected == "string" and isinstance(value, bool):
         text = '"true"' if value else '"false"'
     elif expected == "string" and _whole_number(value):
         text = f'"{int(value)}"'
@@ -352,7 +395,7 @@ def _retype(error: Any, span: Any) -> Fix | None:
     return Fix(f"write {text}", [Edit(span, text)], SAFE)
 
 
-def _describe(error: Any, path: Path, kind: str) -> str:
+def _describe(error: Any, path: Path, kind: str, number: _Number | None = None) -> str:
     where = ".".join(str(p) for p in path) or "document"
     value = error.instance
     shown = describe_value(value)
@@ -365,6 +408,11 @@ def _describe(error: Any, path: Path, kind: str) -> str:
         hint = ""
         if expected == "string" and isinstance(value, bool):
             hint = f'; YAML reads unquoted {str(value).lower()} as a boolean, quote it: "{str(value).lower()}"'
+        elif number is not None:
+            hint = (f"; YAML 1.1 reads {number.written} as the number {number.canonical} (go-yaml), and "
+                    f"{number.reading}")
+            hint += f': quote it as written, "{number.written}"' if number.safe else (
+                f'; quote the value you mean ("{number.canonical}" if you meant {number.canonical})')
         elif expected == "string" and _whole_number(value):
             hint = f'; quote it: "{int(value)}"'
         elif expected == "string" and _finite_number(value):
