@@ -50,15 +50,20 @@ class FixResult:
     broken: list[str] = field(default_factory=list)  # files whose fixed text would not parse: left alone
     refused: dict[str, str] = field(default_factory=dict)  # path -> why its edits did not match its text
     report: Report | None = None  # the check after fixing
+    boms: set[str] = field(default_factory=set)  # files that start with a UTF-8 BOM (kept when written)
 
     def diff(self) -> str:
-        """A unified diff that ``git apply`` and ``patch -p1`` accept (paths relative to the working directory)."""
+        """A unified diff that ``git apply`` and ``patch -p1`` accept (paths relative to the working directory).
+
+        The texts are decoded without their BOM; a file that has one gets it back on its first line, as on
+        disk: a context or removed first line without it matches nothing there."""
         chunks: list[str] = []
         for path in sorted(self.texts):
             name = _diff_name(path)
             old, new = (name, name) if os.path.isabs(name) else (f"a/{name}", f"b/{name}")
             old, new = _patch_name(old), _patch_name(new)
-            lines = difflib.unified_diff(_lines(self.originals[path]), _lines(self.texts[path]),
+            bom = "\ufeff" if path in self.boms else ""
+            lines = difflib.unified_diff(_lines(bom + self.originals[path]), _lines(bom + self.texts[path]),
                                          fromfile=old, tofile=new)
             for line in lines:
                 chunks.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
@@ -211,10 +216,13 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
         for path, edits in per_file.items():
             current = texts.get(path)
             if current is None:
-                current = _read(path)
-                if current is None:
+                read = _read(path)
+                if read is None:
                     continue
+                current, bom = read
                 originals[path] = current
+                if bom:
+                    result.boms.add(path)
             problem = verify_edits(current, edits)
             if problem is not None:
                 result.refused[path] = problem
@@ -234,16 +242,22 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
         result.report = run_check(paths, options, texts=texts)
     result.skipped = [f for f in deferred if f.file not in result.refused]
     assert result.report is not None
-    result.broken = sorted(p for p in texts if p in result.report.unparsed and p in originals)
+    result.broken = sorted(p for p in texts if p in result.report.unparsed and p in originals
+                           and texts[p] != originals[p])
+    if result.broken:  # not written: what remains is what the files hold, never findings of a text not written
+        texts.update({p: originals[p] for p in result.broken})
+        result.report = run_check(paths, options, texts=texts)
     result.texts = {p: t for p, t in texts.items() if t != originals.get(p) and p not in result.broken}
     result.applied = [f for p in sorted(applied) if p in result.texts for f in applied[p]]
     return result
 
 
-def _read(path: str) -> str | None:
+def _read(path: str) -> tuple[str, bool] | None:
+    """A file's text without its BOM, and whether it had one."""
     try:
         with open(path, "rb") as handle:
-            return handle.read().decode("utf-8-sig")
+            data = handle.read()
+        return data.decode("utf-8-sig"), data.startswith(BOM)
     except (OSError, UnicodeDecodeError):
         return None
 

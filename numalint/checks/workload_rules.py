@@ -187,7 +187,8 @@ def invalid_resources(analysis: Analysis) -> Iterator[Hit]:
                         f"the API server rejects it ({resource} cannot be overcommitted: request must equal limit)",
                         pod.file, _span(pod, container, "resources", "requests", resource), pod.ref,
                         Fix(f"set requests.{resource} equal to limits.{resource} ({_fmt(resource, lim)})",
-                            [Edit(_span(pod, container, "resources", "requests", resource), _fmt(resource, lim), string=True)],
+                            [Edit(_span(pod, container, "resources", "requests", resource), _fmt(resource, lim),
+                                  string=True)],
                             UNSAFE))
             yield from _quantity_values(pod, container)
 

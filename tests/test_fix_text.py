@@ -1,0 +1,189 @@
+"""What `fix` writes inside an edit: the replaced scalar's quoting (a JSON file stays JSON), anchors and tags
+kept, numbers quoted as written only where the field's Go parser reads that text, and diffs of files with a
+BOM that git apply and patch accept."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from numalint import fixer
+from tests.conftest import run
+
+KC = '"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration"'
+
+
+def _fix(path: Path, *flags: str) -> str:
+    run("fix", *flags, str(path))
+    return path.read_text(encoding="utf-8")
+
+
+def test_json_rename_policy_case_and_retype_stay_json(tmp_path: Path) -> None:
+    target = tmp_path / "kc.json"
+    target.write_text("{\n  " + KC + ',\n  "cpuManagerPolicy": "static",\n  "reservedSystemCPUs": "0",\n'
+                      '  "memoryManagerPolicy": "none",\n  "topologyManagerPolicy": "single-numa-node",\n'
+                      '  "failSwapOn": "false",\n  "reservedSystemCpus_": 1\n}\n')
+    fixed = _fix(target)
+    data = json.loads(fixed)  # raised before: `"memoryManagerPolicy": None,`
+    assert data["memoryManagerPolicy"] == "None" and data["failSwapOn"] is False
+    one_line = tmp_path / "one.json"
+    one_line.write_text("{" + KC + ', "cpuManagerPolicy": "static", "reservedSystemCpus": "0-1", '
+                        '"topologyManagerPolicy": "single-numa-node"}\n')
+    data = json.loads(_fix(one_line))  # raised before: bare reservedSystemCPUs
+    assert data["reservedSystemCPUs"] == "0-1" and "reservedSystemCpus" not in data
+
+
+def test_retyped_number_in_json_is_a_json_string(tmp_path: Path) -> None:
+    target = tmp_path / "kc.json"
+    target.write_text("{" + KC + ', "cpuManagerPolicy": "static", "reservedSystemCPUs": 0, '
+                      '"systemReserved": {"memory": 1024}}\n')
+    data = json.loads(_fix(target))
+    assert data["reservedSystemCPUs"] == "0" and data["systemReserved"] == {"memory": "1024"}
+
+
+def test_single_quoted_and_plain_scalars_keep_their_style(tmp_path: Path) -> None:
+    target = tmp_path / "kc.yaml"
+    target.write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                      "'topologyManagerPolicies': 'single-numa-node'\nmemoryManagerPolicy: 'none'\n"
+                      "cpuManagerPolicy: none\n")
+    fixed = _fix(target)
+    assert "'topologyManagerPolicy': 'single-numa-node'\n" in fixed
+    assert "memoryManagerPolicy: 'None'\n" in fixed and "cpuManagerPolicy: none\n" in fixed
+
+
+STATIC = ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+          'reservedSystemCPUs: "0"\n')
+
+
+def test_workload_value_edits_keep_json_and_quotes(tmp_path: Path) -> None:
+    (tmp_path / "kc.yaml").write_text(STATIC)
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"containers": [{"name": "c", "image": "x", "resources": {
+               "limits": {"cpu": "2500m", "memory": "1Gi", "hugepages-2Mi": "200Mi"},
+               "requests": {"cpu": "2500m", "memory": "1Gi", "hugepages-2Mi": "100Mi"}}}]}}
+    target = tmp_path / "pod.json"
+    target.write_text(json.dumps(pod, indent=2) + "\n")
+    run("fix", "--unsafe-fixes", str(tmp_path))
+    resources = json.loads(target.read_text())["spec"]["containers"][0]["resources"]
+    assert resources["requests"]["hugepages-2Mi"] == "200Mi"
+    assert resources["limits"]["cpu"] == resources["requests"]["cpu"] == "3"
+    single = tmp_path / "pod.yaml"
+    single.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec:\n  containers:\n    - name: c\n"
+                      "      image: x\n      resources:\n        limits: {cpu: '1500m', memory: 1Gi}\n"
+                      "        requests: {cpu: '1500m', memory: 1Gi}\n")
+    target.unlink()
+    run("fix", "--unsafe-fixes", str(tmp_path))
+    assert "limits: {cpu: '2', memory: 1Gi}" in single.read_text()
+
+
+def test_reserved_memory_correction_in_json(tmp_path: Path) -> None:
+    target = tmp_path / "kc.json"
+    target.write_text("{" + KC + ', "memoryManagerPolicy": "Static", "systemReserved": {"memory": "1Gi"}, '
+                      '"reservedMemory": [{"numaNode": 0, "limits": {"memory": "1Gi"}}]}\n')
+    data = json.loads(_fix(target, "--unsafe-fixes"))  # the bare 1124Mi was not JSON
+    assert data["reservedMemory"][0]["limits"]["memory"] == "1124Mi"
+
+
+# go-yaml v2 (resolve.go) reads plain 010 as octal 8, 0o17 as 15, 0x400 as 1024, 1_0 as 10, 1e3 as 1000.0
+NUMBERS = ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+           "reservedSystemCPUs: 010\nsystemReserved:\n  memory: 0x400\n  cpu: 1_0\n  ephemeral-storage: 1:30\n"
+           "kubeReserved:\n  memory: 1e3\n  cpu: +1\n  pid: 0o17\n")
+
+
+def test_numbers_are_quoted_as_written_where_the_parser_reads_that_text(tmp_path: Path) -> None:
+    target = tmp_path / "kc.yaml"
+    target.write_text(NUMBERS)
+    report = run("check", "--format", "json", str(target)).json()["findings"]
+    fixed = _fix(target)
+    # cpuset.Parse reads each bound with strconv.Atoi: "010" is CPU 10, the digits written ("8" was written before)
+    assert 'reservedSystemCPUs: "010"\n' in fixed
+    # resource.ParseQuantity reads "1e3" as 1000 and "+1" as 1: the value YAML read, as written
+    assert '  memory: "1e3"\n' in fixed and '  cpu: "+1"\n' in fixed
+    # ParseQuantity refuses "0x400", "1_0" and "0o17": no automatic fix, the message gives both readings
+    for written in ("memory: 0x400", "cpu: 1_0", "pid: 0o17"):
+        assert f"  {written}\n" in fixed
+    pid = next(f for f in report if f["message"].startswith("kubeReserved.pid"))
+    assert "0o17" in pid["message"] and "15" in pid["message"] and not pid["fix"]["edits"]
+    # 1:30 is a string to go-yaml v2 (no sexagesimal): never a type error, never quoted
+    assert "ephemeral-storage: 1:30\n" in fixed
+    assert not any("ephemeral-storage" in f["message"] and f["rule"] == "schema" for f in report)
+
+
+def test_number_in_a_field_without_a_known_parser_is_left_to_the_author(tmp_path: Path) -> None:
+    target = tmp_path / "pod.yaml"
+    target.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels: {version: 010, build: 7}\n"
+                      "spec:\n  containers: [{name: c, image: x}]\n")
+    fixed = _fix(target)
+    assert "labels: {version: 010, build: \"7\"}" in fixed  # 7 is written as read; 010 could mean "010" or "8"
+
+
+def test_anchor_and_tag_stay_when_the_value_is_edited(tmp_path: Path) -> None:
+    target = tmp_path / "kc.yaml"
+    target.write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                      'failSwapOn: &f "false"\nx-copy: *f\ncpuManagerPolicy: !!str   none\n'
+                      "topologyManagerPolicy: &t # note\n  Restricted\nx-other: *t\n")
+    result = run("fix", str(target))
+    fixed = target.read_text()
+    assert "failSwapOn: &f false\n" in fixed
+    assert "cpuManagerPolicy: !!str   none\n" in fixed  # "none" is right for cpuManagerPolicy
+    assert "topologyManagerPolicy: &t # note\n  restricted\n" in fixed
+    assert "yaml-syntax" not in result.output and "would not parse" not in result.stderr
+
+
+def test_workload_edit_keeps_the_anchor_an_alias_uses(tmp_path: Path) -> None:
+    (tmp_path / "kc.yaml").write_text(STATIC)
+    pod = tmp_path / "pod.yaml"
+    pod.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: d\n"
+                   "      image: x\n      resources:\n        limits: {cpu: &c 1500m, memory: 1Gi}\n"
+                   "        requests: {cpu: 1500m, memory: 1Gi}\n      env: [{name: CPUS, value: *c}]\n")
+    result = run("fix", "--unsafe-fixes", str(tmp_path))
+    assert "yaml-syntax" not in result.output and "would not parse" not in result.stderr
+    assert 'limits: {cpu: &c "2", memory: 1Gi}' in pod.read_text()
+
+
+def test_report_after_fix_is_of_the_text_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fixed text that would not parse is not written; the findings shown are those of the file as it is."""
+    real = fixer.apply_edits
+
+    def breaking(text, edits):  # type: ignore[no-untyped-def]
+        new, fixed, later = real(text, edits)
+        return new + "x: [\n", fixed, later
+
+    monkeypatch.setattr(fixer, "apply_edits", breaking)
+    target = tmp_path / "kc.yaml"
+    original = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfailSwapOn: 'false'\n"
+    target.write_text(original)
+    result = run("fix", str(target))
+    assert target.read_text() == original
+    assert "would not parse" in result.stderr
+    assert "yaml-syntax" not in result.output and "failSwapOn" in result.output
+
+
+BOM_FILES = {
+    "kc.yaml": "\ufeffapiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfailSwapOn: \"false\"\n",
+    "kc.json": "\ufeff{" + KC + ', "failSwapOn": "false"}\n',
+}
+
+
+@pytest.mark.parametrize("tool", ["git", "patch"])
+def test_diff_of_files_with_a_bom_applies(tmp_path: Path, tool: str) -> None:
+    if shutil.which(tool) is None or shutil.which("git") is None:
+        pytest.skip(f"{tool} is not installed")
+    for name, text in BOM_FILES.items():
+        (tmp_path / name).write_bytes(text.encode("utf-8"))
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    diff = run("check", "--diff", ".", cwd=tmp_path).output
+    assert "kc.json" in diff and "kc.yaml" in diff
+    (tmp_path / "fix.patch").write_bytes(diff.encode("utf-8"))
+    command = ["git", "apply", "--check", "fix.patch"] if tool == "git" else ["patch", "--dry-run", "-p1", "-i",
+                                                                                "fix.patch"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    if tool == "git":
+        subprocess.run(["git", "apply", "fix.patch"], cwd=tmp_path, check=True)
+        assert (tmp_path / "kc.json").read_bytes().startswith(b"\xef\xbb\xbf{")
+        assert json.loads((tmp_path / "kc.json").read_text(encoding="utf-8-sig"))["failSwapOn"] is False
