@@ -21,6 +21,7 @@ from numalint.k8s.quantity import QuantityError, parse_quantity, try_quantity
 from numalint.reading.locate import Path, locate
 from numalint.reading.scalars import value_start
 from numalint.reading.sources import Document
+from numalint.reading.yamlpos import resolve_plain
 from numalint.views.literals import quoting_keeps_digits
 
 KUBELET_SCHEMA = "kubelet-config.schema.json"
@@ -358,8 +359,8 @@ class _Number:
         end = start + span.end_col - span.col
         written = text[value_start(text, start, end):end]
         canonical = str(int(value))
-        if written == canonical or not written or written[0] in "\"'!&*":
-            return None  # written as read, or not a plain scalar (a tagged or aliased value)
+        if written == canonical or not written or written[0] in "\"'!&*" or resolve_plain(written) != value:
+            return None  # written as read, or not the plain number that was read (an alias, a tagged value)
         safe, reading = quoting_keeps_digits(kind, path, written)
         return cls(written, canonical, safe, reading)
 
