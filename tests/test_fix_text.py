@@ -40,9 +40,10 @@ def test_json_rename_policy_case_and_retype_stay_json(tmp_path: Path) -> None:
 def test_retyped_number_in_json_is_a_json_string(tmp_path: Path) -> None:
     target = tmp_path / "kc.json"
     target.write_text("{" + KC + ', "cpuManagerPolicy": "static", "reservedSystemCPUs": 0, '
-                      '"systemReserved": {"memory": 1024}}\n')
+                      '"systemReserved": {"memory": 1024}, "cpuManagerPolicyOptions": {"full-pcpus-only": true}}\n')
     data = json.loads(_fix(target))
     assert data["reservedSystemCPUs"] == "0" and data["systemReserved"] == {"memory": "1024"}
+    assert data["cpuManagerPolicyOptions"] == {"full-pcpus-only": "true"}
 
 
 def test_single_quoted_and_plain_scalars_keep_their_style(tmp_path: Path) -> None:
