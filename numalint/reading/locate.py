@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from array import array
 from typing import Any
 
@@ -57,16 +58,19 @@ class Locator:
 
     Views of the many workload documents keep a Locator instead of the whole tree; ``span``
     answers like ``locate`` for every recorded path and falls back to the deepest recorded ancestor.
-    The spans are packed in one array: per recorded path, its key's span (zeros when it has none, as a list
-    item) and its value's span.
+    The spans are packed in one array of 32-bit integers (files are at most a few MiB): per recorded path, its
+    key's span (zeros when it has none, as a list item) and its value's span. Once ``seal`` is called the
+    recorded paths and their rows (the layout) are shared with every other locator of the process that
+    recorded the same paths in the same order: workloads of one shape keep one index between them.
     """
 
-    __slots__ = ("index", "table", "fallback")
+    __slots__ = ("index", "table", "fallback", "shared")
 
     def __init__(self, fallback: Span) -> None:
         self.index: dict[Path, int] = {}  # recorded path -> its row in ``table``
-        self.table = array("q")
+        self.table = array("i")
         self.fallback = fallback
+        self.shared = False  # ``index`` is a layout of _LAYOUTS (never changed in place)
 
     def record(self, root: Any, path: Path) -> None:
         node = root
@@ -83,8 +87,19 @@ class Locator:
 
     def _put(self, path: Path, key: Span, value: Span) -> None:
         if path not in self.index:
+            if self.shared:
+                self.index, self.shared = dict(self.index), False
             self.index[path] = len(self.table) // _ROW
             self.table.extend((*key, *value))
+
+    def seal(self) -> Locator:
+        """Share the layout with the locators that recorded the same paths; the table to its exact size."""
+        self.index, self.shared = _layout(tuple(self.index)), True
+        self.table = array("i", self.table)
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _rebuild, (tuple(self.index), self.table, self.fallback)
 
     def has(self, path: Path) -> bool:
         return path in self.index
@@ -107,6 +122,21 @@ class Locator:
 
 _ROW = 8
 _NO_KEY = Span(0, 0, 0, 0)
+_LAYOUTS: dict[tuple[Path, ...], dict[Path, int]] = {}  # recorded paths in order -> their rows, per process
+
+
+def _layout(paths: tuple[Path, ...]) -> dict[Path, int]:
+    layout = _LAYOUTS.get(paths)
+    if layout is None:
+        layout = _LAYOUTS[paths] = {path: row for row, path in enumerate(paths)}
+    return layout
+
+
+def _rebuild(paths: tuple[Path, ...], table: array[int], fallback: Span) -> Locator:
+    """A locator sent by a worker, its layout shared with this process's locators of the same shape."""
+    locator = Locator(fallback)
+    locator.index, locator.shared, locator.table = _layout(paths), True, table
+    return locator
 
 
 def as_list(value: Any) -> list[Any]:
@@ -117,3 +147,8 @@ def as_list(value: Any) -> list[Any]:
 def as_map(value: Any) -> dict[Any, Any]:
     """``value`` when it is a mapping; an empty dict for anything else."""
     return value if isinstance(value, dict) else {}
+
+
+def shared(text: str) -> str:
+    """One copy per process of a string many views repeat (API versions, kinds, namespaces)."""
+    return sys.intern(text) if type(text) is str else text

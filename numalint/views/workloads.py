@@ -14,7 +14,7 @@ from typing import Any
 from numalint.findings import ObjectRef
 from numalint.k8s.kinds import NETWORKS_ANNOTATION, POD_SPEC_PATHS
 from numalint.k8s.quantity import try_quantity
-from numalint.reading.locate import Locator, Path, as_list, get
+from numalint.reading.locate import Locator, Path, as_list, get, shared
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span, YMap
 
@@ -30,7 +30,7 @@ def is_hugepages(resource: str) -> bool:
     return resource.startswith(HUGEPAGES_PREFIX)
 
 
-@dataclass
+@dataclass(slots=True)
 class ContainerView:
     """One container with defaulted requests and limits (exact quantities)."""
 
@@ -60,7 +60,7 @@ class ContainerView:
         return "Burstable"
 
 
-@dataclass
+@dataclass(slots=True)
 class PodView:
     """What a workload asks of a node, whatever controller it comes in."""
 
@@ -70,8 +70,7 @@ class PodView:
     spec_path: Path
     containers: list[ContainerView]
     replicas: int
-    annotations: dict[str, str]
-    labels: dict[str, str]
+    annotations: dict[str, str]  # the pod's annotations numalint reads (READ_ANNOTATIONS), nothing else
     node_selector: dict[str, str]
     required_terms: list[list[dict[str, Any]]]
     pod_resources: dict[str, Fraction] | None
@@ -116,13 +115,26 @@ def _pod_level_qos(requests: dict[str, Fraction], limits: dict[str, Fraction]) -
     return "Guaranteed" if guaranteed and len(req) == len(lim) else "Burstable"
 
 
+# Values every workload of a process shares instead of holding its own copy (a repository of 20,000 files
+# repeats the same few quantities and container paths thousands of times); both are immutable.
+_AMOUNTS: dict[Fraction, Fraction] = {}
+_PATHS: dict[Path, Path] = {}
+# the only pod annotations any rule reads; the others (checksums, scrape settings) are not kept per workload
+READ_ANNOTATIONS = (NETWORKS_ANNOTATION,)
+
+
+def read_annotations(annotations: dict[str, str]) -> dict[str, str]:
+    """The annotations of READ_ANNOTATIONS among ``annotations``."""
+    return {key: annotations[key] for key in READ_ANNOTATIONS if key in annotations}
+
+
 def _quantities(node: Any) -> dict[str, Fraction]:
     result: dict[str, Fraction] = {}
     if isinstance(node, dict):
         for name, value in node.items():
             amount = try_quantity(value)
             if amount is not None and isinstance(name, str):
-                result[name] = amount
+                result[name] = _AMOUNTS.setdefault(amount, amount)
     return result
 
 
@@ -137,7 +149,7 @@ def _container(raw: Any, path: Path, init: bool) -> ContainerView | None:
     raw_name = raw.get("name")
     sidecar = init and raw.get("restartPolicy") == "Always"
     name = str(raw_name) if raw_name is not None else "?"
-    return ContainerView(name, path, init, sidecar, requests, limits)
+    return ContainerView(name, _PATHS.setdefault(path, path), init, sidecar, requests, limits)
 
 
 def _string_map(node: Any) -> dict[str, str]:
@@ -182,12 +194,12 @@ def pod_view(doc: Document) -> PodView | None:
         for term in raw_terms:
             exprs = get(term, ("matchExpressions",))
             terms.append([e for e in exprs if isinstance(e, dict)] if isinstance(exprs, list) else [])
-    ref = ObjectRef(doc.api_version, doc.kind, str(get(metadata, ("name",), "") or "<unnamed>"),
-                    _opt_str(get(metadata, ("namespace",))))
+    namespace = _opt_str(get(metadata, ("namespace",)))
+    ref = ObjectRef(shared(doc.api_version), shared(doc.kind), str(get(metadata, ("name",), "") or "<unnamed>"),
+                    shared(namespace) if namespace is not None else None)
     return PodView(file=doc.file, ref=ref, locator=_locator(doc, containers), spec_path=spec_path,
                    containers=containers,
-                   replicas=_replicas(doc), annotations=template_annotations or own,
-                   labels=_string_map(get(root, template_meta_path + ("labels",))),
+                   replicas=_replicas(doc), annotations=read_annotations(template_annotations or own),
                    node_selector=_string_map(spec.get("nodeSelector")), required_terms=terms,
                    pod_resources=pod_resources, pod_limits=pod_limits if pod_resources is not None else None,
                    data_plane=_data_plane(spec))
@@ -226,7 +238,7 @@ def _locator(doc: Document, containers: list[ContainerView]) -> Locator:
                 if isinstance(section, dict):
                     for name in section:
                         locator.record(root, container.path + ("resources", kind, name))
-    return locator
+    return locator.seal()
 
 
 def _opt_str(value: Any) -> str | None:
