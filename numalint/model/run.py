@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from numalint.model.identity import ObjectIdentity, Registry
@@ -13,15 +14,16 @@ from numalint.views.workloads import PodView
 
 @dataclass(slots=True)
 class FileResult:
-    """What reading one file produced (picklable, so workers can send it back)."""
+    """What reading one file produced (picklable, so workers can send it back). Lists while the file is read,
+    tuples once it is (an empty tuple costs nothing: most files give no view)."""
 
     source: Source
-    profiles: list[KubeletProfile] = field(default_factory=list)
-    pods: list[PodView] = field(default_factory=list)
-    topologies: list[TopologyView] = field(default_factory=list)
-    others: list[Document] = field(default_factory=list)
+    profiles: Sequence[KubeletProfile] = field(default_factory=list)
+    pods: Sequence[PodView] = field(default_factory=list)
+    topologies: Sequence[TopologyView] = field(default_factory=list)
+    others: Sequence[Document] = field(default_factory=list)
     # (list name, index in that list, identity) of every named object among the views above
-    identities: list[tuple[str, int, ObjectIdentity]] = field(default_factory=list)
+    identities: Sequence[tuple[str, int, ObjectIdentity]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -58,10 +58,10 @@ class Locator:
 
     Views of the many workload documents keep a Locator instead of the whole tree; ``span``
     answers like ``locate`` for every recorded path and falls back to the deepest recorded ancestor.
-    The spans are packed in one array of 32-bit integers (files are at most a few MiB): per recorded path, its
-    key's span (zeros when it has none, as a list item) and its value's span. Once ``seal`` is called the
-    recorded paths and their rows (the layout) are shared with every other locator of the process that
-    recorded the same paths in the same order: workloads of one shape keep one index between them.
+    The spans are packed in one array of integers (16 or 32 bits): per recorded path, its key's span (zeros
+    when it has none, as a list item) and its value's span. Once ``seal`` is called the recorded paths and
+    their rows (the layout) are shared with every other locator of the process that recorded the same paths in
+    the same order: workloads of one shape keep one index between them.
     """
 
     __slots__ = ("index", "table", "fallback", "shared")
@@ -93,9 +93,10 @@ class Locator:
             self.table.extend((*key, *value))
 
     def seal(self) -> Locator:
-        """Share the layout with the locators that recorded the same paths; the table to its exact size."""
+        """Share the layout with the locators that recorded the same paths; the table to its exact size, in
+        16-bit integers when every line and column fits (all but the longest files)."""
         self.index, self.shared = _layout(tuple(self.index)), True
-        self.table = array("i", self.table)
+        self.table = array("H" if max(self.table, default=0) < 1 << 16 else "i", self.table)
         return self
 
     def __reduce__(self) -> tuple[Any, ...]:
