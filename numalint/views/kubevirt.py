@@ -15,7 +15,15 @@ from numalint.findings import ObjectRef
 from numalint.reading.locate import get
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import YMap
-from numalint.views.workloads import ContainerView, PodView, _container, _locator, _string_map, read_annotations
+from numalint.views.workloads import (
+    ContainerView,
+    PodView,
+    _container,
+    _locator,
+    _string_map,
+    read_annotations,
+    shared_map,
+)
 
 VM_KINDS = {"VirtualMachine": ("spec", "template", "spec"), "VirtualMachineInstance": ("spec",)}
 
@@ -58,5 +66,6 @@ def vm_view(doc: Document) -> PodView | None:
     return PodView(file=doc.file, ref=ref, locator=_locator(doc, [compute]), spec_path=spec_path,
                    containers=[compute], replicas=1,
                    annotations=read_annotations(_string_map(get(doc.root, template_meta + ("annotations",)))),
-                   node_selector=_string_map(spec.get("nodeSelector")), required_terms=[], pod_resources=None,
+                   node_selector=shared_map(_string_map(spec.get("nodeSelector"))), required_terms=[],
+                   pod_resources=None,
                    declared_intent=f"it is a KubeVirt VM with {' and '.join(reasons)}")

@@ -124,8 +124,36 @@ READ_ANNOTATIONS = (NETWORKS_ANNOTATION,)
 
 
 def read_annotations(annotations: dict[str, str]) -> dict[str, str]:
-    """The annotations of READ_ANNOTATIONS among ``annotations``."""
-    return {key: annotations[key] for key in READ_ANNOTATIONS if key in annotations}
+    """The annotations of READ_ANNOTATIONS among ``annotations`` (shared: see ``shared_map``)."""
+    return shared_map({key: annotations[key] for key in READ_ANNOTATIONS if key in annotations})
+
+
+class SharedMap(dict):  # type: ignore[type-arg]
+    """A mapping every view of the process holding the same items shares (most containers ask for one of a few
+    sets of requests and limits): changing it raises, as it would change every view that holds it."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("the mappings of workload views are read-only")
+
+    __setitem__ = __delitem__ = update = setdefault = pop = popitem = clear = __ior__ = _refuse  # type: ignore
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _shared_items, (tuple(self.items()),)  # shared again in the process that receives it
+
+
+_MAPS: dict[tuple[tuple[Any, Any], ...], SharedMap] = {}
+
+
+def shared_map(items: dict[str, Any]) -> dict[str, Any]:
+    """The process's one read-only copy of ``items`` (same items in the same order)."""
+    return _shared_items(tuple(items.items()))
+
+
+def _shared_items(items: tuple[tuple[Any, Any], ...]) -> dict[str, Any]:
+    found = _MAPS.get(items)
+    if found is None:
+        found = _MAPS[items] = SharedMap(items)
+    return found
 
 
 def _quantities(node: Any) -> dict[str, Fraction]:
@@ -149,7 +177,7 @@ def _container(raw: Any, path: Path, init: bool) -> ContainerView | None:
     raw_name = raw.get("name")
     sidecar = init and raw.get("restartPolicy") == "Always"
     name = str(raw_name) if raw_name is not None else "?"
-    return ContainerView(name, _PATHS.setdefault(path, path), init, sidecar, requests, limits)
+    return ContainerView(name, _PATHS.setdefault(path, path), init, sidecar, shared_map(requests), shared_map(limits))
 
 
 def _string_map(node: Any) -> dict[str, str]:
@@ -200,7 +228,7 @@ def pod_view(doc: Document) -> PodView | None:
     return PodView(file=doc.file, ref=ref, locator=_locator(doc, containers), spec_path=spec_path,
                    containers=containers,
                    replicas=_replicas(doc), annotations=read_annotations(template_annotations or own),
-                   node_selector=_string_map(spec.get("nodeSelector")), required_terms=terms,
+                   node_selector=shared_map(_string_map(spec.get("nodeSelector"))), required_terms=terms,
                    pod_resources=pod_resources, pod_limits=pod_limits if pod_resources is not None else None,
                    data_plane=_data_plane(spec))
 
