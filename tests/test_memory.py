@@ -90,3 +90,16 @@ def test_renderers_keeping_few_files_answer_alike(repository: Path, outputs: dic
     assert one.stdout == every.stdout
     if fmt == "sarif":
         assert one.stdout == outputs[("sarif", "1")]
+
+
+def test_patch_reached_through_a_symlink_of_another_name_is_still_a_patch(tmp_path: Path) -> None:
+    """Patches are recognised by real path once reading is done; a symlink named otherwise is still one."""
+    (tmp_path / "kustomization.yaml").write_text("resources: [dep.yaml]\npatches:\n- path: real.yaml\n")
+    (tmp_path / "real.yaml").write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n"
+                                        "  template:\n    spec:\n      containers:\n      - name: c\n"
+                                        "        resources: {limits: {cpu: 500m}}\n")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "link.yaml").symlink_to(tmp_path / "real.yaml")
+    ran = _numalint(tmp_path, "check", "-f", "json", "kustomization.yaml", "other/link.yaml")
+    found = [(f["rule"], f["file"]) for f in json.loads(ran.stdout)["findings"]]
+    assert found == [("not-lintable", "other/link.yaml")]
