@@ -285,7 +285,7 @@ def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format:
     for finding in unread:
         finding.severity = finding.severity or "error"
     if unread:
-        click.echo(render_findings(unread, len(sources), False), nl=False, err=True)
+        click.echo(render_findings(unread, sum(a.run.files for a in analyses), False), nl=False, err=True)
         sys.exit(2)
     rejected = any(p.admission and not p.admission.admitted for pool in report.pools for p in pool.run.pods)
     sys.exit(1 if rejected else 0)

@@ -28,7 +28,7 @@ from numalint.k8s.kinds import (
 )
 from numalint.model.identity import ObjectIdentity, Registry, object_identity
 from numalint.model.kustomize import KUSTOMIZATION_NAMES, patch_files
-from numalint.model.run import FileResult, assemble
+from numalint.model.run import FileResult, Read, assemble, compact, expanded, path_of
 from numalint.model.sriov import DEFAULT_PREFIX
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import FILE_WIDE, Document, Source, discover, path_matches, read_source
@@ -86,7 +86,7 @@ class Report:
     checked: list[str] = field(default_factory=list)  # the files named or found (not context files)
 
 
-def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
+def process_file(path: str, texts: dict[str, str] | None = None) -> Read:
     """Read one file and turn its known documents into typed views (runs in workers).
 
     The cyclic garbage collector is off meanwhile: a file's trees and views hold no cycles, and with it on,
@@ -96,7 +96,7 @@ def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _process_file(path, texts)
+        return compact(_process_file(path, texts))
     finally:
         if collecting:
             gc.enable()
@@ -177,7 +177,7 @@ def _processes(jobs: int, files: int) -> int:
     return max(1, min(cpus, files // PER_PROCESS))
 
 
-def _read_all(paths: list[str], texts: dict[str, str], jobs: int) -> list[FileResult]:
+def _read_all(paths: list[str], texts: dict[str, str], jobs: int) -> list[Read]:
     """Read every file (``texts`` replaces what is on disk, e.g. stdin or text being fixed)."""
     processes = _processes(jobs, len(paths))
     if processes < 2 or texts:
@@ -193,7 +193,7 @@ def _read_all(paths: list[str], texts: dict[str, str], jobs: int) -> list[FileRe
     return [r for chunk in _in_workers(chunks, processes - 1, ctx) for r in chunk]
 
 
-def _read_chunk(paths: list[str]) -> list[FileResult]:
+def _read_chunk(paths: list[str]) -> list[Read]:
     return [process_file(p) for p in paths]
 
 
@@ -232,7 +232,7 @@ def _worker(conn: Any, chunks: list[list[str]]) -> None:
         pass
 
 
-def _in_workers(chunks: list[list[str]], workers: int, ctx: Any) -> list[list[FileResult]]:
+def _in_workers(chunks: list[list[str]], workers: int, ctx: Any) -> list[list[Read]]:
     """Read chunks in ``workers`` forked processes and in this one, overlapping: workers take chunks from the
     front, this process reads the chunks no worker has taken from the back. Only the workers' results cross
     a pipe, so on a machine whose CPUs are busy ``-j N`` costs little more than ``-j 1``.
@@ -289,7 +289,7 @@ def _in_workers(chunks: list[list[str]], workers: int, ctx: Any) -> list[list[Fi
 
         receiver = threading.Thread(target=receive, daemon=True)
         receiver.start()
-        local: dict[int, list[FileResult]] = {}
+        local: dict[int, list[Read]] = {}
         while (index := handout.take(front=False)) is not None:
             local[index] = _read_chunk(chunks[index])
         receiver.join()
@@ -300,7 +300,7 @@ def _in_workers(chunks: list[list[str]], workers: int, ctx: Any) -> list[list[Fi
             if not finished:  # interrupted: the workers' results are not wanted
                 process.kill()
             process.join()
-    results: list[list[FileResult]] = []
+    results: list[list[Read]] = []
     for index, chunk in enumerate(chunks):
         if index in local:
             results.append(local.pop(index))
@@ -361,7 +361,7 @@ def _inputs(paths: list[str], options: Options) -> tuple[list[str], list[str], l
     return files, context_files, missing
 
 
-def _read_files(paths: list[str], options: Options, texts: dict[str, str]) -> tuple[list[FileResult], int,
+def _read_files(paths: list[str], options: Options, texts: dict[str, str]) -> tuple[list[Read], int,
                                                                                   list[str]]:
     """Read the named files, then the context files; each file once. Returns (results, named count, missing)."""
     files, context_files, missing = _inputs(paths, options)
@@ -374,11 +374,12 @@ def _read_files(paths: list[str], options: Options, texts: dict[str, str]) -> tu
                              *beside])
     names = {os.path.basename(f) for f in fragments}  # a file of another name can only be one through a symlink
     realpath = _RealPaths()
-    for result in results if fragments else ():
-        path = result.source.path
+    for index, read in enumerate(results if fragments else ()):
+        path = path_of(read)
         named = path != "-" and (os.path.basename(path) in names or os.path.islink(path))
         kustomization = fragments.get(realpath(path)) if named else None
         if kustomization is not None:
+            results[index] = result = expanded(read)
             _as_fragment(result, kustomization)
     return results, len(files), missing
 
@@ -405,11 +406,11 @@ class ClusterAnalysis:
     repeats: list[Hit]
 
 
-def _analyse_clusters(results: list[FileResult], options: Options) -> list[ClusterAnalysis]:
+def _analyse_clusters(results: list[Read], options: Options) -> list[ClusterAnalysis]:
     """Split the files into their declared clusters (one cluster when none are declared) and analyse each."""
-    groups: dict[str | None, list[FileResult]] = {}
+    groups: dict[str | None, list[Read]] = {}
     for result in results:
-        cluster = options.cluster_of(result.source.path) if options.cluster_of else None
+        cluster = options.cluster_of(path_of(result)) if options.cluster_of else None
         groups.setdefault(cluster, []).append(result)
     analysed = []
     for name, members in groups.items():
@@ -432,10 +433,12 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     if stdin_text is not None:
         given["-"] = stdin_text
     results, count, missing = _read_files(paths, options, given)
-    files = [r.source.path for r in results[:count]]
+    files = [path_of(r) for r in results[:count]]
     reported = set(files)
     findings: list[Finding] = []
-    for result in results:
+    # a compacted file (a path) has no findings, comments or annotations: only the others are looked at
+    sources = [r.source for r in results if not isinstance(r, str)]
+    for result in (r for r in results if not isinstance(r, str)):
         findings.extend(result.source.findings)
         if result.source.template:
             findings.append(registry.finding("not-lintable", TEMPLATE_MESSAGES[result.source.template_kind],
@@ -443,7 +446,6 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     disabled = {slug for slug, severity in options.severities.items() if severity == "off"}
     if options.enabled is not None:
         disabled |= set(catalogue()) - options.enabled
-    sources = [r.source for r in results]
     for cluster in _analyse_clusters(results, options):
         findings.extend(cap_per_file(run_checks(cluster.analysis, disabled, cluster.name)))  # bounded output
         if "duplicate-object" not in disabled:
@@ -458,10 +460,10 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     suppressed: list[Finding] = []
     findings = _name_helm_sources(apply_configuration(findings, options, sources, suppressed, reported), sources)
     suppressed = _name_helm_sources(suppressed, sources)
-    readable = sum(1 for r in results[:count] if r.source.parsed)
-    unparsed = {r.source.path for r in results if not r.source.parsed or r.source.template}
+    readable = sum(1 for r in results[:count] if isinstance(r, str) or r.source.parsed)
+    unparsed = {s.path for s in sources if not s.parsed or s.template}
     return Report(sorted(findings, key=Finding.sort_key), count + len(missing), readable, unparsed,
-                  incomplete=any(r.source.unchecked for r in results),
+                  incomplete=any(s.unchecked for s in sources),
                   suppressed=sorted(suppressed, key=Finding.sort_key), checked=files + missing)
 
 
