@@ -101,8 +101,11 @@ class Source:
 
     def seal(self) -> None:
         """Once read: the text and trees go, and the empty containers (all of them in most files) become ones
-        every sealed source shares, read-only, so a run of many files keeps a few bytes per file."""
+        every sealed source shares, read-only, so a run of many files keeps a few bytes per file. Helm's
+        ``# Source:`` labels are read only on stdin and by a file-wide suppression: other files drop them."""
         self.text = None
+        if self.path != "-" and FILE_WIDE not in self.suppressions:
+            self.labels = []
         for name in ("documents", "findings", "annotations", "labels"):
             if not getattr(self, name):
                 setattr(self, name, SEALED_LIST)
