@@ -203,9 +203,9 @@ class _Look:
 def _emit(outputs: list[tuple[str, str | None]], findings: list[Any], ctx: Any, look: _Look,
           err: bool = False) -> None:
     """Render each format to its file or to stdout (stderr with ``err``); GitHub's step summary once. Text
-    written to a file is coloured only with --color always. Text and JSON go out as they are rendered (a report
-    of many findings is never held whole); a file is opened only once what is written to it no longer reads
-    the checked files (JSON), or once rendered: it may be one of them."""
+    written to a file is coloured only with --color always. Text and JSON to stdout, and JSON to a file, go out
+    as they are rendered (a report of many findings is never held whole); other reports to a file are rendered
+    first, since rendering may read the checked files back and the file written may be one of them."""
     from dataclasses import replace
 
     from numalint.output.report import render, render_chunks
