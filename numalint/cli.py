@@ -207,20 +207,25 @@ class _Look:
 def _emit(outputs: list[tuple[str, str | None]], findings: list[Any], ctx: Any, look: _Look,
           err: bool = False) -> None:
     """Render each format to its file or to stdout (stderr with ``err``); GitHub's step summary once. Text
-    written to a file is coloured only with --color always."""
+    written to a file is coloured only with --color always. Text and JSON to stdout, and JSON to a file, go out
+    as they are rendered (a report of many findings is never held whole); other reports to a file are rendered
+    first, since rendering may read the checked files back and the file written may be one of them."""
     from dataclasses import replace
 
-    from numalint.output.report import render
+    from numalint.output.report import render, render_chunks
 
     for fmt, target in outputs:
         if target is None:
-            click.echo(render(fmt, findings, ctx), nl=False, err=err, color=ctx.colour and fmt == "text")
+            for chunk in render_chunks(fmt, findings, ctx):
+                click.echo(chunk, nl=False, err=err, color=ctx.colour and fmt == "text")
             continue
-        text = render(fmt, findings, replace(ctx, colour=look.color == "always"))
+        file_ctx = replace(ctx, colour=look.color == "always")
+        chunks = render_chunks(fmt, findings, file_ctx) if fmt == "json" else iter((render(fmt, findings, file_ctx),))
         try:
             os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
             with open(target, "w", encoding="utf-8", errors="backslashreplace") as handle:
-                handle.write(text)
+                for chunk in chunks:
+                    handle.write(chunk)
         except OSError as error:
             raise click.FileError(target, error.strerror or str(error)) from None
     if any(fmt == "github" for fmt, _target in outputs):
@@ -285,7 +290,7 @@ def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format:
     for finding in unread:
         finding.severity = finding.severity or "error"
     if unread:
-        click.echo(render_findings(unread, len(sources), False), nl=False, err=True)
+        click.echo(render_findings(unread, sum(a.run.files for a in analyses), False), nl=False, err=True)
         sys.exit(2)
     rejected = any(p.admission and not p.admission.admitted for pool in report.pools for p in pool.run.pods)
     sys.exit(1 if rejected else 0)

@@ -29,7 +29,7 @@ from numalint.k8s.kinds import (
 )
 from numalint.model.identity import ObjectIdentity, Registry, object_identity
 from numalint.model.kustomize import KUSTOMIZATION_NAMES, patch_files
-from numalint.model.run import FileResult, assemble
+from numalint.model.run import FileResult, Read, assemble, compact, expanded, path_of
 from numalint.model.sriov import DEFAULT_PREFIX
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import (
@@ -92,8 +92,9 @@ class Report:
     checked: list[str] = field(default_factory=list)  # the files named or found (not context files)
 
 
-def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
-    """Read one file and turn its known documents into typed views (runs in workers).
+def process_file(path: str, texts: dict[str, str] | None = None) -> Read:
+    """Read one file and turn its known documents into typed views (runs in workers); a file that gives
+    nothing but its path comes back as its path (``model.run.compact``).
 
     The cyclic garbage collector is off meanwhile: a file's trees and views hold no cycles, and with it on,
     one file of 32,000 small documents took 1.6x longer, more than linear in its size (it walked the growing
@@ -102,7 +103,7 @@ def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _process_file(path, texts)
+        return compact(_process_file(path, texts))
     finally:
         if collecting:
             gc.enable()
@@ -113,7 +114,8 @@ def _process_file(path: str, texts: dict[str, str] | None) -> FileResult:
     workloads alone never imports the kubelet, PerformanceProfile and topology views or the alignment core's
     hardware model they build on (start-up time of a one-file run)."""
     source = read_source(path, (texts or {}).get(path), checked_only=True)
-    result = FileResult(source=source)
+    kept: dict[str, list[Any]] = {"profiles": [], "pods": [], "topologies": [], "others": []}
+    identities: list[tuple[str, int, ObjectIdentity]] = []
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
     carriers = [d for d in source.documents if d.kind == "ConfigMap"]
     if carriers:  # HyperShift ConfigMaps may carry PerformanceProfiles
@@ -132,10 +134,9 @@ def _process_file(path: str, texts: dict[str, str] | None) -> FileResult:
         identity = object_identity(doc)
 
         def keep(name: str, view: object, identity: ObjectIdentity | None = identity) -> None:
-            views: list[object] = getattr(result, name)
             if identity is not None:
-                result.identities.append((name, len(views), identity))
-            views.append(view)
+                identities.append((name, len(kept[name]), identity))
+            kept[name].append(view)
 
         if doc.kind in (KUBELET_CONFIGURATION, KUBELET_CONFIG):
             from numalint.views.kubelet import kubelet_profile
@@ -171,7 +172,9 @@ def _process_file(path: str, texts: dict[str, str] | None) -> FileResult:
             view = pod_view(doc)
         keep("pods" if view is not None else "others", view if view is not None else doc)
     source.findings = cap.result()
-    return result
+    source.seal()
+    return FileResult(source, tuple(kept["profiles"]), tuple(kept["pods"]), tuple(kept["topologies"]),
+                      tuple(kept["others"]), tuple(identities))
 
 
 def _record_annotation(source: Source, doc: Document) -> None:
@@ -200,7 +203,7 @@ def _processes(jobs: int, files: int) -> int:
     return max(1, min(cpus, files // PER_PROCESS))
 
 
-def _read_all(paths: list[str], texts: dict[str, str], jobs: int) -> list[FileResult]:
+def _read_all(paths: list[str], texts: dict[str, str], jobs: int) -> list[Read]:
     """Read every file (``texts`` replaces what is on disk, e.g. stdin or text being fixed)."""
     processes = _processes(jobs, len(paths))
     if processes < 2 or texts:
@@ -216,7 +219,7 @@ def _read_all(paths: list[str], texts: dict[str, str], jobs: int) -> list[FileRe
     return [r for chunk in _in_workers(chunks, processes - 1, ctx) for r in chunk]
 
 
-def _read_chunk(paths: list[str]) -> list[FileResult]:
+def _read_chunk(paths: list[str]) -> list[Read]:
     return [process_file(p) for p in paths]
 
 
@@ -255,7 +258,7 @@ def _worker(conn: Any, chunks: list[list[str]]) -> None:
         pass
 
 
-def _in_workers(chunks: list[list[str]], workers: int, ctx: Any) -> list[list[FileResult]]:
+def _in_workers(chunks: list[list[str]], workers: int, ctx: Any) -> list[list[Read]]:
     """Read chunks in ``workers`` forked processes and in this one, overlapping: workers take chunks from the
     front, this process reads the chunks no worker has taken from the back. Only the workers' results cross
     a pipe, so on a machine whose CPUs are busy ``-j N`` costs little more than ``-j 1``.
@@ -312,7 +315,7 @@ def _in_workers(chunks: list[list[str]], workers: int, ctx: Any) -> list[list[Fi
 
         receiver = threading.Thread(target=receive, daemon=True)
         receiver.start()
-        local: dict[int, list[FileResult]] = {}
+        local: dict[int, list[Read]] = {}
         while (index := handout.take(front=False)) is not None:
             local[index] = _read_chunk(chunks[index])
         receiver.join()
@@ -323,7 +326,7 @@ def _in_workers(chunks: list[list[str]], workers: int, ctx: Any) -> list[list[Fi
             if not finished:  # interrupted: the workers' results are not wanted
                 process.kill()
             process.join()
-    results: list[list[FileResult]] = []
+    results: list[list[Read]] = []
     for index, chunk in enumerate(chunks):
         if index in local:
             results.append(local.pop(index))
@@ -373,22 +376,36 @@ def _once(paths: list[str], seen: set[str], realpath: _RealPaths) -> list[str]:
     return unique
 
 
-def _read_files(paths: list[str], options: Options, texts: dict[str, str]) -> tuple[list[FileResult], int,
-                                                                                  list[str]]:
-    """Read the named files, then the context files; each file once. Returns (results, named count, missing)."""
+def _inputs(paths: list[str], options: Options) -> tuple[list[str], list[str], list[str]]:
+    """(named files, context files, missing paths), each file once; the real paths that tell repeats apart
+    are dropped before any file is read (on 20,000 files they were 6 MiB kept through the whole read)."""
+    realpath = _RealPaths()
     files, missing = discover(paths, options.exclude, options.exclude_base)
     seen: set[str] = set()
-    realpath = _RealPaths()
     files = _once(files, seen, realpath)
     context_files = _once(discover(options.context, options.exclude, options.exclude_base)[0], seen, realpath)
+    return files, context_files, missing
+
+
+def _read_files(paths: list[str], options: Options, texts: dict[str, str]) -> tuple[list[Read], int,
+                                                                                  list[str]]:
+    """Read the named files, then the context files; each file once. Returns (results, named count, missing)."""
+    files, context_files, missing = _inputs(paths, options)
     results = _read_all(files + context_files, texts, options.jobs)
     # a patch named alone (pre-commit) is still a patch: the kustomizations beside the inputs are read too
-    beside = {os.path.join(os.path.dirname(f), name) for f in files + context_files if f != "-"
-              for name in KUSTOMIZATION_NAMES}
-    fragments = patch_files([*files, *context_files, *sorted(p for p in beside if os.path.isfile(p))])
-    for result in results if fragments else ():
-        kustomization = fragments.get(realpath(result.source.path)) if result.source.path != "-" else None
+    directories = {os.path.dirname(f) for f in files + context_files if f != "-"}
+    beside = sorted(path for directory in directories for name in KUSTOMIZATION_NAMES
+                    if os.path.isfile(path := os.path.join(directory, name)))
+    fragments = patch_files([*(f for f in files + context_files if os.path.basename(f) in KUSTOMIZATION_NAMES),
+                             *beside])
+    names = {os.path.basename(f) for f in fragments}  # a file of another name can only be one through a symlink
+    realpath = _RealPaths()
+    for index, read in enumerate(results if fragments else ()):
+        path = path_of(read)
+        named = path != "-" and (os.path.basename(path) in names or os.path.islink(path))
+        kustomization = fragments.get(realpath(path)) if named else None
         if kustomization is not None:
+            results[index] = result = expanded(read)
             _as_fragment(result, kustomization)
     return results, len(files), missing
 
@@ -398,7 +415,7 @@ def _as_fragment(result: FileResult, kustomization: str) -> None:
     source = result.source
     source.fragment = kustomization
     source.findings = [f for f in source.findings if f.rule == "yaml-syntax"]
-    result.profiles, result.pods, result.topologies, result.others, result.identities = [], [], [], [], []
+    result.profiles, result.pods, result.topologies, result.others, result.identities = (), (), (), (), ()
     if not source.findings:
         source.findings.append(registry.finding(
             "not-lintable", f"file is a kustomize patch named in {kustomization}: not a whole object; check the "
@@ -415,11 +432,11 @@ class ClusterAnalysis:
     repeats: list[Hit]
 
 
-def _analyse_clusters(results: list[FileResult], options: Options) -> list[ClusterAnalysis]:
+def _analyse_clusters(results: list[Read], options: Options) -> list[ClusterAnalysis]:
     """Split the files into their declared clusters (one cluster when none are declared) and analyse each."""
-    groups: dict[str | None, list[FileResult]] = {}
+    groups: dict[str | None, list[Read]] = {}
     for result in results:
-        cluster = options.cluster_of(result.source.path) if options.cluster_of else None
+        cluster = options.cluster_of(path_of(result)) if options.cluster_of else None
         groups.setdefault(cluster, []).append(result)
     analysed = []
     for name, members in groups.items():
@@ -442,10 +459,12 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     if stdin_text is not None:
         given["-"] = stdin_text
     results, count, missing = _read_files(paths, options, given)
-    files = [r.source.path for r in results[:count]]
+    files = [path_of(r) for r in results[:count]]
     reported = set(files)
     findings: list[Finding] = []
-    for result in results:
+    # a compacted file (a path) has no findings, comments or annotations: only the others are looked at
+    sources = [r.source for r in results if not isinstance(r, str)]
+    for result in (r for r in results if not isinstance(r, str)):
         findings.extend(result.source.findings)
         if result.source.template:
             findings.append(registry.finding("not-lintable", TEMPLATE_MESSAGES[result.source.template_kind],
@@ -453,7 +472,6 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     disabled = {slug for slug, severity in options.severities.items() if severity == "off"}
     if options.enabled is not None:
         disabled |= set(catalogue()) - options.enabled
-    sources = [r.source for r in results]
     analyses: dict[str | None, Analysis] = {}
     for cluster in _analyse_clusters(results, options):
         analyses[cluster.name] = cluster.analysis
@@ -467,7 +485,8 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
         from numalint.checks.proofs import prove_fixes
 
         prove_fixes(findings, lambda path: analyses.get(options.cluster_of(path) if options.cluster_of else None),
-                    lambda path: _text_of(path, given), lambda path, text: process_file(path, {path: text}), disabled)
+                    lambda path: _text_of(path, given),
+                    lambda path, text: expanded(process_file(path, {path: text})), disabled)
     for path in missing:
         findings.append(registry.finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1)))
     # a finding in a context file is reported when a named file takes part in it (a changed kubelet file
@@ -477,10 +496,10 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     suppressed: list[Finding] = []
     findings = _name_helm_sources(apply_configuration(findings, options, sources, suppressed, reported), sources)
     suppressed = _name_helm_sources(suppressed, sources)
-    readable = sum(1 for r in results[:count] if r.source.parsed)
-    unparsed = {r.source.path for r in results if not r.source.parsed or r.source.template}
+    readable = sum(1 for r in results[:count] if isinstance(r, str) or r.source.parsed)
+    unparsed = {s.path for s in sources if not s.parsed or s.template}
     return Report(sorted(findings, key=Finding.sort_key), count + len(missing), readable, unparsed,
-                  incomplete=any(r.source.unchecked for r in results),
+                  incomplete=any(s.unchecked for s in sources),
                   suppressed=sorted(suppressed, key=Finding.sort_key), checked=files + missing)
 
 

@@ -9,7 +9,7 @@ from numalint.reading.yamlpos import Span
 SAFE, UNSAFE, DISPLAY = "safe", "unsafe", "display"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ObjectRef:
     """The Kubernetes object a finding is about."""
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from numalint.findings import Hit, ObjectRef
-from numalint.reading.locate import locate
+from numalint.reading.locate import locate, shared
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span
 
@@ -25,10 +25,10 @@ CLUSTER_SCOPED = frozenset({"KubeletConfig", "MachineConfigPool", "PerformancePr
                             "NodeTopology", "Node"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ObjectIdentity:
     key: tuple[str, str, str, str]  # (API group, kind, namespace, name)
-    digest: str  # of the document's content
+    digest: bytes  # of the document's content (only compared: 20 bytes instead of 40 hex digits)
     file: str
     span: Span  # where metadata.name is written
 
@@ -42,16 +42,17 @@ def object_identity(doc: Document) -> ObjectIdentity | None:
     namespace = metadata.get("namespace") if isinstance(metadata, dict) else None
     group = doc.api_version.rpartition("/")[0] if "/" in doc.api_version else ""
     scope = "" if doc.kind in CLUSTER_SCOPED else (namespace if isinstance(namespace, str) else "")
-    return ObjectIdentity((group, doc.kind, scope, name), _digest(doc.root), doc.file,
+    key = (shared(group), shared(doc.kind), shared(scope), name)
+    return ObjectIdentity(key, _digest(doc.root), doc.file,
                           locate(doc.root, ("metadata", "name")))
 
 
-def _digest(root: Any) -> str:
+def _digest(root: Any) -> bytes:
     try:
         text = json.dumps(root, sort_keys=True, default=str)
     except (TypeError, ValueError):  # keys of mixed types, or too deep
         text = repr(root)
-    return sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha1(text.encode("utf-8", "surrogatepass")).digest()
 
 
 # node-side objects decide pools and kubelet settings: of two different definitions only the first is used.

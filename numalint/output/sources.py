@@ -23,18 +23,27 @@ _REPLICA_FIELDS = {"Deployment": ("spec", "replicas"), "StatefulSet": ("spec", "
 
 
 class SourceFiles:
-    """Text and YAML trees of the checked inputs, read once each and only when a renderer asks."""
+    """Text and YAML trees of the checked inputs, read only when a renderer asks. The given texts (stdin) stay;
+    of the files read here only the last few are kept: renderers go through findings file by file, and a
+    SARIF report of 20,000 files held every tree at once (~250 MiB)."""
+
+    KEPT = 4  # files read back and kept at once
 
     def __init__(self, texts: dict[str, str] | None = None) -> None:
-        self._texts: dict[str, str | None] = dict(texts or {})
+        self._given: dict[str, str] = dict(texts or {})
+        self._texts: dict[str, str | None] = {}
         self._trees: dict[str, list[tuple[Any, Span]] | None] = {}
 
     def text(self, path: str) -> str | None:
+        if path in self._given:
+            return self._given[path]
         if path not in self._texts:
             try:
-                self._texts[path] = decode(read_capped(path))
+                text: str | None = decode(read_capped(path))
             except (ReadError, UnicodeDecodeError, OSError, ValueError):
-                self._texts[path] = None
+                text = None
+            self._texts[path] = text
+            _bound(self._texts, self.KEPT)
         return self._texts[path]
 
     def line(self, path: str, number: int) -> str | None:
@@ -49,9 +58,11 @@ class SourceFiles:
         if path not in self._trees:
             text = self.text(path)
             try:
-                self._trees[path] = load_all(text) if text is not None and "{{" not in text else None
+                trees = load_all(text) if text is not None and "{{" not in text else None
             except (YamlError, RecursionError, ValueError, TypeError):
-                self._trees[path] = None
+                trees = None
+            self._trees[path] = trees
+            _bound(self._trees, self.KEPT)
         return self._trees[path] or []
 
     def key_path(self, finding: Finding) -> str | None:
@@ -81,6 +92,12 @@ class SourceFiles:
                     return 1
                 return node if isinstance(node, int) and not isinstance(node, bool) else None
         return None
+
+
+def _bound(cache: dict[str, Any], size: int) -> None:
+    """Forget the oldest entries of ``cache`` beyond ``size`` (dicts keep their order of insertion)."""
+    while len(cache) > size:
+        del cache[next(iter(cache))]
 
 
 def _inside(where: tuple[int, int], span: Span) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from array import array
 from typing import Any
 
@@ -57,16 +58,20 @@ class Locator:
 
     Views of the many workload documents keep a Locator instead of the whole tree; ``span``
     answers like ``locate`` for every recorded path and falls back to the deepest recorded ancestor.
-    The spans are packed in one array: per recorded path, its key's span (zeros when it has none, as a list
-    item) and its value's span.
+    The spans are packed in one array of integers (8, 16 or 32 bits): per recorded path, its key's span (zeros
+    when it has none, as a list item) and its value's span. Once ``seal`` is called the recorded paths and
+    their rows (the layout) are shared with every other locator of the process that recorded the same paths in
+    the same order: workloads of one shape keep one index between them.
     """
 
-    __slots__ = ("index", "table", "fallback")
+    __slots__ = ("index", "table", "fallback", "shared", "base")
 
     def __init__(self, fallback: Span) -> None:
         self.index: dict[Path, int] = {}  # recorded path -> its row in ``table``
-        self.table = array("q")
+        self.table = array("i")
         self.fallback = fallback
+        self.shared = False  # ``index`` is a layout of _LAYOUTS (never changed in place)
+        self.base = 0  # added to every line of ``table`` but the zeros of a missing key
 
     def record(self, root: Any, path: Path) -> None:
         node = root
@@ -83,8 +88,31 @@ class Locator:
 
     def _put(self, path: Path, key: Span, value: Span) -> None:
         if path not in self.index:
+            if self.shared:  # recorded again after ``seal``: its own index and a table of absolute lines
+                self.index, self.shared = dict(self.index), False
+                self.table = array("i", (v + self.base if i % 2 == 0 and v else v for i, v in enumerate(self.table)))
+                self.base = 0
             self.index[path] = len(self.table) // _ROW
             self.table.extend((*key, *value))
+
+    def seal(self) -> Locator:
+        """Share the layout with the locators that recorded the same paths; the table to its exact size, its
+        lines counted from the document's first line, in the smallest integers that hold every value (one byte
+        for all but long documents)."""
+        self.index, self.shared = _layout(tuple(self.index)), True
+        table = self.table
+        # a span is (line, col, end line, end col): lines sit at even places; zeros mark a missing key
+        first = min((v for v in table[0::2] if v), default=0)
+        base = self.fallback.line - 1 if self.base == 0 and first >= self.fallback.line else 0
+        if base:
+            table = array("i", (v - base if i % 2 == 0 and v else v for i, v in enumerate(table)))
+        self.base += base
+        top = max(table, default=0)
+        self.table = array("B" if top < 1 << 8 else "H" if top < 1 << 16 else "i", table)
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _rebuild, (tuple(self.index), self.table, self.fallback, self.base)
 
     def has(self, path: Path) -> bool:
         return path in self.index
@@ -102,11 +130,31 @@ class Locator:
     def _span(self, row: int, key: bool) -> Span:
         """The key's span (the value's when there is no key) or the value's."""
         start = row * _ROW + (0 if key and self.table[row * _ROW] else 4)
-        return Span(*self.table[start:start + 4])
+        line, col, end_line, end_col = self.table[start:start + 4]
+        return Span(line + self.base, col, end_line + self.base, end_col)
 
 
 _ROW = 8
 _NO_KEY = Span(0, 0, 0, 0)
+_LAYOUTS: dict[tuple[Path, ...], dict[Path, int]] = {}  # recorded paths in order -> their rows, per process
+
+
+_STEPS: dict[Path, Path] = {}  # each recorded path once per process, whatever layouts hold it
+
+
+def _layout(paths: tuple[Path, ...]) -> dict[Path, int]:
+    layout = _LAYOUTS.get(paths)
+    if layout is None:
+        layout = {_STEPS.setdefault(path, path): row for row, path in enumerate(paths)}
+        _LAYOUTS[tuple(layout)] = layout
+    return layout
+
+
+def _rebuild(paths: tuple[Path, ...], table: array[int], fallback: Span, base: int) -> Locator:
+    """A locator sent by a worker, its layout shared with this process's locators of the same shape."""
+    locator = Locator(fallback)
+    locator.index, locator.shared, locator.table, locator.base = _layout(paths), True, table, base
+    return locator
 
 
 def as_list(value: Any) -> list[Any]:
@@ -117,3 +165,8 @@ def as_list(value: Any) -> list[Any]:
 def as_map(value: Any) -> dict[Any, Any]:
     """``value`` when it is a mapping; an empty dict for anything else."""
     return value if isinstance(value, dict) else {}
+
+
+def shared(text: str) -> str:
+    """One copy per process of a string many views repeat (API versions, kinds, namespaces)."""
+    return sys.intern(text) if type(text) is str else text

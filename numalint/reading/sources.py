@@ -27,6 +27,38 @@ _FILE_SUPPRESS_RE = re.compile(r"#\s*numalint:\s*disable-file(?:=([A-Za-z0-9_,\-
 FILE_WIDE = -1  # the key of a file-level suppression in Source.suppressions (its line is kept beside)
 
 
+class _SealedList(list):  # type: ignore[type-arg]
+    """The empty list sealed sources share: changing it raises instead of changing every source."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a sealed Source is read-only")
+
+    append = extend = insert = __setitem__ = __iadd__ = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _sealed, ("list",)  # one shared copy in the receiving process too
+
+
+class _SealedDict(dict):  # type: ignore[type-arg]
+    """The empty mapping sealed sources share."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a sealed Source is read-only")
+
+    __setitem__ = update = setdefault = __ior__ = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _sealed, ("dict",)
+
+
+SEALED_LIST: Any = _SealedList()
+SEALED_DICT: Any = _SealedDict()
+
+
+def _sealed(kind: str) -> Any:
+    return SEALED_LIST if kind == "list" else SEALED_DICT
+
+
 @dataclass(slots=True)
 class Document:
     """One YAML document with its identity and its position in the file."""
@@ -66,6 +98,20 @@ class Source:
     # (line, path) of each "# Source: path" comment `helm template` writes before a document
     labels: list[tuple[int, str]] = field(default_factory=list)
     fragment: str | None = None  # the kustomization that uses this file as a patch
+
+    def seal(self) -> None:
+        """Once read: the text and trees go, and the empty containers (all of them in most files) become ones
+        every sealed source shares, read-only, so a run of many files keeps a few bytes per file. Helm's
+        ``# Source:`` labels are read only on stdin and by a file-wide suppression: other files drop them."""
+        self.text = None
+        if self.path != "-" and FILE_WIDE not in self.suppressions:
+            self.labels = []
+        for name in ("documents", "findings", "annotations", "labels"):
+            if not getattr(self, name):
+                setattr(self, name, SEALED_LIST)
+        for name in ("suppressions", "justifications"):
+            if not getattr(self, name):
+                setattr(self, name, SEALED_DICT)
 
     def label_at(self, line: int) -> str | None:
         """The file `helm template` says the document at ``line`` came from."""

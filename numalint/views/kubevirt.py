@@ -15,7 +15,15 @@ from numalint.findings import ObjectRef
 from numalint.reading.locate import get
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import YMap
-from numalint.views.workloads import ContainerView, PodView, _container, _locator, _string_map
+from numalint.views.workloads import (
+    ContainerView,
+    PodView,
+    _container,
+    _locator,
+    _string_map,
+    read_annotations,
+    shared_map,
+)
 
 VM_KINDS = {"VirtualMachine": ("spec", "template", "spec"), "VirtualMachineInstance": ("spec",)}
 
@@ -57,7 +65,7 @@ def vm_view(doc: Document) -> PodView | None:
     template_meta = spec_path[:-1] + ("metadata",) if len(spec_path) > 1 else ("metadata",)
     return PodView(file=doc.file, ref=ref, locator=_locator(doc, [compute]), spec_path=spec_path,
                    containers=[compute], replicas=1,
-                   annotations=_string_map(get(doc.root, template_meta + ("annotations",))),
-                   labels=_string_map(get(doc.root, template_meta + ("labels",))),
-                   node_selector=_string_map(spec.get("nodeSelector")), required_terms=[], pod_resources=None,
+                   annotations=read_annotations(_string_map(get(doc.root, template_meta + ("annotations",)))),
+                   node_selector=shared_map(_string_map(spec.get("nodeSelector"))), required_terms=[],
+                   pod_resources=None,
                    declared_intent=f"it is a KubeVirt VM with {' and '.join(reasons)}")

@@ -14,7 +14,7 @@ from typing import Any
 from numalint.findings import ObjectRef
 from numalint.k8s.kinds import NETWORKS_ANNOTATION, POD_SPEC_PATHS
 from numalint.k8s.quantity import try_quantity
-from numalint.reading.locate import Locator, Path, as_list, get
+from numalint.reading.locate import Locator, Path, as_list, get, shared
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span, YMap
 
@@ -30,7 +30,7 @@ def is_hugepages(resource: str) -> bool:
     return resource.startswith(HUGEPAGES_PREFIX)
 
 
-@dataclass
+@dataclass(slots=True)
 class ContainerView:
     """One container with defaulted requests and limits (exact quantities)."""
 
@@ -60,7 +60,7 @@ class ContainerView:
         return "Burstable"
 
 
-@dataclass
+@dataclass(slots=True)
 class PodView:
     """What a workload asks of a node, whatever controller it comes in."""
 
@@ -70,8 +70,7 @@ class PodView:
     spec_path: Path
     containers: list[ContainerView]
     replicas: int
-    annotations: dict[str, str]
-    labels: dict[str, str]
+    annotations: dict[str, str]  # the pod's annotations numalint reads (READ_ANNOTATIONS), nothing else
     node_selector: dict[str, str]
     required_terms: list[list[dict[str, Any]]]
     pod_resources: dict[str, Fraction] | None
@@ -119,13 +118,54 @@ def _pod_level_qos(requests: dict[str, Fraction], limits: dict[str, Fraction]) -
     return "Guaranteed" if guaranteed and len(req) == len(lim) else "Burstable"
 
 
+# Values every workload of a process shares instead of holding its own copy (a repository of 20,000 files
+# repeats the same few quantities and container paths thousands of times); both are immutable.
+_AMOUNTS: dict[Fraction, Fraction] = {}
+_PATHS: dict[Path, Path] = {}
+# the only pod annotations any rule reads; the others (checksums, scrape settings) are not kept per workload
+READ_ANNOTATIONS = (NETWORKS_ANNOTATION,)
+
+
+def read_annotations(annotations: dict[str, str]) -> dict[str, str]:
+    """The annotations of READ_ANNOTATIONS among ``annotations`` (shared: see ``shared_map``)."""
+    return shared_map({key: annotations[key] for key in READ_ANNOTATIONS if key in annotations})
+
+
+class SharedMap(dict):  # type: ignore[type-arg]
+    """A mapping every view of the process holding the same items shares (most containers ask for one of a few
+    sets of requests and limits): changing it raises, as it would change every view that holds it."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("the mappings of workload views are read-only")
+
+    __setitem__ = __delitem__ = update = setdefault = pop = popitem = clear = __ior__ = _refuse  # type: ignore
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _shared_items, (tuple(self.items()),)  # shared again in the process that receives it
+
+
+_MAPS: dict[tuple[tuple[Any, Any], ...], SharedMap] = {}
+
+
+def shared_map(items: dict[str, Any]) -> dict[str, Any]:
+    """The process's one read-only copy of ``items`` (same items in the same order)."""
+    return _shared_items(tuple(items.items()))
+
+
+def _shared_items(items: tuple[tuple[Any, Any], ...]) -> dict[str, Any]:
+    found = _MAPS.get(items)
+    if found is None:
+        found = _MAPS[items] = SharedMap(items)
+    return found
+
+
 def _quantities(node: Any) -> dict[str, Fraction]:
     result: dict[str, Fraction] = {}
     if isinstance(node, dict):
         for name, value in node.items():
             amount = try_quantity(value)
             if amount is not None and isinstance(name, str):
-                result[name] = amount
+                result[name] = _AMOUNTS.setdefault(amount, amount)
     return result
 
 
@@ -140,7 +180,7 @@ def _container(raw: Any, path: Path, init: bool) -> ContainerView | None:
     raw_name = raw.get("name")
     sidecar = init and raw.get("restartPolicy") == "Always"
     name = str(raw_name) if raw_name is not None else "?"
-    return ContainerView(name, path, init, sidecar, requests, limits)
+    return ContainerView(name, _PATHS.setdefault(path, path), init, sidecar, shared_map(requests), shared_map(limits))
 
 
 def _string_map(node: Any) -> dict[str, str]:
@@ -185,13 +225,13 @@ def pod_view(doc: Document) -> PodView | None:
         for term in raw_terms:
             exprs = get(term, ("matchExpressions",))
             terms.append([e for e in exprs if isinstance(e, dict)] if isinstance(exprs, list) else [])
-    ref = ObjectRef(doc.api_version, doc.kind, str(get(metadata, ("name",), "") or "<unnamed>"),
-                    _opt_str(get(metadata, ("namespace",))))
+    namespace = _opt_str(get(metadata, ("namespace",)))
+    ref = ObjectRef(shared(doc.api_version), shared(doc.kind), str(get(metadata, ("name",), "") or "<unnamed>"),
+                    shared(namespace) if namespace is not None else None)
     return PodView(file=doc.file, ref=ref, locator=_locator(doc, containers), spec_path=spec_path,
                    containers=containers,
-                   replicas=_replicas(doc), annotations=template_annotations or own,
-                   labels=_string_map(get(root, template_meta_path + ("labels",))),
-                   node_selector=_string_map(spec.get("nodeSelector")), required_terms=terms,
+                   replicas=_replicas(doc), annotations=read_annotations(template_annotations or own),
+                   node_selector=shared_map(_string_map(spec.get("nodeSelector"))), required_terms=terms,
                    pod_resources=pod_resources, pod_limits=pod_limits if pod_resources is not None else None,
                    data_plane=_data_plane(spec))
 
@@ -229,7 +269,7 @@ def _locator(doc: Document, containers: list[ContainerView]) -> Locator:
                 if isinstance(section, dict):
                     for name in section:
                         locator.record(root, container.path + ("resources", kind, name))
-    return locator
+    return locator.seal()
 
 
 def _opt_str(value: Any) -> str | None:
