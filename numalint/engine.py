@@ -465,7 +465,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
         from numalint.checks.proofs import prove_fixes
 
         prove_fixes(findings, lambda path: analyses.get(options.cluster_of(path) if options.cluster_of else None),
-                    lambda path: _text_of(path, given), lambda path, text: process_file(path, {path: text}), disabled)
+                    lambda path: _text_of(path, given), lambda path, text: process_file(path, {path: text}))
     for path in missing:
         findings.append(registry.finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1)))
     # a finding in a context file is reported when a named file takes part in it (a changed kubelet file

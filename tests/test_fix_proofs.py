@@ -337,3 +337,79 @@ def test_a_profile_carried_in_a_configmap_is_proven_at_its_own_lines(tmp_path: P
     after = (tmp_path / "cm.yaml").read_text()
     assert after == before.replace('reserved: 0\n', 'reserved: "0"\n'), (result.output, result.stderr)
     assert not [f for f in _findings(tmp_path) if f["rule"] == "schema"]
+
+
+# --- holes a review found: selection, fixes applied together, rename targets, one-line Lists, workloads ------
+
+CONFLICT = HEAD + ('cpuManagerPolicy: static\nkubeReserved: {cpu: "1"}\nreservedSystemCpus: "0"\n'
+                   "systemReservedCgroup: /s\n")
+
+
+@pytest.mark.parametrize("selection", [["--select", "unknown-field"], ["--ignore", "reserved-cpus-conflict"],
+                                       ["--config", "cfg.yaml"]], ids=["select", "ignore", "off"])
+def test_selection_never_switches_the_proof_off(tmp_path: Path, selection: list[str]) -> None:
+    # --select/--ignore and a rule set "off" decide what is reported and fixed, not what the kubelet refuses:
+    # the rename would still stop it (pkg/kubelet/apis/config/validation/validation.go: reservedSystemCPUs with
+    # systemReservedCgroup)
+    write(tmp_path, {"kubelet.yaml": CONFLICT, "cfg.yaml": "rules:\n  reserved-cpus-conflict: off\n"})
+    args = [a if a != "cfg.yaml" else str(tmp_path / "cfg.yaml") for a in selection]
+    result = run("fix", *args, str(tmp_path / "kubelet.yaml"))
+    assert "Traceback" not in result.stderr
+    assert (tmp_path / "kubelet.yaml").read_text() == CONFLICT, result.stderr
+    shown = run("check", "--format", "json", *args, str(tmp_path / "kubelet.yaml")).json()["findings"]
+    fix = next(f["fix"] for f in shown if f["rule"] == "unknown-field")
+    assert fix["edits"] == [] and "reserved-cpus-conflict" in fix["description"], fix
+
+
+def test_a_severity_override_does_not_make_a_fix_safe(tmp_path: Path) -> None:
+    # the proof judges "error" by the rule's own severity: a user's `warning` does not make the kubelet start
+    write(tmp_path, {"kubelet.yaml": CONFLICT, "cfg.yaml": "rules:\n  reserved-cpus-conflict: info\n"})
+    result = run("fix", "--config", str(tmp_path / "cfg.yaml"), str(tmp_path / "kubelet.yaml"))
+    assert (tmp_path / "kubelet.yaml").read_text() == CONFLICT, result.stderr
+
+
+@pytest.mark.parametrize("kind,head,indent", [
+    ("KubeletConfiguration", HEAD, ""),
+    ("KubeletConfig", "apiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n  name: w\n"
+     "spec:\n  machineConfigPoolSelector:\n    matchLabels:\n"
+     "      {pools.operator.machineconfiguration.openshift.io/worker: ''}\n  kubeletConfig:\n", "    "),
+], ids=["KubeletConfiguration", "KubeletConfig"])
+def test_two_keys_meant_for_one_field_get_no_rename(tmp_path: Path, kind: str, head: str, indent: str) -> None:
+    # renaming both would write reservedSystemCPUs twice and lose one of the values: a hint naming both
+    text = head + "".join(f"{indent}{line}\n" for line in
+                          ("cpuManagerPolicy: static", 'reservedSystemCPU: "0"', 'reservedSytemCPUs: "1"'))
+    write(tmp_path, {"k.yaml": text})
+    found = [f for f in _findings(tmp_path) if f["rule"] == "unknown-field"]
+    assert len(found) == 2
+    for finding in found:
+        assert finding["fix"]["edits"] == [], finding
+        assert all(f'"{k}"' in finding["fix"]["description"] for k in ("reservedSystemCPU", "reservedSytemCPUs"))
+    run("fix", str(tmp_path))
+    assert (tmp_path / "k.yaml").read_text() == text
+
+
+def test_one_key_meant_for_a_field_is_still_renamed(tmp_path: Path) -> None:
+    # the control: a single misspelling of the same field keeps its rename
+    write(tmp_path, {"k.yaml": HEAD + 'cpuManagerPolicy: static\nreservedSystemCpus: "0"\n'})
+    run("fix", str(tmp_path))
+    assert 'reservedSystemCPUs: "0"' in (tmp_path / "k.yaml").read_text()
+
+
+def _kubelet_config(name: str, pool: str, config: str) -> str:
+    return ('{"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "KubeletConfig", "metadata": {"name": "'
+            + name + '"}, "spec": {"machineConfigPoolSelector": {"matchLabels": {"pools.operator.machineconfiguration'
+            '.openshift.io/' + pool + '": ""}}, "kubeletConfig": ' + config + "}}")
+
+
+def test_a_one_line_list_proves_each_fix_on_its_own_configuration(tmp_path: Path) -> None:
+    # two KubeletConfigs on one line: the rename in the second must be proven on the second (where "x-y" is no
+    # CPU list and the kubelet would refuse to start), not on the first that merely shares the line
+    items = [_kubelet_config("a", "master", '{"cpuManagerPolicy": "static"}'),
+             _kubelet_config("b", "worker", '{"cpuManagerPolicy": "static", "reservedSystemCPU": "x-y"}')]
+    text = '{"apiVersion": "v1", "kind": "List", "items": [' + ", ".join(items) + "]}\n"
+    write(tmp_path, {"list.json": text})
+    found = [f for f in _findings(tmp_path) if f["rule"] == "unknown-field"]
+    assert len(found) == 1 and found[0]["fix"]["edits"] == [], found
+    assert "reserved-cpus-invalid" in found[0]["fix"]["description"]
+    run("fix", str(tmp_path))
+    assert (tmp_path / "list.json").read_text() == text

@@ -21,7 +21,7 @@ its file emptied, so positions stay) and one analysis of its pool per fix, plus 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from dataclasses import replace as dc_replace
 
@@ -56,33 +56,45 @@ Mapper = Callable[[int], int]  # an offset in an edited text -> the offset in th
 
 
 def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analysis | None],
-                text_of: Callable[[str], str | None], reread: Reread, disabled: Container[str] = ()) -> None:
-    """Replace, in place, the fix of every finding on a kubelet configuration that its proof refutes."""
-    prover = _Prover(text_of, reread, disabled)
+                text_of: Callable[[str], str | None], reread: Reread) -> None:
+    """Replace, in place, the fix of every finding on a kubelet configuration that its proof refutes.
+
+    The proof runs every check and judges an error by the rule's own severity, whatever ``--select``,
+    ``--ignore`` or a configured severity say: those decide what is reported and fixed, not what the kubelet
+    refuses (a rename that stops the kubelet is no safer because reserved-cpus-conflict is switched off)."""
+    prover = _Prover(text_of, reread)
     for finding in findings:
         if finding.fix is None or not finding.fix.edits:
             continue
         analysis = analysis_of(finding.file)
         profile = _document_of(analysis, finding) if analysis is not None else None
-        if analysis is None or profile is None:
-            continue
-        finding.fix = prover.prove(analysis, profile, finding)
+        if profile is False:
+            finding.fix = _refused(finding.fix, "numalint cannot tell which configuration of the line it is in; "
+                                                "decide by hand")
+        elif analysis is not None and isinstance(profile, KubeletProfile):
+            finding.fix = prover.prove(analysis, profile, finding)
 
 
-def _document_of(analysis: Analysis, finding: Finding) -> KubeletProfile | None:
-    """The kubelet configuration the finding is in (its document's lines hold the finding's start)."""
-    for profile in analysis.profiles:
-        span = profile.doc.span
-        if profile.file == finding.file and span.line <= finding.span.line <= span.end_line:
-            return profile
-    return None
+def _document_of(analysis: Analysis, finding: Finding) -> KubeletProfile | None | bool:
+    """The kubelet configuration the finding is in: the one whose document holds the finding's start (line
+    and column: the items of a one-line JSON List share their line); False when that is ambiguous."""
+    on_line = [p for p in analysis.profiles if p.file == finding.file
+               and p.doc.span.line <= finding.span.line <= p.doc.span.end_line]
+    if len(on_line) < 2:
+        return on_line[0] if on_line else None
+    holding = [p for p in on_line if _holds(p.doc.span, finding.span.line, finding.span.col)]
+    return holding[0] if len(holding) == 1 else False
+
+
+def _holds(span: Span, line: int, col: int) -> bool:
+    """Whether ``span`` (end-exclusive) holds the position ``line``:``col``."""
+    return (span.line, span.col) <= (line, col) < (span.end_line, span.end_col)
 
 
 class _Prover:
-    def __init__(self, text_of: Callable[[str], str | None], reread: Reread, disabled: Container[str]) -> None:
+    def __init__(self, text_of: Callable[[str], str | None], reread: Reread) -> None:
         self.text_of = text_of
         self.reread = reread
-        self.disabled = disabled
         self.before: dict[int, list[_Seen] | None] = {}  # by profile: its findings as the file is
         self.started: dict[int, bool] = {}  # by profile: whether its kubelet starts as the file is
         self.texts: dict[str, str | None] = {}
@@ -158,13 +170,14 @@ class _Prover:
         result = self.reread(profile.file, text)
         if not result.source.parsed or result.source.template:
             return None
-        line = profile.doc.span.line  # edits stay inside the document: the lines before it do not move
-        mine = next((p for p in result.profiles if p.doc.span.line == line), None)
+        # edits stay inside the document: the lines before it, and its start, do not move
+        where = profile.doc.span[:2]
+        mine = next((p for p in result.profiles if p.doc.span[:2] == where), None)
         if mine is None:
             return None
         carrier = _carrier(analysis, profile)
         others = [d for d in analysis.run.others if d is not carrier]
-        others += [d for d in result.others if d.span.line == carrier.span.line]
+        others += [d for d in result.others if d.span[:2] == carrier.span[:2]]
         run = dc_replace(analysis.run, profiles=[mine], pods=self._pods(analysis, profile), others=others)
         pool = analyse(run, analysis.options)
         if started is not None:
@@ -176,20 +189,16 @@ class _Prover:
 
         def add(rule: str, file: str, line: int, col: int, severity: str | None, fix: Fix | None,
                 message: str) -> None:
-            if rule in self.disabled:
-                return
-            ours = file == profile.file and span.line <= line <= span.end_line
+            ours = file == profile.file and _holds(span, line, col)
             place: tuple[object, ...] = ("doc", back(_offset(starts, line, col))) if ours else (file, line, col)
             level = severity or (rules[rule].severity if rule in rules else "error")
             seen.append(_Seen(rule, place, level == "error", message, fix))
 
         for found in result.source.findings:
-            if found.file == profile.file and span.line <= found.span.line <= span.end_line:
+            if found.file == profile.file and _holds(span, found.span.line, found.span.col):
                 add(found.rule, found.file, found.span.line, found.span.col, found.severity, found.fix,
                     found.message)
         for slug, func in all_checks().items():  # the order of a run, whatever was imported first
-            if slug in self.disabled:
-                continue
             for hit in func(pool):
                 add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
         return seen
