@@ -15,7 +15,7 @@ from numalint.catalogue import catalogue
 from numalint.checks import run_checks
 from numalint.checks.input_rules import FindingCap, cap_per_file, input_findings
 from numalint.checks.selection import SelectorError, matches, resolve
-from numalint.findings import Finding, Hit
+from numalint.findings import Finding, Hit, ObjectRef
 from numalint.k8s.kinds import (
     KUBELET_CONFIG,
     KUBELET_CONFIGURATION,
@@ -89,6 +89,10 @@ class Report:
     # findings a comment or annotation suppresses, with their justification (only SARIF shows them)
     suppressed: list[Finding] = field(default_factory=list)
     checked: list[str] = field(default_factory=list)  # the files named or found (not context files)
+    # ``judge``: every rule's errors by the rule's own severity, whatever selection, severities and suppressions
+    # say (what the kubelet and API server refuse), and the workloads on a pool whose kubelet does not start
+    errors: list[Finding] = field(default_factory=list)
+    halted: set[tuple[str, ObjectRef | None]] = field(default_factory=set)
 
 
 def process_file(path: str, texts: dict[str, str] | None = None) -> FileResult:
@@ -435,8 +439,10 @@ def build_analyses(paths: list[str], options: Options, stdin_text: str | None = 
 
 
 def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
-              texts: dict[str, str] | None = None) -> Report:
-    """Check ``paths``; context files take part in cross-document checks without being reported on."""
+              texts: dict[str, str] | None = None, judge: bool = False) -> Report:
+    """Check ``paths``; context files take part in cross-document checks without being reported on.
+
+    ``judge`` (for ``fix``): every check runs, and the report also lists every error (``Report.errors``)."""
     given = dict(texts or {})
     if stdin_text is not None:
         given["-"] = stdin_text
@@ -454,10 +460,13 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
         disabled |= set(catalogue()) - options.enabled
     sources = [r.source for r in results]
     analyses: dict[str | None, Analysis] = {}
+    halted: set[tuple[str, ObjectRef | None]] = set()
     for cluster in _analyse_clusters(results, options):
         analyses[cluster.name] = cluster.analysis
-        findings.extend(cap_per_file(run_checks(cluster.analysis, disabled, cluster.name)))  # bounded output
-        if "duplicate-object" not in disabled:
+        findings.extend(cap_per_file(run_checks(cluster.analysis, () if judge else disabled, cluster.name)))
+        if judge:
+            halted |= _halted(cluster.analysis)
+        if judge or "duplicate-object" not in disabled:
             findings.extend(Finding.of("duplicate-object", hit, cluster.name) for hit in cluster.repeats)
         reported |= {p.file for p in cluster.analysis.simulation.node_state_problems}
     if any(a.profiles for a in analyses.values()) and any(f.fix is not None and f.fix.edits for f in findings):
@@ -472,6 +481,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     # that now rejects an unchanged pod); other context findings stay silent
     findings = [f for f in findings if f.file in reported or f.file in missing
                 or any(r.file in reported for r in f.related)]
+    errors = [f for f in findings if _is_error(f)] if judge else []  # before the configuration's severities
     suppressed: list[Finding] = []
     findings = _name_helm_sources(apply_configuration(findings, options, sources, suppressed, reported), sources)
     suppressed = _name_helm_sources(suppressed, sources)
@@ -479,7 +489,23 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     unparsed = {r.source.path for r in results if not r.source.parsed or r.source.template}
     return Report(sorted(findings, key=Finding.sort_key), count + len(missing), readable, unparsed,
                   incomplete=any(r.source.unchecked for r in results),
-                  suppressed=sorted(suppressed, key=Finding.sort_key), checked=files + missing)
+                  suppressed=sorted(suppressed, key=Finding.sort_key), checked=files + missing,
+                  errors=errors, halted=halted)
+
+
+def _is_error(finding: Finding) -> bool:
+    """An error by its rule's own severity (or the one its check gave it), not a configured one."""
+    if finding.severity is not None:
+        return finding.severity == "error"
+    rule = registry.rule(finding.rule)
+    return rule is None or rule.severity == "error"
+
+
+def _halted(analysis: Analysis) -> set[tuple[str, ObjectRef | None]]:
+    """The workloads placed on a pool whose kubelet does not start: they run nowhere there."""
+    return {(pod.file, pod.ref) for pod in analysis.pods
+            if any(pool.profile is not None and analysis.start_problems(pool.profile)
+                   for pool in analysis.pools_for(pod))}
 
 
 def _text_of(path: str, given: dict[str, str]) -> str | None:

@@ -413,3 +413,70 @@ def test_a_one_line_list_proves_each_fix_on_its_own_configuration(tmp_path: Path
     assert "reserved-cpus-invalid" in found[0]["fix"]["description"]
     run("fix", str(tmp_path))
     assert (tmp_path / "list.json").read_text() == text
+
+
+def test_two_renames_fine_alone_are_not_applied_together_into_a_conflict(tmp_path: Path) -> None:
+    # each rename alone is proven; together they write reservedSystemCPUs with systemReservedCgroup, which stops
+    # the kubelet (pkg/kubelet/apis/config/validation/validation.go): fix applies one and holds the other back
+    text = HEAD + ('cpuManagerPolicy: static\nkubeReserved:\n  cpu: "1"\nreservedSystemCpus: "0"\n'
+                   "systemReservedcgroup: /system.slice\n")
+    write(tmp_path, {"kc.yaml": text})
+    assert all(f["fix"]["edits"] for f in _findings(tmp_path) if f["rule"] == "unknown-field")  # each one proven
+    result = run("fix", str(tmp_path))
+    assert "Traceback" not in result.stderr
+    after = _findings(tmp_path)
+    assert not [f for f in after if f["severity"] == "error"], after
+    assert (tmp_path / "kc.yaml").read_text() == text.replace("reservedSystemCpus", "reservedSystemCPUs")
+    left = [f for f in after if f["rule"] == "unknown-field"]
+    assert len(left) == 1 and left[0]["fix"]["edits"] == [], left
+    assert "reserved-cpus-conflict" in left[0]["fix"]["description"]
+
+
+SMT2_TOPOLOGY = """\
+apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata:
+  name: t
+spec:
+  pool:
+    nodes: 1
+    nodeSelector: {role: numa}
+    kubeletConfig: kc.yaml
+  sockets: 1
+  threadsPerCore: 2
+  numaNodes:
+    - id: 0
+      socket: 0
+      cpus: "0-7"
+      memory: 32Gi
+"""
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  nodeSelector: {role: numa}
+  containers:
+    - name: c
+      image: x
+      resources:
+        requests: {cpu: CPU, memory: 1Gi}
+        limits: {cpu: CPU, memory: 1Gi}
+"""
+
+
+def test_a_safe_rename_and_an_unsafe_rounding_are_not_applied_together_into_a_rejection(tmp_path: Path) -> None:
+    # the rename turns full-pcpus-only on (an odd CPU count is then rejected: pkg/kubelet/cm/cpumanager/
+    # policy_static.go SMTAlignmentError); the rounding alone was fine on the pool as it is. Together they reject
+    # the pod, so fix keeps the rename and holds the rounding back
+    kubelet = HEAD + ('cpuManagerPolicy: static\ncpuManagerPolicyoptions:\n  full-pcpus-only: "true"\n'
+                      'reservedSystemCPUs: "0,4"\ntopologyManagerPolicy: single-numa-node\n')
+    write(tmp_path, {"kc.yaml": kubelet, "pod.yaml": POD.replace("CPU", "2500m"), "topo.yaml": SMT2_TOPOLOGY})
+    result = run("fix", "--unsafe-fixes", str(tmp_path))
+    assert "Traceback" not in result.stderr
+    assert "held back" in result.stderr
+    after = _findings(tmp_path)
+    assert not [f for f in after if f["severity"] == "error"], after
+    assert "cpuManagerPolicyOptions:" in (tmp_path / "kc.yaml").read_text()
+    assert (tmp_path / "pod.yaml").read_text() == POD.replace("CPU", "2500m")
