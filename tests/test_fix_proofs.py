@@ -468,15 +468,70 @@ spec:
 
 def test_a_safe_rename_and_an_unsafe_rounding_are_not_applied_together_into_a_rejection(tmp_path: Path) -> None:
     # the rename turns full-pcpus-only on (an odd CPU count is then rejected: pkg/kubelet/cm/cpumanager/
-    # policy_static.go SMTAlignmentError); the rounding alone was fine on the pool as it is. Together they reject
-    # the pod, so fix keeps the rename and holds the rounding back
+    # policy_static.go SMTAlignmentError); rounding 2500m to 3 alone was fine on the pool as it is. Together they
+    # reject the pod, so fix keeps the rename and holds "3" back; on the renamed pool the rounding is then "2"
     kubelet = HEAD + ('cpuManagerPolicy: static\ncpuManagerPolicyoptions:\n  full-pcpus-only: "true"\n'
                       'reservedSystemCPUs: "0,4"\ntopologyManagerPolicy: single-numa-node\n')
     write(tmp_path, {"kc.yaml": kubelet, "pod.yaml": POD.replace("CPU", "2500m"), "topo.yaml": SMT2_TOPOLOGY})
+    offered = [f["fix"] for f in _findings(tmp_path) if f["rule"] == "fractional-cpu"]
+    assert offered[0]["edits"] and offered[0]["edits"][0]["text"] == '"3"', offered  # proven alone
     result = run("fix", "--unsafe-fixes", str(tmp_path))
     assert "Traceback" not in result.stderr
-    assert "held back" in result.stderr
     after = _findings(tmp_path)
     assert not [f for f in after if f["severity"] == "error"], after
     assert "cpuManagerPolicyOptions:" in (tmp_path / "kc.yaml").read_text()
-    assert (tmp_path / "pod.yaml").read_text() == POD.replace("CPU", "2500m")
+    assert '"3"' not in (tmp_path / "pod.yaml").read_text()
+
+
+def test_a_rounding_under_full_pcpus_only_takes_whole_cores(tmp_path: Path) -> None:
+    # full-pcpus-only with 2 threads per core rejects 3 CPUs (SMTAlignmentError): 2500m rounds to 2, which the
+    # pool admits, and fix writes it with no error
+    kubelet = HEAD + ('cpuManagerPolicy: static\ncpuManagerPolicyOptions:\n  full-pcpus-only: "true"\n'
+                      'reservedSystemCPUs: "0,4"\ntopologyManagerPolicy: single-numa-node\n')
+    write(tmp_path, {"kc.yaml": kubelet, "pod.yaml": POD.replace("CPU", "2500m"), "topo.yaml": SMT2_TOPOLOGY})
+    fix = next(f["fix"] for f in _findings(tmp_path) if f["rule"] == "fractional-cpu")
+    assert [e["text"] for e in fix["edits"]] == ['"2"', '"2"'], fix
+    run("fix", "--unsafe-fixes", str(tmp_path))
+    assert (tmp_path / "pod.yaml").read_text() == POD.replace("CPU", '"2"')
+    after = _findings(tmp_path)
+    assert not [f for f in after if f["severity"] == "error" or f["rule"] == "fractional-cpu"], after
+
+
+TWO_NUMA = """\
+apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata:
+  name: t
+spec:
+  pool:
+    nodes: 1
+    nodeSelector: {role: numa}
+    kubeletConfig: kc.yaml
+  numaNodes:
+    - id: 0
+      cpus: "0-3"
+      memory: 32Gi
+    - id: 1
+      cpus: "4-7"
+      memory: 32Gi
+"""
+
+
+@pytest.mark.parametrize("cpu,rounded,proven", [("4500m", '"5"', False), ("2500m", '"3"', True)])
+def test_a_workload_fix_is_proven_on_its_pool(tmp_path: Path, cpu: str, rounded: str, proven: bool) -> None:
+    # 4500m rounds to 5 exclusive CPUs, which no NUMA node of 4 (one reserved) holds: single-numa-node rejects
+    # the pod (pkg/kubelet/cm/topologymanager/policy_single_numa_node.go, TopologyAffinityError) that ran in the
+    # shared pool before, so the rounding is only a hint; 2500m -> 3 fits and stays an (unsafe) fix
+    kubelet = HEAD + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\ntopologyManagerPolicy: single-numa-node\n'
+    pod = POD.replace("CPU", cpu)
+    write(tmp_path, {"kc.yaml": kubelet, "pod.yaml": pod, "topo.yaml": TWO_NUMA})
+    fix = next(f["fix"] for f in _findings(tmp_path) if f["rule"] == "fractional-cpu")
+    assert rounded in fix["description"]
+    run("fix", "--unsafe-fixes", str(tmp_path))
+    if proven:
+        assert fix["safety"] == "unsafe" and fix["edits"], fix
+        assert (tmp_path / "pod.yaml").read_text() == pod.replace(cpu, rounded)
+    else:
+        assert fix["edits"] == [] and "TopologyAffinityError" in fix["description"], fix
+        assert (tmp_path / "pod.yaml").read_text() == pod
+    assert not [f for f in _findings(tmp_path) if f["severity"] == "error"]

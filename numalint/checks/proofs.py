@@ -20,6 +20,7 @@ its file emptied, so positions stay) and one analysis of its pool per fix, plus 
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -63,16 +64,33 @@ def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analys
     ``--ignore`` or a configured severity say: those decide what is reported and fixed, not what the kubelet
     refuses (a rename that stops the kubelet is no safer because reserved-cpus-conflict is switched off)."""
     prover = _Prover(text_of, reread)
+    workloads = _WorkloadProver(prover)
     for finding in findings:
         if finding.fix is None or not finding.fix.edits:
             continue
         analysis = analysis_of(finding.file)
-        profile = _document_of(analysis, finding) if analysis is not None else None
+        if analysis is None:
+            continue
+        profile = _document_of(analysis, finding)
         if profile is False:
             finding.fix = _refused(finding.fix, "numalint cannot tell which configuration of the line it is in; "
                                                 "decide by hand")
-        elif analysis is not None and isinstance(profile, KubeletProfile):
+        elif isinstance(profile, KubeletProfile):
             finding.fix = prover.prove(analysis, profile, finding)
+        else:
+            pod = _workload_of(analysis, finding)
+            if pod is False:
+                finding.fix = _refused(finding.fix, "numalint cannot tell which workload of the line it is in; "
+                                                    "decide by hand")
+            elif isinstance(pod, PodView) and analysis.pools_for(pod):
+                finding.fix = workloads.prove(analysis, pod, finding)
+
+
+def _workload_of(analysis: Analysis, finding: Finding) -> PodView | None | bool:
+    """The workload whose document holds the finding's start; False when that is ambiguous."""
+    holding = [p for p in analysis.pods if p.file == finding.file
+               and _holds(p.locator.fallback, finding.span.line, finding.span.col)]
+    return holding[0] if len(holding) == 1 else (False if holding else None)
 
 
 def _document_of(analysis: Analysis, finding: Finding) -> KubeletProfile | None | bool:
@@ -210,6 +228,93 @@ class _Prover:
             self.pods[id(profile)] = [pod for pod in analysis.pods
                                       if any(p.profile is profile for p in analysis.pools_for(pod))]
         return self.pods[id(profile)]
+
+
+class _WorkloadProver:
+    """Proves a fix on a workload (a rounded CPU count, requests set to limits) on the pools the run places it
+    on: the pools' workloads, this one as the fix leaves it, admitted again, and every check run. A workload
+    outside every pool has nothing to prove it on and keeps its fix."""
+
+    def __init__(self, prover: _Prover) -> None:
+        self.prover = prover
+        self.before: dict[frozenset[int], list[_Seen]] = {}  # by the set of pools: their findings as they are
+        self.alone: dict[int, str | None] = {}  # by workload: its document alone, at its own lines
+
+    def prove(self, analysis: Analysis, pod: PodView, finding: Finding) -> Fix:
+        assert finding.fix is not None
+        fix = finding.fix
+        span = pod.locator.fallback
+        if id(pod) not in self.alone:
+            if pod.file not in self.prover.texts:
+                self.prover.texts[pod.file] = self.prover.text_of(pod.file)
+            whole = self.prover.texts[pod.file]
+            self.alone[id(pod)] = None if whole is None else _alone(whole, span)
+        text = self.alone[id(pod)]
+        if text is None:
+            return _refused(fix, "the file cannot be read again to try it; decide by hand")
+        pools = analysis.pools_for(pod)
+        key = frozenset(id(p) for p in pools)
+        pods = [p for p in analysis.pods if p is pod or any(q in pools for q in analysis.pools_for(p))]
+        if key not in self.before:
+            self.before[key] = self._seen(analysis, pods)
+        before = self.before[key] + [  # and the workload's own findings (its schema)
+            _Seen(f.rule, (f.file, f.span.line, f.span.col), _error(f.rule, f.severity), f.message, f.fix)
+            for source in analysis.run.sources if source.path == pod.file for f in source.findings
+            if _holds(span, f.span.line, f.span.col)]
+        edited = _apply(text, fix.edits)
+        if edited is None:
+            return _refused(fix, "its edits do not land on the file as it is; decide by hand")
+        result = self.prover.reread(pod.file, edited[0])
+        mine = next((p for p in result.pods if p.locator.fallback[:2] == span[:2]), None)
+        if not result.source.parsed or result.source.template or mine is None:
+            return _refused(fix, "the workload would no longer read; decide by hand")
+        starts, new_starts, back = line_starts(text), line_starts(edited[0]), edited[1]
+
+        def original(line: int, col: int) -> tuple[int, int]:
+            offset = back(_offset(new_starts, line, col))
+            number = max(1, bisect_right(starts, offset))
+            return number, offset - starts[number - 1] + 1
+
+        after = self._seen(analysis, [mine if p is pod else p for p in pods],
+                           (pod.file, mine.locator.fallback, original, result.source.findings))
+        key_of = (finding.rule, (finding.file, finding.span.line, finding.span.col))
+        if Counter((s.rule, s.place) for s in after)[key_of] >= Counter((s.rule, s.place) for s in before)[key_of]:
+            return _refused(fix, "the finding would remain; decide by hand what to write there")
+        new = _new_errors(before, after, True)
+        if new:
+            return _refused(fix, f"it would bring a new error ({new[0].rule}: {_short(new[0].message)}); decide by "
+                                 "hand whether to make the change and settle that too, or leave it")
+        return fix
+
+    def _seen(self, analysis: Analysis, pods: list[PodView],
+              edited: tuple[str, Span, Callable[[int, int], tuple[int, int]], list[Finding]] | None = None
+              ) -> list[_Seen]:
+        """Every finding of the pools running ``pods``, at its place in the files as they are (a place in the
+        edited workload is mapped back through the edits), with the edited workload's own (schema) findings."""
+        pool = analyse(dc_replace(analysis.run, pods=pods), analysis.options)
+        seen: list[_Seen] = []
+
+        def add(rule: str, file: str, line: int, col: int, severity: str | None, fix: Fix | None,
+                message: str) -> None:
+            if edited is not None and file == edited[0] and _holds(edited[1], line, col):
+                line, col = edited[2](line, col)
+            seen.append(_Seen(rule, (file, line, col), _error(rule, severity), message, fix))
+
+        if edited is not None:
+            for found in edited[3]:
+                if _holds(edited[1], found.span.line, found.span.col):
+                    add(found.rule, found.file, found.span.line, found.span.col, found.severity, found.fix,
+                        found.message)
+        for slug, func in all_checks().items():
+            for hit in func(pool):
+                add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
+        return seen
+
+
+def _error(rule: str, severity: str | None) -> bool:
+    """An error by the severity its check gave it, else by its rule's own (never a configured one)."""
+    rules = catalogue()
+    return (severity or (rules[rule].severity if rule in rules else "error")) == "error"
 
 
 def _carrier(analysis: Analysis, profile: KubeletProfile) -> Document:
