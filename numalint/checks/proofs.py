@@ -14,6 +14,11 @@ reservedMemory correction. The fix keeps its own safety (safety says whether it 
 and a safe fix whose follow-up is unsafe says so. Any other outcome turns the fix into a display-only hint
 saying what would go wrong, so the author decides.
 
+A fix on a workload (a rounded CPU count, requests set to limits) is proven the same way on the pools the
+run places it on (``_WorkloadProver``); a workload on no pool keeps its fix. The proof runs every check and
+judges an error by its rule's own severity, whatever the selection and configured severities say: they decide
+what is reported, not what the kubelet refuses. Fixes applied together are judged by ``fix`` (``fixer.fix``).
+
 Only documents that carry such a fix pay for the proof: one reading of the document alone (the other lines of
 its file emptied, so positions stay) and one analysis of its pool per fix, plus one for the document as it is.
 """
