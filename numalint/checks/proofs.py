@@ -36,7 +36,7 @@ from numalint.catalogue import catalogue
 from numalint.checks import all_checks
 from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix
 from numalint.model.run import FileResult
-from numalint.reading.sources import Document
+from numalint.reading.sources import Document, Source
 from numalint.reading.yamlpos import Span, line_starts
 from numalint.views.kubelet import KubeletProfile
 from numalint.views.performance import EmbeddedDocument
@@ -88,7 +88,8 @@ def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analys
                 finding.fix = _refused(finding.fix, "numalint cannot tell which workload of the line it is in; "
                                                     "decide by hand")
             elif isinstance(pod, PodView) and analysis.pools_for(pod):
-                finding.fix = workloads.prove(analysis, pod, finding)
+                workloads.add(analysis, pod, finding)
+    workloads.prove_all()
 
 
 def _workload_of(analysis: Analysis, finding: Finding) -> PodView | None | bool:
@@ -236,84 +237,142 @@ class _Prover:
 
 
 class _WorkloadProver:
-    """Proves a fix on a workload (a rounded CPU count, requests set to limits) on the pools the run places it
-    on: the pools' workloads, this one as the fix leaves it, admitted again, and every check run. A workload
-    outside every pool has nothing to prove it on and keeps its fix."""
+    """Proves fixes on workloads (a rounded CPU count, requests set to limits) on the pools the run places them
+    on: the pools' workloads, these as the fixes leave them, admitted again, and every check run. A workload
+    outside every pool has nothing to prove it on and keeps its fix.
+
+    A pod's fix can only change what its own pools admit, but one analysis per fix would make a repository of
+    many such pods quadratic. So the fixes of one set of pools are tried together first (one analysis); when
+    that brings a new error, each half is tried again, down to the single fixes that bring it, which become
+    hints (k bad fixes among n cost about k * log n analyses). What ``fix`` applies together is judged again
+    by ``fixer.fix``."""
 
     def __init__(self, prover: _Prover) -> None:
         self.prover = prover
-        self.before: dict[frozenset[int], list[_Seen]] = {}  # by the set of pools: their findings as they are
-        self.alone: dict[int, str | None] = {}  # by workload: its document alone, at its own lines
+        self.waiting: dict[int, tuple[Analysis, list[tuple[PodView, Finding]]]] = {}  # by analysis
 
-    def prove(self, analysis: Analysis, pod: PodView, finding: Finding) -> Fix:
-        assert finding.fix is not None
-        fix = finding.fix
-        span = pod.locator.fallback
-        if id(pod) not in self.alone:
-            if pod.file not in self.prover.texts:
-                self.prover.texts[pod.file] = self.prover.text_of(pod.file)
-            whole = self.prover.texts[pod.file]
-            self.alone[id(pod)] = None if whole is None else _alone(whole, span)
-        text = self.alone[id(pod)]
-        if text is None:
-            return _refused(fix, "the file cannot be read again to try it; decide by hand")
-        pools = analysis.pools_for(pod)
-        key = frozenset(id(p) for p in pools)
-        pods = [p for p in analysis.pods if p is pod or any(q in pools for q in analysis.pools_for(p))]
-        if key not in self.before:
-            self.before[key] = self._seen(analysis, pods)
-        before = self.before[key] + [  # and the workload's own findings (its schema)
-            _Seen(f.rule, (f.file, f.span.line, f.span.col), _error(f.rule, f.severity), f.message, f.fix)
-            for source in analysis.run.sources if source.path == pod.file for f in source.findings
-            if _holds(span, f.span.line, f.span.col)]
-        edited = _apply(text, fix.edits)
-        if edited is None:
-            return _refused(fix, "its edits do not land on the file as it is; decide by hand")
-        result = self.prover.reread(pod.file, edited[0])
-        mine = next((p for p in result.pods if p.locator.fallback[:2] == span[:2]), None)
-        if not result.source.parsed or result.source.template or mine is None:
-            return _refused(fix, "the workload would no longer read; decide by hand")
-        starts, new_starts, back = line_starts(text), line_starts(edited[0]), edited[1]
+    def add(self, analysis: Analysis, pod: PodView, finding: Finding) -> None:
+        self.waiting.setdefault(id(analysis), (analysis, []))[1].append((pod, finding))
 
-        def original(line: int, col: int) -> tuple[int, int]:
-            offset = back(_offset(new_starts, line, col))
-            number = max(1, bisect_right(starts, offset))
-            return number, offset - starts[number - 1] + 1
+    def prove_all(self) -> None:
+        for analysis, items in self.waiting.values():
+            groups: dict[frozenset[int], list[tuple[PodView, Finding]]] = {}
+            for pod, finding in items:
+                groups.setdefault(frozenset(id(p) for p in analysis.pools_for(pod)), []).append((pod, finding))
+            for group in groups.values():
+                pools = analysis.pools_for(group[0][0])
+                pods = [p for p in analysis.pods if any(q in pools for q in analysis.pools_for(p))]
+                before = self._seen(analysis, pods, {}) + [
+                    _Seen(f.rule, (f.file, f.span.line, f.span.col), _error(f.rule, f.severity), f.message, f.fix)
+                    for f in self._own_findings(analysis.run.sources, [pod for pod, _ in group])]
+                self._settle(analysis, pods, before, group)
 
-        after = self._seen(analysis, [mine if p is pod else p for p in pods],
-                           (pod.file, mine.locator.fallback, original, result.source.findings))
-        key_of = (finding.rule, (finding.file, finding.span.line, finding.span.col))
-        if Counter((s.rule, s.place) for s in after)[key_of] >= Counter((s.rule, s.place) for s in before)[key_of]:
-            return _refused(fix, "the finding would remain; decide by hand what to write there")
+    def _settle(self, analysis: Analysis, pods: list[PodView], before: list[_Seen],
+                group: list[tuple[PodView, Finding]]) -> None:
+        why = self._try(analysis, pods, before, group)
+        if why is None:
+            return
+        if len(group) == 1:
+            finding = group[0][1]
+            assert finding.fix is not None
+            finding.fix = _refused(finding.fix, why)
+            return
+        half = len(group) // 2
+        self._settle(analysis, pods, before, group[:half])
+        self._settle(analysis, pods, before, group[half:])
+
+    def _try(self, analysis: Analysis, pods: list[PodView], before: list[_Seen],
+             group: list[tuple[PodView, Finding]]) -> str | None:
+        """Why the fixes of ``group`` applied together are refuted, or None when they hold."""
+        edits: dict[str, list[Edit]] = {}
+        for _, finding in group:
+            edits.setdefault(finding.file, []).extend(finding.fix.edits if finding.fix is not None else ())
+        replaced: dict[int, PodView] = {}
+        edited: dict[str, _Edited] = {}
+        for file, changes in edits.items():
+            if file not in self.prover.texts:
+                self.prover.texts[file] = self.prover.text_of(file)
+            whole = self.prover.texts[file]
+            if whole is None:
+                return "the file cannot be read again to try it; decide by hand"
+            applied = _apply(whole, changes)
+            if applied is None:
+                return "its edits do not land on the file as it is; decide by hand"
+            result = self.prover.reread(file, applied[0])
+            if not result.source.parsed or result.source.template:
+                return "the workload would no longer read; decide by hand"
+            mine = [pod for pod, finding in group if finding.file == file]
+            for pod in mine:
+                again = next((p for p in result.pods if p.locator.fallback[:2] == pod.locator.fallback[:2]), None)
+                if again is None:
+                    return "the workload would no longer read; decide by hand"
+                replaced[id(pod)] = again
+            edited[file] = _Edited([replaced[id(pod)].locator.fallback for pod in mine],
+                                   _way_back(whole, applied[0], applied[1]),
+                                   self._own_findings([result.source], [replaced[id(pod)] for pod in mine]))
+        after = self._seen(analysis, [replaced.get(id(p), p) for p in pods], edited)
+        was = Counter((s.rule, s.place) for s in before)
+        now = Counter((s.rule, s.place) for s in after)
+        for _, finding in group:
+            key = (finding.rule, (finding.file, finding.span.line, finding.span.col))
+            if now[key] >= was[key]:
+                return "the finding would remain; decide by hand what to write there"
         new = _new_errors(before, after, True)
         if new:
-            return _refused(fix, f"it would bring a new error ({new[0].rule}: {_short(new[0].message)}); decide by "
-                                 "hand whether to make the change and settle that too, or leave it")
-        return fix
+            return (f"it would bring a new error ({new[0].rule}: {_short(new[0].message)}); decide by hand whether "
+                    "to make the change and settle that too, or leave it")
+        return None
 
-    def _seen(self, analysis: Analysis, pods: list[PodView],
-              edited: tuple[str, Span, Callable[[int, int], tuple[int, int]], list[Finding]] | None = None
-              ) -> list[_Seen]:
-        """Every finding of the pools running ``pods``, at its place in the files as they are (a place in the
-        edited workload is mapped back through the edits), with the edited workload's own (schema) findings."""
+    @staticmethod
+    def _own_findings(sources: Iterable[Source], pods: list[PodView]) -> list[Finding]:
+        """The findings reading made in the documents of ``pods`` (their schema)."""
+        files = {p.file for p in pods}
+        return [f for source in sources if source.path in files for f in source.findings
+                if any(p.file == f.file and _holds(p.locator.fallback, f.span.line, f.span.col) for p in pods)]
+
+    def _seen(self, analysis: Analysis, pods: list[PodView], edited: dict[str, _Edited]) -> list[_Seen]:
+        """Every finding of the pools running ``pods``, at its place in the files as they are (a place in an
+        edited workload is mapped back through the edits), with the edited workloads' own (schema) findings."""
         pool = analyse(dc_replace(analysis.run, pods=pods), analysis.options)
         seen: list[_Seen] = []
 
         def add(rule: str, file: str, line: int, col: int, severity: str | None, fix: Fix | None,
                 message: str) -> None:
-            if edited is not None and file == edited[0] and _holds(edited[1], line, col):
-                line, col = edited[2](line, col)
+            change = edited.get(file)
+            if change is not None and any(_holds(span, line, col) for span in change.spans):
+                line, col = change.back(line, col)
             seen.append(_Seen(rule, (file, line, col), _error(rule, severity), message, fix))
 
-        if edited is not None:
-            for found in edited[3]:
-                if _holds(edited[1], found.span.line, found.span.col):
-                    add(found.rule, found.file, found.span.line, found.span.col, found.severity, found.fix,
-                        found.message)
+        for change in edited.values():
+            for found in change.findings:
+                add(found.rule, found.file, found.span.line, found.span.col, found.severity, found.fix,
+                    found.message)
         for slug, func in all_checks().items():
             for hit in func(pool):
                 add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
         return seen
+
+
+@dataclass(frozen=True)
+class _Edited:
+    """A file as workload fixes leave it: the documents edited, the way back to a place in the file as it is,
+    and the findings reading made in those documents."""
+
+    spans: list[Span]
+    back: Callable[[int, int], tuple[int, int]]
+    findings: list[Finding]
+
+
+def _way_back(old: str, new: str, back: Mapper) -> Callable[[int, int], tuple[int, int]]:
+    """A line and column of ``new`` -> the line and column in ``old`` (through the offsets' mapper)."""
+    starts, new_starts = line_starts(old), line_starts(new)
+
+    def original(line: int, col: int) -> tuple[int, int]:
+        offset = back(_offset(new_starts, line, col))
+        number = max(1, bisect_right(starts, offset))
+        return number, offset - starts[number - 1] + 1
+
+    return original
 
 
 def _error(rule: str, severity: str | None) -> bool:
