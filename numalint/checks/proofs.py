@@ -102,12 +102,9 @@ def _workload_of(analysis: Analysis, finding: Finding) -> PodView | None | bool:
 def _document_of(analysis: Analysis, finding: Finding) -> KubeletProfile | None | bool:
     """The kubelet configuration the finding is in: the one whose document holds the finding's start (line
     and column: the items of a one-line JSON List share their line); False when that is ambiguous."""
-    on_line = [p for p in analysis.profiles if p.file == finding.file
-               and p.doc.span.line <= finding.span.line <= p.doc.span.end_line]
-    if len(on_line) < 2:
-        return on_line[0] if on_line else None
-    holding = [p for p in on_line if _holds(p.doc.span, finding.span.line, finding.span.col)]
-    return holding[0] if len(holding) == 1 else False
+    holding = [p for p in analysis.profiles if p.file == finding.file
+               and _holds(p.doc.span, finding.span.line, finding.span.col)]
+    return holding[0] if len(holding) == 1 else (False if holding else None)
 
 
 def _holds(span: Span, line: int, col: int) -> bool:
