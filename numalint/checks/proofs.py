@@ -258,7 +258,7 @@ class _WorkloadProver:
                 groups.setdefault(frozenset(id(p) for p in analysis.pools_for(pod)), []).append((pod, finding))
             for group in groups.values():
                 pools = analysis.pools_for(group[0][0])
-                pods = [p for p in analysis.pods if any(q in pools for q in analysis.pools_for(p))]
+                pods = [p for p in analysis.pods if any(q is r for q in analysis.pools_for(p) for r in pools)]
                 before = self._seen(analysis, pods, {}) + [
                     _Seen(f.rule, (f.file, f.span.line, f.span.col), _error(f.rule, f.severity), f.message, f.fix)
                     for f in self._own_findings(analysis.run.sources, [pod for pod, _ in group])]

@@ -104,7 +104,7 @@ def _whole_cores(analysis: Analysis, pod: PodView) -> int:
     step = 1
     pools = analysis.pools_for(pod)
     for pool_run in analysis.pool_runs:
-        if pool_run.pool in pools:
+        if any(pool_run.pool is p for p in pools):
             for node in pool_run.nodes[:1]:
                 if node.cpu is not None and node.cpu.options.full_pcpus_only:
                     step = lcm(step, max(1, node.topo.cpus_per_core))
