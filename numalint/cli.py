@@ -513,7 +513,9 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
     targets = int("-" in result.texts) if stdin_only else len(written)
     click.echo(f"numalint: fixed {len(applied)} finding(s) in {targets} file(s)"
                + (f"; {len(result.skipped)} fix(es) could not be applied (overlapping edits)" if result.skipped
-                  else "") + (f"; not written (fixed text would not parse): {', '.join(result.broken)}"
+                  else "")
+               + (f"; {len(result.held)} fix(es) held back (applied, they would bring a new error)"
+                  if result.held else "") + (f"; not written (fixed text would not parse): {', '.join(result.broken)}"
                              if result.broken else ""), err=True)
     if errors or report.readable == 0:
         sys.exit(2)

@@ -16,7 +16,7 @@ from numalint.checks import run_checks
 from numalint.checks.edits import shape_edits
 from numalint.checks.input_rules import FindingCap, cap_per_file, input_findings
 from numalint.checks.selection import SelectorError, matches, resolve
-from numalint.findings import Finding, Hit
+from numalint.findings import Finding, Hit, ObjectRef
 from numalint.k8s.kinds import (
     KUBELET_CONFIG,
     KUBELET_CONFIGURATION,
@@ -90,6 +90,10 @@ class Report:
     # findings a comment or annotation suppresses, with their justification (only SARIF shows them)
     suppressed: list[Finding] = field(default_factory=list)
     checked: list[str] = field(default_factory=list)  # the files named or found (not context files)
+    # ``judge``: every rule's errors by the rule's own severity, whatever selection, severities and suppressions
+    # say (what the kubelet and API server refuse), and the workloads on a pool whose kubelet does not start
+    errors: list[Finding] = field(default_factory=list)
+    halted: set[tuple[str, ObjectRef | None]] = field(default_factory=set)
 
 
 def process_file(path: str, texts: dict[str, str] | None = None) -> Read:
@@ -453,8 +457,10 @@ def build_analyses(paths: list[str], options: Options, stdin_text: str | None = 
 
 
 def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
-              texts: dict[str, str] | None = None) -> Report:
-    """Check ``paths``; context files take part in cross-document checks without being reported on."""
+              texts: dict[str, str] | None = None, judge: bool = False) -> Report:
+    """Check ``paths``; context files take part in cross-document checks without being reported on.
+
+    ``judge`` (for ``fix``): every check runs, and the report also lists every error (``Report.errors``)."""
     given = dict(texts or {})
     if stdin_text is not None:
         given["-"] = stdin_text
@@ -473,26 +479,31 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     if options.enabled is not None:
         disabled |= set(catalogue()) - options.enabled
     analyses: dict[str | None, Analysis] = {}
+    halted: set[tuple[str, ObjectRef | None]] = set()
     for cluster in _analyse_clusters(results, options):
         analyses[cluster.name] = cluster.analysis
-        findings.extend(cap_per_file(run_checks(cluster.analysis, disabled, cluster.name)))  # bounded output
-        if "duplicate-object" not in disabled:
+        findings.extend(cap_per_file(run_checks(cluster.analysis, () if judge else disabled, cluster.name)))
+        if judge:
+            halted |= _halted(cluster.analysis)
+        if judge or "duplicate-object" not in disabled:
             findings.extend(Finding.of("duplicate-object", hit, cluster.name) for hit in cluster.repeats)
         reported |= {p.file for p in cluster.analysis.simulation.node_state_problems}
     shape_edits(findings, lambda path: _text_of(path, given))  # as `fix` writes them, before they are proven
-    if any(a.profiles for a in analyses.values()) and any(f.fix is not None and f.fix.edits for f in findings):
-        # imported here for start-up time: only a run with a kubelet configuration has fixes to prove
+    if any(a.pools for a in analyses.values()) and any(f.fix is not None and f.fix.edits for f in findings):
+        # imported here for start-up time: only a run with a pool (a kubelet configuration or a topology) has
+        # fixes to prove
         from numalint.checks.proofs import prove_fixes
 
         prove_fixes(findings, lambda path: analyses.get(options.cluster_of(path) if options.cluster_of else None),
                     lambda path: _text_of(path, given),
-                    lambda path, text: expanded(process_file(path, {path: text})), disabled)
+                    lambda path, text: expanded(process_file(path, {path: text})))
     for path in missing:
         findings.append(registry.finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1)))
     # a finding in a context file is reported when a named file takes part in it (a changed kubelet file
     # that now rejects an unchanged pod); other context findings stay silent
     findings = [f for f in findings if f.file in reported or f.file in missing
                 or any(r.file in reported for r in f.related)]
+    errors = [f for f in findings if _is_error(f)] if judge else []  # before the configuration's severities
     suppressed: list[Finding] = []
     findings = _name_helm_sources(apply_configuration(findings, options, sources, suppressed, reported), sources)
     suppressed = _name_helm_sources(suppressed, sources)
@@ -500,7 +511,23 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     unparsed = {s.path for s in sources if not s.parsed or s.template}
     return Report(sorted(findings, key=Finding.sort_key), count + len(missing), readable, unparsed,
                   incomplete=any(s.unchecked for s in sources),
-                  suppressed=sorted(suppressed, key=Finding.sort_key), checked=files + missing)
+                  suppressed=sorted(suppressed, key=Finding.sort_key), checked=files + missing,
+                  errors=errors, halted=halted)
+
+
+def _is_error(finding: Finding) -> bool:
+    """An error by its rule's own severity (or the one its check gave it), not a configured one."""
+    if finding.severity is not None:
+        return finding.severity == "error"
+    rule = registry.rule(finding.rule)
+    return rule is None or rule.severity == "error"
+
+
+def _halted(analysis: Analysis) -> set[tuple[str, ObjectRef | None]]:
+    """The workloads placed on a pool whose kubelet does not start: they run nowhere there."""
+    return {(pod.file, pod.ref) for pod in analysis.pods
+            if any(pool.profile is not None and analysis.start_problems(pool.profile)
+                   for pool in analysis.pools_for(pod))}
 
 
 def _text_of(path: str, given: dict[str, str]) -> str | None:

@@ -20,12 +20,13 @@ import re
 import signal
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from numalint.engine import Options, Report, run_check
-from numalint.findings import SAFE, UNSAFE, Edit, Finding
+from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix
 from numalint.reading.scalars import value_start
 from numalint.reading.yamlpos import line_starts
 
@@ -49,6 +50,7 @@ class FixResult:
     skipped: list[Finding] = field(default_factory=list)  # fixes whose edits never applied
     broken: list[str] = field(default_factory=list)  # files whose fixed text would not parse: left alone
     refused: dict[str, str] = field(default_factory=dict)  # path -> why its edits did not match its text
+    held: list[Finding] = field(default_factory=list)  # fixes held back: with the others they bring an error
     report: Report | None = None  # the check after fixing
     boms: set[str] = field(default_factory=set)  # files that start with a UTF-8 BOM (kept when written)
 
@@ -194,7 +196,15 @@ def apply_edits(text: str, edits: list[tuple[Edit, Finding]]) -> tuple[str, list
 
 
 def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: str | None = None) -> FixResult:
-    """Fix until nothing applicable is left (or MAX_PASSES), checking the files again after each pass."""
+    """Fix until nothing applicable is left (or MAX_PASSES), checking the files again after each pass.
+
+    Each fix was proven alone (``checks/proofs.py``); fixes applied together can still interact (two renames
+    that meet, a rename and a workload's rounding). So the check after a pass judges what the pass applied: an
+    error that was not there before it (every rule, by the rule's own severity; on a workload only when its
+    kubelet started before) and that carries no automatic fix of its own undoes the pass, which is then made
+    again one fix at a time in the report's order, each kept only when it brings no such error. The others are
+    held back: their findings stay, with a hint saying which error they would bring.
+    """
     texts: dict[str, str] = {}
     originals: dict[str, str] = {}
     if stdin_text is not None:
@@ -202,54 +212,147 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
     result = FixResult({}, originals)
     applied: dict[str, list[Finding]] = {}
     deferred: list[Finding] = []
+    held: dict[tuple[str, str, int, str], str] = {}  # a fix held back -> the error it would bring
+    report = run_check(paths, options, texts=texts, judge=True)
     for _ in range(MAX_PASSES):
-        report = run_check(paths, options, texts=texts)
-        result.report = report
-        per_file: dict[str, list[tuple[Edit, Finding]]] = {}
-        for finding in report.findings:
-            if (allowed(finding, unsafe) and finding.input not in report.unparsed and finding.fix is not None
-                    and finding.input not in result.refused):
-                for edit in finding.fix.edits:
-                    per_file.setdefault(finding.input, []).append((edit, finding))
-        changed = False
-        deferred = []
-        for path, edits in per_file.items():
-            current = texts.get(path)
-            if current is None:
-                read = _read(path)
-                if read is None:
-                    continue
-                current, bom = read
-                originals[path] = current
-                if bom:
-                    result.boms.add(path)
-            problem = verify_edits(current, edits)
-            if problem is not None:
-                result.refused[path] = problem
-                applied.pop(path, None)
-                changed = changed or texts.get(path, current) != originals[path]
-                texts[path] = originals[path]
-                continue
-            new, fixed, later = apply_edits(current, edits)
-            deferred.extend(later)
-            if new != current:
-                texts[path] = new
-                applied.setdefault(path, []).extend(fixed)
-                changed = True
-        if not changed:
+        chosen = [f for f in report.findings if allowed(f, unsafe) and f.input not in report.unparsed
+                  and f.input not in result.refused and _held_key(f) not in held]
+        start = dict(texts)
+        fixed, deferred = _apply_pass(chosen, texts, result)
+        if texts == start:
             break
-    else:
-        result.report = run_check(paths, options, texts=texts)
+        after = run_check(paths, options, texts=texts, judge=True)
+        if _new_errors(report, after, start, texts, originals):
+            texts.clear()
+            texts.update(start)
+            fixed, deferred, after = _one_at_a_time(paths, options, chosen, report, texts, result, held)
+        for finding in fixed:
+            applied.setdefault(finding.input, []).append(finding)
+        report = after
+    result.report = report
     result.skipped = [f for f in deferred if f.file not in result.refused]
-    assert result.report is not None
-    result.broken = sorted(p for p in texts if p in result.report.unparsed and p in originals
-                           and texts[p] != originals[p])
+    result.broken = sorted(p for p in texts if p in report.unparsed and p in originals and texts[p] != originals[p])
     if result.broken:  # not written: what remains is what the files hold, never findings of a text not written
         texts.update({p: originals[p] for p in result.broken})
-        result.report = run_check(paths, options, texts=texts)
-    result.texts = {p: t for p, t in texts.items() if t != originals.get(p) and p not in result.broken}
+        report = result.report = run_check(paths, options, texts=texts, judge=True)
+    result.texts = {p: t for p, t in texts.items() if t != originals.get(p) and p not in result.broken
+                    and p not in result.refused}
     result.applied = [f for p in sorted(applied) if p in result.texts for f in applied[p]]
+    for finding in report.findings:
+        why = held.get(_held_key(finding))
+        if why is not None and finding.fix is not None and finding.fix.edits:
+            finding.fix = Fix(f"{finding.fix.description} -- not offered automatically: together with the fixes "
+                              f"applied with it, it would bring a new error ({why}); decide by hand")
+            result.held.append(finding)
     return result
+
+
+def _held_key(finding: Finding) -> tuple[str, str, int, str]:
+    """A fix across passes: edits leave lines where they are, and a fix's description names what it writes."""
+    return (finding.rule, finding.input, finding.span.line, finding.fix.description if finding.fix else "")
+
+
+def _apply_pass(chosen: list[Finding], texts: dict[str, str], result: FixResult) -> tuple[list[Finding],
+                                                                                          list[Finding]]:
+    """Apply the edits of ``chosen`` to ``texts`` (in place); return (findings fixed, findings deferred). A file
+    with an edit that does not match its text is refused: back to its original, never written."""
+    per_file: dict[str, list[tuple[Edit, Finding]]] = {}
+    for finding in chosen:
+        for edit in finding.fix.edits if finding.fix is not None else ():
+            per_file.setdefault(finding.input, []).append((edit, finding))
+    fixed: list[Finding] = []
+    deferred: list[Finding] = []
+    for path, edits in per_file.items():
+        current = texts.get(path)
+        if current is None:
+            current = result.originals.get(path)
+        if current is None:
+            read = _read(path)
+            if read is None:
+                continue
+            current, bom = read
+            result.originals[path] = current
+            if bom:
+                result.boms.add(path)
+        problem = verify_edits(current, edits)
+        if problem is not None:
+            result.refused[path] = problem
+            texts[path] = result.originals[path]
+            continue
+        new, done, later = apply_edits(current, edits)
+        deferred.extend(later)
+        if new != current:
+            texts[path] = new
+            fixed.extend(done)
+    return fixed, deferred
+
+
+def _one_at_a_time(paths: list[str], options: Options, chosen: list[Finding], before: Report,
+                   texts: dict[str, str], result: FixResult, held: dict[tuple[str, str, int, str], str]
+                   ) -> tuple[list[Finding], list[Finding], Report]:
+    """The pass again, one fix after another (each on the pass's starting text together with those kept): a
+    fix is kept when the check after it finds no new error, else held back. Only a pass whose fixes interact
+    pays for this: one check per fix."""
+    start = dict(texts)
+    kept: list[Finding] = []
+    fixed: list[Finding] = []
+    deferred: list[Finding] = []
+    report = before
+    for finding in chosen:
+        if finding.input in result.refused:
+            continue
+        trial = dict(start)
+        done, later = _apply_pass([*kept, finding], trial, result)
+        if trial == texts:
+            continue
+        after = run_check(paths, options, texts=trial, judge=True)
+        new = _new_errors(before, after, start, trial, result.originals)
+        if new:
+            held[_held_key(finding)] = f"{new[0].rule}: {_short(new[0].message)}"
+            continue
+        kept.append(finding)
+        fixed, deferred, report = done, later, after
+        texts.clear()
+        texts.update(trial)
+    return fixed, deferred, report
+
+
+def _new_errors(before: Report, after: Report, start: dict[str, str], texts: dict[str, str],
+                originals: dict[str, str]) -> list[Finding]:
+    """Errors of ``after`` that ``before`` did not have under the same rule on the same line (mapped back
+    through the edits); an error with an automatic fix of its own is the follow-up its proof allowed (the next
+    pass applies it and is judged in turn), and a workload's error counts only when its kubelet started."""
+    left = Counter((f.rule, f.input, f.span.line) for f in before.errors)
+    maps: dict[str, Callable[[int], int]] = {}
+    new = []
+    for finding in after.errors:
+        if finding.obj is not None and (finding.input, finding.obj) in before.halted:
+            continue
+        path = finding.input
+        if path not in maps:
+            maps[path] = _line_map(start.get(path, originals.get(path)), texts.get(path))
+        key = (finding.rule, path, maps[path](finding.span.line))
+        if left[key] > 0:
+            left[key] -= 1
+        elif finding.fix is None or not finding.fix.edits:
+            new.append(finding)
+    return new
+
+
+def _line_map(old: str | None, new: str | None) -> Callable[[int], int]:
+    """A line of ``new`` -> its line in ``old``: the same, unless an edit joined the lines of a scalar."""
+    if old is None or new is None or old.count("\n") == new.count("\n"):
+        return lambda line: line
+    mapping: dict[int, int] = {}
+    matcher = difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False)
+    for tag, i1, _i2, j1, j2 in matcher.get_opcodes():
+        for j in range(j1, j2):
+            mapping[j + 1] = (i1 + j - j1 if tag == "equal" else i1) + 1
+    return lambda line: mapping.get(line, line)
+
+
+def _short(message: str, limit: int = 160) -> str:
+    return message if len(message) <= limit else message[:limit - 1] + "…"
 
 
 def _read(path: str) -> tuple[str, bool] | None:

@@ -337,3 +337,201 @@ def test_a_profile_carried_in_a_configmap_is_proven_at_its_own_lines(tmp_path: P
     after = (tmp_path / "cm.yaml").read_text()
     assert after == before.replace('reserved: 0\n', 'reserved: "0"\n'), (result.output, result.stderr)
     assert not [f for f in _findings(tmp_path) if f["rule"] == "schema"]
+
+
+# --- holes a review found: selection, fixes applied together, rename targets, one-line Lists, workloads ------
+
+CONFLICT = HEAD + ('cpuManagerPolicy: static\nkubeReserved: {cpu: "1"}\nreservedSystemCpus: "0"\n'
+                   "systemReservedCgroup: /s\n")
+
+
+@pytest.mark.parametrize("selection", [["--select", "unknown-field"], ["--ignore", "reserved-cpus-conflict"],
+                                       ["--config", "cfg.yaml"]], ids=["select", "ignore", "off"])
+def test_selection_never_switches_the_proof_off(tmp_path: Path, selection: list[str]) -> None:
+    # --select/--ignore and a rule set "off" decide what is reported and fixed, not what the kubelet refuses:
+    # the rename would still stop it (pkg/kubelet/apis/config/validation/validation.go: reservedSystemCPUs with
+    # systemReservedCgroup)
+    write(tmp_path, {"kubelet.yaml": CONFLICT, "cfg.yaml": "rules:\n  reserved-cpus-conflict: off\n"})
+    args = [a if a != "cfg.yaml" else str(tmp_path / "cfg.yaml") for a in selection]
+    result = run("fix", *args, str(tmp_path / "kubelet.yaml"))
+    assert "Traceback" not in result.stderr
+    assert (tmp_path / "kubelet.yaml").read_text() == CONFLICT, result.stderr
+    shown = run("check", "--format", "json", *args, str(tmp_path / "kubelet.yaml")).json()["findings"]
+    fix = next(f["fix"] for f in shown if f["rule"] == "unknown-field")
+    assert fix["edits"] == [] and "reserved-cpus-conflict" in fix["description"], fix
+
+
+def test_a_severity_override_does_not_make_a_fix_safe(tmp_path: Path) -> None:
+    # the proof judges "error" by the rule's own severity: a user's `warning` does not make the kubelet start
+    write(tmp_path, {"kubelet.yaml": CONFLICT, "cfg.yaml": "rules:\n  reserved-cpus-conflict: info\n"})
+    result = run("fix", "--config", str(tmp_path / "cfg.yaml"), str(tmp_path / "kubelet.yaml"))
+    assert (tmp_path / "kubelet.yaml").read_text() == CONFLICT, result.stderr
+
+
+@pytest.mark.parametrize("kind,head,indent", [
+    ("KubeletConfiguration", HEAD, ""),
+    ("KubeletConfig", "apiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n  name: w\n"
+     "spec:\n  machineConfigPoolSelector:\n    matchLabels:\n"
+     "      {pools.operator.machineconfiguration.openshift.io/worker: ''}\n  kubeletConfig:\n", "    "),
+], ids=["KubeletConfiguration", "KubeletConfig"])
+def test_two_keys_meant_for_one_field_get_no_rename(tmp_path: Path, kind: str, head: str, indent: str) -> None:
+    # renaming both would write reservedSystemCPUs twice and lose one of the values: a hint naming both
+    text = head + "".join(f"{indent}{line}\n" for line in
+                          ("cpuManagerPolicy: static", 'reservedSystemCPU: "0"', 'reservedSytemCPUs: "1"'))
+    write(tmp_path, {"k.yaml": text})
+    found = [f for f in _findings(tmp_path) if f["rule"] == "unknown-field"]
+    assert len(found) == 2
+    for finding in found:
+        assert finding["fix"]["edits"] == [], finding
+        assert all(f'"{k}"' in finding["fix"]["description"] for k in ("reservedSystemCPU", "reservedSytemCPUs"))
+    run("fix", str(tmp_path))
+    assert (tmp_path / "k.yaml").read_text() == text
+
+
+def test_one_key_meant_for_a_field_is_still_renamed(tmp_path: Path) -> None:
+    # the control: a single misspelling of the same field keeps its rename
+    write(tmp_path, {"k.yaml": HEAD + 'cpuManagerPolicy: static\nreservedSystemCpus: "0"\n'})
+    run("fix", str(tmp_path))
+    assert 'reservedSystemCPUs: "0"' in (tmp_path / "k.yaml").read_text()
+
+
+def _kubelet_config(name: str, pool: str, config: str) -> str:
+    return ('{"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "KubeletConfig", "metadata": {"name": "'
+            + name + '"}, "spec": {"machineConfigPoolSelector": {"matchLabels": {"pools.operator.machineconfiguration'
+            '.openshift.io/' + pool + '": ""}}, "kubeletConfig": ' + config + "}}")
+
+
+def test_a_one_line_list_proves_each_fix_on_its_own_configuration(tmp_path: Path) -> None:
+    # two KubeletConfigs on one line: the rename in the second must be proven on the second (where "x-y" is no
+    # CPU list and the kubelet would refuse to start), not on the first that merely shares the line
+    items = [_kubelet_config("a", "master", '{"cpuManagerPolicy": "static"}'),
+             _kubelet_config("b", "worker", '{"cpuManagerPolicy": "static", "reservedSystemCPU": "x-y"}')]
+    text = '{"apiVersion": "v1", "kind": "List", "items": [' + ", ".join(items) + "]}\n"
+    write(tmp_path, {"list.json": text})
+    found = [f for f in _findings(tmp_path) if f["rule"] == "unknown-field"]
+    assert len(found) == 1 and found[0]["fix"]["edits"] == [], found
+    assert "reserved-cpus-invalid" in found[0]["fix"]["description"]
+    run("fix", str(tmp_path))
+    assert (tmp_path / "list.json").read_text() == text
+
+
+def test_two_renames_fine_alone_are_not_applied_together_into_a_conflict(tmp_path: Path) -> None:
+    # each rename alone is proven; together they write reservedSystemCPUs with systemReservedCgroup, which stops
+    # the kubelet (pkg/kubelet/apis/config/validation/validation.go): fix applies one and holds the other back
+    text = HEAD + ('cpuManagerPolicy: static\nkubeReserved:\n  cpu: "1"\nreservedSystemCpus: "0"\n'
+                   "systemReservedcgroup: /system.slice\n")
+    write(tmp_path, {"kc.yaml": text})
+    assert all(f["fix"]["edits"] for f in _findings(tmp_path) if f["rule"] == "unknown-field")  # each one proven
+    result = run("fix", str(tmp_path))
+    assert "Traceback" not in result.stderr
+    after = _findings(tmp_path)
+    assert not [f for f in after if f["severity"] == "error"], after
+    assert (tmp_path / "kc.yaml").read_text() == text.replace("reservedSystemCpus", "reservedSystemCPUs")
+    left = [f for f in after if f["rule"] == "unknown-field"]
+    assert len(left) == 1 and left[0]["fix"]["edits"] == [], left
+    assert "reserved-cpus-conflict" in left[0]["fix"]["description"]
+
+
+SMT2_TOPOLOGY = """\
+apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata:
+  name: t
+spec:
+  pool:
+    nodes: 1
+    nodeSelector: {role: numa}
+    kubeletConfig: kc.yaml
+  sockets: 1
+  threadsPerCore: 2
+  numaNodes:
+    - id: 0
+      socket: 0
+      cpus: "0-7"
+      memory: 32Gi
+"""
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  nodeSelector: {role: numa}
+  containers:
+    - name: c
+      image: x
+      resources:
+        requests: {cpu: CPU, memory: 1Gi}
+        limits: {cpu: CPU, memory: 1Gi}
+"""
+
+
+def test_a_safe_rename_and_an_unsafe_rounding_are_not_applied_together_into_a_rejection(tmp_path: Path) -> None:
+    # the rename turns full-pcpus-only on (an odd CPU count is then rejected: pkg/kubelet/cm/cpumanager/
+    # policy_static.go SMTAlignmentError); rounding 2500m to 3 alone was fine on the pool as it is. Together they
+    # reject the pod, so fix keeps the rename and holds "3" back; on the renamed pool the rounding is then "2"
+    kubelet = HEAD + ('cpuManagerPolicy: static\ncpuManagerPolicyoptions:\n  full-pcpus-only: "true"\n'
+                      'reservedSystemCPUs: "0,4"\ntopologyManagerPolicy: single-numa-node\n')
+    write(tmp_path, {"kc.yaml": kubelet, "pod.yaml": POD.replace("CPU", "2500m"), "topo.yaml": SMT2_TOPOLOGY})
+    offered = [f["fix"] for f in _findings(tmp_path) if f["rule"] == "fractional-cpu"]
+    assert offered[0]["edits"] and offered[0]["edits"][0]["text"] == '"3"', offered  # proven alone
+    result = run("fix", "--unsafe-fixes", str(tmp_path))
+    assert "Traceback" not in result.stderr
+    after = _findings(tmp_path)
+    assert not [f for f in after if f["severity"] == "error"], after
+    assert "cpuManagerPolicyOptions:" in (tmp_path / "kc.yaml").read_text()
+    assert '"3"' not in (tmp_path / "pod.yaml").read_text()
+
+
+def test_a_rounding_under_full_pcpus_only_takes_whole_cores(tmp_path: Path) -> None:
+    # full-pcpus-only with 2 threads per core rejects 3 CPUs (SMTAlignmentError): 2500m rounds to 2, which the
+    # pool admits, and fix writes it with no error
+    kubelet = HEAD + ('cpuManagerPolicy: static\ncpuManagerPolicyOptions:\n  full-pcpus-only: "true"\n'
+                      'reservedSystemCPUs: "0,4"\ntopologyManagerPolicy: single-numa-node\n')
+    write(tmp_path, {"kc.yaml": kubelet, "pod.yaml": POD.replace("CPU", "2500m"), "topo.yaml": SMT2_TOPOLOGY})
+    fix = next(f["fix"] for f in _findings(tmp_path) if f["rule"] == "fractional-cpu")
+    assert [e["text"] for e in fix["edits"]] == ['"2"', '"2"'], fix
+    run("fix", "--unsafe-fixes", str(tmp_path))
+    assert (tmp_path / "pod.yaml").read_text() == POD.replace("CPU", '"2"')
+    after = _findings(tmp_path)
+    assert not [f for f in after if f["severity"] == "error" or f["rule"] == "fractional-cpu"], after
+
+
+TWO_NUMA = """\
+apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata:
+  name: t
+spec:
+  pool:
+    nodes: 1
+    nodeSelector: {role: numa}
+    kubeletConfig: kc.yaml
+  numaNodes:
+    - id: 0
+      cpus: "0-3"
+      memory: 32Gi
+    - id: 1
+      cpus: "4-7"
+      memory: 32Gi
+"""
+
+
+@pytest.mark.parametrize("cpu,rounded,proven", [("4500m", '"5"', False), ("2500m", '"3"', True)])
+def test_a_workload_fix_is_proven_on_its_pool(tmp_path: Path, cpu: str, rounded: str, proven: bool) -> None:
+    # 4500m rounds to 5 exclusive CPUs, which no NUMA node of 4 (one reserved) holds: single-numa-node rejects
+    # the pod (pkg/kubelet/cm/topologymanager/policy_single_numa_node.go, TopologyAffinityError) that ran in the
+    # shared pool before, so the rounding is only a hint; 2500m -> 3 fits and stays an (unsafe) fix
+    kubelet = HEAD + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\ntopologyManagerPolicy: single-numa-node\n'
+    pod = POD.replace("CPU", cpu)
+    write(tmp_path, {"kc.yaml": kubelet, "pod.yaml": pod, "topo.yaml": TWO_NUMA})
+    fix = next(f["fix"] for f in _findings(tmp_path) if f["rule"] == "fractional-cpu")
+    assert rounded in fix["description"]
+    run("fix", "--unsafe-fixes", str(tmp_path))
+    if proven:
+        assert fix["safety"] == "unsafe" and fix["edits"], fix
+        assert (tmp_path / "pod.yaml").read_text() == pod.replace(cpu, rounded)
+    else:
+        assert fix["edits"] == [] and "TopologyAffinityError" in fix["description"], fix
+        assert (tmp_path / "pod.yaml").read_text() == pod
+    assert not [f for f in _findings(tmp_path) if f["severity"] == "error"]

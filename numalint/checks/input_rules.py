@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator
 from functools import cache
 from typing import Any
 
@@ -149,22 +149,48 @@ def _unknown_fields(doc: Document, node: Any, schema: dict[str, Any], path: Path
     if not known:
         return []
     findings = []
+    free = isinstance(schema.get("additionalProperties"), dict)
+    contested = _contested([k for k in node if isinstance(k, str) and k not in known and not free],
+                           frozenset(known), node)
     for key, value in node.items():
         if key in known:
             findings.extend(_unknown_fields(doc, value, known[key], path + (key,), who))
             continue
-        if not isinstance(key, str) or isinstance(schema.get("additionalProperties"), dict):
+        if not isinstance(key, str) or free:
             continue
         span = node.key_spans[key]
         suggestion = closest_field(key, frozenset(known))
         where = ".".join(str(p) for p in path)
         message = f'unknown field "{key}" in {where}: {who}, so this setting never applies'
         fix = None
+        if suggestion in contested:
+            message += f'; did you mean "{suggestion}"?'
+            fix, suggestion = _contested_hint(suggestion, contested[suggestion]), None
         if suggestion and suggestion not in node:
             message += f'; did you mean "{suggestion}"?'
             fix = Fix(f'rename "{key}" to "{suggestion}"', [Edit(span, suggestion, key, string=True)], SAFE)
         findings.append(registry.finding("unknown-field", message, doc.file, span, fix=fix))
     return findings
+
+
+def _contested(keys: list[str], known: frozenset[str], present: Container[str],
+               case_insensitive: bool = False) -> dict[str, list[str]]:
+    """Known fields that two or more unknown keys of one mapping would be renamed to (target -> those keys):
+    renaming both makes a duplicate key and loses a value, so neither is renamed automatically. Targets
+    already present are left out (no rename goes onto them at all)."""
+    wanted: dict[str, list[str]] = {}
+    for key in keys:
+        target = closest_field(key, known)
+        if target is not None and (target.lower() if case_insensitive else target) not in present:
+            wanted.setdefault(target, []).append(key)
+    return {target: keys for target, keys in wanted.items() if len(keys) > 1}
+
+
+def _contested_hint(target: str, keys: list[str]) -> Fix:
+    """A display-only hint for an unknown key that shares its rename target with another key."""
+    named = " and ".join(f'"{k}"' for k in keys)
+    return Fix(f'keep one of {named} as "{target}" and remove the other -- not offered automatically: renaming '
+               f'both would write "{target}" twice, a duplicate key whose other value is lost; decide which to keep')
 
 
 def _ref(doc: Document) -> ObjectRef:
@@ -215,6 +241,9 @@ def _unknown_kubelet_fields(doc: Document, config: YMap, base: Path, case_insens
     known = kubelet_field_names()
     lowered = _lowered(known)
     who = "the machine-config operator drops it" if case_insensitive else "the kubelet ignores it"
+    present = {k.lower() for k in config if isinstance(k, str)} if case_insensitive else config
+    contested = _contested([k for k in config if isinstance(k, str) and k not in known
+                            and not (case_insensitive and k.lower() in lowered)], known, present, case_insensitive)
     for key in config:
         if not isinstance(key, str) or key in known:
             continue
@@ -224,8 +253,10 @@ def _unknown_kubelet_fields(doc: Document, config: YMap, base: Path, case_insens
         suggestion = closest_field(key, known)
         message = f'unknown field "{key}": {who}, so this setting never applies'
         fix = None
+        if suggestion in contested:
+            message += f'; did you mean "{suggestion}"?'
+            fix, suggestion = _contested_hint(suggestion, contested[suggestion]), None
         # never rename onto a field that is already there (for the operator, in any case)
-        present = {k.lower() for k in config if isinstance(k, str)} if case_insensitive else config
         if suggestion and (suggestion.lower() if case_insensitive else suggestion) not in present:
             message += f'; did you mean "{suggestion}"?'
             fix = Fix(f'rename "{key}" to "{suggestion}"', [Edit(span, suggestion, key, string=True)], SAFE)
@@ -263,6 +294,7 @@ def unknown_fields(doc: Document) -> list[Finding]:
         required, rejecter, widened = REQUIRED_ONE_OF.get((doc.kind, path), ((), "", ""))
         emptied = bool(required) and not any(k in node for k in required)
         where = ".".join(path)
+        contested = _contested(unknown, known, node)
         for key in unknown:
             span = node.key_spans[key]
             message = (f'unknown field "{where}.{key}": the API server prunes fields the {doc.kind} schema does not '
@@ -273,6 +305,9 @@ def unknown_fields(doc: Document) -> list[Finding]:
             if not emptied and suggestion in required:
                 message += f"; {widened}"
             fix = None
+            if suggestion in contested:
+                message += f'; did you mean "{suggestion}"?'
+                fix, suggestion = _contested_hint(suggestion, contested[suggestion]), None
             if suggestion and suggestion not in node:
                 message += f'; did you mean "{suggestion}"?'
                 if conforms(node[key], properties[suggestion], schema):

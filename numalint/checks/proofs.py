@@ -14,14 +14,20 @@ reservedMemory correction. The fix keeps its own safety (safety says whether it 
 and a safe fix whose follow-up is unsafe says so. Any other outcome turns the fix into a display-only hint
 saying what would go wrong, so the author decides.
 
+A fix on a workload (a rounded CPU count, requests set to limits) is proven the same way on the pools the
+run places it on (``_WorkloadProver``); a workload on no pool keeps its fix. The proof runs every check and
+judges an error by its rule's own severity, whatever the selection and configured severities say: they decide
+what is reported, not what the kubelet refuses. Fixes applied together are judged by ``fix`` (``fixer.fix``).
+
 Only documents that carry such a fix pay for the proof: one reading of the document alone (the other lines of
 its file emptied, so positions stay) and one analysis of its pool per fix, plus one for the document as it is.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from dataclasses import replace as dc_replace
 
@@ -30,7 +36,7 @@ from numalint.catalogue import catalogue
 from numalint.checks import all_checks
 from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix
 from numalint.model.run import FileResult
-from numalint.reading.sources import Document
+from numalint.reading.sources import Document, Source
 from numalint.reading.yamlpos import Span, line_starts
 from numalint.views.kubelet import KubeletProfile
 from numalint.views.performance import EmbeddedDocument
@@ -56,33 +62,60 @@ Mapper = Callable[[int], int]  # an offset in an edited text -> the offset in th
 
 
 def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analysis | None],
-                text_of: Callable[[str], str | None], reread: Reread, disabled: Container[str] = ()) -> None:
-    """Replace, in place, the fix of every finding on a kubelet configuration that its proof refutes."""
-    prover = _Prover(text_of, reread, disabled)
+                text_of: Callable[[str], str | None], reread: Reread) -> None:
+    """Replace, in place, the fix of every finding on a kubelet configuration that its proof refutes.
+
+    The proof runs every check and judges an error by the rule's own severity, whatever ``--select``,
+    ``--ignore`` or a configured severity say: those decide what is reported and fixed, not what the kubelet
+    refuses (a rename that stops the kubelet is no safer because reserved-cpus-conflict is switched off)."""
+    prover = _Prover(text_of, reread)
+    workloads = _WorkloadProver(prover)
     for finding in findings:
         if finding.fix is None or not finding.fix.edits:
             continue
         analysis = analysis_of(finding.file)
-        profile = _document_of(analysis, finding) if analysis is not None else None
-        if analysis is None or profile is None:
+        if analysis is None:
             continue
-        finding.fix = prover.prove(analysis, profile, finding)
+        profile = _document_of(analysis, finding)
+        if profile is False:
+            finding.fix = _refused(finding.fix, "numalint cannot tell which configuration of the line it is in; "
+                                                "decide by hand")
+        elif isinstance(profile, KubeletProfile):
+            finding.fix = prover.prove(analysis, profile, finding)
+        else:
+            pod = _workload_of(analysis, finding)
+            if pod is False:
+                finding.fix = _refused(finding.fix, "numalint cannot tell which workload of the line it is in; "
+                                                    "decide by hand")
+            elif isinstance(pod, PodView) and analysis.pools_for(pod):
+                workloads.add(analysis, pod, finding)
+    workloads.prove_all()
 
 
-def _document_of(analysis: Analysis, finding: Finding) -> KubeletProfile | None:
-    """The kubelet configuration the finding is in (its document's lines hold the finding's start)."""
-    for profile in analysis.profiles:
-        span = profile.doc.span
-        if profile.file == finding.file and span.line <= finding.span.line <= span.end_line:
-            return profile
-    return None
+def _workload_of(analysis: Analysis, finding: Finding) -> PodView | None | bool:
+    """The workload whose document holds the finding's start; False when that is ambiguous."""
+    holding = [p for p in analysis.pods if p.file == finding.file
+               and _holds(p.locator.fallback, finding.span.line, finding.span.col)]
+    return holding[0] if len(holding) == 1 else (False if holding else None)
+
+
+def _document_of(analysis: Analysis, finding: Finding) -> KubeletProfile | None | bool:
+    """The kubelet configuration the finding is in: the one whose document holds the finding's start (line
+    and column: the items of a one-line JSON List share their line); False when that is ambiguous."""
+    holding = [p for p in analysis.profiles if p.file == finding.file
+               and _holds(p.doc.span, finding.span.line, finding.span.col)]
+    return holding[0] if len(holding) == 1 else (False if holding else None)
+
+
+def _holds(span: Span, line: int, col: int) -> bool:
+    """Whether ``span`` (end-exclusive) holds the position ``line``:``col``."""
+    return (span.line, span.col) <= (line, col) < (span.end_line, span.end_col)
 
 
 class _Prover:
-    def __init__(self, text_of: Callable[[str], str | None], reread: Reread, disabled: Container[str]) -> None:
+    def __init__(self, text_of: Callable[[str], str | None], reread: Reread) -> None:
         self.text_of = text_of
         self.reread = reread
-        self.disabled = disabled
         self.before: dict[int, list[_Seen] | None] = {}  # by profile: its findings as the file is
         self.started: dict[int, bool] = {}  # by profile: whether its kubelet starts as the file is
         self.texts: dict[str, str | None] = {}
@@ -158,13 +191,14 @@ class _Prover:
         result = self.reread(profile.file, text)
         if not result.source.parsed or result.source.template:
             return None
-        line = profile.doc.span.line  # edits stay inside the document: the lines before it do not move
-        mine = next((p for p in result.profiles if p.doc.span.line == line), None)
+        # edits stay inside the document: the lines before it, and its start, do not move
+        where = profile.doc.span[:2]
+        mine = next((p for p in result.profiles if p.doc.span[:2] == where), None)
         if mine is None:
             return None
         carrier = _carrier(analysis, profile)
         others = [d for d in analysis.run.others if d is not carrier]
-        others += [d for d in result.others if d.span.line == carrier.span.line]
+        others += [d for d in result.others if d.span[:2] == carrier.span[:2]]
         run = dc_replace(analysis.run, profiles=[mine], pods=self._pods(analysis, profile), others=others)
         pool = analyse(run, analysis.options)
         if started is not None:
@@ -176,20 +210,16 @@ class _Prover:
 
         def add(rule: str, file: str, line: int, col: int, severity: str | None, fix: Fix | None,
                 message: str) -> None:
-            if rule in self.disabled:
-                return
-            ours = file == profile.file and span.line <= line <= span.end_line
+            ours = file == profile.file and _holds(span, line, col)
             place: tuple[object, ...] = ("doc", back(_offset(starts, line, col))) if ours else (file, line, col)
             level = severity or (rules[rule].severity if rule in rules else "error")
             seen.append(_Seen(rule, place, level == "error", message, fix))
 
         for found in result.source.findings:
-            if found.file == profile.file and span.line <= found.span.line <= span.end_line:
+            if found.file == profile.file and _holds(span, found.span.line, found.span.col):
                 add(found.rule, found.file, found.span.line, found.span.col, found.severity, found.fix,
                     found.message)
         for slug, func in all_checks().items():  # the order of a run, whatever was imported first
-            if slug in self.disabled:
-                continue
             for hit in func(pool):
                 add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
         return seen
@@ -201,6 +231,151 @@ class _Prover:
             self.pods[id(profile)] = [pod for pod in analysis.pods
                                       if any(p.profile is profile for p in analysis.pools_for(pod))]
         return self.pods[id(profile)]
+
+
+class _WorkloadProver:
+    """Proves fixes on workloads (a rounded CPU count, requests set to limits) on the pools the run places them
+    on: the pools' workloads, these as the fixes leave them, admitted again, and every check run. A workload
+    outside every pool has nothing to prove it on and keeps its fix.
+
+    A pod's fix can only change what its own pools admit, but one analysis per fix would make a repository of
+    many such pods quadratic. So the fixes of one set of pools are tried together first (one analysis); when
+    that brings a new error, each half is tried again, down to the single fixes that bring it, which become
+    hints (k bad fixes among n cost about k * log n analyses). What ``fix`` applies together is judged again
+    by ``fixer.fix``."""
+
+    def __init__(self, prover: _Prover) -> None:
+        self.prover = prover
+        self.waiting: dict[int, tuple[Analysis, list[tuple[PodView, Finding]]]] = {}  # by analysis
+
+    def add(self, analysis: Analysis, pod: PodView, finding: Finding) -> None:
+        self.waiting.setdefault(id(analysis), (analysis, []))[1].append((pod, finding))
+
+    def prove_all(self) -> None:
+        for analysis, items in self.waiting.values():
+            groups: dict[frozenset[int], list[tuple[PodView, Finding]]] = {}
+            for pod, finding in items:
+                groups.setdefault(frozenset(id(p) for p in analysis.pools_for(pod)), []).append((pod, finding))
+            for group in groups.values():
+                pools = analysis.pools_for(group[0][0])
+                pods = [p for p in analysis.pods if any(q is r for q in analysis.pools_for(p) for r in pools)]
+                before = self._seen(analysis, pods, {}) + [
+                    _Seen(f.rule, (f.file, f.span.line, f.span.col), _error(f.rule, f.severity), f.message, f.fix)
+                    for f in self._own_findings(analysis.run.sources, [pod for pod, _ in group])]
+                self._settle(analysis, pods, before, group)
+
+    def _settle(self, analysis: Analysis, pods: list[PodView], before: list[_Seen],
+                group: list[tuple[PodView, Finding]]) -> None:
+        why = self._try(analysis, pods, before, group)
+        if why is None:
+            return
+        if len(group) == 1:
+            finding = group[0][1]
+            assert finding.fix is not None
+            finding.fix = _refused(finding.fix, why)
+            return
+        half = len(group) // 2
+        self._settle(analysis, pods, before, group[:half])
+        self._settle(analysis, pods, before, group[half:])
+
+    def _try(self, analysis: Analysis, pods: list[PodView], before: list[_Seen],
+             group: list[tuple[PodView, Finding]]) -> str | None:
+        """Why the fixes of ``group`` applied together are refuted, or None when they hold."""
+        edits: dict[str, list[Edit]] = {}
+        for _, finding in group:
+            edits.setdefault(finding.file, []).extend(finding.fix.edits if finding.fix is not None else ())
+        replaced: dict[int, PodView] = {}
+        edited: dict[str, _Edited] = {}
+        for file, changes in edits.items():
+            if file not in self.prover.texts:
+                self.prover.texts[file] = self.prover.text_of(file)
+            whole = self.prover.texts[file]
+            if whole is None:
+                return "the file cannot be read again to try it; decide by hand"
+            applied = _apply(whole, changes)
+            if applied is None:
+                return "its edits do not land on the file as it is; decide by hand"
+            result = self.prover.reread(file, applied[0])
+            if not result.source.parsed or result.source.template:
+                return "the workload would no longer read; decide by hand"
+            mine = [pod for pod, finding in group if finding.file == file]
+            for pod in mine:
+                again = next((p for p in result.pods if p.locator.fallback[:2] == pod.locator.fallback[:2]), None)
+                if again is None:
+                    return "the workload would no longer read; decide by hand"
+                replaced[id(pod)] = again
+            edited[file] = _Edited([replaced[id(pod)].locator.fallback for pod in mine],
+                                   _way_back(whole, applied[0], applied[1]),
+                                   self._own_findings([result.source], [replaced[id(pod)] for pod in mine]))
+        after = self._seen(analysis, [replaced.get(id(p), p) for p in pods], edited)
+        was = Counter((s.rule, s.place) for s in before)
+        now = Counter((s.rule, s.place) for s in after)
+        for _, finding in group:
+            key = (finding.rule, (finding.file, finding.span.line, finding.span.col))
+            if now[key] >= was[key]:
+                return "the finding would remain; decide by hand what to write there"
+        new = _new_errors(before, after, True)
+        if new:
+            return (f"it would bring a new error ({new[0].rule}: {_short(new[0].message)}); decide by hand whether "
+                    "to make the change and settle that too, or leave it")
+        return None
+
+    @staticmethod
+    def _own_findings(sources: Iterable[Source], pods: list[PodView]) -> list[Finding]:
+        """The findings reading made in the documents of ``pods`` (their schema)."""
+        files = {p.file for p in pods}
+        return [f for source in sources if source.path in files for f in source.findings
+                if any(p.file == f.file and _holds(p.locator.fallback, f.span.line, f.span.col) for p in pods)]
+
+    def _seen(self, analysis: Analysis, pods: list[PodView], edited: dict[str, _Edited]) -> list[_Seen]:
+        """Every finding of the pools running ``pods``, at its place in the files as they are (a place in an
+        edited workload is mapped back through the edits), with the edited workloads' own (schema) findings."""
+        pool = analyse(dc_replace(analysis.run, pods=pods), analysis.options)
+        seen: list[_Seen] = []
+
+        def add(rule: str, file: str, line: int, col: int, severity: str | None, fix: Fix | None,
+                message: str) -> None:
+            change = edited.get(file)
+            if change is not None and any(_holds(span, line, col) for span in change.spans):
+                line, col = change.back(line, col)
+            seen.append(_Seen(rule, (file, line, col), _error(rule, severity), message, fix))
+
+        for change in edited.values():
+            for found in change.findings:
+                add(found.rule, found.file, found.span.line, found.span.col, found.severity, found.fix,
+                    found.message)
+        for slug, func in all_checks().items():
+            for hit in func(pool):
+                add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
+        return seen
+
+
+@dataclass(frozen=True)
+class _Edited:
+    """A file as workload fixes leave it: the documents edited, the way back to a place in the file as it is,
+    and the findings reading made in those documents."""
+
+    spans: list[Span]
+    back: Callable[[int, int], tuple[int, int]]
+    findings: list[Finding]
+
+
+def _way_back(old: str, new: str, back: Mapper) -> Callable[[int, int], tuple[int, int]]:
+    """A line and column of ``new`` -> the line and column in ``old`` (through the offsets' mapper)."""
+    starts, new_starts = line_starts(old), line_starts(new)
+
+    def original(line: int, col: int) -> tuple[int, int]:
+        offset = back(_offset(new_starts, line, col))
+        number = max(1, bisect_right(starts, offset))
+        return number, offset - starts[number - 1] + 1
+
+    return original
+
+
+def _error(rule: str, severity: str | None) -> bool:
+    """An error by the severity its check gave it, else by its rule's own (never a configured one)."""
+    rules = catalogue()
+    return (severity or (rules[rule].severity if rule in rules else "error")) == "error"
 
 
 def _carrier(analysis: Analysis, profile: KubeletProfile) -> Document:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from fractions import Fraction
-from math import ceil
+from math import ceil, lcm
 from typing import Any
 
 from numalint.analysis import Analysis
@@ -86,7 +86,8 @@ def fractional_cpu(analysis: Analysis) -> Iterator[Hit]:
             cpu = container.limits.get("cpu")
             if cpu is None or cpu.denominator == 1:
                 continue
-            nearest = max(1, int(cpu + Fraction(1, 2)))  # half up: 2500m -> 3
+            step = _whole_cores(analysis, pod)
+            nearest = max(1, int(cpu / step + Fraction(1, 2))) * step  # half up: 2500m -> 3 (-> 2 in cores of 2)
             edits = [Edit(_span(pod, container, "resources", kind, "cpu"), str(nearest), string=True)
                      for kind in ("requests", "limits") if pod.locator.has(container.path + ("resources", kind, "cpu"))]
             yield Hit(f"{container.label} is Guaranteed with cpu {format_quantity('cpu', cpu)}: not a whole number, so "
@@ -94,6 +95,20 @@ def fractional_cpu(analysis: Analysis) -> Iterator[Hit]:
                       f"({reason}). {_still_aligned(analysis, pod, container)}",
                       pod.file, _span(pod, container, "resources", "limits", "cpu"), pod.ref,
                       Fix(f'use a whole number of CPUs: cpu: "{nearest}" in requests and limits', edits, UNSAFE))
+
+
+def _whole_cores(analysis: Analysis, pod: PodView) -> int:
+    """The CPU count a rounded request must be a multiple of on the pod's pools: the threads of a core where the
+    static policy runs with full-pcpus-only, which rejects any other count (SMTAlignmentError,
+    pkg/kubelet/cm/cpumanager/policy_static.go validateSMTAlignment); 1 elsewhere."""
+    step = 1
+    pools = analysis.pools_for(pod)
+    for pool_run in analysis.pool_runs:
+        if any(pool_run.pool is p for p in pools):
+            for node in pool_run.nodes[:1]:
+                if node.cpu is not None and node.cpu.options.full_pcpus_only:
+                    step = lcm(step, max(1, node.topo.cpus_per_core))
+    return step
 
 
 def _still_aligned(analysis: Analysis, pod: PodView, container: ContainerView) -> str:
