@@ -214,10 +214,21 @@ def _emit(outputs: list[tuple[str, str | None]], findings: list[Any], ctx: Any, 
 
     from numalint.output.report import render, render_chunks
 
+    written = {os.path.realpath(target) for _fmt, target in outputs if target is not None}
+    if written:  # a report written over a checked file: the reports after it still read the file's own text
+        for path in {f.file for f in findings} | {r.file for f in findings for r in f.related}:
+            if os.path.realpath(path) in written:
+                ctx.sources.keep(path)
     for fmt, target in outputs:
         if target is None:
-            for chunk in render_chunks(fmt, findings, ctx):
-                click.echo(chunk, nl=False, err=err, color=ctx.colour and fmt == "text")
+            try:
+                for chunk in render_chunks(fmt, findings, ctx):
+                    click.echo(chunk, nl=False, err=err, color=ctx.colour and fmt == "text")
+            except BrokenPipeError:
+                raise  # `| head`: click ends quietly, as before
+            except OSError as error:  # a full disk behind stdout: say so, never a traceback
+                raise OutputError(f"could not write the {fmt} report to {'stderr' if err else 'stdout'}: "
+                                  f"{error.strerror or error}") from None
             continue
         file_ctx = replace(ctx, colour=look.color == "always")
         chunks = render_chunks(fmt, findings, file_ctx) if fmt == "json" else iter((render(fmt, findings, file_ctx),))
@@ -227,7 +238,7 @@ def _emit(outputs: list[tuple[str, str | None]], findings: list[Any], ctx: Any, 
                 for chunk in chunks:
                     handle.write(chunk)
         except OSError as error:
-            raise click.FileError(target, error.strerror or str(error)) from None
+            raise OutputError(f"could not write the {fmt} report to {target}: {error.strerror or error}") from None
     if any(fmt == "github" for fmt, _target in outputs):
         from numalint.output.ci import write_step_summary
 
@@ -281,12 +292,13 @@ def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format:
         try:
             Path(output_file).write_text(text, encoding="utf-8")
         except OSError as err:
-            raise click.ClickException(f"cannot write {output_file}: {err.strerror or err}") from None
+            raise OutputError(f"cannot write {output_file}: {err.strerror or err}") from None
     else:
         click.echo(text, nl=False, color=colour)  # click strips ANSI codes off a pipe unless told
     # inputs that could not be read are not skipped silently: their findings on stderr, exit 2
     sources = [s for analysis in analyses for s in analysis.run.sources]
     unread = [f for s in sources for f in s.findings if f.rule == "yaml-syntax"]
+    unread += [_missing(path) for path in paths if path != "-" and not os.path.lexists(path)]
     for finding in unread:
         finding.severity = finding.severity or "error"
     if unread:
@@ -294,6 +306,14 @@ def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format:
         sys.exit(2)
     rejected = any(p.admission and not p.admission.admitted for pool in report.pools for p in pool.run.pods)
     sys.exit(1 if rejected else 0)
+
+
+def _missing(path: str) -> Any:
+    """The finding for a named input that does not exist (as `check` reports it)."""
+    from numalint.catalogue import finding
+    from numalint.reading.yamlpos import Span
+
+    return finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1))
 
 
 @main.group()
@@ -433,6 +453,12 @@ def _refuse_mixed_stdin(paths: tuple[str, ...], show_diff: bool) -> None:
     if "-" in paths and len(paths) > 1 and not show_diff:
         raise click.UsageError("'-' cannot be combined with other paths when fixing: the fixed stdin is printed "
                                "and nothing is written; fix the files in a separate run (or use --diff)")
+
+
+class OutputError(click.ClickException):
+    """A report that could not be written: exit 2 like every other error that is not a finding."""
+
+    exit_code = 2
 
 
 class _Terminated(BaseException):

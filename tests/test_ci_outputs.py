@@ -260,7 +260,7 @@ def test_several_formats_in_one_run_and_output_file(tmp_path: Path) -> None:
 def test_a_file_that_cannot_be_written_is_an_error(tmp_path: Path) -> None:
     write(tmp_path, {"k.yaml": NO_RESERVATION})
     result = run("check", "-f", "sarif=k.yaml/x.sarif", "k.yaml", cwd=tmp_path)
-    assert result.exit_code == 1 and "k.yaml/x.sarif" in result.stderr  # click.FileError
+    assert result.exit_code == 2 and "k.yaml/x.sarif" in result.stderr  # not a finding: exit 2
 
 
 # -- terminal ------------------------------------------------------------------------------------------------------
