@@ -109,3 +109,12 @@ class Finding:
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.file, self.span.line, self.span.col, self.rule)
+
+
+def shorten(message: str, limit: int = 160) -> str:
+    """``message`` cut to ``limit`` characters at a word's end, for quoting a finding inside another's hint."""
+    if len(message) <= limit:
+        return message
+    cut = message[:limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:(") + "…"

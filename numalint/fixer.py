@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from numalint.engine import Options, Report, run_check
-from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix
+from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix, shorten
 from numalint.reading.scalars import value_start
 from numalint.reading.yamlpos import line_starts
 
@@ -308,7 +308,7 @@ def _one_at_a_time(paths: list[str], options: Options, chosen: list[Finding], be
         after = run_check(paths, options, texts=trial, judge=True)
         new = _new_errors(before, after, start, trial, result.originals)
         if new:
-            held[_held_key(finding)] = f"{new[0].rule}: {_short(new[0].message)}"
+            held[_held_key(finding)] = f"{new[0].rule}: {shorten(new[0].message)}"
             continue
         kept.append(finding)
         fixed, deferred, report = done, later, after
@@ -349,10 +349,6 @@ def _line_map(old: str | None, new: str | None) -> Callable[[int], int]:
         for j in range(j1, j2):
             mapping[j + 1] = (i1 + j - j1 if tag == "equal" else i1) + 1
     return lambda line: mapping.get(line, line)
-
-
-def _short(message: str, limit: int = 160) -> str:
-    return message if len(message) <= limit else message[:limit - 1] + "…"
 
 
 def _read(path: str) -> tuple[str, bool] | None:

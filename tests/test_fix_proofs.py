@@ -535,3 +535,49 @@ def test_a_workload_fix_is_proven_on_its_pool(tmp_path: Path, cpu: str, rounded:
         assert fix["edits"] == [] and "TopologyAffinityError" in fix["description"], fix
         assert (tmp_path / "pod.yaml").read_text() == pod
     assert not [f for f in _findings(tmp_path) if f["severity"] == "error"]
+
+
+OPENSHIFT_SIZED = """\
+apiVersion: machineconfiguration.openshift.io/v1
+kind: KubeletConfig
+metadata:
+  name: cnf
+spec:
+  machineConfigPoolSelector:
+    matchLabels:
+      pools.operator.machineconfiguration.openshift.io/worker: ""
+  kubeletConfig:
+    cpuManagerPolicy: static
+    reservedSystemCPUs: "0"
+    memoryManagerPolicy: {policy}
+{reserved}"""
+
+
+def test_a_proof_uses_only_the_topologies_the_run_gave_the_configuration(tmp_path: Path) -> None:
+    # alone in a run, a configuration pairs with the run's only topology; proving a fix must not make the topology
+    # of another configuration (here a KubeletConfiguration named by it) this one's, or its node sizing is computed
+    # for hardware it never runs on
+    reserved = "    reservedMemory:\n    - numaNode: 0\n      limits:\n        memory: 1Gi\n"
+    topology = _topology(2, 16).replace("spec:\n", "spec:\n  pool:\n    kubeletConfig: kubelet\n", 1)
+    write(tmp_path, {"kc.yaml": OPENSHIFT_SIZED.format(policy="static", reserved=reserved),
+                     "nodes/kubelet.yaml": HEAD + "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n",
+                     "nodes/topology.yaml": topology})
+    found = [f for f in _findings(tmp_path) if f["rule"] == "invalid-policy-name"]
+    assert found and found[0]["fix"]["safety"] == "safe", found
+    assert found[0]["fix"]["description"] == 'write "Static"', found  # no reservedMemory "follow-up" for 32Gi nodes
+
+
+def test_static_memory_manager_on_a_sized_openshift_pool_with_nothing_reserved_is_an_error(tmp_path: Path) -> None:
+    # pkg/kubelet/cm/memorymanager/memory_manager.go validateReservedMemory: the reservedMemory total (0) must equal
+    # the Node Allocatable reservation, and the machine-config operator's node sizing (4.21+) is never zero
+    write(tmp_path, {"kc.yaml": OPENSHIFT_SIZED.format(policy="Static", reserved="")})
+    result = run("check", "--openshift-version", "4.21", "--format", "json", str(tmp_path))
+    found = [f for f in result.json()["findings"] if f["rule"] == "reserved-memory-mismatch"]
+    assert len(found) == 1 and found[0]["severity"] == "error", found
+    assert 'the total amount "0" of type "memory"' in found[0]["message"]
+    # with memory listed, only its total is unknown without the node's size: a warning that says so
+    write(tmp_path, {"kc.yaml": OPENSHIFT_SIZED.format(
+        policy="Static", reserved="    reservedMemory:\n    - numaNode: 0\n      limits:\n        memory: 1Gi\n")})
+    result = run("check", "--openshift-version", "4.21", "--format", "json", str(tmp_path))
+    found = [f for f in result.json()["findings"] if f["rule"] == "reserved-memory-mismatch"]
+    assert len(found) == 1 and found[0]["severity"] == "warning" and "node size" in found[0]["message"], found

@@ -209,6 +209,23 @@ def reserved_memory_mismatch(analysis: Analysis) -> Iterator[Hit]:
         if (profile.memory_policy == "Static" and "systemReserved.memory" in profile.platform_defaults
                 and profile.node_sizing(analysis.version) and analysis.node_memory(profile) is None):
             release = openshift_release(analysis.version)
+            if not any(e.limits.get("memory") for e in profile.reserved_memory):
+                # whatever the node's size, the sized systemReserved memory is more than zero, and nothing is
+                # listed: validateReservedMemory (pkg/kubelet/cm/memorymanager/memory_manager.go) compares a
+                # total of 0 with it and the kubelet refuses to start
+                yield _finding(
+                    profile,
+                    f"memoryManagerPolicy Static on OpenShift {release} with no memory under reservedMemory: the "
+                    'kubelet refuses to start (the total amount "0" of type "memory" is not equal to the value '
+                    "determined by Node Allocatable feature): the machine-config operator sizes systemReserved "
+                    "memory from each node's memory (NODE_SIZING_ENABLED=true, "
+                    f"{'autoSizingReserved: true' if profile.auto_sizing else 'the default for worker pools from 4.21'}"
+                    "), always more than zero",
+                    "reservedMemory" if profile.has("reservedMemory") else "memoryManagerPolicy",
+                    fix=Fix("list reservedMemory memory entries adding up to the sized systemReserved + kubeReserved "
+                            "+ evictionHard memory.available: declare the pool's NodeTopology so numalint computes "
+                            "it, or set systemReserved.memory (autoSizingReserved: false) and list that total"))
+                continue
             yield _finding(
                 profile,
                 f"memoryManagerPolicy Static on OpenShift {release}: the machine-config operator sizes "

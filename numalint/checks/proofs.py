@@ -34,7 +34,7 @@ from dataclasses import replace as dc_replace
 from numalint.analysis import Analysis, analyse
 from numalint.catalogue import catalogue
 from numalint.checks import all_checks
-from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix
+from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix, shorten
 from numalint.model.run import FileResult
 from numalint.reading.sources import Document, Source
 from numalint.reading.yamlpos import Span, line_starts
@@ -43,7 +43,6 @@ from numalint.views.performance import EmbeddedDocument
 from numalint.views.workloads import PodView
 
 Reread = Callable[[str, str], FileResult]  # (path, text) -> the file read from that text
-MAX_SHOWN = 160  # characters of a finding's message quoted in a refused fix
 
 
 @dataclass(frozen=True)
@@ -152,7 +151,7 @@ class _Prover:
         counted = Counter((s.rule, s.place) for s in before)
         if Counter((s.rule, s.place) for s in after)[key] >= counted[key]:
             remaining = next((s for s in after if (s.rule, s.place) == key), None)
-            return _refused(fix, "the finding would remain" + (f" ({_short(remaining.message)})" if remaining else "")
+            return _refused(fix, "the finding would remain" + (f" ({shorten(remaining.message)})" if remaining else "")
                             + "; decide by hand what to write there")
         new = _new_errors(before, after, started)
         if not new:
@@ -160,7 +159,7 @@ class _Prover:
         follow = [s for s in new if s.fix is not None and s.fix.edits and s.place[0] == "doc"]
         if len(follow) < len(new):
             blocker = next(s for s in new if s not in follow)
-            return _refused(fix, f"it would bring a new error ({blocker.rule}: {_short(blocker.message)}); decide "
+            return _refused(fix, f"it would bring a new error ({blocker.rule}: {shorten(blocker.message)}); decide "
                                  "by hand whether to make the change and settle that too, or leave it")
         # every new error has its own fix: apply those too (what the next pass of ``fix`` does) and look again
         follow_edits = [e for s in follow for e in (s.fix.edits if s.fix else [])]
@@ -174,7 +173,7 @@ class _Prover:
         still = _new_errors(before, final, started)
         if Counter((s.rule, s.place) for s in final)[key] >= counted[key] or still:
             blocker = still[0] if still else follow[0]
-            return _refused(fix, f"it would bring a new error ({blocker.rule}: {_short(blocker.message)}) that its "
+            return _refused(fix, f"it would bring a new error ({blocker.rule}: {shorten(blocker.message)}) that its "
                                  "own fix does not clear; decide by hand whether to make the change and settle that "
                                  "too, or leave it")
         unsafe = next((s for s in follow if s.fix is not None and s.fix.safety == UNSAFE), None)
@@ -199,7 +198,10 @@ class _Prover:
         carrier = _carrier(analysis, profile)
         others = [d for d in analysis.run.others if d is not carrier]
         others += [d for d in result.others if d.span[:2] == carrier.span[:2]]
-        run = dc_replace(analysis.run, profiles=[mine], pods=self._pods(analysis, profile), others=others)
+        # the topologies the whole run gave this configuration's pools, no more: alone in a run, a configuration
+        # would pair with a topology meant for another (the only topology and the only configuration of a run)
+        run = dc_replace(analysis.run, profiles=[mine], pods=self._pods(analysis, profile), others=others,
+                         topologies=list(analysis.topologies_for(profile)))
         pool = analyse(run, analysis.options)
         if started is not None:
             started[id(profile)] = not pool.start_problems(mine)
@@ -316,7 +318,7 @@ class _WorkloadProver:
                 return "the finding would remain; decide by hand what to write there"
         new = _new_errors(before, after, True)
         if new:
-            return (f"it would bring a new error ({new[0].rule}: {_short(new[0].message)}); decide by hand whether "
+            return (f"it would bring a new error ({new[0].rule}: {shorten(new[0].message)}); decide by hand whether "
                     "to make the change and settle that too, or leave it")
         return None
 
@@ -459,10 +461,6 @@ def _apply(text: str, edits: list[Edit]) -> tuple[str, Mapper] | None:
         return offset - delta
 
     return text, back
-
-
-def _short(message: str) -> str:
-    return message if len(message) <= MAX_SHOWN else message[:MAX_SHOWN - 1] + "…"
 
 
 def _refused(fix: Fix, why: str) -> Fix:
