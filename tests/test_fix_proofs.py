@@ -581,3 +581,15 @@ def test_static_memory_manager_on_a_sized_openshift_pool_with_nothing_reserved_i
     result = run("check", "--openshift-version", "4.21", "--format", "json", str(tmp_path))
     found = [f for f in result.json()["findings"] if f["rule"] == "reserved-memory-mismatch"]
     assert len(found) == 1 and found[0]["severity"] == "warning" and "node size" in found[0]["message"], found
+
+
+def test_a_reservation_of_a_fraction_of_a_byte_is_not_met_by_listing_it(tmp_path: Path) -> None:
+    # convertReserved (pkg/kubelet/cm/memorymanager/memory_manager.go) reads each reservedMemory limit with AsInt64:
+    # no list can add up to 100m bytes, so the hint asks for whole bytes first
+    write(tmp_path, {"kc.yaml": HEAD + "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n"
+                                       "memoryManagerPolicy: Static\nsystemReserved: {memory: 100m}\n"
+                                       "reservedMemory: []\n"})
+    found = [f for f in _findings(tmp_path) if f["rule"] == "reserved-memory-mismatch"]
+    assert len(found) == 1 and found[0]["fix"]["safety"] == "display", found
+    assert "whole bytes" in found[0]["fix"]["description"] and "list reservedMemory entries adding up to" not in \
+        found[0]["fix"]["description"].split(", then")[0]

@@ -287,9 +287,15 @@ def _numa_room(analysis: Analysis, profile: KubeletProfile, resource: str) -> di
 
 
 def _add_reserved_memory(analysis: Analysis, profile: KubeletProfile, expected: Fraction) -> Fix:
+    if expected.denominator != 1:
+        # no list of entries can match: convertReserved (pkg/kubelet/cm/memorymanager) takes each limit with
+        # AsInt64, which refuses a fraction of a byte
+        return Fix(f"write systemReserved and kubeReserved memory as whole bytes (together with the eviction "
+                   f"threshold they add up to {format_bytes(expected)}, a fraction of a byte: a milli-byte value such "
+                   "as 100m), then list reservedMemory entries adding up to that total")
     room = _numa_room(analysis, profile, "memory")
     target = next((n for n, free in sorted(room.items()) if free >= expected), None) if room else 0
-    if target is None or expected.denominator != 1 or expected <= 0:
+    if target is None or expected <= 0:
         return Fix(f"list reservedMemory entries adding up to {format_bytes(expected)} on NUMA nodes that have it")
     entry = f"{{numaNode: {target}, limits: {{memory: {format_bytes(expected)}}}}}"
     if profile.has("reservedMemory"):  # written but empty: never "add" a field that is already there
