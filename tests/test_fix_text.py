@@ -225,3 +225,36 @@ def test_workload_fix_of_a_block_quantity_keeps_the_next_line(tmp_path: Path, he
     wanted = '        limits:\n          cpu: "2"\n          memory: 1Gi\n        requests: {cpu: "2", memory: 1Gi}\n'
     assert wanted in pod.read_text()
     assert run("check", str(tmp_path)).exit_code == 0
+
+
+# k8s.io/apimachinery/pkg/api/resource ParseQuantity reads a quoted fraction in thousandths: "0.5" is 500m, "1.50"
+# is 1500m. For a CPU amount that is what was written; for bytes it is milli-bytes, never what was meant.
+FRACTIONS = (KC_YAML + "systemReserved:\n  cpu: 0.5\n  memory: 1.50\nkubeReserved:\n  cpu: 1.50\n"
+             "  hugepages-2Mi: .5\n  ephemeral-storage: 5e-1\ntopologyManagerScope: 1.5\n")
+
+
+def test_a_cpu_fraction_is_quoted_as_written_and_a_byte_fraction_is_left_to_the_author(tmp_path: Path) -> None:
+    target = tmp_path / "kc.yaml"
+    target.write_text(FRACTIONS)
+    report = run("check", "--format", "json", str(target)).json()["findings"]
+    shown = {f["message"].split(":")[0]: f for f in report if f["rule"] == "schema"}
+    for field, text in (("systemReserved.cpu", '"0.5"'), ("kubeReserved.cpu", '"1.50"')):
+        assert shown[field]["fix"]["safety"] == "safe" and [e["text"] for e in shown[field]["fix"]["edits"]] == [text]
+        assert f"reads the text {text} as" in shown[field]["message"]
+    for field, written in (("systemReserved.memory", "1.50"), ("kubeReserved.hugepages-2Mi", ".5"),
+                           ("kubeReserved.ephemeral-storage", "5e-1")):
+        assert shown[field]["fix"]["edits"] == [] and shown[field]["fix"]["safety"] == "display"
+        assert f'"{written}" as' in shown[field]["message"] and "milli-bytes" in shown[field]["message"]
+    fixed = _fix(target)
+    assert fixed == FRACTIONS.replace("cpu: 0.5", 'cpu: "0.5"').replace("cpu: 1.50", 'cpu: "1.50"')
+
+
+def test_a_fraction_in_a_string_field_is_not_called_a_quantity(tmp_path: Path) -> None:
+    target = tmp_path / "kc.yaml"
+    target.write_text(KC_YAML + "topologyManagerScope: 1.5\nreservedSystemCPUs: 1.5\n")
+    found = {f["line"]: f for f in run("check", "--format", "json", str(target)).json()["findings"]}
+    scope, cpus = found[3], found[4]
+    assert scope["message"].endswith('quote it if you mean the text "1.5"') and "quantit" not in scope["message"]
+    assert "500m" not in scope["message"] and scope["fix"]["edits"] == []
+    assert 'cpuset.Parse refuses the text "1.5"' in cpus["message"] and cpus["fix"]["edits"] == []
+    assert _fix(target) == KC_YAML + "topologyManagerScope: 1.5\nreservedSystemCPUs: 1.5\n"
