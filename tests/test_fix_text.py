@@ -188,3 +188,73 @@ def test_diff_of_files_with_a_bom_applies(tmp_path: Path, tool: str) -> None:
         subprocess.run(["git", "apply", "fix.patch"], cwd=tmp_path, check=True)
         assert (tmp_path / "kc.json").read_bytes().startswith(b"\xef\xbb\xbf{")
         assert json.loads((tmp_path / "kc.json").read_text(encoding="utf-8-sig"))["failSwapOn"] is False
+
+
+KC_YAML = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+
+
+@pytest.mark.parametrize(("header", "written"), [
+    ("|-", 'cpuManagerPolicy: "static"\n'),
+    (">-", 'cpuManagerPolicy: "static"\n'),
+    ("|2-", 'cpuManagerPolicy: "static"\n'),
+    ("|-  # was Static", 'cpuManagerPolicy: "static"  # was Static\n'),
+])
+def test_case_fix_of_a_block_scalar_keeps_the_next_line(tmp_path: Path, header: str, written: str) -> None:
+    """The block's span runs through its final line break: the quoted value keeps that break (and the header's
+    comment), so the next key stays on its own line (it was joined to the value and the fix refused)."""
+    target = tmp_path / "kc.yaml"
+    target.write_text(KC_YAML + f'cpuManagerPolicy: {header}\n  Static\n\n# policy above\nreservedSystemCPUs: "0,1"\n')
+    shown = run("check", "--format", "json", str(target)).json()["findings"]
+    case = next(f for f in shown if f["rule"] == "invalid-policy-name")
+    assert case["fix"]["safety"] == "safe" and len(case["fix"]["edits"]) == 1
+    fixed = _fix(target)
+    assert fixed == KC_YAML + written + '\n# policy above\nreservedSystemCPUs: "0,1"\n'
+    assert run("check", str(target)).exit_code == 0
+
+
+@pytest.mark.parametrize("header", ["|", "|+", ">", "|2"])
+def test_workload_fix_of_a_block_quantity_keeps_the_next_line(tmp_path: Path, header: str) -> None:
+    """A pod's quantity is read by Quantity.UnmarshalJSON, which trims spaces (k8s.io/apimachinery/pkg/api/resource
+    quantity.go): `cpu: |` with 1500m is 1500m. The whole-core fix replaces the block and keeps the memory line."""
+    (tmp_path / "kc.yaml").write_text(STATIC)
+    pod = tmp_path / "pod.yaml"
+    pod.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: c\n"
+                   f"      image: x\n      resources:\n        limits:\n          cpu: {header}\n            1500m\n"
+                   "          memory: 1Gi\n        requests: {cpu: 1500m, memory: 1Gi}\n")
+    run("fix", "--unsafe-fixes", str(tmp_path))
+    wanted = '        limits:\n          cpu: "2"\n          memory: 1Gi\n        requests: {cpu: "2", memory: 1Gi}\n'
+    assert wanted in pod.read_text()
+    assert run("check", str(tmp_path)).exit_code == 0
+
+
+# k8s.io/apimachinery/pkg/api/resource ParseQuantity reads a quoted fraction in thousandths: "0.5" is 500m, "1.50"
+# is 1500m. For a CPU amount that is what was written; for bytes it is milli-bytes, never what was meant.
+FRACTIONS = (KC_YAML + "systemReserved:\n  cpu: 0.5\n  memory: 1.50\nkubeReserved:\n  cpu: 1.50\n"
+             "  hugepages-2Mi: .5\n  ephemeral-storage: 5e-1\ntopologyManagerScope: 1.5\n")
+
+
+def test_a_cpu_fraction_is_quoted_as_written_and_a_byte_fraction_is_left_to_the_author(tmp_path: Path) -> None:
+    target = tmp_path / "kc.yaml"
+    target.write_text(FRACTIONS)
+    report = run("check", "--format", "json", str(target)).json()["findings"]
+    shown = {f["message"].split(":")[0]: f for f in report if f["rule"] == "schema"}
+    for field, text in (("systemReserved.cpu", '"0.5"'), ("kubeReserved.cpu", '"1.50"')):
+        assert shown[field]["fix"]["safety"] == "safe" and [e["text"] for e in shown[field]["fix"]["edits"]] == [text]
+        assert f"reads the text {text} as" in shown[field]["message"]
+    for field, written in (("systemReserved.memory", "1.50"), ("kubeReserved.hugepages-2Mi", ".5"),
+                           ("kubeReserved.ephemeral-storage", "5e-1")):
+        assert shown[field]["fix"]["edits"] == [] and shown[field]["fix"]["safety"] == "display"
+        assert f'"{written}" as' in shown[field]["message"] and "milli-bytes" in shown[field]["message"]
+    fixed = _fix(target)
+    assert fixed == FRACTIONS.replace("cpu: 0.5", 'cpu: "0.5"').replace("cpu: 1.50", 'cpu: "1.50"')
+
+
+def test_a_fraction_in_a_string_field_is_not_called_a_quantity(tmp_path: Path) -> None:
+    target = tmp_path / "kc.yaml"
+    target.write_text(KC_YAML + "topologyManagerScope: 1.5\nreservedSystemCPUs: 1.5\n")
+    found = {f["line"]: f for f in run("check", "--format", "json", str(target)).json()["findings"]}
+    scope, cpus = found[3], found[4]
+    assert scope["message"].endswith('quote it if you mean the text "1.5"') and "quantit" not in scope["message"]
+    assert "500m" not in scope["message"] and scope["fix"]["edits"] == []
+    assert 'cpuset.Parse refuses the text "1.5"' in cpus["message"] and cpus["fix"]["edits"] == []
+    assert _fix(target) == KC_YAML + "topologyManagerScope: 1.5\nreservedSystemCPUs: 1.5\n"

@@ -3,7 +3,8 @@
 A check knows the span and the new value, not the text: here every edit's span is narrowed to the value
 after its ``&anchor`` and ``!tag`` (an edit of the whole node would drop an anchor that aliases still use,
 and the fixed text would not parse), and a string value (``Edit.string``) is written in the quoting style
-of the scalar it replaces (``"x"`` in a JSON file, never bare ``x``).
+of the scalar it replaces (``"x"`` in a JSON file, never bare ``x``). A block scalar (``|-``) is replaced by a
+one-line scalar that keeps the block's comment and its final line break (the next key stays on its line).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable
 
 from numalint.findings import Edit, Finding, Fix
-from numalint.reading.scalars import looks_like_json, render_string, value_start
+from numalint.reading.scalars import in_place_of_block, looks_like_json, render_string, value_start
 from numalint.reading.yamlpos import Span, line_starts
 
 
@@ -64,5 +65,10 @@ def _shape(edit: Edit, source: _Text | None) -> Edit:
         if start != begin:
             span = Span(*source.position(start), span.end_line, span.end_col)
             begin = start
-    text = render_string(edit.text, source.text[begin:end], source.json_like) if edit.string else edit.text
+    original = source.text[begin:end]
+    text = render_string(edit.text, original, source.json_like) if edit.string else edit.text
+    if original[:1] in ("|", ">"):  # the block's span ends after its line break: keep it, and the header's comment
+        placed = in_place_of_block(original, text)
+        if placed is not None:
+            text = placed
     return Edit(span, text, edit.expected)

@@ -4,7 +4,9 @@ libyaml's marks of a node start at its properties (``&anchor``, ``!tag``): an ed
 would drop an anchor that aliases still use. ``value_start`` skips them. A replacement string keeps the
 replaced scalar's quoting (``render_string``): double-quoted stays double-quoted with JSON's escapes (so a
 JSON file stays JSON), single stays single, plain stays plain when the plain form reads back as the same
-string under go-yaml v2's YAML 1.1 rules; otherwise it is double-quoted.
+string under go-yaml v2's YAML 1.1 rules; otherwise it is double-quoted. A block scalar (``|``, ``>``) is
+replaced from its indicator through its content by a one-line scalar (``in_place_of_block``): the comment
+after the indicator and the line break that ends the block stay, so the next line stays where it was.
 """
 
 from __future__ import annotations
@@ -40,6 +42,30 @@ def value_start(text: str, begin: int, end: int) -> int:
             else:
                 break
     return i
+
+
+_BLOCK_HEADER = re.compile(r"[|>][0-9+-]*")
+
+
+def in_place_of_block(original: str, scalar: str) -> str | None:
+    """The text that puts the one-line ``scalar`` in place of the block scalar ``original`` (its source text
+    from the indicator, as libyaml spans it: through the line break that ends its last line, and the blank
+    lines ``|+`` keeps). None when ``original`` is no block scalar or ``scalar`` is not one line.
+
+    The header's comment (``|- # note``) is kept after the new value, and so is everything from the line
+    break after the last content line: without it the next key would be joined to the value.
+    """
+    header = _BLOCK_HEADER.match(original)
+    if header is None or "\n" in scalar or "\r" in scalar:
+        return None
+    line_end = original.find("\n")
+    if line_end < 0:
+        return None
+    rest = original[header.end():line_end].rstrip("\r")  # spaces and a comment after the indicator
+    comment = rest if rest.lstrip(" \t").startswith("#") else ""
+    content = original[line_end:].rstrip(_SEPARATION)
+    tail = line_end + len(content)  # the line break after the last content line, and what follows it
+    return scalar + comment + original[tail:]
 
 
 def reads_back_plain(value: str) -> bool:

@@ -6,6 +6,10 @@ go-yaml v2 resolves plain scalars by YAML 1.1 (resolve.go: strconv.ParseInt(plai
 quoting the number YAML read (``"8"``) silently changes what the author wrote. Quoting the text as
 written is safe only where the field's consumer reads that text as the author's digits; elsewhere the fix
 is left to the author, with both readings. Sexagesimal (``1:20``) is no number to go-yaml v2: a string.
+
+A fraction (``0.5``) is a float to YAML; quoted, resource.ParseQuantity reads it in thousandths (``"0.5"`` is
+500m, k8s.io/apimachinery/pkg/api/resource/quantity.go). That is what the author wrote for a CPU amount, but
+milli-bytes for memory: only a CPU fraction is quoted automatically (``fraction_quoted``).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from collections.abc import Callable
 
 from numalint.k8s.goparse import GoParseError, parse_cpuset
 from numalint.k8s.kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION, PERFORMANCE_PROFILE
-from numalint.k8s.quantity import try_quantity
+from numalint.k8s.quantity import format_cpu, try_quantity
 from numalint.reading.locate import Path
 
 _KUBELET_ROOTS = {KUBELET_CONFIGURATION: (), KUBELET_CONFIG: ("spec", "kubeletConfig")}
@@ -23,6 +27,9 @@ _KUBELET_ROOTS = {KUBELET_CONFIGURATION: (), KUBELET_CONFIG: ("spec", "kubeletCo
 # ParseThresholdConfig (pkg/kubelet/eviction/helpers.go; a value not ending in % is a quantity)
 _QUANTITY_MAPS = frozenset({"systemReserved", "kubeReserved", "evictionHard", "evictionSoft",
                             "evictionMinimumReclaim"})
+# keys of those maps (and eviction signals) that count bytes: a fraction of one is milli-bytes
+_BYTE_KEYS = frozenset({"memory", "ephemeral-storage", "memory.available", "allocatableMemory.available",
+                        "nodefs.available", "imagefs.available", "containerfs.available"})
 # CPU lists read by k8s.io/utils/cpuset.Parse (strconv.Atoi per bound: "010" is CPU 10)
 _PROFILE_CPUSETS = frozenset({"reserved", "isolated", "shared", "offlined"})
 
@@ -69,3 +76,35 @@ def quoting_keeps_digits(kind: str, path: Path, written: str) -> tuple[bool, str
     if reads(written):
         return True, f'{parser} reads the text "{written}" as written'
     return False, f'{parser} refuses the text "{written}"'
+
+
+def _counts_bytes(key: str) -> bool:
+    return key in _BYTE_KEYS or key.startswith("hugepages-")
+
+
+def fraction_quoted(kind: str, path: Path, written: str) -> tuple[bool, str, str]:
+    """For a fraction written ``written`` where a string belongs: whether quoting it as written keeps what the
+    author wrote (safe), a clause saying how the field's parser reads that text ("" when numalint does not
+    know the parser), and what to do instead when it is not safe."""
+    name = consumer(kind, path)
+    if name is None:
+        return False, "", f'quote it if you mean the text "{written}"'
+    if name == "cpuset":
+        return False, f'cpuset.Parse refuses the text "{written}" (CPU IDs are whole numbers)', \
+            'write the CPU list you mean, such as "0-1"'
+    amount = try_quantity(written)
+    if amount is None:
+        return False, f'resource.ParseQuantity refuses the text "{written}"', "write the amount you mean with its unit"
+    milli = amount * 1000
+    key = str(path[-1])
+    if key == "cpu" and milli.denominator == 1:
+        return True, f'resource.ParseQuantity reads the text "{written}" as {format_cpu(amount)} CPU, as written', ""
+    shown = f"{int(milli)}m" if milli.denominator == 1 else f"{float(milli)}m"
+    if key == "cpu":  # finer than a millicore: the static policy counts MilliValue(), rounded up (policy_static.go)
+        return False, f'resource.ParseQuantity reads the text "{written}" as {shown}, finer than a millicore', \
+            "write the CPU amount you mean in millicores, such as \"500m\""
+    if _counts_bytes(key):
+        return False, (f'quoted, resource.ParseQuantity would read "{written}" as {shown}: milli-bytes, '
+                       "thousandths of a byte"), 'write the amount you mean with its unit, such as "1536Mi"'
+    return False, f'quoted, resource.ParseQuantity would read "{written}" as {shown}: thousandths of one', \
+        "write the whole number you mean"

@@ -22,7 +22,7 @@ from numalint.reading.locate import Path, locate
 from numalint.reading.scalars import value_start
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import resolve_plain
-from numalint.views.literals import quoting_keeps_digits
+from numalint.views.literals import fraction_quoted, quoting_keeps_digits
 
 KUBELET_SCHEMA = "kubelet-config.schema.json"
 QUANTITY_PATTERN = "^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$"
@@ -335,32 +335,45 @@ def _finite_number(value: Any) -> bool:
 
 
 def _whole_number(value: Any) -> bool:
-    """A number quoting keeps exactly; a fraction is left to the author: quoted, 0.5 is the quantity 500m,
-    which for memory is milli-bytes."""
+    """A number quoting keeps exactly; a fraction is quoted only where its field reads it as the author wrote it
+    (``literals.fraction_quoted``: quoted, 0.5 is the quantity 500m, which for memory is milli-bytes)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value.bit_length() <= 2 * MAX_SHOWN  # a huge integer is not printed (describe_value)
     return isinstance(value, float) and value.is_integer() and abs(value) < 2.0 ** 64
 
 
 class _Number:
-    """A whole number where a string belongs, as written (``010``) and as YAML 1.1 read it (``8``)."""
+    """A number where a string belongs, as written (``010``, ``1.50``) and as YAML 1.1 read it (``8``, ``1.5``).
 
-    def __init__(self, written: str, canonical: str, safe: bool, reading: str) -> None:
+    ``safe``: quoting the text as written keeps what the author meant; ``reading`` says how the field's parser
+    reads that text, ``advice`` what to write when it is not safe (a fraction, ``views/literals.py``)."""
+
+    def __init__(self, written: str, canonical: str, safe: bool, reading: str, fraction: bool = False,
+                 advice: str = "") -> None:
         self.written, self.canonical, self.safe, self.reading = written, canonical, safe, reading
+        self.fraction, self.advice = fraction, advice
 
     @classmethod
     def of(cls, error: Any, span: Any, text: str | None, kind: str, path: Path) -> _Number | None:
-        """None unless the value is a whole number for a string field, written otherwise than its decimal form."""
+        """None unless the value is a number for a string field, plain in the text: a whole number written
+        otherwise than its decimal form, or a fraction however written."""
         value = error.instance
         if (error.validator != "type" or error.validator_value != "string" or isinstance(value, bool)
-                or not _whole_number(value) or text is None or span.line != span.end_line):
+                or not _finite_number(value) or text is None or span.line != span.end_line):
+            return None
+        fraction = isinstance(value, float) and not value.is_integer()
+        if not fraction and not _whole_number(value):
             return None
         start = _offset(text, span.line, span.col)
         end = start + span.end_col - span.col
         written = text[value_start(text, start, end):end]
-        canonical = str(int(value))
-        if written == canonical or not written or written[0] in "\"'!&*" or resolve_plain(written) != value:
+        canonical = repr(value) if fraction else str(int(value))
+        if (not fraction and written == canonical) or not written or written[0] in "\"'!&*" \
+                or resolve_plain(written) != value:
             return None  # written as read, or not the plain number that was read (an alias, a tagged value)
+        if fraction:
+            safe, reading, advice = fraction_quoted(kind, path, written)
+            return cls(written, canonical, safe, reading, True, advice)
         safe, reading = quoting_keeps_digits(kind, path, written)
         return cls(written, canonical, safe, reading)
 
@@ -380,6 +393,8 @@ def _retype(error: Any, span: Any, number: _Number | None = None) -> Fix | None:
     if error.validator != "type" or span.line != span.end_line:
         return None
     value, expected = error.instance, error.validator_value
+    if number is not None and not number.safe and number.fraction:
+        return Fix(number.advice)
     if number is not None and not number.safe:
         return Fix(f'quote the value you mean: "{number.written}" as written, or "{number.canonical}" as YAML 1.1 '
                    "reads it")
@@ -409,6 +424,9 @@ def _describe(error: Any, path: Path, kind: str, number: _Number | None = None) 
         hint = ""
         if expected == "string" and isinstance(value, bool):
             hint = f'; YAML reads unquoted {str(value).lower()} as a boolean, quote it: "{str(value).lower()}"'
+        elif number is not None and number.fraction:
+            reading = f"; {number.reading}" if number.reading else ""
+            hint = reading + (f': quote it as written, "{number.written}"' if number.safe else f"; {number.advice}")
         elif number is not None:
             hint = (f"; YAML 1.1 reads {number.written} as the number {number.canonical} (go-yaml), and "
                     f"{number.reading}")
@@ -417,7 +435,7 @@ def _describe(error: Any, path: Path, kind: str, number: _Number | None = None) 
         elif expected == "string" and _whole_number(value):
             hint = f'; quote it: "{int(value)}"'
         elif expected == "string" and _finite_number(value):
-            hint = "; quote the value you mean (a fraction quoted is a quantity in thousandths, such as 500m)"
+            hint = "; quote the text you mean"  # no text to show how it was written (an alias, a flow across lines)
         elif expected == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
             hint = f"; write it unquoted: {value.lower()}"
         decoder = {KUBELET_CONFIGURATION: "the kubelet", KUBELET_CONFIG: "the kubelet",
