@@ -37,6 +37,15 @@ def _offered(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [f for f in findings if _on_kubelet_config(f) and f["fix"] and f["fix"]["edits"]]
 
 
+def _written(tmp_path: Path, finding: dict[str, Any], edit: dict[str, Any]) -> str | None:
+    """The text an edit replaces, when it sits on one line."""
+    if edit["line"] != edit["end_line"]:
+        return None
+    lines = (tmp_path / finding["file"]).read_text().split("\n") if not Path(finding["file"]).is_absolute() else \
+        Path(finding["file"]).read_text().split("\n")
+    return lines[edit["line"] - 1][edit["column"] - 1:edit["end_column"] - 1]
+
+
 def _assert_fixes_hold(tmp_path: Path, files: dict[str, str], numa_memory: int | None = None) -> None:
     """fix --unsafe-fixes on a copy, then check: each automatic kubelet fix's finding is gone, no error is new."""
     write(tmp_path, files)
@@ -45,7 +54,9 @@ def _assert_fixes_hold(tmp_path: Path, files: dict[str, str], numa_memory: int |
     for finding in offered:
         for edit in finding["fix"]["edits"]:
             text = edit["text"]
-            assert not FRACTION.fullmatch(text), f"a fraction or milli-value written: {finding}"
+            # a fraction is written only as the author wrote it, quoted (a CPU quantity "0.5" is 500m CPU)
+            assert not FRACTION.fullmatch(text) or text.strip('"') == _written(tmp_path, finding, edit), \
+                f"a fraction or milli-value written: {finding}"
             if finding["rule"] in MEMORY_RULES:  # validateReservedMemoryConfiguration: never zero, whole bytes
                 amount = try_quantity(text.strip('"'))
                 assert amount is not None and amount > 0 and Fraction(amount).denominator == 1, finding
