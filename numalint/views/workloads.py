@@ -47,11 +47,12 @@ class ContainerView:
         return f'{kind} "{self.name}"'
 
     def qos(self) -> str:
-        if not self.requests and not self.limits:
+        requests, limits = self.requests, self.limits
+        if not requests and not limits:
             return "BestEffort"
-        cpu_req, cpu_lim = self.requests.get("cpu", Fraction(0)), self.limits.get("cpu", Fraction(0))
-        mem_req, mem_lim = self.requests.get("memory", Fraction(0)), self.limits.get("memory", Fraction(0))
-        if cpu_req != cpu_lim or mem_req != mem_lim:
+        # plain 0 for a missing quantity: equal to Fraction(0), without making one per call (hot in every check)
+        cpu_lim, mem_lim = limits.get("cpu", 0), limits.get("memory", 0)
+        if requests.get("cpu", 0) != cpu_lim or requests.get("memory", 0) != mem_lim:
             return "Burstable"
         if cpu_lim == 0 and mem_lim == 0:
             return "BestEffort"
