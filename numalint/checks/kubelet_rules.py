@@ -209,6 +209,10 @@ def reserved_memory_mismatch(analysis: Analysis) -> Iterator[Hit]:
         if (profile.memory_policy == "Static" and "systemReserved.memory" in profile.platform_defaults
                 and profile.node_sizing(analysis.version) and analysis.node_memory(profile) is None):
             release = openshift_release(analysis.version)
+            why = "autoSizingReserved: true" if profile.auto_sizing else "the default for worker pools from 4.21"
+            sizing = ("the machine-config operator sizes systemReserved memory from each node's memory "
+                      f"(NODE_SIZING_ENABLED=true, {why})")
+            where = "reservedMemory" if profile.has("reservedMemory") else "memoryManagerPolicy"
             if not any(e.limits.get("memory") for e in profile.reserved_memory):
                 # whatever the node's size, the sized systemReserved memory is more than zero, and nothing is
                 # listed: validateReservedMemory (pkg/kubelet/cm/memorymanager/memory_manager.go) compares a
@@ -217,23 +221,16 @@ def reserved_memory_mismatch(analysis: Analysis) -> Iterator[Hit]:
                     profile,
                     f"memoryManagerPolicy Static on OpenShift {release} with no memory under reservedMemory: the "
                     'kubelet refuses to start (the total amount "0" of type "memory" is not equal to the value '
-                    "determined by Node Allocatable feature): the machine-config operator sizes systemReserved "
-                    "memory from each node's memory (NODE_SIZING_ENABLED=true, "
-                    f"{'autoSizingReserved: true' if profile.auto_sizing else 'the default for worker pools from 4.21'}"
-                    "), always more than zero",
-                    "reservedMemory" if profile.has("reservedMemory") else "memoryManagerPolicy",
+                    f"determined by Node Allocatable feature): {sizing}, always more than zero", where,
                     fix=Fix("list reservedMemory memory entries adding up to the sized systemReserved + kubeReserved "
                             "+ evictionHard memory.available: declare the pool's NodeTopology so numalint computes "
                             "it, or set systemReserved.memory (autoSizingReserved: false) and list that total"))
                 continue
             yield _finding(
                 profile,
-                f"memoryManagerPolicy Static on OpenShift {release}: the machine-config operator sizes "
-                "systemReserved memory from each node's memory (NODE_SIZING_ENABLED=true"
-                f"{', autoSizingReserved: true' if profile.auto_sizing else ', the default for worker pools from 4.21'}"
-                "), so the total reservedMemory must match depends on the node size; numalint cannot check it "
-                "without the pool's topology",
-                "reservedMemory" if profile.has("reservedMemory") else "memoryManagerPolicy", severity="warning",
+                f"memoryManagerPolicy Static on OpenShift {release}: {sizing}, so the total reservedMemory must "
+                "match depends on the node size; numalint cannot check it without the pool's topology",
+                where, severity="warning",
                 fix=Fix("declare the pool's NodeTopology, or set systemReserved.memory (or autoSizingReserved: false) "
                         "so the reservation no longer depends on the node"))
         for problem in analysis.start_problems(profile):
