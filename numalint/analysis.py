@@ -42,7 +42,7 @@ class Analysis:
     options: AnalysisOptions
     pools: tuple[Pool, ...]
     sriov: SriovCatalog
-    simulation: Simulation
+    simulation: Simulation[PoolRun]
     _node_memory: dict[int, int | None] = field(default_factory=dict, repr=False)
     _start_problems: dict[int, tuple[StartProblem, ...]] = field(default_factory=dict, repr=False)
     _topologies: dict[int, list[TopologyView]] = field(default_factory=dict, repr=False)  # by profile, once

@@ -224,7 +224,7 @@ def _instances(view: PodView, nodes: int) -> int:
 
 
 def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog, version: tuple[int, int],
-             node_state: str | None = None) -> Simulation:
+             node_state: str | None = None) -> Simulation[PoolRun]:
     """Admit ``pods`` on every pool that has a topology (``node_state``: a node's checkpoint directory,
     applied to the first node of the first pool)."""
     results: list[PoolRun] = []
