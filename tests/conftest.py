@@ -48,6 +48,17 @@ def write(directory: Path, files: dict[str, str]) -> Path:
     return directory
 
 
+
+def findings(tmp_path: Path, files: dict[str, str], *args: str) -> list[dict[str, Any]]:
+    """Write ``files``, run `check --format json` on them; every finding (the run must not fail)."""
+    write(tmp_path, files)
+    result = run("check", "--format", "json", "--fail-on", "never", *args, str(tmp_path))
+    assert "Traceback" not in result.stderr
+    assert result.exit_code == 0, result.output + result.stderr
+    found: list[dict[str, Any]] = result.json()["findings"]
+    return found
+
+
 @pytest.fixture
 def repo(tmp_path: Path):  # type: ignore[no-untyped-def]
     """A factory writing files into a fresh directory, returning its path."""
@@ -56,3 +67,16 @@ def repo(tmp_path: Path):  # type: ignore[no-untyped-def]
         return write(tmp_path, files)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory holding ``repo``: 400 files from the benchmark generator, made once per test session."""
+    import subprocess
+    import sys
+
+    where = tmp_path_factory.mktemp("generated")
+    generator = Path(__file__).resolve().parents[1] / "bench" / "gen_corpus.py"
+    subprocess.run([sys.executable, str(generator), "--files", "400", "--out", str(where / "repo")], check=True,
+                   stdout=subprocess.DEVNULL)
+    return where

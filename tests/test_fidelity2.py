@@ -14,18 +14,9 @@ from typing import Any
 import pytest
 
 from numalint.catalogue import catalogue
-from tests.conftest import run, write
+from tests.conftest import findings, run, write
 
 HEAD = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
-
-
-def findings(tmp_path: Path, files: dict[str, str], *args: str) -> list[dict[str, Any]]:
-    write(tmp_path, files)
-    result = run("check", "--format", "json", "--fail-on", "never", *args, str(tmp_path))
-    assert "Traceback" not in result.stderr
-    assert result.exit_code == 0, result.output + result.stderr
-    found: list[dict[str, Any]] = result.json()["findings"]
-    return found
 
 
 def where(found: list[dict[str, Any]], rule: str) -> list[tuple[int, int, str]]:

@@ -9,18 +9,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run, write
+from tests.conftest import findings
 
 HEAD = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
-
-
-def findings(tmp_path: Path, files: dict[str, str], *args: str) -> list[dict[str, Any]]:
-    write(tmp_path, files)
-    result = run("check", "--format", "json", "--fail-on", "never", *args, str(tmp_path))
-    assert "Traceback" not in result.stderr
-    assert result.exit_code == 0, result.output + result.stderr
-    found: list[dict[str, Any]] = result.json()["findings"]
-    return found
 
 
 def messages(found: list[dict[str, Any]], rule: str) -> list[str]:

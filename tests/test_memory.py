@@ -17,14 +17,6 @@ ROOT = Path(__file__).resolve().parents[1]
 FORMATS = ("text", "json", "sarif", "gitlab", "junit")
 
 
-@pytest.fixture(scope="module")
-def repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    where = tmp_path_factory.mktemp("generated")
-    subprocess.run([sys.executable, str(ROOT / "bench" / "gen_corpus.py"), "--files", "400", "--out",
-                    str(where / "repo")], check=True, stdout=subprocess.DEVNULL)
-    return where
-
-
 def _numalint(where: Path, *args: str, prelude: str = "") -> subprocess.CompletedProcess[str]:
     code = f"import sys; {prelude}from numalint.cli import main; sys.argv[0] = 'numalint'; main()"
     return subprocess.run([sys.executable, "-c", code, *args], cwd=where, capture_output=True, text=True,

@@ -22,14 +22,6 @@ GOLDEN = ROOT / "tests" / "data" / "speed" / "generated-400-findings.json"
 KEYS = ("rule", "severity", "message", "file", "line", "column", "end_line", "end_column", "fix")
 
 
-@pytest.fixture(scope="module")
-def repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    where = tmp_path_factory.mktemp("generated")
-    subprocess.run([sys.executable, str(ROOT / "bench" / "gen_corpus.py"), "--files", "400", "--out",
-                    str(where / "repo")], check=True, stdout=subprocess.DEVNULL)
-    return where
-
-
 @pytest.mark.parametrize("jobs", [["-j", "1"], ["-j", "2"], ["-j", "3"]])
 def test_generated_repository_findings_unchanged(repository: Path, jobs: list[str]) -> None:
     ran = subprocess.run([sys.executable, "-m", "numalint", "check", "-f", "json", "--fail-on", "never", *jobs, "repo"],
