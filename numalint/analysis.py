@@ -46,6 +46,10 @@ class Analysis:
     _node_memory: dict[int, int | None] = field(default_factory=dict, repr=False)
     _start_problems: dict[int, tuple[StartProblem, ...]] = field(default_factory=dict, repr=False)
     _topologies: dict[int, list[TopologyView]] = field(default_factory=dict, repr=False)  # by profile, once
+    # by workload: (the workload, its pools); every check asks for a workload's pools, some many times over
+    _pools_of: dict[int, tuple[PodView, list[Pool]]] = field(default_factory=dict, repr=False)
+    # what checks work out once per analysis and ask for many times (a workload's alignment intent)
+    memo: dict[object, object] = field(default_factory=dict, repr=False)
 
     @property
     def version(self) -> tuple[int, int]:
@@ -67,7 +71,11 @@ class Analysis:
         return self.run.of_kind(kind)
 
     def pools_for(self, pod: PodView) -> list[Pool]:
-        return pools_for(self.pools, pod)
+        """The pools the scheduler may put ``pod`` on (a copy: callers may change it), worked out once."""
+        known = self._pools_of.get(id(pod))
+        if known is None or known[0] is not pod:  # the id of a workload that is gone may be taken again
+            known = self._pools_of[id(pod)] = (pod, pools_for(self.pools, pod))
+        return list(known[1])
 
     def topologies_for(self, profile: KubeletProfile) -> list[TopologyView]:
         return self._topologies.get(id(profile), [])

@@ -82,10 +82,14 @@ def _whole_cpus(pod: PodView) -> str | None:
 
 def _floating_resources(analysis: Analysis) -> set[str]:
     """SR-IOV resources all of whose policies set excludeTopology: the device plugin sends no hint."""
+    known = analysis.memo.get("floating")
+    if isinstance(known, set):
+        return known
     by_resource: dict[str, list[bool]] = {}
     for policy in analysis.sriov.policies:
         by_resource.setdefault(f"{analysis.sriov.prefix}/{policy.resource_name}", []).append(policy.exclude_topology)
-    return {r for r, flags in by_resource.items() if all(flags)}
+    floating = analysis.memo["floating"] = {r for r, flags in by_resource.items() if all(flags)}
+    return floating
 
 
 def _topology(analysis: Analysis, pod: PodView, resource: str, floating: set[str]) -> bool | None:

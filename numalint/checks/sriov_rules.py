@@ -65,10 +65,11 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                           Fix(f"correct resourceName ({choices(net.resource)}) or add the SriovNetworkNodePolicy"),
                           "error")
     for pod in analysis.pods:
-        span = _annotation_span(pod)
+        attachments = sriov.attachments(pod)
+        span = _annotation_span(pod) if attachments else pod.anchor()
         seen: set[str] = set()
         reported: set[str] = set()
-        for attachment in sriov.attachments(pod):
+        for attachment in attachments:
             if attachment.label in seen or is_placeholder(attachment.label):
                 continue
             seen.add(attachment.label)

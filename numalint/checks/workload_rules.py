@@ -231,8 +231,6 @@ def _quantity_values(pod: PodView, container: ContainerView) -> Iterator[Hit]:
         for resource, amount in sorted(values.items()):
             if not pod.locator.has(container.path + ("resources", kind, resource)):
                 continue  # defaulted from the limit: reported there
-            field = f"{_go_path(container.path)}.resources.{kind}[{resource}]"
-            shown = _go_quantity(resource, amount)
             problem = None
             if is_extended(resource) and amount.denominator != 1:
                 problem = "must be an integer"
@@ -240,12 +238,14 @@ def _quantity_values(pod: PodView, container: ContainerView) -> Iterator[Hit]:
             elif is_hugepages(resource):
                 page = try_quantity(resource[len("hugepages-"):])
                 if page is None or page <= 0 or page.denominator != 1 or ceil(amount) % page != 0:
-                    problem = f"{shown} is not positive integer multiple of {resource}"
+                    problem = f"{_go_quantity(resource, amount)} is not positive integer multiple of {resource}"
                     pages = ceil(amount / page) if page else 0
                     fix = (f"use a whole number of {format_bytes(page)} pages, e.g. {format_bytes(pages * page)}"
                            if page and page.denominator == 1 and page > 0 else f"{resource} is not a page size")
             if problem is None:
                 continue
+            field = f"{_go_path(container.path)}.resources.{kind}[{resource}]"
+            shown = _go_quantity(resource, amount)
             yield Hit(f'{container.label}: the API server rejects {resource} {shown} ({field}: Invalid value: '
                       f'"{shown}": {problem})',
                       pod.file, _span(pod, container, "resources", kind, resource), pod.ref, Fix(fix))

@@ -74,12 +74,25 @@ def parse_quantity(value: object) -> Fraction:
     return -amount if sign == "-" else amount
 
 
+_PARSED: dict[str, Fraction | None] = {}  # text -> its quantity: a repository repeats a few dozen quantities
+_PARSED_MAX = 4096  # texts remembered per process (memory stays bounded whatever the files hold)
+_UNSEEN = object()
+
+
 def try_quantity(value: object) -> Fraction | None:
-    """Parse a quantity or return None when it is malformed."""
+    """Parse a quantity or return None when it is malformed (a text seen before: from memory; Fractions do
+    not change)."""
+    if type(value) is str:
+        known = _PARSED.get(value, _UNSEEN)
+        if known is not _UNSEEN:
+            return known  # type: ignore[return-value]
     try:
-        return parse_quantity(value)
+        amount: Fraction | None = parse_quantity(value)
     except QuantityError:
-        return None
+        amount = None
+    if type(value) is str and len(_PARSED) < _PARSED_MAX:
+        _PARSED[value] = amount
+    return amount
 
 
 def format_bytes(amount: Fraction | int) -> str:

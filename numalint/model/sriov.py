@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from numalint.findings import ObjectRef
@@ -274,6 +275,17 @@ def parse_networks(value: str) -> list[tuple[str | None, str]]:
     value = value.strip()
     if not value:
         return []
+    return list(_parse_networks(value))
+
+
+@lru_cache(maxsize=4096)
+def _parse_networks(value: str) -> tuple[tuple[str | None, str], ...]:
+    """``parse_networks`` of a stripped, non-empty value, once per value: thousands of workloads of a
+    repository repeat a few annotations, and several checks ask about each workload."""
+    return tuple(_parse_networks_uncached(value))
+
+
+def _parse_networks_uncached(value: str) -> list[tuple[str | None, str]]:
     if _is_json_form(value):
         try:
             items = json.loads(value)

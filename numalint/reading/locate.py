@@ -73,18 +73,21 @@ class Locator:
         self.shared = False  # ``index`` is a layout of _LAYOUTS (never changed in place)
         self.base = 0  # added to every line of ``table`` but the zeros of a missing key
 
-    def record(self, root: Any, path: Path) -> None:
+    def record(self, root: Any, path: Path, start: int = 0) -> Any:
+        """Record ``path`` and each of its ancestors below ``path[:start]`` (``root`` is the node at
+        ``path[:start]``); returns the node at ``path``, None when the path stops before it."""
         node = root
-        for i, step in enumerate(path):
-            prefix = path[: i + 1]
+        for i in range(start, len(path)):
+            step = path[i]
             if isinstance(node, YMap) and step in node:
-                self._put(prefix, node.key_spans[step], node.value_spans[step])
+                self._put(path[: i + 1], node.key_spans[step], node.value_spans[step])
                 node = node[step]
             elif isinstance(node, YSeq) and isinstance(step, int) and 0 <= step < len(node):
-                self._put(prefix, _NO_KEY, node.item_spans[step])
+                self._put(path[: i + 1], _NO_KEY, node.item_spans[step])
                 node = node[step]
             else:
-                return
+                return None
+        return node
 
     def _put(self, path: Path, key: Span, value: Span) -> None:
         if path not in self.index:

@@ -81,6 +81,8 @@ class PodView:
     # spec.resources.requests the API server drops (PodLevelResources off at the target version): the containers
     # decide, but the pod-level-resources rule still says what was written
     dropped_pod_resources: dict[str, Fraction] | None = None
+    # the QoS class, worked out on first use (views are not changed once made; ``replace`` makes it again)
+    _qos: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def span(self, path: Path, key: bool = False) -> Span:
         return self.locator.span(path, key=key)
@@ -91,6 +93,11 @@ class PodView:
 
     def qos(self) -> str:
         """Pod QoS class (pkg/apis/core/v1/helper/qos/qos.go), from pod-level resources when they are set."""
+        if self._qos is None:
+            self._qos = self._compute_qos()
+        return self._qos
+
+    def _compute_qos(self) -> str:
         if self.pod_resources is not None:
             return _pod_level_qos(self.pod_resources, self.pod_limits or {})
         classes = {c.qos() for c in self.containers}
@@ -262,14 +269,15 @@ def _locator(doc: Document, containers: list[ContainerView]) -> Locator:
         locator.record(root, spec_path + ("resources",))  # pod-level resources
     for container in containers:
         locator.record(root, container.path + ("name",))
-        resources = get(root, container.path + ("resources",))
-        locator.record(root, container.path + ("resources",))
-        if isinstance(resources, dict):
+        where = container.path + ("resources",)
+        resources = locator.record(root, where)
+        if isinstance(resources, YMap):  # each quantity recorded from its section, not walked to from the root
             for kind in ("requests", "limits"):
                 section = resources.get(kind)
-                if isinstance(section, dict):
+                if isinstance(section, YMap) and section:  # an empty section is not recorded (spans fall back)
+                    locator.record(resources, where + (kind,), len(where))
                     for name in section:
-                        locator.record(root, container.path + ("resources", kind, name))
+                        locator.record(section, where + (kind, name), len(where) + 1)
     return locator.seal()
 
 
