@@ -181,6 +181,8 @@ def invalid_resources(analysis: Analysis) -> Iterator[Hit]:
     for pod in analysis.pods:
         for container in pod.containers:
             names = set(container.requests) | set(container.limits)
+            if not any(is_hugepages(r) or is_extended(r) for r in names):
+                continue  # the API server's checks below are about hugepages and extended resources only
             hugepages = sorted(r for r in names if is_hugepages(r))
             if hugepages and "cpu" not in container.requests and "memory" not in container.requests:
                 yield Hit(f"{container.label} requests {', '.join(hugepages)} without a cpu or memory request; the API "

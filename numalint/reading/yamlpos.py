@@ -336,13 +336,27 @@ class _Builder:
         key_spans, value_spans = result.key_spans, result.value_spans
         decide = depth == 0 and self.keep is not None  # the root: is the document wanted at all?
         depth += 1
+        lf, limit = self.lf, self.limit
         while True:
             event = get()
             cls = event.__class__
             if cls is ScalarEvent:
                 key_args = event.args
-                key, kspan = leaf(key_args)
-                plain_key = key_args[1] is None and key_args[2][0]
+                anchor, tag, implicit, key, begin, end, _ = key_args
+                if lf and tag is None and anchor is None and self.count < limit:
+                    # ``_leaf`` inlined for the common key: a plain or quoted scalar without tag or anchor
+                    self.count += 1
+                    plain_key = implicit[0]
+                    if plain_key:
+                        word = _WORDS.get(key, _NOT_A_WORD)
+                        if word is not _NOT_A_WORD:
+                            key = word
+                        elif key[0] in _NUMERIC_START:
+                            key = resolve_plain(key)
+                    kspan = _new_span(Span, (begin.line + 1, begin.column + 1, end.line + 1, end.column + 1))
+                else:
+                    key, kspan = leaf(key_args)
+                    plain_key = tag is None and implicit[0]
             elif cls is MappingEndEvent:
                 result.span = self.span(start[3], event.args[1])
                 return result, result.span
@@ -351,7 +365,21 @@ class _Builder:
                 key, kspan = node(event, depth)
                 plain_key = False
             value_event = get()
-            value, vspan = leaf(value_event.args) if value_event.__class__ is ScalarEvent else node(value_event, depth)
+            if value_event.__class__ is ScalarEvent:
+                anchor, tag, implicit, value, begin, end, _ = value_event.args
+                if lf and tag is None and anchor is None and self.count < limit:  # ``_leaf`` inlined, as above
+                    self.count += 1
+                    if implicit[0]:
+                        word = _WORDS.get(value, _NOT_A_WORD)
+                        if word is not _NOT_A_WORD:
+                            value = word
+                        elif value[0] in _NUMERIC_START:
+                            value = resolve_plain(value)
+                    vspan = _new_span(Span, (begin.line + 1, begin.column + 1, end.line + 1, end.column + 1))
+                else:
+                    value, vspan = leaf(value_event.args)
+            else:
+                value, vspan = node(value_event, depth)
             if key.__class__ is str:
                 if key == "<<" and plain_key:
                     _merge(result, value)
