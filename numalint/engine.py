@@ -28,7 +28,7 @@ from numalint.k8s.kinds import (
     is_known,
 )
 from numalint.model.identity import ObjectIdentity, Registry, object_identity
-from numalint.model.kustomize import KUSTOMIZATION_NAMES, patch_files
+from numalint.model.kustomize import KUSTOMIZATION_NAMES, patch_files, patch_targets
 from numalint.model.run import FileResult, Read, assemble, compact, expanded, path_of
 from numalint.model.sriov import DEFAULT_PREFIX
 from numalint.reading.locate import get, locate
@@ -117,7 +117,11 @@ def _process_file(path: str, texts: dict[str, str] | None) -> FileResult:
     """The views of the kinds other than workloads are imported when a file holds such a kind: a run of
     workloads alone never imports the kubelet, PerformanceProfile and topology views or the alignment core's
     hardware model they build on (start-up time of a one-file run)."""
-    source = read_source(path, (texts or {}).get(path), checked_only=True)
+    kustomization = os.path.basename(path) in KUSTOMIZATION_NAMES
+    # a kustomization is read whole: the files it names as patches are found here, in parallel, not read again
+    source = read_source(path, (texts or {}).get(path), checked_only=not kustomization)
+    if kustomization:
+        source.patches = patch_targets(path, source.documents)
     kept: dict[str, list[Any]] = {"profiles": [], "pods": [], "topologies": [], "others": []}
     identities: list[tuple[str, int, ObjectIdentity]] = []
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
@@ -358,10 +362,14 @@ class _RealPaths:
 
     def __init__(self) -> None:
         self.directories: dict[str, str] = {}
+        self.links: set[str] = set()  # the paths seen that are symbolic links
 
     def __call__(self, path: str) -> str:
         head, name = os.path.split(path)
-        if name in ("", ".", "..") or os.path.islink(path):
+        if name in ("", ".", ".."):
+            return os.path.realpath(path)
+        if os.path.islink(path):
+            self.links.add(path)
             return os.path.realpath(path)
         real = self.directories.get(head)
         if real is None:
@@ -380,33 +388,38 @@ def _once(paths: list[str], seen: set[str], realpath: _RealPaths) -> list[str]:
     return unique
 
 
-def _inputs(paths: list[str], options: Options) -> tuple[list[str], list[str], list[str]]:
-    """(named files, context files, missing paths), each file once; the real paths that tell repeats apart
-    are dropped before any file is read (on 20,000 files they were 6 MiB kept through the whole read)."""
+def _inputs(paths: list[str], options: Options) -> tuple[list[str], list[str], list[str], set[str]]:
+    """(named files, context files, missing paths, those files that are symbolic links), each file once; the
+    real paths that tell repeats apart are dropped before any file is read (on 20,000 files they were 6 MiB kept
+    through the whole read)."""
     realpath = _RealPaths()
     files, missing = discover(paths, options.exclude, options.exclude_base)
     seen: set[str] = set()
     files = _once(files, seen, realpath)
     context_files = _once(discover(options.context, options.exclude, options.exclude_base)[0], seen, realpath)
-    return files, context_files, missing
+    return files, context_files, missing, realpath.links
 
 
 def _read_files(paths: list[str], options: Options, texts: dict[str, str]) -> tuple[list[Read], int,
                                                                                   list[str]]:
     """Read the named files, then the context files; each file once. Returns (results, named count, missing)."""
-    files, context_files, missing = _inputs(paths, options)
+    files, context_files, missing, links = _inputs(paths, options)
     results = _read_all(files + context_files, texts, options.jobs)
+    # the patches of the kustomizations read above (found while reading them); a kustomization named by
+    # ``texts`` is read again from disk below, as it is on disk that kustomize reads it
+    known = {path_of(r): () if isinstance(r, str) else r.source.patches for r in results
+             if os.path.basename(path_of(r)) in KUSTOMIZATION_NAMES and path_of(r) not in texts}
     # a patch named alone (pre-commit) is still a patch: the kustomizations beside the inputs are read too
     directories = {os.path.dirname(f) for f in files + context_files if f != "-"}
     beside = sorted(path for directory in directories for name in KUSTOMIZATION_NAMES
-                    if os.path.isfile(path := os.path.join(directory, name)))
+                    if (path := os.path.join(directory, name)) in known or os.path.isfile(path))
     fragments = patch_files([*(f for f in files + context_files if os.path.basename(f) in KUSTOMIZATION_NAMES),
-                             *beside])
+                             *beside], known)
     names = {os.path.basename(f) for f in fragments}  # a file of another name can only be one through a symlink
     realpath = _RealPaths()
     for index, read in enumerate(results if fragments else ()):
         path = path_of(read)
-        named = path != "-" and (os.path.basename(path) in names or os.path.islink(path))
+        named = path != "-" and (os.path.basename(path) in names or path in links)
         kustomization = fragments.get(realpath(path)) if named else None
         if kustomization is not None:
             results[index] = result = expanded(read)

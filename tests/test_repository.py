@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import run, write
 
 KUBELET = """\
@@ -203,6 +205,31 @@ def test_a_kustomize_patch_is_a_fragment_not_an_object(tmp_path: Path) -> None:
     assert sorted(found) == [("not-lintable", "overlays/lab/hugepages.yaml"),
                              ("not-lintable", "overlays/prod/hugepages.yaml")]
     assert all("kustomize build" in f["message"] for f in result.json()["findings"])
+    assert result.exit_code == 0
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_kustomize_patches_are_found_by_the_processes_that_read_the_kustomizations(tmp_path: Path, jobs: str) -> None:
+    """Enough files to read in parallel: each kustomization's patches are found where it is read (a kustomization
+    with apiVersion and kind first is read whole, not skipped as an unknown kind), whatever process reads it."""
+    files = {f"svc/s{i}.yaml": f"apiVersion: v1\nkind: Service\nmetadata: {{name: s{i}}}\n" for i in range(320)}
+    files.update({
+        "overlays/prod/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+                                            "resources: [../../base]\npatches:\n  - path: hugepages.yaml\n",
+        "overlays/prod/hugepages.yaml": PATCH,
+        "overlays/lab/Kustomization": "patchesStrategicMerge: [numa.yaml, ../shared/hugepages.yaml]\n",
+        "overlays/lab/numa.yaml": PATCH,  # a file beside it: the kustomization without a .yaml suffix is read
+        "overlays/shared/hugepages.yaml": PATCH,
+    })
+    write(tmp_path, files)
+    result = run("check", "--format", "json", "-j", jobs, str(tmp_path))
+    found = [(f["rule"], Path(f["file"]).relative_to(tmp_path).as_posix()) for f in result.json()["findings"]]
+    assert sorted(found) == [("not-lintable", "overlays/lab/numa.yaml"),
+                             ("not-lintable", "overlays/prod/hugepages.yaml"),
+                             ("not-lintable", "overlays/shared/hugepages.yaml")]
+    named_in = {Path(f["file"]).relative_to(tmp_path).as_posix(): f["message"] for f in result.json()["findings"]}
+    assert "overlays/prod/kustomization.yaml" in named_in["overlays/prod/hugepages.yaml"]
+    assert "overlays/lab/Kustomization" in named_in["overlays/shared/hugepages.yaml"]
     assert result.exit_code == 0
 
 

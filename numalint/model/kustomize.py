@@ -6,24 +6,32 @@ checked where it lands, in ``kustomize build`` output. Bases and plain resources
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
-from numalint.reading.sources import read_source
+from numalint.reading.sources import Document, read_source
 
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
-def patch_files(paths: Iterable[str]) -> dict[str, str]:
-    """realpath of each patch file -> the kustomization that names it, for the kustomizations in ``paths``."""
+def patch_targets(path: str, documents: Iterable[Document]) -> tuple[str, ...]:
+    """The real paths of the files the kustomization at ``path`` (its ``documents``) names as patches, in order."""
+    base = os.path.dirname(path)
+    return tuple(os.path.realpath(os.path.join(base, name)) for doc in documents for name in _patch_paths(doc.root))
+
+
+def patch_files(paths: Iterable[str], known: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
+    """realpath of each patch file -> the kustomization that names it (the first, in the order of ``paths``),
+    for the kustomizations in ``paths``. ``known``: the patches of kustomizations already read (by path); the
+    others are read here."""
     fragments: dict[str, str] = {}
     for path in paths:
         if os.path.basename(path) not in KUSTOMIZATION_NAMES:
             continue
-        source = read_source(path)
-        base = os.path.dirname(path)
-        for doc in source.documents:
-            for name in _patch_paths(doc.root):
-                fragments.setdefault(os.path.realpath(os.path.join(base, name)), path)
+        targets = known.get(path)
+        if targets is None:
+            targets = patch_targets(path, read_source(path).documents)
+        for target in targets:
+            fragments.setdefault(target, path)
     return fragments
 
 

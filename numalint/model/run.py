@@ -39,7 +39,7 @@ def compact(result: FileResult) -> Read:
     """``result``, or its path when nothing else of it is needed."""
     source = result.source
     if (source.parsed and not source.template and not source.template_kind and not source.unchecked
-            and source.fragment is None and not source.findings and not source.suppressions
+            and source.fragment is None and not source.patches and not source.findings and not source.suppressions
             and not source.justifications and not source.annotations and not source.labels and not source.documents
             and not result.profiles and not result.pods and not result.topologies and not result.others
             and not result.identities):

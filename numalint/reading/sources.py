@@ -98,6 +98,7 @@ class Source:
     # (line, path) of each "# Source: path" comment `helm template` writes before a document
     labels: list[tuple[int, str]] = field(default_factory=list)
     fragment: str | None = None  # the kustomization that uses this file as a patch
+    patches: tuple[str, ...] = ()  # a kustomization: the real paths of the files it names as patches
 
     def seal(self) -> None:
         """Once read: the text and trees go, and the empty containers (all of them in most files) become ones
