@@ -371,10 +371,19 @@ class _RealPaths:
         if os.path.islink(path):
             self.links.add(path)
             return os.path.realpath(path)
+        return os.path.join(self._directory(head), name)
+
+    def _directory(self, head: str) -> str:
+        """A directory's real path from its parent's (one ``lstat`` per directory, not one per component)."""
         real = self.directories.get(head)
         if real is None:
-            real = self.directories[head] = os.path.realpath(head or ".")
-        return os.path.join(real, name)
+            parent, name = os.path.split(head)
+            if not parent or name in ("", ".", "..") or parent == head or os.path.islink(head):
+                real = os.path.realpath(head or ".")
+            else:
+                real = os.path.join(self._directory(parent), name)
+            self.directories[head] = real
+        return real
 
 
 def _once(paths: list[str], seen: set[str], realpath: _RealPaths) -> list[str]:

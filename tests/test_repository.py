@@ -63,6 +63,14 @@ def test_a_file_named_twice_is_read_once(tmp_path: Path) -> None:
                str(tmp_path), str(tmp_path / "link.yaml"), "--topology", str(tmp_path / "kubelet.yaml"))
     assert once.rules() == many.rules() == ["no-cpu-reservation"]
     assert many.json()["summary"]["files"] == 1
+    # through a symlinked directory, and through ".." after it (resolved after the link, as the kernel does)
+    (tmp_path / "nodes" / "sub").mkdir(parents=True)
+    (tmp_path / "alias").symlink_to(tmp_path / "nodes")
+    (tmp_path / "nodes" / "sub" / "k.yaml").symlink_to(tmp_path / "kubelet.yaml")
+    alias = tmp_path / "alias"
+    odd = run("check", "--format", "json", str(tmp_path / "kubelet.yaml"), str(alias / "sub" / "k.yaml"),
+              str(alias / "sub" / ".." / "sub" / "k.yaml"), str(alias / ".." / "kubelet.yaml"))
+    assert odd.rules() == ["no-cpu-reservation"] and odd.json()["summary"]["files"] == 1
 
 
 def test_identical_objects_merge_silently_and_different_ones_are_duplicates(tmp_path: Path) -> None:
