@@ -14,6 +14,7 @@ from numalint.analysis import Analysis, AnalysisOptions, analyse
 from numalint.catalogue import catalogue
 from numalint.checks import run_checks
 from numalint.checks.edits import shape_edits
+from numalint.checks.forked import usable_cpus
 from numalint.checks.input_rules import FindingCap, cap_per_file, input_findings
 from numalint.checks.selection import SelectorError, matches, resolve
 from numalint.findings import Finding, Hit, ObjectRef
@@ -204,11 +205,7 @@ def _processes(jobs: int, files: int) -> int:
         return 1
     if jobs:
         return jobs
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # not Linux
-        cpus = os.cpu_count() or 1
-    return max(1, min(cpus, files // PER_PROCESS))
+    return max(1, min(usable_cpus(), files // PER_PROCESS))
 
 
 def _read_all(paths: list[str], texts: dict[str, str], jobs: int) -> list[Read]:
@@ -518,7 +515,8 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
 
         prove_fixes(findings, lambda path: analyses.get(options.cluster_of(path) if options.cluster_of else None),
                     lambda path: _text_of(path, given),
-                    lambda path, text: expanded(process_file(path, {path: text})))
+                    lambda path, text: expanded(process_file(path, {path: text})),
+                    options.jobs or usable_cpus())
     for path in missing:
         findings.append(registry.finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1)))
     # a finding in a context file is reported when a named file takes part in it (a changed kubelet file

@@ -27,13 +27,15 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from dataclasses import replace as dc_replace
+from functools import partial
 
 from numalint.analysis import Analysis, analyse
 from numalint.catalogue import catalogue
 from numalint.checks import all_checks
+from numalint.checks.forked import run_tasks
 from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix, shorten
 from numalint.model.run import FileResult
 from numalint.reading.sources import Document, Source
@@ -65,14 +67,19 @@ Mapper = Callable[[int], int]  # an offset in an edited text -> the offset in th
 
 
 def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analysis | None],
-                text_of: Callable[[str], str | None], reread: Reread) -> None:
+                text_of: Callable[[str], str | None], reread: Reread, processes: int = 1) -> None:
     """Replace, in place, the fix of every finding on a kubelet configuration that its proof refutes.
 
     The proof runs every check and judges an error by the rule's own severity, whatever ``--select``,
     ``--ignore`` or a configured severity say: those decide what is reported and fixed, not what the kubelet
-    refuses (a rename that stops the kubelet is no safer because reserved-cpus-conflict is switched off)."""
+    refuses (a rename that stops the kubelet is no safer because reserved-cpus-conflict is switched off).
+
+    The proofs of one configuration, and of the workload fixes of one set of pools, depend on nothing else:
+    with ``processes`` above one they are shared out among forked processes (``numalint.checks.forked``)."""
     prover = _Prover(text_of, reread)
     workloads = _WorkloadProver(prover)
+    proven: list[Finding] = []  # the findings whose proofs the tasks below run, by their index here
+    by_profile: dict[int, list[tuple[Analysis, KubeletProfile, int]]] = {}
     for finding in findings:
         if finding.fix is None or not finding.fix.edits:
             continue
@@ -84,15 +91,33 @@ def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analys
             finding.fix = _refused(finding.fix, "numalint cannot tell which configuration of the line it is in; "
                                                 "decide by hand")
         elif isinstance(profile, KubeletProfile):
-            finding.fix = prover.prove(analysis, profile, finding)
+            by_profile.setdefault(id(profile), []).append((analysis, profile, len(proven)))
+            proven.append(finding)
         else:
             pod = _workload_of(analysis, finding)
             if pod is False:
                 finding.fix = _refused(finding.fix, "numalint cannot tell which workload of the line it is in; "
                                                     "decide by hand")
             elif isinstance(pod, PodView) and analysis.pools_for(pod):
-                workloads.add(analysis, pod, finding)
-    workloads.prove_all()
+                workloads.add(analysis, pod, len(proven))
+                proven.append(finding)
+    tasks: list[Callable[[], list[tuple[int, Fix | None]]]] = []
+    costs: list[int] = []  # workloads analysed: what a proof costs
+    for items in by_profile.values():
+        tasks.append(partial(_prove_configuration, prover, proven, items))
+        costs.append(len(prover.pods_of(items[0][0], items[0][1])) * (1 + len(items)))
+    for analysis, pods, group in workloads.groups():
+        tasks.append(partial(workloads.prove_group, proven, analysis, pods, group))
+        costs.append(2 * len(pods))
+    for outcome in run_tasks(tasks, costs, processes):
+        for index, fix in outcome:
+            proven[index].fix = fix
+
+
+def _prove_configuration(prover: _Prover, proven: list[Finding],
+                         items: list[tuple[Analysis, KubeletProfile, int]]) -> list[tuple[int, Fix | None]]:
+    """The fixes of one kubelet configuration's findings, as their proofs leave them."""
+    return [(index, prover.prove(analysis, profile, proven[index])) for analysis, profile, index in items]
 
 
 def _workload_of(analysis: Analysis, finding: Finding) -> PodView | None | bool:
@@ -204,7 +229,7 @@ class _Prover:
         others += [d for d in result.others if d.span[:2] == carrier.span[:2]]
         # the topologies the whole run gave this configuration's pools, no more: alone in a run, a configuration
         # would pair with a topology meant for another (the only topology and the only configuration of a run)
-        run = dc_replace(analysis.run, profiles=[mine], pods=self._pods(analysis, profile), others=others,
+        run = dc_replace(analysis.run, profiles=[mine], pods=self.pods_of(analysis, profile), others=others,
                          topologies=list(analysis.topologies_for(profile)))
         pool = analyse(run, analysis.options)
         if started is not None:
@@ -232,7 +257,7 @@ class _Prover:
                 add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
         return seen
 
-    def _pods(self, analysis: Analysis, profile: KubeletProfile) -> list[PodView]:
+    def pods_of(self, analysis: Analysis, profile: KubeletProfile) -> list[PodView]:
         """The workloads the configuration's pools run, as the whole run placed them (alone, its pool would
         be the only one and take every pod)."""
         if id(profile) not in self.pods:
@@ -254,23 +279,32 @@ class _WorkloadProver:
 
     def __init__(self, prover: _Prover) -> None:
         self.prover = prover
-        self.waiting: dict[int, tuple[Analysis, list[tuple[PodView, Finding]]]] = {}  # by analysis
+        self.waiting: dict[int, tuple[Analysis, list[tuple[PodView, int]]]] = {}  # by analysis
 
-    def add(self, analysis: Analysis, pod: PodView, finding: Finding) -> None:
-        self.waiting.setdefault(id(analysis), (analysis, []))[1].append((pod, finding))
+    def add(self, analysis: Analysis, pod: PodView, index: int) -> None:
+        """The finding at ``index`` of the proven list, on ``pod``, waits for its proof."""
+        self.waiting.setdefault(id(analysis), (analysis, []))[1].append((pod, index))
 
-    def prove_all(self) -> None:
+    def groups(self) -> Iterator[tuple[Analysis, list[PodView], list[tuple[PodView, int]]]]:
+        """(analysis, the workloads of the pools, the waiting fixes) per set of pools: each proven on its own."""
         for analysis, items in self.waiting.values():
-            groups: dict[frozenset[int], list[tuple[PodView, Finding]]] = {}
-            for pod, finding in items:
-                groups.setdefault(frozenset(id(p) for p in analysis.pools_for(pod)), []).append((pod, finding))
+            groups: dict[frozenset[int], list[tuple[PodView, int]]] = {}
+            for pod, index in items:
+                groups.setdefault(frozenset(id(p) for p in analysis.pools_for(pod)), []).append((pod, index))
             for group in groups.values():
                 pools = analysis.pools_for(group[0][0])
                 pods = [p for p in analysis.pods if any(q is r for q in analysis.pools_for(p) for r in pools)]
-                before = self._seen(analysis, pods, {}) + [
-                    _Seen(f.rule, (f.file, f.span.line, f.span.col), _error(f.rule, f.severity), f.message, f.fix)
-                    for f in self._own_findings(analysis.run.sources, [pod for pod, _ in group])]
-                self._settle(analysis, pods, before, group)
+                yield analysis, pods, group
+
+    def prove_group(self, proven: list[Finding], analysis: Analysis, pods: list[PodView],
+                    group: list[tuple[PodView, int]]) -> list[tuple[int, Fix | None]]:
+        """The fixes of one set of pools' workloads, as their proofs leave them."""
+        items = [(pod, proven[index]) for pod, index in group]
+        before = self._seen(analysis, pods, {}) + [
+            _Seen(f.rule, (f.file, f.span.line, f.span.col), _error(f.rule, f.severity), f.message, f.fix)
+            for f in self._own_findings(analysis.run.sources, [pod for pod, _ in items])]
+        self._settle(analysis, pods, before, items)
+        return [(index, proven[index].fix) for _, index in group]
 
     def _settle(self, analysis: Analysis, pods: list[PodView], before: list[_Seen],
                 group: list[tuple[PodView, Finding]]) -> None:

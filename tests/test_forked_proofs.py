@@ -1,0 +1,109 @@
+"""Proofs shared out among processes (issue 13): the fixes and hints are those of one process, whatever
+process proves what, and a child process that dies only costs time. Through the command line; the cost
+threshold below which numalint proves in one process is lowered so that these small files are shared out."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import write
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARE_ALWAYS = "import numalint.checks.forked as forked; forked.MIN_COST = 0; "
+
+KUBELET = """\
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cpuManagerPolicy: static
+reservedSystemCPUs: "0"
+cpuManagerReconcilePeriods: 10s
+topologyManagerPolicy: single-numa-node
+"""
+
+TOPOLOGY = """\
+apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata:
+  name: NAME
+spec:
+  pool:
+    nodes: 1
+    nodeSelector: {role: NAME}
+    kubeletConfig: NAME-kubelet  # the file name without its suffix
+  numaNodes:
+    - id: 0
+      cpus: "0-3"
+      memory: 32Gi
+    - id: 1
+      cpus: "4-7"
+      memory: 32Gi
+"""
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: NAME-CPU
+spec:
+  nodeSelector: {role: NAME}
+  containers:
+    - name: c
+      image: x
+      resources:
+        requests: {cpu: CPU, memory: 1Gi}
+        limits: {cpu: CPU, memory: 1Gi}
+"""
+
+
+def _pools(tmp_path: Path) -> None:
+    """Two pools, each with a kubelet rename to prove and two workload roundings: 1500m -> 2 fits a NUMA node
+    of the pool, 4500m -> 5 does not (TopologyAffinityError), so one is a fix and the other a hint."""
+    files = {}
+    for name in ("east", "west"):
+        files[f"{name}-kubelet.yaml"] = KUBELET
+        files[f"{name}-topology.yaml"] = TOPOLOGY.replace("NAME", name)
+        for cpu in ("1500m", "4500m"):
+            files[f"{name}-{cpu}.yaml"] = POD.replace("NAME", name).replace("CPU", cpu)
+    write(tmp_path, files)
+
+
+def _check(where: Path, jobs: str, prelude: str = "") -> subprocess.CompletedProcess[str]:
+    code = f"import sys; {prelude}from numalint.cli import main; sys.argv[0] = 'numalint'; main()"
+    return subprocess.run([sys.executable, "-c", code, "check", "-f", "json", "--fail-on", "never", "-j", jobs, "."],
+                          cwd=where, capture_output=True, text=True, timeout=180,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def _fixes(ran: subprocess.CompletedProcess[str]) -> list[tuple[str, str, dict[str, Any]]]:
+    assert ran.returncode == 0 and not ran.stderr, ran.stderr
+    return [(f["rule"], f["file"], f["fix"]) for f in json.loads(ran.stdout)["findings"] if f["fix"]]
+
+
+def test_proofs_in_several_processes_give_the_fixes_of_one(tmp_path: Path) -> None:
+    _pools(tmp_path)
+    marker = tmp_path.parent / f"{tmp_path.name}-child"
+    one = _check(tmp_path, "1")
+    # a child records that it ran its share: the proofs were shared out, not all proven here
+    shared = _check(tmp_path, "3", SHARE_ALWAYS + "child = forked._child; forked._child = lambda *a: (open("
+                    f"{str(marker)!r}, 'a').write('ran\\n'), child(*a)); ")
+    assert marker.exists()
+    assert shared.stdout == one.stdout
+    fixes = _fixes(one)
+    rounded = {(Path(file).name, bool(fix["edits"])) for rule, file, fix in fixes if rule == "fractional-cpu"}
+    assert rounded == {(f"{n}-{cpu}.yaml", cpu == "1500m") for n in ("east", "west") for cpu in ("1500m", "4500m")}
+    renames = [fix for rule, _, fix in fixes if rule == "unknown-field"]
+    assert len(renames) == 2 and all(fix["safety"] == "safe" and fix["edits"] for fix in renames), renames
+
+
+def test_a_child_that_dies_costs_time_not_fixes(tmp_path: Path) -> None:
+    _pools(tmp_path)
+    one = _check(tmp_path, "1")
+    dying = _check(tmp_path, "2", SHARE_ALWAYS + "import os; forked._child = lambda *a: os._exit(9); ")
+    assert dying.stdout == one.stdout
+    failing = _check(tmp_path, "2", SHARE_ALWAYS + "forked._child = lambda conn, *a: conn.send_bytes(b'junk'); ")
+    assert failing.stdout == one.stdout
