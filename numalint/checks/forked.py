@@ -1,10 +1,11 @@
-"""Independent tasks shared out among forked processes: the proofs of many fixes, each on its own pool.
+"""Independent tasks shared out among forked processes: reading chunks of files, proving fixes pool by pool.
 
-Each task is a function without arguments whose result can be pickled. With one process (``-j 1``, few or
-cheap tasks, no ``fork``) they run here, in order. Otherwise the tasks are dealt out by their estimated cost
-(the largest first, each to the least loaded process); forked children run theirs and send back the results,
-while this process runs its own. A child that dies or fails only costs time: its tasks run here afterwards,
-so the results never depend on how the work was shared.
+A task is a function without arguments whose result can be pickled; the tasks come with the fork, only task
+indexes and results cross a pipe. Workers take tasks from the front of the list, this process from the back
+(so order the costliest first), each as soon as it is free: no process waits while another has work queued.
+Results are unpickled as they come, while this process works on. A task that raises in a worker raises here,
+as it would have in one process; the tasks of a worker that died (the out-of-memory killer) are given to
+``lost``, so a run never hangs on one.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-MIN_COST = 4000  # below this estimated cost, forking takes longer than the work it would share
+MIN_COST = 4000  # proofs below this estimated cost (workloads analysed) run in one process: forking costs more
 
 
 def usable_cpus() -> int:
@@ -27,69 +28,153 @@ def usable_cpus() -> int:
 
 
 def run_tasks(tasks: Sequence[Callable[[], T]], costs: Sequence[int], processes: int) -> list[T]:
-    """The results of ``tasks``, in order, computed by up to ``processes`` processes."""
+    """The results of ``tasks``, in order, computed by up to ``processes`` processes (one when the estimated
+    ``costs`` add up to little, or when this platform cannot fork). A task whose worker died runs here."""
     processes = min(processes, len(tasks))
-    if processes < 2 or sum(costs) < MIN_COST:
+    ctx = fork_context() if processes > 1 and sum(costs) >= MIN_COST else None
+    if ctx is None:
         return [task() for task in tasks]
+    order = sorted(range(len(tasks)), key=lambda i: -costs[i])  # the costliest first: workers take the front
+    done = share([tasks[i] for i in order], processes - 1, ctx, lambda i: tasks[order[i]]())
+    results: dict[int, T] = {order[i]: value for i, value in enumerate(done)}
+    return [results[i] for i in range(len(tasks))]
+
+
+def fork_context() -> Any:
+    """multiprocessing's fork context; None where processes cannot fork."""
     import multiprocessing
 
     try:
-        ctx = multiprocessing.get_context("fork")
+        return multiprocessing.get_context("fork")
     except ValueError:  # no fork on this platform
-        return [task() for task in tasks]
-    shares = _deal(costs, processes)
-    results: dict[int, T] = {}
-    children = [_start(ctx, tasks, share) for share in shares[1:] if share]
-    try:
-        for index in shares[0]:
-            results[index] = tasks[index]()
-        for child, share in children:
-            results.update(_collect(child, share))
-    finally:
-        for (process, conn), _share in children:
-            conn.close()
-            process.join()
-    return [results[i] if i in results else tasks[i]() for i in range(len(tasks))]
+        return None
 
 
-def _deal(costs: Sequence[int], processes: int) -> list[list[int]]:
-    """Task indexes per process: the costliest first, each to the process with the least so far."""
-    loads = [0] * processes
-    shares: list[list[int]] = [[] for _ in range(processes)]
-    for index in sorted(range(len(costs)), key=lambda i: -costs[i]):
-        least = loads.index(min(loads))
-        shares[least].append(index)
-        loads[least] += max(1, costs[index])  # a task costs something, however small its estimate
-    return [sorted(share) for share in shares]
+class _Handout:
+    """Task indexes handed out from both ends: workers take from the front, this process from the back."""
+
+    def __init__(self, count: int) -> None:
+        import threading  # here: a run in one process never needs it (start-up time)
+
+        self.front, self.back = 0, count - 1
+        self.lock = threading.Lock()
+
+    def take(self, front: bool) -> int | None:
+        with self.lock:
+            if self.front > self.back:
+                return None
+            if front:
+                self.front += 1
+                return self.front - 1
+            self.back -= 1
+            return self.back + 1
 
 
-def _start(ctx: Any, tasks: Sequence[Callable[[], Any]], share: list[int]) -> tuple[tuple[Any, Any], list[int]]:
-    parent, child = ctx.Pipe(duplex=False)
-    process = ctx.Process(target=_child, args=(child, tasks, share), daemon=True)
-    process.start()
-    child.close()
-    return (process, parent), share
-
-
-def _child(conn: Any, tasks: Sequence[Callable[[], Any]], share: list[int]) -> None:
-    """Run ``share`` and send back {index: result}; a failure sends nothing (the parent runs them again)."""
+def _worker(conn: Any, tasks: Sequence[Callable[[], Any]]) -> None:
+    """A forked worker: task indexes in, pickled (ok, result or exception) out."""
+    import gc
     import pickle
 
+    gc.disable()  # a worker's work makes next to no cyclic garbage, and the process ends with it
     try:
-        conn.send_bytes(pickle.dumps({index: tasks[index]() for index in share}, protocol=pickle.HIGHEST_PROTOCOL))
-    except BaseException:  # noqa: BLE001 - any failure: the parent runs these tasks itself
+        while (index := conn.recv()) is not None:
+            try:
+                payload: tuple[bool, object] = (True, tasks[index]())
+            except Exception as exc:  # a bug: raised again in the main process, as a single process would
+                payload = (False, exc)
+            conn.send_bytes(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
+    except (EOFError, OSError, KeyboardInterrupt):
         pass
-    finally:
-        conn.close()
 
 
-def _collect(child: tuple[Any, Any], share: list[int]) -> dict[int, Any]:
-    """What a child computed; nothing when it died or failed."""
-    import pickle
-
-    _, conn = child
+def _loaded(loads: Callable[[bytes], Any], data: bytes) -> tuple[bool, Any]:
+    """A worker's answer; a garbled one counts as a lost result (``share`` gives the task to ``lost``)."""
     try:
-        found = pickle.loads(conn.recv_bytes())
-    except (EOFError, OSError, pickle.UnpicklingError):
-        return {}
-    return {i: found[i] for i in share if i in found} if isinstance(found, dict) else {}
+        answer = loads(data)
+    except Exception as exc:  # noqa: BLE001 - whatever the bytes hold
+        return (False, _Garbled(exc))
+    return answer if isinstance(answer, tuple) and len(answer) == 2 else (False, _Garbled(answer))
+
+
+class _Garbled(Exception):
+    """A worker's answer that could not be read."""
+
+
+def share(tasks: Sequence[Callable[[], T]], workers: int, ctx: Any, lost: Callable[[int], T]) -> list[T]:
+    """The results of ``tasks`` (in order) from ``workers`` forked processes and this one; ``lost(i)`` stands
+    for the result of task ``i`` when the worker holding it died."""
+    import pickle
+    import threading
+    from multiprocessing.connection import wait
+
+    handout = _Handout(len(tasks))
+    received: dict[int, tuple[bool, Any]] = {}
+    started: list[tuple[Any, Any, list[int]]] = []  # (process, connection, indexes it holds, in order)
+    finished = False
+    try:
+        for _ in range(workers):
+            parent, child = ctx.Pipe()
+            process = ctx.Process(target=_worker, args=(child, tasks), daemon=True)
+            process.start()
+            child.close()
+            started.append((process, parent, []))
+            for _ in range(2):  # one to work on and one queued, so a worker never waits for the next index
+                index = handout.take(front=True)
+                if index is not None:
+                    started[-1][2].append(index)
+                    parent.send(index)
+
+        def receive() -> None:
+            holding: dict[Any, list[int]] = {}
+            for _, pipe, held in started:
+                if held:
+                    holding[pipe] = held
+                else:
+                    pipe.send(None)  # nothing for it to do
+            while holding:
+                for ready in wait(list(holding)):
+                    conn: Any = ready
+                    held = holding[conn]
+                    try:
+                        data = conn.recv_bytes()
+                        done = held.pop(0)
+                        index = handout.take(front=True)
+                        if index is not None:
+                            held.append(index)
+                            conn.send(index)
+                        elif not held:
+                            conn.send(None)  # done: the worker exits
+                        received[done] = _loaded(pickle.loads, data)  # while the worker works on the next task
+                    except (EOFError, OSError):  # the worker died: what it held is lost
+                        held.clear()
+                    if not held:
+                        del holding[conn]
+
+        receiver = threading.Thread(target=receive, daemon=True)
+        receiver.start()
+        local: dict[int, T] = {}
+        while (index := handout.take(front=False)) is not None:
+            local[index] = tasks[index]()
+        receiver.join()
+        finished = True
+    finally:
+        for process, conn, _held in started:
+            conn.close()
+            if not finished:  # interrupted: the workers' results are not wanted
+                process.kill()
+            process.join()
+    results: list[T] = []
+    for index in range(len(tasks)):
+        if index in local:
+            results.append(local.pop(index))
+        elif index in received:
+            ok, value = received.pop(index)
+            if ok:
+                results.append(value)
+            elif isinstance(value, _Garbled):
+                results.append(lost(index))
+            else:
+                raise value
+        else:
+            results.append(lost(index))
+    return results

@@ -1,6 +1,7 @@
-"""Proofs shared out among processes (issue 13): the fixes and hints are those of one process, whatever
-process proves what, and a child process that dies only costs time. Through the command line; the cost
-threshold below which numalint proves in one process is lowered so that these small files are shared out."""
+"""Work shared out among processes (issue 13). Proofs: the fixes and hints are those of one process, whatever
+process proves what, and a child process that dies only costs time (the cost threshold below which numalint
+proves in one process is lowered so that these small files are shared out). Reading: the files of a worker
+that dies are reported as not checked. Through the command line."""
 
 from __future__ import annotations
 
@@ -89,8 +90,8 @@ def test_proofs_in_several_processes_give_the_fixes_of_one(tmp_path: Path) -> No
     marker = tmp_path.parent / f"{tmp_path.name}-child"
     one = _check(tmp_path, "1")
     # a child records that it ran its share: the proofs were shared out, not all proven here
-    shared = _check(tmp_path, "3", SHARE_ALWAYS + "child = forked._child; forked._child = lambda *a: (open("
-                    f"{str(marker)!r}, 'a').write('ran\\n'), child(*a)); ")
+    shared = _check(tmp_path, "3", SHARE_ALWAYS + "worker = forked._worker; forked._worker = lambda *a: (open("
+                    f"{str(marker)!r}, 'a').write('ran\\n'), worker(*a)); ")
     assert marker.exists()
     assert shared.stdout == one.stdout
     fixes = _fixes(one)
@@ -103,7 +104,22 @@ def test_proofs_in_several_processes_give_the_fixes_of_one(tmp_path: Path) -> No
 def test_a_child_that_dies_costs_time_not_fixes(tmp_path: Path) -> None:
     _pools(tmp_path)
     one = _check(tmp_path, "1")
-    dying = _check(tmp_path, "2", SHARE_ALWAYS + "import os; forked._child = lambda *a: os._exit(9); ")
+    dying = _check(tmp_path, "2", SHARE_ALWAYS + "import os; forked._worker = lambda *a: os._exit(9); ")
     assert dying.stdout == one.stdout
-    failing = _check(tmp_path, "2", SHARE_ALWAYS + "forked._child = lambda conn, *a: conn.send_bytes(b'junk'); ")
-    assert failing.stdout == one.stdout
+    garbling = _check(tmp_path, "2", SHARE_ALWAYS + "forked._worker = lambda conn, tasks: [conn.send_bytes(b'junk') "
+                                                    "for _ in iter(conn.recv, None)]; ")
+    assert garbling.stdout == one.stdout
+
+
+def test_files_of_a_reader_that_dies_are_reported_not_checked(tmp_path: Path) -> None:
+    """Reading is shared out the same way: the chunks a dead worker held become "not checked" findings (rerun
+    them, or run with -j 1); every other file is read, and the run says it is incomplete."""
+    write(tmp_path, {f"s{i:03}.yaml": f"apiVersion: v1\nkind: Service\nmetadata: {{name: s{i}}}\n" for i in range(400)})
+    whole = _check(tmp_path, "1")
+    assert json.loads(whole.stdout)["findings"] == []
+    dies = "import os, numalint.checks.forked as forked; forked._worker = lambda *a: os._exit(9); "
+    ran = _check(tmp_path, "2", dies)
+    lost = [f for f in json.loads(ran.stdout)["findings"] if "not checked" in f["message"]]
+    assert lost and all("worker process reading it died" in f["message"] for f in lost)
+    assert len(lost) < 400 and len(lost) % 8 == 0  # whole chunks, the others read here
+    assert ran.returncode == 2  # an incomplete run
