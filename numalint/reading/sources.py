@@ -201,7 +201,7 @@ def read_capped(path: str, limit: int | None = None) -> bytes:
     except OSError as exc:
         what = "directory" if os.path.isdir(path) else "file"
         raise ReadError(f"cannot read {what}: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb", buffering=0) as handle:
+    try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise ReadError(f"not a regular file ({_file_type(info.st_mode)}); not read")
@@ -211,18 +211,26 @@ def read_capped(path: str, limit: int | None = None) -> bytes:
             raise too_big
         chunks: list[bytes] = []
         left = limit + 1
+        # one byte beyond the size fstat gives: a file read whole in one call (a short read of exactly that
+        # size is its end); a file whose size says nothing (procfs says 0) is read until a read returns nothing
+        want = min(left, info.st_size + 1, 1 << 20)
         try:
             while left > 0:
-                chunk = handle.read(min(left, 1 << 20))
+                chunk = os.read(fd, want)
                 if not chunk:
                     break
                 chunks.append(chunk)
                 left -= len(chunk)
+                if len(chunk) < want and limit + 1 - left == info.st_size:
+                    break
+                want = min(left, 1 << 20)
         except OSError as exc:
             raise ReadError(f"cannot read file: {exc.strerror or exc}") from None
         if left <= 0:
             raise too_big  # it grew while being read
-        return b"".join(chunks)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _file_type(mode: int) -> str:
