@@ -93,9 +93,11 @@ def _file(path: Path) -> Rule:
     return _read(path)
 
 
+@cache
 def rule(slug: str) -> Rule | None:
     """One rule, read from its own file ``rules/<slug>.yaml``: a run with findings reads the rules it reports,
-    not all of them (start-up time); the same Rule the catalogue holds."""
+    not all of them (start-up time); the same Rule the catalogue holds (asked once per slug: every finding
+    asks)."""
     if slug not in slugs():
         return None
     found = _file(data_dir("rules") / f"{slug}.yaml")

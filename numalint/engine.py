@@ -280,22 +280,33 @@ def _once(paths: list[str], seen: set[str], realpath: _RealPaths) -> list[str]:
     return unique
 
 
-def _inputs(paths: list[str], options: Options) -> tuple[list[str], list[str], list[str], set[str]]:
-    """(named files, context files, missing paths, those files that are symbolic links), each file once; the
-    real paths that tell repeats apart are dropped before any file is read (on 20,000 files they were 6 MiB kept
-    through the whole read)."""
+@dataclass
+class _Inputs:
+    """The files of a run, each once, the real paths that tell repeats apart dropped before any file is read (on
+    20,000 files they were 6 MiB kept through the whole read)."""
+
+    files: list[str]  # named, or found in named directories
+    context: list[str]  # context files (--context, `context:`)
+    missing: list[str]  # paths that do not exist
+    links: set[str]  # the files that are symbolic links
+    walked: dict[str, list[str]]  # each directory listed -> the kustomizations in it
+
+
+def _inputs(paths: list[str], options: Options) -> _Inputs:
     realpath = _RealPaths()
-    files, missing = discover(paths, options.exclude, options.exclude_base)
+    walked: dict[str, list[str]] = {}
+    files, missing = discover(paths, options.exclude, options.exclude_base, KUSTOMIZATION_NAMES, walked)
     seen: set[str] = set()
     files = _once(files, seen, realpath)
-    context_files = _once(discover(options.context, options.exclude, options.exclude_base)[0], seen, realpath)
-    return files, context_files, missing, realpath.links
+    context = discover(options.context, options.exclude, options.exclude_base, KUSTOMIZATION_NAMES, walked)[0]
+    return _Inputs(files, _once(context, seen, realpath), missing, realpath.links, walked)
 
 
 def _read_files(paths: list[str], options: Options, texts: dict[str, str]) -> tuple[list[Read], int,
                                                                                   list[str]]:
     """Read the named files, then the context files; each file once. Returns (results, named count, missing)."""
-    files, context_files, missing, links = _inputs(paths, options)
+    inputs = _inputs(paths, options)
+    files, context_files, missing, links = inputs.files, inputs.context, inputs.missing, inputs.links
     collecting = gc.isenabled()
     gc.disable()  # reading makes next to no cyclic garbage (hundreds of objects for 20,000 files)
     try:
@@ -313,7 +324,7 @@ def _read_files(paths: list[str], options: Options, texts: dict[str, str]) -> tu
              if os.path.basename(path_of(r)) in KUSTOMIZATION_NAMES and path_of(r) not in texts}
     # a patch named alone (pre-commit) is still a patch: the kustomizations beside the inputs are read too
     directories = {os.path.dirname(f) for f in files + context_files if f != "-"}
-    beside = sorted(path for directory in directories for name in KUSTOMIZATION_NAMES
+    beside = sorted(path for directory in directories for name in inputs.walked.get(directory, KUSTOMIZATION_NAMES)
                     if (path := os.path.join(directory, name)) in known or os.path.isfile(path))
     fragments = patch_files([*(f for f in files + context_files if os.path.basename(f) in KUSTOMIZATION_NAMES),
                              *beside], known)

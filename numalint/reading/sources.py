@@ -10,7 +10,7 @@ import fnmatch
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,12 +124,15 @@ class Source:
         return found
 
 
-def discover(paths: Iterable[str], exclude: Iterable[str], base: str | None = None) -> tuple[list[str], list[str]]:
+def discover(paths: Iterable[str], exclude: Iterable[str], base: str | None = None, names: Collection[str] = (),
+             walked: dict[str, list[str]] | None = None) -> tuple[list[str], list[str]]:
     """Expand files and directories into sorted input files; return (files, missing).
 
     ``exclude`` globs match a path relative to ``base`` (the config file's directory), the path as
     given, or its file name; a pattern naming a directory excludes everything under it. A path that
-    exists but cannot be inspected or listed stays in ``files``: reading it reports why.
+    exists but cannot be inspected or listed stays in ``files``: reading it reports why. ``walked`` learns
+    each directory listed and the files among ``names`` it holds, whatever their suffix or exclusion (the
+    kustomizations beside the inputs, without a system call per name and directory).
     """
     found: list[str] = []
     missing: list[str] = []
@@ -155,6 +158,8 @@ def discover(paths: Iterable[str], exclude: Iterable[str], base: str | None = No
 
         for root, dirs, files in os.walk(raw, onerror=unlisted):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            if walked is not None:
+                walked[root] = [name for name in files if name in names]
             for name in sorted(files):
                 if name.endswith(YAML_SUFFIXES) and not name.startswith("."):
                     full = os.path.join(root, name)
