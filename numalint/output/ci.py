@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections import Counter
@@ -10,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from numalint.catalogue import rule as catalogue_rule
 from numalint.findings import Finding
+from numalint.output import jsontext
 from numalint.output.escape import escape_text, escape_workflow, safe_line_start
 from numalint.output.grouping import group_findings
 from numalint.output.sarif import artifact_location, fingerprint
@@ -115,7 +115,7 @@ def render_gitlab(findings: list[Finding], ctx: RenderContext) -> str:
         if f.fix is not None:
             issue["content"] = {"body": f"Fix: {f.fix.description}"}
         issues.append(issue)
-    return json.dumps(issues, indent=2) + "\n"
+    return jsontext.dumps(issues) + "\n"
 
 
 def _xml_text(text: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -11,7 +10,7 @@ from typing import Any
 from numalint import __version__
 from numalint.catalogue import rule as catalogue_rule
 from numalint.findings import Finding
-from numalint.output import ci, sarif
+from numalint.output import ci, jsontext, sarif
 from numalint.output.context import RenderContext
 from numalint.output.escape import escape_text, safe_line_start
 from numalint.output.grouping import group_findings
@@ -151,7 +150,7 @@ def json_chunks(findings: list[Finding], files: int) -> Iterator[str]:
     the whole document (its dicts and the pure-Python encoder's pieces took ~20 MiB for 4,400 findings)."""
     document = {"version": JSON_FORMAT_VERSION, "tool": {"name": "numalint", "version": __version__},
                 "findings": [], "summary": summary(findings, files)}
-    text = json.dumps(document, indent=2) + "\n"
+    text = jsontext.dumps(document) + "\n"
     if not findings:
         yield text
         return
@@ -159,7 +158,7 @@ def json_chunks(findings: list[Finding], files: int) -> Iterator[str]:
     yield head + '"findings": [\n'
     last = len(findings) - 1
     for i, f in enumerate(findings):  # each item at depth 2: its lines indented by four more spaces
-        yield "    " + json.dumps(finding_dict(f), indent=2).replace("\n", "\n    ") + (",\n" if i < last else "\n")
+        yield "    " + jsontext.indented(finding_dict(f), "    ") + (",\n" if i < last else "\n")
     yield "  ]" + tail
 
 

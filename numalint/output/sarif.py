@@ -7,13 +7,13 @@ results with an ``inSource`` suppression; each rule's ``help.markdown`` is its `
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from numalint import __version__
 from numalint.catalogue import Rule, catalogue
 from numalint.findings import Finding
+from numalint.output import jsontext
 from numalint.output.escape import path_uri
 from numalint.output.grouping import group_findings
 from numalint.output.sources import SourceFiles, normalised, relative_to_root
@@ -145,4 +145,4 @@ def render_sarif(findings: list[Finding], ctx: RenderContext) -> str:
         uri = path_uri(ctx.root.rstrip("/\\") + "/", "\\" if "\\" in ctx.root else "/")
         run["originalUriBaseIds"] = {SRCROOT: {"uri": uri if uri.startswith("file:") else "file://" + uri}}
     log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": [run]}
-    return json.dumps(log, indent=2) + "\n"
+    return jsontext.dumps(log) + "\n"

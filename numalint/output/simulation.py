@@ -3,13 +3,13 @@ colour on a terminal, identical and empty nodes collapsed, every workload listed
 
 from __future__ import annotations
 
-import json
 import textwrap
 from fractions import Fraction
 from typing import Any
 
 from numalint.k8s.cpuset import format_cpuset
 from numalint.k8s.quantity import format_quantity
+from numalint.output import jsontext
 from numalint.output.escape import escape_text
 from numalint.output.sim_model import NodePicture, PoolPicture, Report, Row, Workload, free_table
 from numalint.simulation.fixes import free_summary
@@ -402,5 +402,5 @@ def _workload_json(workload: Workload) -> dict[str, Any]:
 
 
 def render_json(report: Report) -> str:
-    return json.dumps(pools_json(report), indent=2) + "\n"
+    return jsontext.dumps(pools_json(report)) + "\n"
 
