@@ -47,10 +47,15 @@ def object_identity(doc: Document) -> ObjectIdentity | None:
                           locate(doc.root, ("metadata", "name")))
 
 
+# json.dumps(root, sort_keys=True, default=str), made once: trees hold no cycles (reading refuses an anchor
+# that contains itself), so the encoder need not track every container it enters (40% of the digest's time)
+_CANONICAL = json.JSONEncoder(sort_keys=True, default=str, check_circular=False)
+
+
 def _digest(root: Any) -> bytes:
     try:
-        text = json.dumps(root, sort_keys=True, default=str)
-    except (TypeError, ValueError):  # keys of mixed types, or too deep
+        text = _CANONICAL.encode(root)
+    except (TypeError, ValueError, RecursionError):  # keys of mixed types, or too deep
         text = repr(root)
     return sha1(text.encode("utf-8", "surrogatepass")).digest()
 
