@@ -48,7 +48,7 @@ class Analysis:
     _topologies: dict[int, list[TopologyView]] = field(default_factory=dict, repr=False)  # by profile, once
     # by workload: (the workload, its pools); every check asks for a workload's pools, some many times over
     _pools_of: dict[int, tuple[PodView, list[Pool]]] = field(default_factory=dict, repr=False)
-    # what checks work out once per analysis and ask for many times (a workload's alignment intent)
+    # what checks work out once per analysis and ask for many times (the SR-IOV resources that float)
     memo: dict[object, object] = field(default_factory=dict, repr=False)
 
     @property
