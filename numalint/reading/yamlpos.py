@@ -344,15 +344,11 @@ class _Builder:
                 key_args = event.args
                 anchor, tag, implicit, key, begin, end, _ = key_args
                 if lf and tag is None and anchor is None and self.count < limit:
-                    # ``_leaf`` inlined for the common key: a plain or quoted scalar without tag or anchor
+                    # ``_leaf`` inlined for the common scalar (no tag, no anchor): no call, no tuple per scalar
                     self.count += 1
                     plain_key = implicit[0]
                     if plain_key:
-                        word = _WORDS.get(key, _NOT_A_WORD)
-                        if word is not _NOT_A_WORD:
-                            key = word
-                        elif key[0] in _NUMERIC_START:
-                            key = resolve_plain(key)
+                        key = resolve_plain(key)
                     kspan = _new_span(Span, (begin.line + 1, begin.column + 1, end.line + 1, end.column + 1))
                 else:
                     key, kspan = leaf(key_args)
@@ -370,11 +366,7 @@ class _Builder:
                 if lf and tag is None and anchor is None and self.count < limit:  # ``_leaf`` inlined, as above
                     self.count += 1
                     if implicit[0]:
-                        word = _WORDS.get(value, _NOT_A_WORD)
-                        if word is not _NOT_A_WORD:
-                            value = word
-                        elif value[0] in _NUMERIC_START:
-                            value = resolve_plain(value)
+                        value = resolve_plain(value)
                     vspan = _new_span(Span, (begin.line + 1, begin.column + 1, end.line + 1, end.column + 1))
                 else:
                     value, vspan = leaf(value_event.args)
