@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import write
+from tests.test_fix_proofs import POD as FIX_POD
+from tests.test_fix_proofs import TWO_NUMA
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARE_ALWAYS = "import numalint.checks.forked as forked; forked.MIN_COST = 0; "
@@ -26,39 +28,10 @@ cpuManagerReconcilePeriods: 10s
 topologyManagerPolicy: single-numa-node
 """
 
-TOPOLOGY = """\
-apiVersion: numalint.io/v1alpha1
-kind: NodeTopology
-metadata:
-  name: NAME
-spec:
-  pool:
-    nodes: 1
-    nodeSelector: {role: NAME}
-    kubeletConfig: NAME-kubelet  # the file name without its suffix
-  numaNodes:
-    - id: 0
-      cpus: "0-3"
-      memory: 32Gi
-    - id: 1
-      cpus: "4-7"
-      memory: 32Gi
-"""
-
-POD = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: NAME-CPU
-spec:
-  nodeSelector: {role: NAME}
-  containers:
-    - name: c
-      image: x
-      resources:
-        requests: {cpu: CPU, memory: 1Gi}
-        limits: {cpu: CPU, memory: 1Gi}
-"""
+# the pool and workload of the workload-proof tests, one pool per NAME
+TOPOLOGY = TWO_NUMA.replace("name: t", "name: NAME").replace("role: numa", "role: NAME").replace(
+    "kubeletConfig: kc.yaml", "kubeletConfig: NAME-kubelet")  # a configuration is named by its file, suffix off
+POD = FIX_POD.replace("name: p", "name: NAME-CPU").replace("role: numa", "role: NAME")
 
 
 def _pools(tmp_path: Path) -> None:
