@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -37,6 +37,7 @@ from numalint.reading.locate import get, locate
 from numalint.reading.sources import (
     FILE_WIDE,
     Document,
+    Listing,
     ReadError,
     Source,
     decode,
@@ -241,27 +242,34 @@ def _unchecked(path: str) -> FileResult:
 
 class _RealPaths:
     """``os.path.realpath`` for many files in few directories: each directory resolved once, each file one
-    ``lstat`` (realpath itself looks at every component of every path)."""
+    ``lstat`` (realpath itself looks at every component of every path), none for a file of a directory the walk
+    listed (``listed``: it saw which entries are links)."""
 
-    def __init__(self) -> None:
+    def __init__(self, listed: Mapping[str, Listing] | None = None) -> None:
         self.directories: dict[str, str] = {}
         self.links: set[str] = set()  # the paths seen that are symbolic links
+        self.listed = listed or {}
 
     def __call__(self, path: str) -> str:
         head, name = os.path.split(path)
         if name in ("", ".", ".."):
             return os.path.realpath(path)
-        if os.path.islink(path):
+        if self._is_link(path, head, name):
             self.links.add(path)
             return os.path.realpath(path)
         return os.path.join(self._directory(head), name)
 
+    def _is_link(self, path: str, head: str, name: str) -> bool:
+        listing = self.listed.get(head)
+        return name in listing.links if listing is not None else os.path.islink(path)
+
     def _directory(self, head: str) -> str:
-        """A directory's real path from its parent's (one ``lstat`` per directory, not one per component)."""
+        """A directory's real path from its parent's (at most one ``lstat`` per directory, not one per
+        component)."""
         real = self.directories.get(head)
         if real is None:
             parent, name = os.path.split(head)
-            if not parent or name in ("", ".", "..") or parent == head or os.path.islink(head):
+            if not parent or name in ("", ".", "..") or parent == head or self._is_link(head, parent, name):
                 real = os.path.realpath(head or ".")
             else:
                 real = os.path.join(self._directory(parent), name)
@@ -289,13 +297,13 @@ class _Inputs:
     context: list[str]  # context files (--context, `context:`)
     missing: list[str]  # paths that do not exist
     links: set[str]  # the files that are symbolic links
-    walked: dict[str, list[str]]  # each directory listed -> the kustomizations in it
+    walked: dict[str, Listing]  # each directory listed -> the kustomizations and links in it
 
 
 def _inputs(paths: list[str], options: Options) -> _Inputs:
-    realpath = _RealPaths()
-    walked: dict[str, list[str]] = {}
+    walked: dict[str, Listing] = {}
     files, missing = discover(paths, options.exclude, options.exclude_base, KUSTOMIZATION_NAMES, walked)
+    realpath = _RealPaths(walked)
     seen: set[str] = set()
     files = _once(files, seen, realpath)
     context = discover(options.context, options.exclude, options.exclude_base, KUSTOMIZATION_NAMES, walked)[0]
@@ -324,12 +332,12 @@ def _read_files(paths: list[str], options: Options, texts: dict[str, str]) -> tu
              if os.path.basename(path_of(r)) in KUSTOMIZATION_NAMES and path_of(r) not in texts}
     # a patch named alone (pre-commit) is still a patch: the kustomizations beside the inputs are read too
     directories = {os.path.dirname(f) for f in files + context_files if f != "-"}
-    beside = sorted(path for directory in directories for name in inputs.walked.get(directory, KUSTOMIZATION_NAMES)
+    beside = sorted(path for directory in directories for name in _kustomizations(inputs.walked.get(directory))
                     if (path := os.path.join(directory, name)) in known or os.path.isfile(path))
     fragments = patch_files([*(f for f in files + context_files if os.path.basename(f) in KUSTOMIZATION_NAMES),
                              *beside], known)
     names = {os.path.basename(f) for f in fragments}  # a file of another name can only be one through a symlink
-    realpath = _RealPaths()
+    realpath = _RealPaths(inputs.walked)
     for index, read in enumerate(results if fragments else ()):
         path = path_of(read)
         named = path != "-" and (os.path.basename(path) in names or path in links)
@@ -338,6 +346,11 @@ def _read_files(paths: list[str], options: Options, texts: dict[str, str]) -> tu
             results[index] = result = expanded(read)
             _as_fragment(result, kustomization)
     return results, len(files), missing
+
+
+def _kustomizations(listing: Listing | None) -> Collection[str]:
+    """The kustomization files a directory may hold: those its listing saw, every name when it was not listed."""
+    return KUSTOMIZATION_NAMES if listing is None else listing.kustomizations
 
 
 def _as_fragment(result: FileResult, kustomization: str) -> None:

@@ -71,6 +71,11 @@ def test_a_file_named_twice_is_read_once(tmp_path: Path) -> None:
     odd = run("check", "--format", "json", str(tmp_path / "kubelet.yaml"), str(alias / "sub" / "k.yaml"),
               str(alias / "sub" / ".." / "sub" / "k.yaml"), str(alias / ".." / "kubelet.yaml"))
     assert odd.rules() == ["no-cpu-reservation"] and odd.json()["summary"]["files"] == 1
+    # a walk sees the links among a directory's entries: links to files are read once, a linked directory is
+    # listed but not entered (as os.walk does), however deep the link sits
+    (tmp_path / "nodes" / "deeper").symlink_to(tmp_path / "nodes" / "sub")
+    walked = run("check", "--format", "json", str(tmp_path), str(tmp_path / "nodes" / "deeper" / "k.yaml"))
+    assert walked.rules() == ["no-cpu-reservation"] and walked.json()["summary"]["files"] == 1
 
 
 def test_identical_objects_merge_silently_and_different_ones_are_duplicates(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import re
 import stat
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from numalint import catalogue as registry
 from numalint.findings import Finding
@@ -125,14 +125,15 @@ class Source:
 
 
 def discover(paths: Iterable[str], exclude: Iterable[str], base: str | None = None, names: Collection[str] = (),
-             walked: dict[str, list[str]] | None = None) -> tuple[list[str], list[str]]:
+             walked: dict[str, Listing] | None = None) -> tuple[list[str], list[str]]:
     """Expand files and directories into sorted input files; return (files, missing).
 
     ``exclude`` globs match a path relative to ``base`` (the config file's directory), the path as
     given, or its file name; a pattern naming a directory excludes everything under it. A path that
     exists but cannot be inspected or listed stays in ``files``: reading it reports why. ``walked`` learns
-    each directory listed and the files among ``names`` it holds, whatever their suffix or exclusion (the
-    kustomizations beside the inputs, without a system call per name and directory).
+    each directory listed (named as ``os.path.dirname`` names it for a file in it): the files among ``names``
+    it holds, whatever their suffix or exclusion (the kustomizations beside the inputs, without a system call
+    per name and directory), and which of its entries are symbolic links (no ``lstat`` per file to tell).
     """
     found: list[str] = []
     missing: list[str] = []
@@ -156,16 +157,53 @@ def discover(paths: Iterable[str], exclude: Iterable[str], base: str | None = No
             if err.filename is not None and not _excluded(str(err.filename), exclude, base):
                 found.append(str(err.filename))  # read_source reports "cannot read directory"
 
-        for root, dirs, files in os.walk(raw, onerror=unlisted):
+        for root, dirs, files, links in _directories(raw, unlisted):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             if walked is not None:
-                walked[root] = [name for name in files if name in names]
+                walked[os.path.dirname(os.path.join(root, "-"))] = Listing([n for n in files if n in names], links)
             for name in sorted(files):
                 if name.endswith(YAML_SUFFIXES) and not name.startswith("."):
                     full = os.path.join(root, name)
                     if not _excluded(full, exclude, base):
                         found.append(full)
     return found, missing
+
+
+class Listing(NamedTuple):
+    """What the walk saw in one directory."""
+
+    kustomizations: list[str]  # the entries among the names ``discover`` was asked about
+    links: frozenset[str]  # the entries that are symbolic links
+
+
+def _directories(top: str, onerror: Callable[[OSError], None]) -> Iterator[tuple[str, list[str], list[str],
+                                                                                frozenset[str]]]:
+    """``os.walk(top)`` (top-down, links to directories listed but not entered, ``dirs`` pruned in place),
+    also yielding the entries that are symbolic links, which ``os.scandir`` knows without a system call."""
+    stack = [top]
+    while stack:
+        root = stack.pop()
+        dirs: list[str] = []
+        files: list[str] = []
+        links: set[str] = set()
+        try:
+            with os.scandir(root) as entries:
+                for entry in entries:
+                    try:
+                        is_dir = entry.is_dir()
+                    except OSError:
+                        is_dir = False
+                    try:
+                        if entry.is_symlink():
+                            links.add(entry.name)
+                    except OSError:
+                        pass  # gone meanwhile: reading it says so
+                    (dirs if is_dir else files).append(entry.name)
+        except OSError as err:
+            onerror(err)
+            continue
+        yield root, dirs, files, frozenset(links)
+        stack.extend(os.path.join(root, name) for name in reversed(dirs) if name not in links)
 
 
 def path_matches(path: str, pattern: str, base: str | None) -> bool:
