@@ -89,8 +89,6 @@ def check(paths: tuple[str, ...], formats: tuple[str, ...], output_file: str | N
           extend_select: tuple[str, ...], ignore: tuple[str, ...], statistics: bool, quiet: bool,
           show_fixes: bool) -> None:
     """Check files and directories (recursively; '-' reads stdin)."""
-    from dataclasses import replace
-
     from numalint.engine import run_check
 
     if color is not None and color not in COLOR_CHOICES:  # `--color PATH`: the old flag, followed by a path
@@ -107,7 +105,8 @@ def check(paths: tuple[str, ...], formats: tuple[str, ...], output_file: str | N
     options = _options(config, target, jobs or 0, node_state, select, extend_select, ignore)
     if not paths:
         raise click.UsageError("give at least one file or directory to check ('-' for stdin)")
-    look = _Look("never" if no_color else color, show_source, config, paths)
+    look = _Look("never" if no_color else color, show_source, config, paths, quiet=quiet, statistics=statistics,
+                 show_fixes=show_fixes)
     if apply_fixes or show_diff:
         _refuse_mixed_stdin(paths, show_diff)
     stdin_text = _read_stdin() if "-" in paths else None
@@ -126,15 +125,8 @@ def check(paths: tuple[str, ...], formats: tuple[str, ...], output_file: str | N
     if report.files == 0:
         click.echo(f"numalint: {nothing}", err=True)
         outputs = [(fmt, target) for fmt, target in outputs if fmt != "text"]
-    if statistics:  # ruff's --statistics: counts per rule instead of what would go to stdout
-        outputs = [(fmt, target) for fmt, target in outputs if target is not None]
-        click.echo(_statistics(report.findings), nl=False)
-    _emit(outputs, report.findings, replace(look.context(report, stdin_text, nothing), quiet=quiet), look)
-    if any(fmt == "text" and target is None for fmt, target in outputs):
-        if show_fixes:
-            click.echo(_fix_list(report.findings), nl=False)
-        if not quiet:
-            click.echo(_fix_hint(report.findings), nl=False)
+    if _present(outputs, report.findings, look.context(report, stdin_text, nothing), look) and not quiet:
+        click.echo(_fix_hint(report.findings), nl=False)
     if nothing is not None:
         sys.exit(2)
     threshold = FAIL_LEVELS[fail_on or options.fail_on or "warning"]
@@ -185,10 +177,12 @@ class _Look:
     """How findings are rendered beyond their format: colour, source lines, docs URL and the root SARIF and
     GitLab paths are relative to."""
 
-    def __init__(self, color: str | None, show_source: bool, config: Any, paths: tuple[str, ...]):
+    def __init__(self, color: str | None, show_source: bool, config: Any, paths: tuple[str, ...],
+                 quiet: bool = False, statistics: bool = False, show_fixes: bool = False):
         from numalint.output.sources import repository_root
 
         self.color, self.show_source = color, show_source
+        self.quiet, self.statistics, self.show_fixes = quiet, statistics, show_fixes
         self.docs_url = config.docs_url
         self.root = repository_root(list(paths), config.path)
 
@@ -199,9 +193,24 @@ class _Look:
 
         return RenderContext(report.files, checked=list(report.checked), suppressed=list(report.suppressed),
                              root=self.root, docs_url=self.docs_url, show_source=self.show_source,
-                             notification=notification,
+                             notification=notification, quiet=self.quiet,
                              sources=SourceFiles({"-": stdin_text} if stdin_text is not None else None),
                              colour=_colour(self.color, sys.stderr if findings_on_stderr else sys.stdout))
+
+
+def _present(outputs: list[tuple[str, str | None]], findings: list[Any], ctx: Any, look: _Look,
+             err: bool = False) -> bool:
+    """The findings as ``check`` shows them, after a --fix too: with --statistics the counts per rule instead of
+    the report to the terminal, then each format, then the fixes per finding (--show-fixes) under a text report
+    to the terminal. Whether such a text report was shown (the closing hint goes under it)."""
+    if look.statistics:  # ruff's --statistics: counts per rule instead of what would go to the terminal
+        outputs = [(fmt, target) for fmt, target in outputs if target is not None]
+        click.echo(_statistics(findings), nl=False, err=err)
+    _emit(outputs, findings, ctx, look, err=err)
+    shown = any(fmt == "text" and target is None for fmt, target in outputs)
+    if shown and look.show_fixes:
+        click.echo(_fix_list(findings), nl=False, err=err)
+    return shown
 
 
 def _emit(outputs: list[tuple[str, str | None]], findings: list[Any], ctx: Any, look: _Look,
@@ -534,15 +543,18 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
         sys.stdout.flush()
         sys.stdout.buffer.write(raw if fixed is None else bom + fixed.encode("utf-8", "surrogateescape"))
         sys.stdout.buffer.flush()
-    _emit(outputs, remaining, look.context(report, stdin_text, findings_on_stderr=stdin_only), look, err=stdin_only)
+    _present(outputs, remaining, look.context(report, stdin_text, findings_on_stderr=stdin_only), look,
+             err=stdin_only)
     applied = [f for f in result.applied if f.file == "-"] if stdin_only else result.applied
     targets = int("-" in result.texts) if stdin_only else len(written)
-    click.echo(f"numalint: fixed {len(applied)} finding(s) in {targets} file(s)"
-               + (f"; {len(result.skipped)} fix(es) could not be applied (overlapping edits)" if result.skipped
-                  else "")
-               + (f"; {len(result.held)} fix(es) held back (applied, they would bring a new error)"
-                  if result.held else "") + (f"; not written (fixed text would not parse): {', '.join(result.broken)}"
-                             if result.broken else ""), err=True)
+    if not look.quiet or result.broken:  # --quiet: the findings only, unless a fixed file was not written
+        click.echo(f"numalint: fixed {len(applied)} finding(s) in {targets} file(s)"
+                   + (f"; {len(result.skipped)} fix(es) could not be applied (overlapping edits)" if result.skipped
+                      else "")
+                   + (f"; {len(result.held)} fix(es) held back (applied, they would bring a new error)"
+                      if result.held else "")
+                   + (f"; not written (fixed text would not parse): {', '.join(result.broken)}" if result.broken
+                      else ""), err=True)
     if errors or report.readable == 0:
         sys.exit(2)
     threshold = FAIL_LEVELS[fail_on or options.fail_on or "warning"]

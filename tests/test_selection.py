@@ -77,6 +77,41 @@ def test_statistics_quiet_and_fix_hints(repo: Path) -> None:
     assert "safe fix: write" in listed
 
 
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  containers:
+  - name: c
+    image: x
+    resources:
+      requests: {cpu: 1500m, memory: 1Gi}
+      limits: {cpu: 1500m, memory: 1Gi}
+"""
+
+
+@pytest.mark.parametrize("flags", [["--quiet"], ["--statistics"], ["--show-fixes"], []])
+def test_check_fix_shows_what_remains_as_check_would(tmp_path: Path, flags: list[str]) -> None:
+    """`check --fix` honours --quiet, --statistics and --show-fixes on what remains after fixing, as `check` does
+    on what it finds: the case fix makes the kubelet start, which brings the pod's unsafe rounding fix up."""
+    write(tmp_path, {"kubelet.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                                     "cpuManagerPolicy: Static\nreservedSystemCPUs: '0'\n", "pod.yaml": POD})
+    result = run("check", "--fix", *flags, str(tmp_path))
+    assert "cpuManagerPolicy: static" in (tmp_path / "kubelet.yaml").read_text()
+    assert result.exit_code == 1
+    remaining = run("check", "--format", "json", str(tmp_path)).rules()
+    assert "fractional-cpu" in remaining and "invalid-policy-name" not in remaining
+    if flags == ["--statistics"]:
+        assert {line.split()[-1] for line in result.output.splitlines()} == set(remaining)
+    else:
+        assert "[fractional-cpu]" in result.output
+    assert ("file(s) checked" in result.output) is not flags  # the text report's summary line
+    assert ("numalint: fixed 1 finding(s) in 1 file(s)" in result.stderr) is (flags != ["--quiet"])
+    assert ("unsafe fix: use a whole number of CPUs" in result.output) is (flags == ["--show-fixes"])
+
+
 @pytest.mark.parametrize("args, message", [
     (["-j", "0"], "--jobs"),
     (["-j", "-2"], "--jobs"),
