@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -373,6 +373,7 @@ class ClusterAnalysis:
     name: str | None
     analysis: Analysis
     repeats: list[Hit]
+    dropped: list[tuple[str, Span]]  # (file, document) of the repeats that were not checked
 
 
 def _analyse_clusters(results: list[Read], options: Options) -> list[ClusterAnalysis]:
@@ -385,7 +386,8 @@ def _analyse_clusters(results: list[Read], options: Options) -> list[ClusterAnal
     for name, members in groups.items():
         registry = Registry()
         run = assemble(members, registry)
-        analysed.append(ClusterAnalysis(name, analyse(run, options.analysis()), registry.repeats))
+        analysed.append(ClusterAnalysis(name, analyse(run, options.analysis()), registry.repeats,
+                                        registry.dropped))
     return analysed
 
 
@@ -419,8 +421,10 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
         disabled |= set(catalogue()) - options.enabled
     analyses: dict[str | None, Analysis] = {}
     halted: set[tuple[str, ObjectRef | None]] = set()
+    dropped: list[tuple[str, Span]] = []
     for cluster in _analyse_clusters(results, options):
         analyses[cluster.name] = cluster.analysis
+        dropped += cluster.dropped
         findings.extend(cap_per_file(run_checks(cluster.analysis, () if judge else disabled, cluster.name)))
         if judge:
             halted |= _halted(cluster.analysis)
@@ -445,7 +449,8 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
                 or any(r.file in reported for r in f.related)]
     errors = [f for f in findings if _is_error(f)] if judge else []  # before the configuration's severities
     suppressed: list[Finding] = []
-    findings = _name_helm_sources(apply_configuration(findings, options, sources, suppressed, reported), sources)
+    findings = _name_helm_sources(apply_configuration(findings, options, sources, suppressed, reported,
+                                                                 dropped), sources)
     suppressed = _name_helm_sources(suppressed, sources)
     readable = sum(1 for r in results[:count] if isinstance(r, str) or r.source.parsed)
     unparsed = {s.path for s in sources if not s.parsed or s.template}
@@ -504,10 +509,12 @@ def _disabled(options: Options, rule: str, file: str) -> bool:
 
 
 def apply_configuration(findings: list[Finding], options: Options, sources: list[Source],
-                        suppressed: list[Finding] | None = None, reported: set[str] | None = None
-                        ) -> list[Finding]:
+                        suppressed: list[Finding] | None = None, reported: set[str] | None = None,
+                        dropped: Sequence[tuple[str, Span]] = ()) -> list[Finding]:
     """Severity overrides, disabled rules, comment and annotation suppressions; suppressed findings go to
-    ``suppressed`` (with their justification), findings of disabled rules nowhere."""
+    ``suppressed`` (with their justification), findings of disabled rules nowhere. A suppression in one of the
+    ``dropped`` documents (a repeated object, checked once at its first definition) is not judged unused: the
+    checks it could silence never looked at that copy."""
     by_path = {s.path: s for s in sources}
     annotations = _annotation_suppressions(sources)
     used: set[tuple[str, int, str]] = set()
@@ -535,8 +542,16 @@ def apply_configuration(findings: list[Finding], options: Options, sources: list
     # suppressions are judged only in the files a run reports on (context files stay silent)
     judged = [s for s in sources if reported is None or s.path in reported]
     kept.extend(f for f in _unused(judged, [a for a in annotations if reported is None or a[0] in reported],
-                                   used, options) if not _disabled(options, f.rule, f.file))
+                                   used, options, dropped) if not _disabled(options, f.rule, f.file))
     return kept
+
+
+def _in_dropped(file: str, line: int, dropped: Sequence[tuple[str, Span]]) -> bool:
+    """Whether a suppression at ``line`` of ``file`` (FILE_WIDE: the file's) could only silence a repeat no
+    check looked at: it is within that document or on the line above it (a comment there covers its first
+    line), or it is file-wide in a file holding such a repeat."""
+    return any(where == file and (line == FILE_WIDE or document.line - 1 <= line <= document.end_line)
+               for where, document in dropped)
 
 
 def _path_severity(options: Options, rule: str, file: str) -> str | None:
@@ -592,11 +607,12 @@ def _names_a_rule(selector: str) -> bool:
 
 
 def _unused(sources: list[Source], annotations: list[tuple[str, Span, Span, set[str]]],
-            used: set[tuple[str, int, str]], options: Options) -> list[Finding]:
+            used: set[tuple[str, int, str]], options: Options, dropped: Sequence[tuple[str, Span]]) -> list[Finding]:
     result = []
 
     def report(file: str, line: int, col: int, slug: str, key: int | None = None) -> None:
-        if (file, line if key is None else key, slug) in used:
+        if (file, line if key is None else key, slug) in used or _in_dropped(file, line if key is None else key,
+                                                                               dropped):
             return
         if _names_a_rule(slug) and slug != "all" and all(_disabled(options, rule, file) for rule in resolve(slug)):
             return  # the rules it names are not run here: nothing could have been suppressed

@@ -64,6 +64,29 @@ def test_codes_in_suppression_comments_and_a_file_level_suppression(tmp_path: Pa
     assert [(Path(f["file"]).name, f["line"]) for f in unused] == [("c.yaml", 1)]
 
 
+@pytest.mark.parametrize("second", ["same", "different"])
+def test_suppressions_in_a_repeat_nothing_checks_are_not_called_unused(tmp_path: Path, second: str) -> None:
+    """A named object repeated (merged when identical; a different KubeletConfig is a duplicate and only the first
+    is used) is checked once: the copy's suppressions silence nothing, but were not idle either."""
+    config = """\
+apiVersion: machineconfiguration.openshift.io/v1
+kind: KubeletConfig
+metadata:
+  name: worker
+spec:
+  kubeletConfig:
+    cpuManagerPolicy: static
+    topologyManagerPolicy: Restricted  # numalint: disable=invalid-policy-name -- a test pool
+"""
+    other = config + "    cpuManagerReconcilePeriod: 5s\n" if second == "different" else config
+    write(tmp_path, {"a/kubelet.yaml": config, "b/kubelet.yaml": other,
+                     "c/idle.yaml": "# numalint: disable-file=NL4\n" + KUBELET})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    unused = [(Path(f["file"]).parent.name, f["line"]) for f in found if f["rule"] == "unused-suppression"]
+    assert unused == [("c", 1)]  # an idle suppression elsewhere is still reported
+    assert [f["rule"] for f in found if "/b/" in f["file"]] == ([] if second == "same" else ["duplicate-object"])
+
+
 def test_statistics_quiet_and_fix_hints(repo: Path) -> None:
     stats = run("check", "--statistics", str(repo))
     lines = stats.output.splitlines()

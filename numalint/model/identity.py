@@ -31,6 +31,7 @@ class ObjectIdentity:
     digest: bytes  # of the document's content (only compared: 20 bytes instead of 40 hex digits)
     file: str
     span: Span  # where metadata.name is written
+    document: Span  # the whole document
 
 
 def object_identity(doc: Document) -> ObjectIdentity | None:
@@ -43,8 +44,7 @@ def object_identity(doc: Document) -> ObjectIdentity | None:
     group = doc.api_version.rpartition("/")[0] if "/" in doc.api_version else ""
     scope = "" if doc.kind in CLUSTER_SCOPED else (namespace if isinstance(namespace, str) else "")
     key = (shared(group), shared(doc.kind), shared(scope), name)
-    return ObjectIdentity(key, _digest(doc.root), doc.file,
-                          locate(doc.root, ("metadata", "name")))
+    return ObjectIdentity(key, _digest(doc.root), doc.file, locate(doc.root, ("metadata", "name")), doc.span)
 
 
 # json.dumps(root, sort_keys=True, default=str), made once: trees hold no cycles (reading refuses an anchor
@@ -73,6 +73,7 @@ class Registry:
     def __init__(self) -> None:
         self.first: dict[tuple[str, str, str, str], ObjectIdentity] = {}
         self.repeats: list[Hit] = []
+        self.dropped: list[tuple[str, Span]] = []  # (file, document) of the repeats no check looks at
         self.decided: dict[int, bool] = {}  # one decision per document, however many views it gave
 
     def admit(self, identity: ObjectIdentity | None) -> bool:
@@ -92,6 +93,8 @@ class Registry:
             self.repeats.append(_duplicate(first, identity))
             kept = identity.key[1] not in FIRST_ONLY
         self.decided[id(identity)] = kept
+        if not kept:
+            self.dropped.append((identity.file, identity.document))
         return kept
 
 
