@@ -184,3 +184,25 @@ def test_an_ordinary_vm_is_not_a_workload_asking_for_alignment(tmp_path: Path) -
                   requests: {cpu: 500m, memory: 4Gi}
         """})
     assert run("check", "--format", "json", str(tmp_path)).rules() == []
+
+
+def test_the_only_pool_takes_no_workload_that_selects_other_nodes(tmp_path: Path) -> None:
+    """One labelled pool (a NodeTopology, a PerformanceProfile) is not every node of the cluster: a workload whose
+    nodeSelector its labels do not satisfy never lands there, so nothing is said about it on that pool."""
+    guaranteed = "{limits: {cpu: 500m, memory: 1Gi}}"
+    big = "{limits: {cpu: '12', memory: 8Gi}}"
+    profile = ("apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata:\n  name: cnf\nspec:\n"
+               "  cpu: {isolated: 2-31, reserved: 0-1}\n  nodeSelector: {node-role.kubernetes.io/worker-cnf: ''}\n")
+    aligned = {**STATIC_POOL, "kubelet.yaml": STATIC_POOL["kubelet.yaml"].replace(
+        "static\n", "static\n        topologyManagerPolicy: single-numa-node\n")}
+    for pool in (aligned, {"profile.yaml": profile}):
+        for selector, expected in (("node-role.kubernetes.io/worker-cnf", True),
+                                   ("node-role.kubernetes.io/infra", False)):
+            folder = tmp_path / f"{len(pool)}-{expected}"
+            pods = {name + ".yaml": _pod(resources).replace("node-role.kubernetes.io/worker-cnf", selector)
+                    .replace("name: app", f"name: {name}") for name, resources in (("web", guaranteed), ("batch", big))}
+            write(folder, {**pool, **pods})
+            rules = set(run("check", "--format", "json", str(folder)).rules())
+            assert ("fractional-cpu" in rules) is expected, (pool.keys(), selector, rules)
+            if "topology.yaml" in pool:
+                assert ("exceeds-numa-node" in rules) is expected, rules

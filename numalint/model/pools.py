@@ -37,14 +37,17 @@ class Pool:
     assumed: bool = False  # the default node: the only kubelet configuration, and nothing declares pools
 
     def matches(self, pod: PodView, only: bool) -> bool:
-        """Would the scheduler put ``pod`` on this pool's nodes? The only pool takes everything."""
-        if only:
-            return True
+        """Would the scheduler put ``pod`` on this pool's nodes? A workload whose nodeSelector or required node
+        affinity the pool's node labels do not satisfy never lands there, even on the only pool (labels the pool
+        does not declare, such as a hostname, are unknown: no match, no guess). A workload that selects no nodes
+        could land anywhere: on the only pool, but on no particular one of several labelled pools. The only pool
+        of undeclared labels takes everything."""
         asks = bool(pod.node_selector or pod.required_terms)
         if not self.node_labels:
-            return not asks
-        # a workload that selects no nodes could land anywhere: it is not pinned to a labelled pool
-        return asks and selects(pod.node_selector, pod.required_terms, self.node_labels)
+            return only or not asks
+        if asks:
+            return selects(pod.node_selector, pod.required_terms, self.node_labels)
+        return only
 
 
 def selects(selector: dict[str, str], terms: list[list[dict[str, Any]]], labels: dict[str, str]) -> bool:
