@@ -328,30 +328,50 @@ spec:
 """
 
 
-@pytest.mark.parametrize("release,amount,clean", [
-    ("4.20", "1124Mi", True),   # static sizing: 1Gi + the 100Mi eviction threshold
-    ("4.21", "1124Mi", False),  # node sizing on a 128Gi node: 1Gi + 6% of 120Gi = 8.2 -> 8Gi
-    ("4.21", "8292Mi", True),   # 8Gi + 100Mi
+@pytest.mark.parametrize("release,amount,spec,clean", [
+    ("4.20", "1124Mi", "", True),   # static sizing: 1Gi + the 100Mi eviction threshold
+    ("4.20", "8292Mi", "", False),
+    # from 4.21 node sizing is on by default only on clusters installed at 4.21 or later; upgraded clusters keep
+    # it off (machine-config-operator pkg/controller/kubelet-config/kubelet_config_autosizing.go creates
+    # 50-<pool>-auto-sizing-disabled with NODE_SIZING_ENABLED=false): either total may be right, neither is
+    ("4.21", "1124Mi", "", True),
+    ("4.21", "8292Mi", "", True),   # node sizing on a 128Gi node: 1Gi + 6% of 120Gi = 8.2 -> 8Gi, + 100Mi
+    ("4.21", "2000Mi", "", False),
+    # autoSizingReserved says which
+    ("4.21", "1124Mi", "  autoSizingReserved: true\n", False),
+    ("4.21", "8292Mi", "  autoSizingReserved: false\n", False),
 ])
-def test_openshift_node_sizing_from_4_21(tmp_path: Path, release: str, amount: str, clean: bool) -> None:
+def test_openshift_node_sizing_from_4_21(tmp_path: Path, release: str, amount: str, spec: str, clean: bool) -> None:
     # machine-config-operator templates/common/_base/files/kubelet-auto-sizing.yaml
-    # (dynamic-system-reserved-calc.sh dynamic_memory_sizing; NODE_SIZING_ENABLED=true from 4.21);
-    # pkg/kubelet/cm/memorymanager/memory_manager.go validateReservedMemory
-    files = {"kc.yaml": kubelet_config(SIZED.format(amount=amount)), "topology.yaml": BIG_TOPOLOGY}
-    found = where(findings(tmp_path, files, "--openshift-version", release), "reserved-memory-mismatch")
+    # (dynamic-system-reserved-calc.sh dynamic_memory_sizing); pkg/kubelet/cm/memorymanager/memory_manager.go
+    # validateReservedMemory
+    files = {"kc.yaml": kubelet_config(SIZED.format(amount=amount), spec), "topology.yaml": BIG_TOPOLOGY}
+    result = run("check", "--format", "json", "--openshift-version", release, str(tmp_path / "kc.yaml"),
+                 "--topology", str(write(tmp_path, files) / "topology.yaml"))
+    found = [f for f in result.json()["findings"] if f["rule"] == "reserved-memory-mismatch"]
     assert (found == []) is clean
-    if not clean:
-        assert "8292Mi = systemReserved 8Gi (OpenShift node sizing for 128Gi of memory)" in found[0][2]
+    if found and "autoSizingReserved: true" in spec:
+        assert "8292Mi = systemReserved 8Gi (OpenShift node sizing for 128Gi of memory)" in found[0]["message"]
+    if found and not spec and release == "4.21":  # neither total: both are named, and no edit is offered
+        assert "1124Mi" in found[0]["message"] and "8292Mi" in found[0]["message"]
+        assert found[0]["fix"] is not None and not found[0]["fix"]["edits"]
 
 
 def test_openshift_node_sizing_without_topology_depends_on_node_size(tmp_path: Path) -> None:
+    files = {"kc.yaml": kubelet_config(SIZED.format(amount="2000Mi"))}
+    found = where(findings(tmp_path, files, "--openshift-version", "4.21"), "reserved-memory-mismatch")
+    assert len(found) == 1 and "depends on the node size" in found[0][2] and "1124Mi" in found[0][2]
+    # the static total is right where node sizing is off (upgraded clusters): nothing to say
     files = {"kc.yaml": kubelet_config(SIZED.format(amount="1124Mi"))}
+    assert where(findings(tmp_path, files, "--openshift-version", "4.21"), "reserved-memory-mismatch") == []
+    # autoSizingReserved: true sizes it on every cluster
+    files = {"kc.yaml": kubelet_config(SIZED.format(amount="1124Mi"), "  autoSizingReserved: true\n")}
     found = where(findings(tmp_path, files, "--openshift-version", "4.21"), "reserved-memory-mismatch")
     assert len(found) == 1 and "depends on the node size" in found[0][2]
-    assert where(findings(tmp_path, files, "--openshift-version", "4.20"), "reserved-memory-mismatch") == []
     # autoSizingReserved: false keeps the static 1Gi
-    files = {"kc.yaml": kubelet_config(SIZED.format(amount="1124Mi"), "  autoSizingReserved: false\n")}
-    assert where(findings(tmp_path, files, "--openshift-version", "4.21"), "reserved-memory-mismatch") == []
+    files = {"kc.yaml": kubelet_config(SIZED.format(amount="2000Mi"), "  autoSizingReserved: false\n")}
+    found = where(findings(tmp_path, files, "--openshift-version", "4.21"), "reserved-memory-mismatch")
+    assert len(found) == 1 and "1124Mi" in found[0][2] and "depends" not in found[0][2]
 
 
 @pytest.mark.parametrize("gib,expected", [(8, 1), (16, 1), (64, 4), (128, 8), (256, 10), (1024, 26)])

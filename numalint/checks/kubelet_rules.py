@@ -208,31 +208,8 @@ def reserved_memory_mismatch(analysis: Analysis) -> Iterator[Hit]:
     for profile in analysis.profiles:
         if (profile.memory_policy == "Static" and "systemReserved.memory" in profile.platform_defaults
                 and profile.node_sizing(analysis.version) and analysis.node_memory(profile) is None):
-            release = openshift_release(analysis.version)
-            why = "autoSizingReserved: true" if profile.auto_sizing else "the default for worker pools from 4.21"
-            sizing = ("the machine-config operator sizes systemReserved memory from each node's memory "
-                      f"(NODE_SIZING_ENABLED=true, {why})")
-            where = "reservedMemory" if profile.has("reservedMemory") else "memoryManagerPolicy"
-            if not any(e.limits.get("memory") for e in profile.reserved_memory):
-                # whatever the node's size, the sized systemReserved memory is more than zero, and nothing is
-                # listed: validateReservedMemory (pkg/kubelet/cm/memorymanager/memory_manager.go) compares a
-                # total of 0 with it and the kubelet refuses to start
-                yield _finding(
-                    profile,
-                    f"memoryManagerPolicy Static on OpenShift {release} with no memory under reservedMemory: the "
-                    'kubelet refuses to start (the total amount "0" of type "memory" is not equal to the value '
-                    f"determined by Node Allocatable feature): {sizing}, always more than zero", where,
-                    fix=Fix("list reservedMemory memory entries adding up to the sized systemReserved + kubeReserved "
-                            "+ evictionHard memory.available: declare the pool's NodeTopology so numalint computes "
-                            "it, or set systemReserved.memory (autoSizingReserved: false) and list that total"))
-                continue
-            yield _finding(
-                profile,
-                f"memoryManagerPolicy Static on OpenShift {release}: {sizing}, so the total reservedMemory must "
-                "match depends on the node size; numalint cannot check it without the pool's topology",
-                where, severity="warning",
-                fix=Fix("declare the pool's NodeTopology, or set systemReserved.memory (or autoSizingReserved: false) "
-                        "so the reservation no longer depends on the node"))
+            yield from _sized_without_topology(analysis, profile)
+            continue
         for problem in analysis.start_problems(profile):
             if problem.reason == "no-reserved-memory":
                 yield _finding(
@@ -258,12 +235,67 @@ def reserved_memory_mismatch(analysis: Analysis) -> Iterator[Hit]:
                         f"requires reservedMemory to sum to {explained} ({problem.message})",
                         "memoryManagerPolicy", fix=_add_reserved_memory(analysis, profile, expected))
                     continue
+                sized = (profile.allocatable_reservation(resource, analysis.node_memory(profile), analysis.version,
+                                                         sized=True)
+                         if resource == "memory" and profile.sizing_unsettled(analysis.version) else None)
+                if sized is not None and sized != expected:  # taken as off: the author's total is neither
+                    yield _finding(
+                        profile,
+                        f"reservedMemory memory sums to {format_bytes(total)}; the kubelet requires {explained} "
+                        f"where node sizing is off ({UPGRADED}), {format_bytes(sized)} where it is on ({INSTALLED}): "
+                        f"either way the kubelet refuses to start ({problem.message})",
+                        "reservedMemory",
+                        fix=Fix(f"list reservedMemory memory adding up to {format_bytes(expected)} (node sizing "
+                                f"off) or {format_bytes(sized)} (node sizing on), as this cluster runs; setting "
+                                "autoSizingReserved says which"))
+                    continue
                 yield _finding(
                     profile,
                     f"reservedMemory {resource} sums to {format_bytes(total)}; the kubelet requires {explained} "
                     f"(the kubelet refuses to start: {problem.message})",
                     "reservedMemory",
                     fix=_corrected(analysis, profile, resource, total, expected))
+
+
+UPGRADED = "as on clusters upgraded from OpenShift releases before 4.21, which keep a 50-<pool>-auto-sizing-disabled " \
+           "MachineConfig"
+INSTALLED = "the default on clusters installed at 4.21 or later"
+
+
+def _sized_without_topology(analysis: Analysis, profile: KubeletProfile) -> Iterator[Hit]:
+    """The Static memory manager on a pool whose systemReserved memory the machine-config operator may size from
+    the node, without the pool's topology: the total reservedMemory must match depends on the node's memory."""
+    release = openshift_release(analysis.version)
+    unsettled = profile.sizing_unsettled(analysis.version)
+    static = profile.allocatable_reservation("memory", None, analysis.version, sized=False)
+    where = "reservedMemory" if profile.has("reservedMemory") else "memoryManagerPolicy"
+    if unsettled:
+        sizing = (f"where node sizing is on ({INSTALLED}) the machine-config operator sizes systemReserved memory "
+                  f"from each node's memory; where it is off ({UPGRADED}) the total must be "
+                  f"{format_bytes(static or 0)}")
+    else:
+        sizing = ("the machine-config operator sizes systemReserved memory from each node's memory "
+                  "(NODE_SIZING_ENABLED=true, autoSizingReserved: true)")
+    if not any(e.limits.get("memory") for e in profile.reserved_memory):
+        # whatever the node's size, the sized systemReserved memory is more than zero, and nothing is
+        # listed: validateReservedMemory (pkg/kubelet/cm/memorymanager/memory_manager.go) compares a
+        # total of 0 with it and the kubelet refuses to start
+        yield _finding(
+            profile,
+            f"memoryManagerPolicy Static on OpenShift {release} with no memory under reservedMemory: the "
+            'kubelet refuses to start (the total amount "0" of type "memory" is not equal to the value '
+            f"determined by Node Allocatable feature): {sizing}, always more than zero", where,
+            fix=Fix("list reservedMemory memory entries adding up to the sized systemReserved + kubeReserved "
+                    "+ evictionHard memory.available: declare the pool's NodeTopology so numalint computes "
+                    "it, or set systemReserved.memory (autoSizingReserved: false) and list that total"))
+        return
+    yield _finding(
+        profile,
+        f"memoryManagerPolicy Static on OpenShift {release}: {sizing}, so the total reservedMemory must "
+        "match depends on the node size; numalint cannot check it without the pool's topology",
+        where, severity="warning",
+        fix=Fix("declare the pool's NodeTopology, or set systemReserved.memory (or autoSizingReserved: false) "
+                "so the reservation no longer depends on the node"))
 
 
 def _numa_room(analysis: Analysis, profile: KubeletProfile, resource: str) -> dict[int, int] | None:
@@ -310,7 +342,7 @@ def _explain(analysis: Analysis, profile: KubeletProfile, resource: str, expecte
             if label == "systemReserved" and f"systemReserved.{resource}" in profile.platform_defaults:
                 platform = " (OpenShift default)"
                 sized = profile.system_reserved_amount(resource, capacity, analysis.version)
-                if profile.node_sizing(analysis.version) and sized is not None and capacity is not None:
+                if profile.node_sizing(analysis.version, capacity) and sized is not None and capacity is not None:
                     amount = sized
                     platform = f" (OpenShift node sizing for {format_bytes(capacity)} of memory)"
             parts.append(f"{label} {format_bytes(amount)}{platform}")

@@ -29,8 +29,11 @@ DEFAULT_MEMORY_AVAILABLE = Fraction(100 * 2**20)  # evictionHard memory.availabl
 # What the machine-config operator gives a pool when the user sets nothing (node sizing fallbacks).
 OPENSHIFT_SYSTEM_RESERVED = {"cpu": Fraction(1, 2), "memory": Fraction(2**30)}
 OPENSHIFT_TEMPLATE = {"systemReservedCgroup": "/system.slice"}
-# From OpenShift 4.21 (Kubernetes 1.34) worker pools size systemReserved from the node by default
-# (machine-config-operator templates: NODE_SIZING_ENABLED=true in /etc/node-sizing-enabled.env)
+# From OpenShift 4.21 (Kubernetes 1.34) worker pools of clusters installed at that release size systemReserved
+# from the node by default (machine-config-operator templates: NODE_SIZING_ENABLED=true in
+# /etc/node-sizing-enabled.env); clusters upgraded from earlier releases keep it off with a
+# 50-<pool>-auto-sizing-disabled MachineConfig (pkg/controller/kubelet-config/kubelet_config_autosizing.go:
+# NODE_SIZING_ENABLED=false, SYSTEM_RESERVED_MEMORY=1Gi), and no file of the repository says which it is
 OPENSHIFT_NODE_SIZING_SINCE = (1, 34)
 # From 4.22 (1.35) the operator also clears a user-written systemReservedCgroup next to reservedSystemCPUs
 OPENSHIFT_CLEARS_USER_CGROUP_SINCE = (1, 35)
@@ -165,19 +168,40 @@ class KubeletProfile:
         return (system if system is not None else OPENSHIFT_SYSTEM_RESERVED["cpu"]) + self.kube_reserved.get(
             "cpu", Fraction(0))
 
-    def node_sizing(self, version: tuple[int, int] | None) -> bool:
+    def sizing_unsettled(self, version: tuple[int, int] | None) -> bool:
+        """Is node sizing a matter of the cluster's history? autoSizingReserved unset on a worker pool from
+        OpenShift 4.21: on where the cluster was installed at 4.21 or later, off where it was upgraded."""
+        return (self.openshift and self.auto_sizing is None and version is not None
+                and version >= OPENSHIFT_NODE_SIZING_SINCE and not self.master_pool)
+
+    def node_sizing(self, version: tuple[int, int] | None, capacity: int | None = None) -> bool:
         """Does the machine-config operator size systemReserved from the node (NODE_SIZING_ENABLED=true)?
-        With autoSizingReserved: true always; unset, on worker pools from OpenShift 4.21."""
+        With autoSizingReserved: true always, with false never, before 4.21 and on the master pool never. When
+        it is unsettled (``sizing_unsettled``) the reservedMemory the author wrote tells: off when its memory
+        total is the static one, or on a node of known ``capacity`` is not the sized one either (the kubelet's
+        refusal then names both); on when it is the sized one, or when the node's size is unknown (the total
+        then depends on it)."""
         if not self.openshift or self.auto_sizing is False:
             return False
-        return self.auto_sizing is True or (version is not None and version >= OPENSHIFT_NODE_SIZING_SINCE
-                                            and not self.master_pool)
+        if self.auto_sizing is True:
+            return True
+        if not self.sizing_unsettled(version):
+            return False
+        written = sum((e.limits.get("memory", Fraction(0)) for e in self.reserved_memory), Fraction(0))
+        if self.memory_policy == "Static" and written == self.allocatable_reservation("memory", capacity, version,
+                                                                                       sized=False):
+            return False
+        return capacity is None or written == self.allocatable_reservation("memory", capacity, version, sized=True)
 
     def system_reserved_amount(self, resource: str, capacity: int | None = None,
-                               version: tuple[int, int] | None = None, cpus: int | None = None) -> Fraction | None:
+                               version: tuple[int, int] | None = None, cpus: int | None = None,
+                               sized: bool | None = None) -> Fraction | None:
         """systemReserved ``resource`` on a node of ``capacity`` bytes and ``cpus`` CPUs: as written, the
-        OpenShift static default, or the operator's dynamic sizing; None when that depends on an unknown node."""
-        if f"systemReserved.{resource}" not in self.platform_defaults or not self.node_sizing(version):
+        OpenShift static default, or the operator's dynamic sizing (``sized``: whether the operator sizes it,
+        ``node_sizing`` when not given); None when that depends on an unknown node."""
+        if f"systemReserved.{resource}" not in self.platform_defaults:
+            return self.system_reserved.get(resource, Fraction(0))
+        if not (self.node_sizing(version, capacity) if sized is None else sized):
             return self.system_reserved.get(resource, Fraction(0))
         if resource == "memory":
             return dynamic_system_reserved_memory(capacity) if capacity is not None else None
@@ -211,12 +235,13 @@ class KubeletProfile:
         return Fraction(int(float(capacity) * self.eviction_memory_percent))
 
     def allocatable_reservation(self, resource: str, capacity: int | None = None,
-                                version: tuple[int, int] | None = None) -> Fraction | None:
+                                version: tuple[int, int] | None = None, sized: bool | None = None) -> Fraction | None:
         """The Node Allocatable reservation of ``resource`` (what reservedMemory must add up to) on a node
-        of ``capacity`` bytes of memory; None when it depends on an unknown capacity."""
+        of ``capacity`` bytes of memory (``sized``: as ``system_reserved_amount``); None when it depends on an
+        unknown capacity."""
         if resource not in RESERVABLE:
             return Fraction(0)  # parseResourceList refuses it (the kubelet does not start): nothing reserved
-        system = self.system_reserved_amount(resource, capacity, version)
+        system = self.system_reserved_amount(resource, capacity, version, sized=sized)
         if system is None:
             return None
         total = system + self.kube_reserved.get(resource, Fraction(0))
