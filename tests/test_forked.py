@@ -84,6 +84,17 @@ def test_a_child_that_dies_costs_time_not_fixes(tmp_path: Path) -> None:
     assert garbling.stdout == one.stdout
 
 
+def test_a_child_dead_before_its_first_task_reaches_it_costs_time_not_the_run(tmp_path: Path) -> None:
+    """Sending to a worker that is already gone (killed at once) fails: its tasks are lost, not the run (the
+    error used to reach click, which ended the run with exit 1 and no output at all)."""
+    _pools(tmp_path)
+    one = _check(tmp_path, "1")
+    gone = ("import os, multiprocessing.context as mc; forked._worker = lambda *a: os._exit(9); "
+            "start = mc.ForkProcess.start; mc.ForkProcess.start = lambda self: (start(self), self.join()); ")
+    dead = _check(tmp_path, "2", SHARE_ALWAYS + gone)
+    assert (dead.returncode, dead.stderr) == (0, "") and dead.stdout == one.stdout
+
+
 def test_files_of_a_reader_that_dies_are_reported_not_checked(tmp_path: Path) -> None:
     """Reading is shared out the same way: the chunks a dead worker held become "not checked" findings (rerun
     them, or run with -j 1); every other file is read, and the run says it is incomplete."""

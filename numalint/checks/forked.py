@@ -120,17 +120,24 @@ def share(tasks: Sequence[Callable[[], T]], workers: int, ctx: Any, lost: Callab
             started.append((process, parent, []))
             for _ in range(2):  # one to work on and one queued, so a worker never waits for the next index
                 index = handout.take(front=True)
-                if index is not None:
-                    started[-1][2].append(index)
+                if index is None:
+                    break
+                started[-1][2].append(index)
+                try:
                     parent.send(index)
+                except OSError:  # it died at once (the out-of-memory killer): what it holds is lost
+                    break
 
         def receive() -> None:
             holding: dict[Any, list[int]] = {}
             for _, pipe, held in started:
                 if held:
                     holding[pipe] = held
-                else:
+                    continue
+                try:
                     pipe.send(None)  # nothing for it to do
+                except OSError:  # already gone
+                    pass
             while holding:
                 for ready in wait(list(holding)):
                     conn: Any = ready
