@@ -289,3 +289,40 @@ def test_a_pruned_pf_selector_widens_the_policy(tmp_path: Path) -> None:
     found = findings(tmp_path, {"s.yaml": text}, "unknown-field")
     assert [f["severity"] for f in found] == ["warning"]
     assert "configures every NIC the rest of spec.nicSelector matches" in found[0]["message"]
+
+
+def test_a_chosen_prefix_is_shared_with_other_device_plugins(tmp_path: Path) -> None:
+    """Under sriovResourcePrefix nvidia.com, the GPU plugin's nvidia.com/gpu and a NicClusterPolicy's
+    nvidia.com/hostdev are not SR-IOV resources a policy must create; a near miss of a policy's name is."""
+    limits = '{cpu: "8", memory: 32Gi, nvidia.com/gpu: 1, nvidia.com/hostdev: 1, nvidia.com/mlnxnics: 1}'
+    files = {".numalint.yaml": "sriovResourcePrefix: nvidia.com\n", "policy.yaml": policy("ib", "mlnxnics"),
+             "train.yaml": pod("[]", "train", limits)}
+    assert findings(tmp_path / "custom", files, "sriov-unknown-resource") == []
+    files["train.yaml"] = pod("[]", "train", '{cpu: "8", memory: 32Gi, nvidia.com/gpu: 1, nvidia.com/mlnxnic: 1}')
+    found = findings(tmp_path / "custom", files, "sriov-unknown-resource")
+    assert [f["message"].split(" requests ")[1].split(",")[0] for f in found] == ["nvidia.com/mlnxnic"]
+    assert found[0]["fix"]["description"] == 'use "nvidia.com/mlnxnics"'
+    # under the operator's own prefix nothing else names resources: any unprovided one is reported
+    files = {"policy.yaml": policy("p", "mlxnics"),
+             "train.yaml": pod("[]", "train", '{cpu: "8", memory: 8Gi, openshift.io/other: 1}')}
+    assert len(findings(tmp_path / "default", files, "sriov-unknown-resource")) == 1
+
+
+def test_the_fix_of_an_operator_network_names_the_bare_resource(tmp_path: Path) -> None:
+    """SriovNetwork.spec.resourceName is the policy's resourceName: the operator adds the prefix itself
+    (openshift.io/openshift.io/mlxnics would never be advertised)."""
+    found = findings(tmp_path, {"policy.yaml": policy("p", "mlxnics"), "net.yaml": network("net", "mlxnic")},
+                     "sriov-unknown-resource")
+    assert [f["fix"]["description"] for f in found] == ['correct resourceName (use "mlxnics") or add the '
+                                                        "SriovNetworkNodePolicy"]
+
+
+def test_nvidia_network_operator_networks_are_attachable(tmp_path: Path) -> None:
+    """A HostDeviceNetwork (mellanox.com/v1alpha1) renders a NetworkAttachmentDefinition of its name: Multus
+    finds it."""
+    hostdev = ("apiVersion: mellanox.com/v1alpha1\nkind: HostDeviceNetwork\nmetadata:\n  name: hostdev-net\n"
+               "spec:\n  networkNamespace: ran\n  resourceName: hostdev\n")
+    files = {"policy.yaml": policy("p", "mlxnics"), "hostdev.yaml": hostdev, "du.yaml": pod("hostdev-net")}
+    assert findings(tmp_path, files, "sriov-unknown-resource") == []
+    files["du.yaml"] = pod("other-net")
+    assert len(findings(tmp_path, files, "sriov-unknown-resource")) == 1

@@ -10,6 +10,7 @@ from numalint.checks.input_rules import did_you_mean
 from numalint.checks.registry import check
 from numalint.findings import Fix, Hit, Related
 from numalint.model.sriov import (
+    DEFAULT_PREFIX,
     NETWORKS_ANNOTATION,
     Network,
     PFName,
@@ -39,10 +40,29 @@ def _unprovided(sriov: SriovCatalog, network: Network) -> bool:
 
     Only judged when the run holds policies at all (a repository of networks alone stays quiet), and only
     for the operator's prefix: a NetworkAttachmentDefinition for another prefix belongs to a plain
-    device-plugin deployment the run cannot see."""
+    device-plugin deployment the run cannot see; one under a prefix of the user's choice, to an SR-IOV
+    resource only when ``_sriov_resource`` says so."""
     if not sriov.policies or not network.resource or is_placeholder(network.resource):
         return False
-    return network.resource.split("/", 1)[0] == sriov.prefix and network.resource not in sriov.provided()
+    if network.resource in sriov.provided() or network.resource.split("/", 1)[0] != sriov.prefix:
+        return False
+    return network.rendered or _sriov_resource(sriov, network.resource)
+
+
+def _sriov_resource(sriov: SriovCatalog, resource: str) -> bool:
+    """Is a resource under the operator's prefix, that no policy creates, meant to be an SR-IOV one? Always
+    under the operator's own prefix (openshift.io: nothing else names resources there). Under a prefix the
+    user chose (``sriovResourcePrefix``: nvidia.com, intel.com) other device plugins name theirs too
+    (nvidia.com/gpu, a NicClusterPolicy's nvidia.com/hostdev): only when an operator network of the run
+    consumes it, or its name is close to one a policy creates (a misspelling)."""
+    if sriov.prefix == DEFAULT_PREFIX:
+        return True
+    if any(n.rendered and n.resource == resource for nets in sriov.networks.values() for n in nets):
+        return True
+    import difflib  # here, not at the top: only an unprovided resource under a custom prefix needs it
+
+    name = resource.split("/", 1)[1].lower()
+    return bool(difflib.get_close_matches(name, [p.resource_name.lower() for p in sriov.policies], n=1, cutoff=0.75))
 
 
 @check("sriov-unknown-resource")
@@ -59,10 +79,14 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
     for nets in sriov.networks.values():
         for net in nets:
             if _unprovided(sriov, net):
+                # an operator network names the bare resourceName (the operator adds the prefix); a
+                # NetworkAttachmentDefinition's annotation, the whole resource
+                named = (did_you_mean(net.resource.split("/", 1)[1], {p.resource_name for p in sriov.policies})
+                         .replace("did you mean", "use", 1).rstrip("?") if net.rendered else choices(net.resource))
                 yield Hit(f'{net.ref.label()} uses resource {net.resource}, but {NO_PROVIDER}: no node '
                           "advertises it, so every pod attaching the network stays Pending",
                           net.doc.file, net.resource_span(), net.ref,
-                          Fix(f"correct resourceName ({choices(net.resource)}) or add the SriovNetworkNodePolicy"),
+                          Fix(f"correct resourceName ({named}) or add the SriovNetworkNodePolicy"),
                           "error")
     for pod in analysis.pods:
         attachments = sriov.attachments(pod)
@@ -76,8 +100,9 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
             network = attachment.network
             if network is None:
                 yield Hit(f'{pod.ref.label()} attaches network "{attachment.label}" ({NETWORKS_ANNOTATION}) but no '
-                          "SriovNetwork, SriovIBNetwork, OVSNetwork or NetworkAttachmentDefinition of that name is in "
-                          "the run: Multus cannot find it and the pod stays in ContainerCreating",
+                          "SriovNetwork, SriovIBNetwork, OVSNetwork, NetworkAttachmentDefinition or NVIDIA network "
+                          "operator network of that name is in the run: Multus cannot find it and the pod stays in "
+                          "ContainerCreating",
                           pod.file, span, pod.ref, Fix(f'create the network "{attachment.label}" or correct the '
                                                        "annotation"))
             elif _unprovided(sriov, network) and network.resource not in reported:
@@ -94,7 +119,7 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
         for container in pod.containers:
             for resource in sorted(set(container.requests) | set(container.limits)):
                 if resource.split("/", 1)[0] != sriov.prefix or "/" not in resource or resource in provided \
-                        or resource in reported:
+                        or resource in reported or not _sriov_resource(sriov, resource):
                     continue
                 reported.add(resource)
                 yield Hit(f"{container.label} of {pod.ref.label()} requests {resource}, but {NO_PROVIDER}: the pod "

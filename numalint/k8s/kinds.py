@@ -24,12 +24,15 @@ NODE_RESOURCE_TOPOLOGY = "NodeResourceTopology"
 SRIOV_POLICY = "SriovNetworkNodePolicy"
 # the SR-IOV operator renders each of these into a NetworkAttachmentDefinition named like the object
 SRIOV_NETWORK_KINDS = ("SriovNetwork", "SriovIBNetwork", "OVSNetwork")
+# the NVIDIA network operator (mellanox.com/v1alpha1) renders each of these into a NetworkAttachmentDefinition
+# named like the object, for a device resource of its own configuration (NicClusterPolicy)
+FOREIGN_NETWORK_KINDS = ("HostDeviceNetwork", "MacvlanNetwork", "IPoIBNetwork")
 # the Multus annotation naming a pod's additional networks
 NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
 FEATURE_GATE = "FeatureGate"  # config.openshift.io/v1: the cluster's feature set (OpenShift)
 
 OTHER_KINDS = frozenset({
-    KUBELET_CONFIGURATION, KUBELET_CONFIG, SRIOV_POLICY, *SRIOV_NETWORK_KINDS,
+    KUBELET_CONFIGURATION, KUBELET_CONFIG, SRIOV_POLICY, *SRIOV_NETWORK_KINDS, *FOREIGN_NETWORK_KINDS,
     "NetworkAttachmentDefinition", "MachineConfigPool", NODE_RESOURCE_TOPOLOGY, NODE_TOPOLOGY, PERFORMANCE_PROFILE,
     FEATURE_GATE,
 })
@@ -71,4 +74,6 @@ def is_known(api_version: str, kind: str) -> bool:
         return api_version.startswith("kubevirt.io/")
     if kind == FEATURE_GATE:
         return api_version.startswith("config.openshift.io/")
+    if kind in FOREIGN_NETWORK_KINDS:
+        return api_version.startswith("mellanox.com/")
     return kind in KNOWN_KINDS and bool(api_version)

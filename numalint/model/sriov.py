@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from numalint.findings import ObjectRef
-from numalint.k8s.kinds import NETWORKS_ANNOTATION, SRIOV_NETWORK_KINDS, SRIOV_POLICY
+from numalint.k8s.kinds import FOREIGN_NETWORK_KINDS, NETWORKS_ANNOTATION, SRIOV_NETWORK_KINDS, SRIOV_POLICY
 from numalint.reading.locate import as_list, get, locate
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span
@@ -92,8 +92,13 @@ class Policy:
 class Network:
     doc: Document
     ref: ObjectRef
-    resource: str  # full resource name, prefix included; "" when the network brings no device
+    resource: str  # full resource name, prefix included; "" when the network brings no device (or an unknown one)
     namespaces: set[str] = field(default_factory=set)  # where the NetworkAttachmentDefinition lives
+
+    @property
+    def foreign(self) -> bool:
+        """Another operator's network (NVIDIA's HostDeviceNetwork, ...): its device resource is unknown here."""
+        return self.ref.kind in FOREIGN_NETWORK_KINDS
 
     @property
     def rendered(self) -> bool:
@@ -204,7 +209,7 @@ class SriovCatalog:
         verdicts: list[bool | None] = []
         for attachment in attachments:
             network = attachment.network
-            if network is None:
+            if network is None or network.foreign:
                 verdicts.append(None)
             elif not network.resource:
                 verdicts.append(False)
@@ -353,6 +358,13 @@ def catalog(run: Run, prefix: str = DEFAULT_PREFIX) -> SriovCatalog:
             ref = ObjectRef(doc.api_version, doc.kind, str(name), _text(get(doc.root, ("metadata", "namespace"))))
             full = f"{prefix}/{resource}" if isinstance(resource, str) and resource else ""
             networks.setdefault(str(name), []).append(Network(doc, ref, full, {str(target)} if target else set()))
+    for kind in FOREIGN_NETWORK_KINDS:  # attachable by name; what device they bring is not known here
+        for doc in run.of_kind(kind):
+            name = get(doc.root, ("metadata", "name"))
+            if name:
+                target = get(doc.root, ("spec", "networkNamespace"))
+                ref = ObjectRef(doc.api_version, doc.kind, str(name), None)
+                networks.setdefault(str(name), []).append(Network(doc, ref, "", {str(target)} if target else set()))
     for doc in run.of_kind("NetworkAttachmentDefinition"):
         name = get(doc.root, ("metadata", "name"))
         if not name:
