@@ -206,3 +206,49 @@ def test_the_only_pool_takes_no_workload_that_selects_other_nodes(tmp_path: Path
             assert ("fractional-cpu" in rules) is expected, (pool.keys(), selector, rules)
             if "topology.yaml" in pool:
                 assert ("exceeds-numa-node" in rules) is expected, rules
+
+
+VMI = """\
+    apiVersion: kubevirt.io/v1
+    kind: VirtualMachineInstance
+    metadata:
+      name: vmi
+    spec:
+      domain:
+        cpu: {dedicatedCpuPlacement: true, cores: 2}
+        memory: MEMORY
+        resources: RESOURCES
+    """
+
+
+def test_virt_api_defaults_the_memory_request_from_the_guest_memory(tmp_path: Path) -> None:
+    """KubeVirt's own example (guest memory, no resources) is a Guaranteed virt-launcher pod: virt-api takes the
+    memory request from memory.guest, and pinning copies requests into limits; with nothing to take it from,
+    the memory is missing."""
+    write(tmp_path, {"vmi.yaml": VMI.replace("MEMORY", "{guest: 1024M}").replace("RESOURCES", "{}")})
+    assert run("check", "--format", "json", str(tmp_path)).rules() == []
+    write(tmp_path, {"vmi.yaml": VMI.replace("MEMORY", "{}").replace("RESOURCES", "{}")})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert [f["rule"] for f in found] == ["not-guaranteed"] and "no memory request or limit" in found[0]["message"]
+
+
+def test_a_hugepage_backed_vm_asks_for_hugepages_not_memory(tmp_path: Path) -> None:
+    """renderresources.go WithHugePages: the guest's memory is a hugepages-1Gi request; a node without 1Gi pages
+    can never take the VM, one with enough can."""
+    kubelet = ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+               "reservedSystemCPUs: '0'\n")
+    topology = """\
+        apiVersion: numalint.io/v1alpha1
+        kind: NodeTopology
+        metadata: {name: box}
+        spec:
+          numaNodes:
+            - {id: 0, cpus: "0-15", memory: 16Gi, hugepages: {1Gi: PAGES}}
+        """
+    vmi = VMI.replace("MEMORY", "{hugepages: {pageSize: 1Gi}}").replace("RESOURCES", "{requests: {memory: 4Gi}}")
+    for pages, placed in (("0", False), ("8", True)):
+        write(tmp_path, {"kubelet.yaml": kubelet, "topology.yaml": topology.replace("PAGES", pages), "vmi.yaml": vmi})
+        report = run("simulate", "--format", "json", str(tmp_path))
+        assert (report.exit_code == 0) is placed, report.output
+        if not placed:
+            assert "hugepages-1Gi 4Gi > allocatable 0" in report.output

@@ -4,7 +4,14 @@ A VM with ``dedicatedCpuPlacement``, hugepages or ``numa.guestMappingPassthrough
 in disguise: its vCPUs are pinned through the CPU Manager, so its ``domain.resources`` must give an
 integer CPU count with requests equal to limits (KubeVirt user guide, "Dedicated CPU resources";
 pkg/virt-controller/services/renderresources.go). KubeVirt copies requests into limits for dedicated
-CPUs, and takes the vCPU count from sockets x cores x threads when no cpu quantity is written."""
+CPUs, and takes the vCPU count from sockets x cores x threads when no cpu quantity is written.
+
+Before that, virt-api defaults what is not written (pkg/virt-api/webhooks/mutating-webhook/mutators,
+setDefaultResourceRequests): a request from its limit, else the memory request from ``memory.guest``, else
+from the hugepage size. With hugepages the guest's memory becomes a ``hugepages-<pageSize>`` request and
+limit (the memory request, or ``memory.guest`` when smaller), and the memory request keeps what is above the
+guest plus virt-launcher's overhead (renderresources.go WithHugePages); numalint counts the overhead's fixed
+part (``LAUNCHER_OVERHEAD``), not the parts that scale with the guest (page tables, per vCPU)."""
 
 from __future__ import annotations
 
@@ -12,10 +19,12 @@ from fractions import Fraction
 from typing import Any
 
 from numalint.findings import ObjectRef
+from numalint.k8s.quantity import try_quantity
 from numalint.reading.locate import get
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import YMap
 from numalint.views.workloads import (
+    HUGEPAGES_PREFIX,
     ContainerView,
     PodView,
     _container,
@@ -26,6 +35,9 @@ from numalint.views.workloads import (
 )
 
 VM_KINDS = {"VirtualMachine": ("spec", "template", "spec"), "VirtualMachineInstance": ("spec",)}
+# virt-launcher-monitor 25Mi + virt-launcher 100Mi + virtlogd 25Mi + virtqemud 40Mi + qemu 30Mi
+# (pkg/virt-controller/services/template.go, added by GetMemoryOverhead whatever the guest)
+LAUNCHER_OVERHEAD = Fraction(220 * 2**20)
 
 
 def vm_view(doc: Document) -> PodView | None:
@@ -49,6 +61,7 @@ def vm_view(doc: Document) -> PodView | None:
     compute = _container(YMap() if not isinstance(domain, YMap) else domain, spec_path + ("domain",), False)
     assert compute is not None
     compute = ContainerView("compute", compute.path, False, False, dict(compute.requests), dict(compute.limits))
+    _default_requests(compute, domain, hugepages)
     if "cpu" not in compute.requests and dedicated:
         vcpus = 1
         for part in ("sockets", "cores", "threads"):
@@ -69,3 +82,24 @@ def vm_view(doc: Document) -> PodView | None:
                    node_selector=shared_map(_string_map(spec.get("nodeSelector"))), required_terms=[],
                    pod_resources=None,
                    declared_intent=f"it is a KubeVirt VM with {' and '.join(reasons)}")
+
+
+def _default_requests(compute: ContainerView, domain: YMap, page_size: Any) -> None:
+    """virt-api's defaulting of the compute container's requests, then the hugepages rendering (see the module's
+    docstring)."""
+    requests, limits = compute.requests, compute.limits
+    for resource in ("cpu", "memory"):
+        if resource not in requests and resource in limits:
+            requests[resource] = limits[resource]
+    guest = try_quantity(get(domain, ("memory", "guest")))
+    page = try_quantity(page_size) if isinstance(page_size, str) else None
+    if "memory" not in requests and (guest or page):
+        requests["memory"] = guest or page  # type: ignore[assignment]
+    memory = requests.get("memory")
+    if page is None or not memory:
+        return
+    backed = min(memory, guest) if guest else memory
+    requests[f"{HUGEPAGES_PREFIX}{page_size}"] = limits[f"{HUGEPAGES_PREFIX}{page_size}"] = backed
+    requests["memory"] = max(memory - backed, Fraction(0)) + LAUNCHER_OVERHEAD
+    if "memory" in limits:
+        limits["memory"] = max(limits["memory"] - backed, Fraction(0)) + LAUNCHER_OVERHEAD
