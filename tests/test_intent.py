@@ -252,3 +252,16 @@ def test_a_hugepage_backed_vm_asks_for_hugepages_not_memory(tmp_path: Path) -> N
         assert (report.exit_code == 0) is placed, report.output
         if not placed:
             assert "hugepages-1Gi 4Gi > allocatable 0" in report.output
+
+
+def test_a_zero_limit_counts_as_none(tmp_path: Path) -> None:
+    """qos.go counts only quantities above zero: a helper container limited to cpu 0 and memory 0 makes the pod
+    Burstable, and not-guaranteed says which container and why."""
+    second = "    - name: helper\n      image: busybox\n      resources: {limits: {cpu: '0', memory: '0'}}\n"
+    dpdk = "{limits: {cpu: '4', memory: 2Gi, hugepages-1Gi: 4Gi}}"
+    write(tmp_path, {"pod.yaml": _pod(dpdk, second=second)})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert [f["rule"] for f in found] == ["not-guaranteed"]
+    assert 'container "helper" has cpu limit 0, which counts as none; memory limit 0' in found[0]["message"]
+    write(tmp_path, {"pod.yaml": _pod(dpdk, second=second.replace("'0'", "'1'"))})
+    assert run("check", "--format", "json", str(tmp_path)).rules() == []

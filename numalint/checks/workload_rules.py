@@ -38,10 +38,14 @@ def _span(pod: PodView, container: ContainerView, *rest: Any, key: bool = False)
 
 
 def _breakers(container: ContainerView) -> list[str]:
+    """Why the container keeps its pod from Guaranteed QoS (pkg/apis/core/v1/helper/qos/qos.go ComputePodQOS:
+    only quantities above zero count, so a zero limit is no limit)."""
     problems = []
     for resource in ("cpu", "memory"):
         req, lim = container.requests.get(resource), container.limits.get(resource)
-        if lim is None and req is None:
+        if lim is not None and lim <= 0:
+            problems.append(f"{resource} limit {format_quantity(resource, lim)}, which counts as none")
+        elif lim is None and req is None:
             problems.append(f"no {resource} request or limit")
         elif lim is None:
             problems.append(f"{resource} request {format_quantity(resource, req or 0)} without a limit")
