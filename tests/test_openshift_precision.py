@@ -385,3 +385,27 @@ def test_a_configmap_holding_a_tuned_or_plain_data_is_skipped(tmp_path: Path) ->
     write(tmp_path, {"tuned.yaml": tuned, "plain.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"
                      "data: {tuning: 'kind: PerformanceProfile'}\n"})
     assert findings(tmp_path) == []
+
+
+def test_a_profile_the_operator_cannot_render_changes_no_kubelet(tmp_path: Path) -> None:
+    """A percentage memory.available under restricted: the Node Tuning Operator cannot add it into reservedMemory
+    (addStringToQuantity), renders nothing and the profile is Degraded. That is the finding; no kubelet start
+    problem of a configuration that is never rendered."""
+    profile = """\
+apiVersion: performance.openshift.io/v2
+kind: PerformanceProfile
+metadata:
+  name: p
+  annotations:
+    kubeletconfig.experimental: '{"evictionHard": {"memory.available": "AMOUNT"}}'
+spec:
+  cpu: {reserved: "0", isolated: "1-7"}
+  numa: {topologyPolicy: restricted}
+  nodeSelector: {node-role.kubernetes.io/worker-cnf: ""}
+"""
+    write(tmp_path, {"pp.yaml": profile.replace("AMOUNT", "5%")})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert [(f["rule"], f["line"]) for f in found] == [("performance-profile-invalid", 6)]
+    assert "renders no kubelet configuration" in found[0]["message"]
+    write(tmp_path, {"pp.yaml": profile.replace("AMOUNT", "200Mi")})
+    assert "performance-profile-invalid" not in run("check", "--format", "json", str(tmp_path)).rules()

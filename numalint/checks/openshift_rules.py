@@ -199,6 +199,13 @@ def _profile_problems(doc: Document, docs: list[Document]) -> Iterator[Hit]:
     def hit(message: str, *path: str | int, key: bool = False, fix: str = "") -> Hit:
         return Hit(message, doc.file, locate(doc.root, ("spec", *path), key=key), ref, Fix(fix) if fix else None)
 
+    from numalint.views.performance import unrenderable  # here: only a run with PerformanceProfiles needs it
+
+    failed = unrenderable(doc)
+    if failed is not None:
+        yield Hit(failed, doc.file, locate(doc.root, ("metadata", "annotations", "kubeletconfig.experimental")), ref,
+                  Fix("write the threshold as a quantity (e.g. 1Gi), or list reservedMemory in the annotation"))
+
     selector = spec.get("nodeSelector")
     if isinstance(doc, EmbeddedDocument):
         pass  # a HyperShift NodePool applies it to its own nodes

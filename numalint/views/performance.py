@@ -143,11 +143,46 @@ def online_machine(machine: Machine, profile: KubeletProfile | None) -> Machine:
     return Machine(machine.numa_nodes, {i: c for i, c in machine.cpus.items() if i not in offline}, machine.devices)
 
 
+def _snippet(doc: Document) -> dict[str, Any]:
+    """The ``kubeletconfig.experimental`` annotation's JSON object (empty when absent or not an object)."""
+    text = get(doc.root, ("metadata", "annotations", "kubeletconfig.experimental"))
+    if not isinstance(text, str):
+        return {}
+    try:
+        loaded = json.loads(text)
+    except json.JSONDecodeError:
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def unrenderable(doc: Document) -> str | None:
+    """Why the Node Tuning Operator cannot render the profile's KubeletConfig at all (the profile goes Degraded
+    and no kubelet setting changes): under restricted or single-numa-node, without reservedMemory of its own, it
+    adds kubeReserved, systemReserved and evictionHard memory.available into one quantity
+    (components/kubeletconfig/kubeletconfig.go addStringToQuantity), and a value that resource.ParseQuantity
+    refuses (a percentage) stops it."""
+    policy = get(doc.root, ("spec", "numa", "topologyPolicy"))
+    snippet = _snippet(doc)
+    if policy not in ("restricted", "single-numa-node") or "reservedMemory" in snippet:
+        return None
+    for field, key in (("kubeReserved", "memory"), ("systemReserved", "memory"), ("evictionHard", "memory.available")):
+        values = snippet.get(field)
+        value = values.get(key) if isinstance(values, dict) else None
+        if isinstance(value, str) and try_quantity(value) is None:
+            return (f'{field} {key} "{value}" in the kubeletconfig.experimental annotation is not a quantity: with '
+                    f"topologyPolicy {policy} the Node Tuning Operator adds it into reservedMemory, fails, and renders "
+                    "no kubelet configuration (the profile is Degraded)")
+    return None
+
+
 def render(doc: Document) -> KubeletProfile | None:
-    """The kubelet settings of a PerformanceProfile; None for a template or a patch (``unfinished``)."""
+    """The kubelet settings of a PerformanceProfile; None for a template or a patch (``unfinished``), or a profile
+    the operator cannot render (``unrenderable``)."""
     root = doc.root
     spec = get(root, ("spec",))
     if not isinstance(spec, dict) or unfinished(spec) or unfinished(get(root, ("metadata", "name"))):
+        return None
+    if unrenderable(doc) is not None:
         return None
     name = str(get(root, ("metadata", "name")) or "<unnamed>")
     here = locate(root, ("spec",), key=True)
@@ -156,14 +191,7 @@ def render(doc: Document) -> KubeletProfile | None:
         return locate(root, path)
 
     config = _map(here)
-    snippet_text = get(root, ("metadata", "annotations", "kubeletconfig.experimental"))
-    snippet: dict[str, Any] = {}
-    if isinstance(snippet_text, str):
-        try:
-            loaded = json.loads(snippet_text)
-            snippet = loaded if isinstance(loaded, dict) else {}
-        except json.JSONDecodeError:
-            snippet = {}
+    snippet = _snippet(doc)
     for key, value in snippet.items():
         _put(config, key, _plain(value, at("metadata", "annotations", "kubeletconfig.experimental")), at(
             "metadata", "annotations", "kubeletconfig.experimental"))
