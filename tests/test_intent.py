@@ -265,3 +265,18 @@ def test_a_zero_limit_counts_as_none(tmp_path: Path) -> None:
     assert 'container "helper" has cpu limit 0, which counts as none; memory limit 0' in found[0]["message"]
     write(tmp_path, {"pod.yaml": _pod(dpdk, second=second.replace("'0'", "'1'"))})
     assert run("check", "--format", "json", str(tmp_path)).rules() == []
+
+
+def test_a_key_written_twice_in_a_workload_is_reported_where_it_repeats(tmp_path: Path) -> None:
+    """go-yaml keeps the last `containers:`; the first list (here the DPDK container) silently never runs."""
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: dpdk\n    image: x\n"
+           "  containers:\n  - name: helper\n    image: y\n")
+    write(tmp_path, {"pod.yaml": pod, "list.yaml": "apiVersion: v1\nkind: List\nitems:\n- " + pod.replace(
+        "\n", "\n  ").rstrip() + "\n"})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert [(Path(f["file"]).name, f["rule"], f["line"], f["column"]) for f in found] == [
+        ("list.yaml", "unknown-field", 11, 5), ("pod.yaml", "unknown-field", 8, 3)]
+    assert 'duplicate field "containers"' in found[1]["message"]
+    write(tmp_path, {"pod.yaml": pod.replace("  containers:\n  - name: helper", "  - name: helper"),
+                     "list.yaml": "apiVersion: v1\nkind: List\nitems: []\n"})
+    assert run("check", "--format", "json", str(tmp_path)).rules() == []

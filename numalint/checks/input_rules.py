@@ -121,6 +121,8 @@ def input_findings(doc: Document, text: str | None = None) -> list[Iterator[Find
                                                       and any(f'"{k}"' in f.message for k in keys)))
         streams.append(iter(unknown))
     streams.append(iter(unknown_fields(doc)))
+    if doc.duplicated:
+        streams.append(_duplicate_keys(doc))
     streams[0] = (f for f in streams[0] if not _PLACEHOLDER_VALUE.search(f.message))
     return [_with_ref(stream, ref) for stream in streams]
 
@@ -264,6 +266,21 @@ def _unknown_kubelet_fields(doc: Document, config: YMap, base: Path, case_insens
     for key, span in config.duplicates:
         yield registry.finding("unknown-field", f'duplicate field "{key}": the kubelet keeps only the last one',
                       doc.file, span, fix=Fix(f'remove one of the "{key}" entries'))
+
+
+def _duplicate_keys(doc: Document) -> Iterator[Finding]:
+    """A key written twice in one mapping of an object (the kubelet's own configurations are judged above, with
+    what the kubelet does): go-yaml, and so kubectl, Argo CD and Flux, keep the last value without a word, and
+    what the first one held (a whole list of containers) is gone."""
+    kubelet = doc.root if doc.kind == KUBELET_CONFIGURATION else (
+        get(doc.root, ("spec", "kubeletConfig")) if doc.kind == KUBELET_CONFIG else None)
+    for mapping in doc.duplicated:
+        if mapping is kubelet:
+            continue
+        for key, span in mapping.duplicates:
+            yield registry.finding("unknown-field", f'duplicate field "{key}": only its last value is kept, and what '
+                                   "the first one held never applies", doc.file, span,
+                                   fix=Fix(f'merge the "{key}" entries into one'))
 
 
 def _schema_at(schema: dict[str, Any], path: Path) -> dict[str, Any] | None:

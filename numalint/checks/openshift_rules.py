@@ -80,7 +80,8 @@ def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
             yield Hit(f'MachineConfigPool "{pool}" is selected by {profile.ref.label()} and '
                       f"{', '.join(others)}: KubeletConfigs do not merge, only the newest one's kubelet.conf "
                       "applies (what an older one writes to other files, such as systemReserved to "
-                      "/etc/node-sizing-enabled.env, may still apply where the newest writes none)", profile.file, _selector_span(profile), profile.ref,
+                      "/etc/node-sizing-enabled.env, may still apply where the newest writes none)", profile.file,
+                      _selector_span(profile), profile.ref,
                       Fix("merge the settings into one KubeletConfig per pool (a PerformanceProfile renders its "
                           "own performance-<name> KubeletConfig)"))
 

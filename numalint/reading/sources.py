@@ -67,6 +67,7 @@ class Document:
     index: int
     root: YMap
     span: Span
+    duplicated: tuple[YMap, ...] = ()  # its mappings that repeat a key
 
     @property
     def api_version(self) -> str:
@@ -206,6 +207,11 @@ def _directories(top: str, onerror: Callable[[OSError], None]) -> Iterator[tuple
         stack.extend(os.path.join(root, name) for name in reversed(dirs) if name not in links)
 
 
+def _within(inner: Span, outer: Span) -> bool:
+    return (outer.line, outer.col) <= (inner.line, inner.col) and (inner.end_line, inner.end_col) <= (
+        outer.end_line, outer.end_col)
+
+
 def path_matches(path: str, pattern: str, base: str | None) -> bool:
     """A glob of the configuration (relative to ``base``, the path as given, or the file name)."""
     return _excluded(path, (pattern,), base)
@@ -342,7 +348,8 @@ def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
     if looks_templated:
         source.template_kind = "helm"
     try:
-        parsed = load_all(text, _wanted(text) if checked_only else None)
+        duplicated: list[YMap] = []
+        parsed = load_all(text, _wanted(text) if checked_only else None, duplicated)
     except YamlError as err:
         if looks_templated and not err.hostile:
             source.template = True  # read, and reported once as not lintable
@@ -356,7 +363,8 @@ def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
     index = 0
     for root, span in parsed:
         for item, item_span in _expand_lists(root, span):
-            source.documents.append(Document(source.path, index, item, item_span))
+            repeats = tuple(m for m in duplicated if _within(m.span, item_span)) if duplicated else ()
+            source.documents.append(Document(source.path, index, item, item_span, repeats))
             index += 1
     if looks_templated and any(
         is_known(doc.api_version, doc.kind) and _templated(doc.root) for doc in source.documents

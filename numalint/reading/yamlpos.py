@@ -237,15 +237,17 @@ class _Builder:
     Scalars (most events) take one short path, ``_leaf``; collections and aliases go through ``node``.
     """
 
-    __slots__ = ("get", "keep", "positions", "lf", "anchors", "sizes", "building", "count", "aliased", "limit")
+    __slots__ = ("get", "keep", "positions", "lf", "anchors", "sizes", "building", "count", "aliased", "limit",
+                 "duplicated")
 
     MAX_DEPTH = 500
     ALIAS_BUDGET = 100_000
 
     def __init__(self, get: Callable[[], Any], positions: _Positions, limit: int = MAX_NODES,
-                 keep: Callable[[str, str], bool] | None = None) -> None:
+                 keep: Callable[[str, str], bool] | None = None, duplicated: list[YMap] | None = None) -> None:
         self.get = get
         self.keep = keep
+        self.duplicated = duplicated  # learns each mapping that repeats a key
         self.positions = positions
         self.lf = positions.starts is None  # libyaml's lines are the LF lines: spans come straight from marks
         self.anchors: dict[str, Any] = {}
@@ -390,6 +392,8 @@ class _Builder:
                 merged.discard(key)  # a written key overrides a merged one
             elif key in result:
                 duplicates = result.duplicates if isinstance(result.duplicates, list) else []
+                if not duplicates and self.duplicated is not None:
+                    self.duplicated.append(result)
                 duplicates.append((key, kspan))
                 result.duplicates = duplicates
             result[key] = value
@@ -530,20 +534,25 @@ def _missing_colon(text: str, line: int) -> int | None:
     return None
 
 
-def load_all(text: str, keep: Callable[[str, str], bool] | None = None) -> list[tuple[Any, Span]]:
+def load_all(text: str, keep: Callable[[str, str], bool] | None = None,
+             duplicated: list[YMap] | None = None) -> list[tuple[Any, Span]]:
     """Parse every document of ``text``; raise YamlError with a position on bad YAML.
 
     ``keep(api_version, kind)``: build only the documents it wants; the others are read (so every syntax
     error and limit is found as before) but come back as ``Skipped`` roots holding their keys up to apiVersion
     and kind. Most of a GitOps repository (Services, ConfigMaps, RBAC) is nothing numalint checks.
+    ``duplicated`` learns every mapping built that repeats a key (its ``duplicates`` say which).
     """
     try:
-        return _load_all(text, keep)
+        return _load_all(text, keep, duplicated)
     except _Rebuild:
-        return _load_all(text, None)
+        if duplicated is not None:
+            duplicated.clear()
+        return _load_all(text, None, duplicated)
 
 
-def _load_all(text: str, keep: Callable[[str, str], bool] | None) -> list[tuple[Any, Span]]:
+def _load_all(text: str, keep: Callable[[str, str], bool] | None,
+              duplicated: list[YMap] | None = None) -> list[tuple[Any, Span]]:
     positions = _Positions(text)
     docs: list[tuple[Any, Span]] = []
     nodes = 0
@@ -554,7 +563,7 @@ def _load_all(text: str, keep: Callable[[str, str], bool] | None) -> list[tuple[
             event = get()
             cls = event.__class__
             if cls is DocumentStartEvent:
-                builder = _Builder(get, positions, MAX_NODES - nodes, keep)
+                builder = _Builder(get, positions, MAX_NODES - nodes, keep, duplicated)
                 root, span = builder.node(get(), 0)
                 nodes += builder.count
                 get()  # DocumentEndEvent

@@ -87,7 +87,7 @@ def embedded_profiles(doc: Document, text: str | None) -> list[Document]:
         if isinstance(root, YMap) and root.get("kind") == "PerformanceProfile" and \
                 str(root.get("apiVersion", "")).startswith("performance.openshift.io/"):
             found.append(EmbeddedDocument(doc.file, doc.index, _shift(root, start.line, indent),
-                                          _moved(span, start.line, indent), name))
+                                          _moved(span, start.line, indent), carrier=name))
     return found
 
 
