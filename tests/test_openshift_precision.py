@@ -243,8 +243,13 @@ def test_two_profiles_with_one_node_selector(tmp_path: Path) -> None:
     write(tmp_path, {"a.yaml": profile("du"), "b.yaml": profile("cu"), "mcp.yaml": CUSTOM_POOL})
     found = findings(tmp_path, "performance-profile-invalid")
     assert where(found) == ["a.yaml:8:3", "b.yaml:8:3"]
-    assert all("same node selector" in f["message"] for f in found)
+    assert all("same node selector" in f["message"] and "clusters:" not in f["message"] for f in found)
     assert findings(tmp_path, "kubeletconfig-pool") == []  # said once, by the webhook's rule
+    # in two directories they may be two clusters' profiles: the message says how to tell numalint so
+    write(tmp_path / "other", {"b.yaml": profile("cu")})
+    (tmp_path / "b.yaml").unlink()
+    found = findings(tmp_path, "performance-profile-invalid")
+    assert len(found) == 2 and all("declare them under `clusters:`" in f["message"] for f in found)
 
 
 def test_hugepage_sizes_in_the_operators_spelling(tmp_path: Path) -> None:

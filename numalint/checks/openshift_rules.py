@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -231,8 +232,11 @@ def _profile_problems(doc: Document, docs: list[Document]) -> Iterator[Hit]:
             if other is doc:
                 continue
             if _ref(other).name != ref.name and get(other.root, ("spec", "nodeSelector")) == selector:
+                elsewhere = ("" if os.path.dirname(other.file) == os.path.dirname(doc.file) else
+                             " (if the two files describe different clusters, declare them under `clusters:` in "
+                             ".numalint.yaml)")
                 yield hit(f'the profile has the same node selector as the performance profile "{_ref(other).name}" '
-                          f"({other.file}): the webhook rejects the second one", "nodeSelector", key=True,
+                          f"({other.file}): the webhook rejects the second one{elsewhere}", "nodeSelector", key=True,
                           fix="give each profile the role label of its own pool")
     for field in ("machineConfigPoolSelector", "machineConfigLabel"):
         value = spec.get(field)
