@@ -133,3 +133,20 @@ def test_bad_examples_fix_then_check(tmp_path: Path, slug: str, index: int, exam
         assert not [f for f in after if f["rule"] == slug and f["fix"] and f["fix"]["edits"]]
     run("fix", "--unsafe-fixes", str(tmp_path))
     assert {p: p.read_text() for p in tmp_path.rglob("*.yaml")} == texts  # fixing twice equals fixing once
+
+
+def test_a_boolean_where_text_belongs_is_quoted_as_the_author_wrote_it(tmp_path: Path) -> None:
+    """`dedicated: yes` meant the label value "yes" (go-yaml read a boolean): writing "true" would send the pod to
+    the nodes labelled true. Only where the kubelet parses the value as a boolean word (policy options) is it
+    "true"."""
+    write(tmp_path, {
+        "pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+                    "  nodeSelector: {dedicated: yes, tier: Y, other: off, plain: true}\n"
+                    "  containers:\n  - name: c\n    image: x\n",
+        "kubelet.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                        "cpuManagerPolicy: static\nreservedSystemCPUs: '0'\ncpuManagerPolicyOptions:\n"
+                        "  full-pcpus-only: yes\n"})
+    run("fix", str(tmp_path))
+    assert '{dedicated: "yes", tier: "Y", other: "off", plain: "true"}' in (tmp_path / "pod.yaml").read_text()
+    assert 'full-pcpus-only: "true"' in (tmp_path / "kubelet.yaml").read_text()
+    assert run("check", "--format", "json", str(tmp_path)).rules() == []

@@ -326,8 +326,33 @@ def _validate(doc: Document, schema: str, instance: Any, base: Path, text: str |
         path = base + tuple(error.absolute_path)
         span = locate(doc.root, path)
         number = _Number.of(error, span, text, doc.kind, path)
-        yield registry.finding("schema", _describe(error, path, doc.kind, number), doc.file, span,
-                               fix=_retype(error, span, number))
+        word = _bool_word(error, span, text, path)
+        yield registry.finding("schema", _describe(error, path, doc.kind, number, word), doc.file, span,
+                               fix=_retype(error, span, number, word))
+
+
+# maps whose values the kubelet parses with strconv.ParseBool (pkg/kubelet/cm/cpumanager/policy_options.go,
+# topologymanager/policy_options.go): there a boolean means the word "true" or "false", however it was written
+_PARSE_BOOL_MAPS = frozenset({"cpuManagerPolicyOptions", "topologyManagerPolicyOptions"})
+
+
+def _bool_word(error: Any, span: Any, text: str | None, path: Path) -> str | None:
+    """What to quote for a boolean where a string belongs: the word as the author wrote it (``yes``, ``on``,
+    ``y``: go-yaml read a boolean, the author meant the text; writing "true" would change it), or "true" /
+    "false" where the field's parser reads booleans from words; None when the written word cannot be told."""
+    value = error.instance
+    if error.validator != "type" or error.validator_value != "string" or not isinstance(value, bool):
+        return None
+    if len(path) >= 2 and path[-2] in _PARSE_BOOL_MAPS:
+        return "true" if value else "false"
+    if text is None or span.line != span.end_line:
+        return None
+    start = _offset(text, span.line, span.col)
+    end = start + span.end_col - span.col
+    written = text[value_start(text, start, end):end]
+    if not written or written[0] in "\"'!&*" or resolve_plain(written) is not value:
+        return None  # not the plain word that was read (an alias, a tagged value)
+    return written
 
 
 def _finite_number(value: Any) -> bool:
@@ -386,7 +411,7 @@ def _offset(text: str, line: int, col: int) -> int:
     return at + col - 1
 
 
-def _retype(error: Any, span: Any, number: _Number | None = None) -> Fix | None:
+def _retype(error: Any, span: Any, number: _Number | None = None, word: str | None = None) -> Fix | None:
     """The safe edit for a scalar of the wrong YAML type: quote it, or unquote a quoted boolean. A number
     written otherwise than YAML reads it (``010``) is quoted as written when the field's parser reads that
     text; otherwise the fix is the author's (both readings are in the message)."""
@@ -401,7 +426,9 @@ def _retype(error: Any, span: Any, number: _Number | None = None) -> Fix | None:
     if number is not None:
         text = f'"{number.written}"'
     elif expected == "string" and isinstance(value, bool):
-        text = '"true"' if value else '"false"'
+        if word is None:
+            return None
+        text = f'"{word}"'
     elif expected == "string" and _whole_number(value):
         text = f'"{int(value)}"'
     elif expected == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
@@ -411,7 +438,7 @@ def _retype(error: Any, span: Any, number: _Number | None = None) -> Fix | None:
     return Fix(f"write {text}", [Edit(span, text)], SAFE)
 
 
-def _describe(error: Any, path: Path, kind: str, number: _Number | None = None) -> str:
+def _describe(error: Any, path: Path, kind: str, number: _Number | None = None, word: str | None = None) -> str:
     where = ".".join(str(p) for p in path) or "document"
     value = error.instance
     shown = describe_value(value)
@@ -423,7 +450,8 @@ def _describe(error: Any, path: Path, kind: str, number: _Number | None = None) 
             expected = {"object": "mapping", "array": "list"}.get(expected, expected)
         hint = ""
         if expected == "string" and isinstance(value, bool):
-            hint = f'; YAML reads unquoted {str(value).lower()} as a boolean, quote it: "{str(value).lower()}"'
+            hint = (f'; YAML reads unquoted {word or str(value).lower()} as a boolean, quote it: '
+                    f'"{word or str(value).lower()}"')
         elif number is not None and number.fraction:
             reading = f"; {number.reading}" if number.reading else ""
             hint = reading + (f': quote it as written, "{number.written}"' if number.safe else f"; {number.advice}")
