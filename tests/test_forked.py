@@ -107,3 +107,15 @@ def test_files_of_a_reader_that_dies_are_reported_not_checked(tmp_path: Path) ->
     assert lost and all("worker process reading it died" in f["message"] for f in lost)
     assert len(lost) < 400 and len(lost) % 8 == 0  # whole chunks, the others read here
     assert ran.returncode == 2  # an incomplete run
+
+
+def test_a_huge_jobs_count_forks_no_more_processes_than_tasks(tmp_path: Path) -> None:
+    """-j 400 on 310 files: reading is cut into 39 chunks, so at most 38 workers are forked (each would otherwise
+    be started before any task is handed out)."""
+    write(tmp_path, {f"s{i:03}.yaml": f"apiVersion: v1\nkind: Service\nmetadata: {{name: s{i}}}\n" for i in range(310)})
+    marker = tmp_path.parent / f"{tmp_path.name}-forks"
+    count = ("import multiprocessing.context as mc; start = mc.ForkProcess.start; "
+             f"mc.ForkProcess.start = lambda self: (open({str(marker)!r}, 'a').write('x'), start(self))[1]; ")
+    many = _check(tmp_path, "400", count)
+    assert many.returncode == 0 and many.stdout == _check(tmp_path, "1").stdout
+    assert 0 < len(marker.read_text()) < 39

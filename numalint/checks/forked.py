@@ -107,6 +107,7 @@ def share(tasks: Sequence[Callable[[], T]], workers: int, ctx: Any, lost: Callab
     import threading
     from multiprocessing.connection import wait
 
+    workers = min(workers, len(tasks) - 1)  # no more processes than tasks: -j 100000 forks no idle ones
     handout = _Handout(len(tasks))
     received: dict[int, tuple[bool, Any]] = {}
     started: list[tuple[Any, Any, list[int]]] = []  # (process, connection, indexes it holds, in order)
