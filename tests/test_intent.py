@@ -280,3 +280,15 @@ def test_a_key_written_twice_in_a_workload_is_reported_where_it_repeats(tmp_path
     write(tmp_path, {"pod.yaml": pod.replace("  containers:\n  - name: helper", "  - name: helper"),
                      "list.yaml": "apiVersion: v1\nkind: List\nitems: []\n"})
     assert run("check", "--format", "json", str(tmp_path)).rules() == []
+
+
+def test_replica_counts_the_api_server_refuses(tmp_path: Path) -> None:
+    """replicas is an int32 that ValidateNonnegativeField checks: a negative count or one beyond int32 is refused,
+    not simulated as one pod."""
+    deployment = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: COUNT\n"
+                  "  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n"
+                  "    spec:\n      containers: [{name: c, image: x}]\n")
+    for count, refused in (("-5", True), ("9223372036854775807", True), ("2147483647", False), ("0", False)):
+        write(tmp_path, {"d.yaml": deployment.replace("COUNT", count)})
+        found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+        assert ([(f["rule"], f["line"]) for f in found] == [("schema", 5)]) is refused, (count, found)
