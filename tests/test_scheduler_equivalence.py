@@ -12,7 +12,7 @@ import pytest
 from numalint.engine import Options, build_analyses
 from numalint.k8s.versions import NEWEST
 from numalint.simulation.fixes import _admitted_with
-from tests.conftest import write
+from tests.conftest import run, write
 from tests.reference_scheduler import admitted_with_whole_pool, reference_simulation
 
 KUBELETS = [
@@ -140,3 +140,22 @@ def test_fix_verification_replays_only_the_node_and_agrees_with_replaying_the_po
         for pod in rejected:
             for settings in variants:
                 assert _admitted_with(pool_run, pod, settings) == admitted_with_whole_pool(pool_run, pod, settings)
+
+
+def test_a_workload_larger_than_its_pool_meets_its_first_rejection(tmp_path: Path) -> None:
+    """400 nodes of 63 allocatable CPUs hold 6,000 pods of 4 CPUs: 10,000 replicas leave 4,000 Pending. Replicas
+    used to be simulated up to 2,000 only, and the run came out clean."""
+    write(tmp_path, {
+        "topology.yaml": "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: big}\nspec:\n"
+                         "  pool: {kubeletConfig: r, nodes: 400}\n  numaNodes:\n"
+                         "    - {id: 0, cpus: \"0-63\", memory: 512Gi}\n",
+        "r.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                  "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n",
+        "web.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: COUNT\n"
+                    "  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n"
+                    "      containers: [{name: c, image: x, resources: {limits: {cpu: \"4\", memory: 8Gi}}}]\n"})
+    web = (tmp_path / "web.yaml").read_text()
+    for count, rejected in (("10000", True), ("6000", False)):
+        (tmp_path / "web.yaml").write_text(web.replace("COUNT", count))
+        result = run("check", "--format", "json", str(tmp_path))
+        assert ("admission-failure" in result.rules()) is rejected, count

@@ -215,12 +215,21 @@ def node_allocatable(node: Node, profile: KubeletProfile | None) -> dict[str, Fr
     return result
 
 
-MAX_REPLICAS = 2000  # per workload: enough to fill any pool, bounded against hostile replica counts
+# replicas simulated per workload: at least MAX_REPLICAS, and as many as the pool could hold plus one (so a
+# workload larger than its pool meets its first rejection), never more than MAX_FILLING (hostile counts stay cheap)
+MAX_REPLICAS = 2000
+MAX_FILLING = 20_000
 MAX_SIMULATED_NUMA_NODES = 16
 
 
-def _instances(view: PodView, nodes: int) -> int:
-    return nodes if view.ref.kind == "DaemonSet" else min(view.replicas, MAX_REPLICAS)
+def _instances(view: PodView, nodes: int, allocatable: dict[str, Fraction], wanted: dict[str, Fraction]) -> int:
+    """How many pods of the workload are simulated: a DaemonSet's one per node; a controller's replicas up to
+    what fills the pool plus one (identical replicas after a rejection are rejected the same way)."""
+    if view.ref.kind == "DaemonSet":
+        return nodes
+    room = [allocatable.get(r, Fraction(0)) * nodes // amount for r, amount in wanted.items() if amount > 0]
+    filling = int(min(room)) + 1 if room else MAX_REPLICAS
+    return min(view.replicas, max(MAX_REPLICAS, min(filling, MAX_FILLING)))
 
 
 def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog, version: tuple[int, int],
@@ -304,7 +313,7 @@ def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int], wanted: d
     scheduler = pool_run.scheduler
     assert scheduler is not None
     scaled = scheduler.scaled(wanted)
-    count = _instances(view, len(pool_run.nodes))
+    count = _instances(view, len(pool_run.nodes), pool_run.allocatable, wanted)
     ns = f"{view.ref.namespace}/" if view.ref.namespace else ""
     for index in range(count):
         suffix = f"-{index}" if count > 1 else ""
