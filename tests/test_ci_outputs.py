@@ -355,3 +355,15 @@ def test_hostile_names_and_keys_stay_inert_in_every_new_output(tmp_path: Path, m
     assert root.find("testsuite/testcase").get("name") == "./::warning::x|<i>.yaml"  # type: ignore[union-attr]
     gitlab = json.loads(run("check", "-f", "gitlab", ".", cwd=tmp_path).output)
     assert {i["location"]["path"] for i in gitlab} == {name}
+
+
+def test_sarif_columns_are_code_points_and_say_so(tmp_path: Path) -> None:
+    """A character outside the Basic Multilingual Plane before a finding is one column (a code point, as libyaml
+    and editors count), two UTF-16 units: the run states its columnKind so consumers do not shift the column."""
+    write(tmp_path, {"k.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                               "cpuManagerPolicy: {\"\U0001F600\": 1, policy: Static}\n"})
+    log = sarif(run("check", "-f", "sarif", "--fail-on", "never", str(tmp_path)).output)
+    assert log["runs"][0]["columnKind"] == "unicodeCodePoints"
+    text = run("check", "-f", "json", "--fail-on", "never", str(tmp_path)).json()["findings"]
+    columns = {r["locations"][0]["physicalLocation"]["region"]["startColumn"] for r in log["runs"][0]["results"]}
+    assert columns == {f["column"] for f in text}

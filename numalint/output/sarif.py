@@ -140,7 +140,9 @@ def render_sarif(findings: list[Finding], ctx: RenderContext) -> str:
         "tool": {"driver": {"name": "numalint", "version": __version__, "semanticVersion": __version__,
                             "informationUri": "https://github.com/numalint/numalint",
                             "rules": [_rule(r, ctx.docs_url) for r in rules]}},
-        "invocations": [invocation], "results": results}
+        # columns count characters (Unicode code points), as libyaml and editors do: said, so that consumers
+        # defaulting to UTF-16 code units do not shift a column per astral character before it
+        "columnKind": "unicodeCodePoints", "invocations": [invocation], "results": results}
     if ctx.root:
         uri = path_uri(ctx.root.rstrip("/\\") + "/", "\\" if "\\" in ctx.root else "/")
         run["originalUriBaseIds"] = {SRCROOT: {"uri": uri if uri.startswith("file:") else "file://" + uri}}
