@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container, Iterable, Iterator
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from numalint import catalogue as registry
@@ -202,8 +202,10 @@ def _ref(doc: Document) -> ObjectRef:
                      str(namespace) if namespace is not None else None)
 
 
+@lru_cache(maxsize=4096)
 def closest_field(key: str, known: frozenset[str]) -> str | None:
-    """The known field a misspelt key most likely meant."""
+    """The known field a misspelt key most likely meant (remembered: a file of many configurations, or the
+    proofs that read a document again, ask the same question many times, and difflib's answer is costly)."""
     lowered = {k.lower(): k for k in known}
     if key.lower() in lowered:
         return lowered[key.lower()]
