@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -189,3 +190,15 @@ def test_nrt_attributes_give_the_policy_when_no_kubelet_configuration_is_given(t
         "single-numa-node", "container")
     pod = data["pods"][0]
     assert (pod["admitted"], pod["reason"]) == (False, "TopologyAffinityError")  # 3 deviceA span both zones
+
+
+def test_a_cpu_on_two_numa_nodes_is_reported_and_stays_on_the_first(tmp_path: Path) -> None:
+    """A CPU belongs to one NUMA node: listed on two, the second listing is an error, and the simulation keeps it
+    on the first (it used to move every such CPU to the last node, leaving the first with fewer CPUs)."""
+    write(tmp_path, {"t.yaml": "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: t}\nspec:\n"
+                               "  numaNodes:\n    - {id: 0, cpus: \"0-3\", memory: 8Gi}\n"
+                               "    - {id: 1, cpus: \"2-5\", memory: 8Gi}\n"})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert [(f["rule"], f["line"]) for f in found] == [("schema", 7)] and "CPUs 2-3" in found[0]["message"]
+    numa = json.loads(run("simulate", "--format", "json", str(tmp_path)).output)["pools"][0]["nodes"][0]["numa_nodes"]
+    assert [(n["id"], n["resources"]["cpu"]["capacity"]) for n in numa] == [(0, 4), (1, 2)]

@@ -12,7 +12,7 @@ from typing import Any
 from numalint import catalogue as registry
 from numalint.alignment.machine import CPU, Device, Machine, NUMANode
 from numalint.findings import Finding, ObjectRef
-from numalint.k8s.cpuset import MAX_CPU_ID, CPUSetError, parse_cpuset
+from numalint.k8s.cpuset import MAX_CPU_ID, CPUSetError, format_cpuset, parse_cpuset
 from numalint.k8s.quantity import try_quantity
 from numalint.reading.locate import as_list, get, locate
 from numalint.reading.sources import Document
@@ -109,10 +109,19 @@ def _node_topology(doc: Document, findings: list[Finding]) -> TopologyView | Non
         row = [d for d in distances if _int(d) is not None] if isinstance(distances, list) else []
         nodes.append(NUMANode(numa, _bytes(raw.get("memory")), hugepages,
                               row if isinstance(distances, list) and len(row) == len(distances) else None))
+        taken: set[int] = set()  # CPUs an earlier NUMA node already holds: a CPU sits on one node
         for core_threads, l3 in _cores(raw, threads, doc, ("spec", "numaNodes", index), findings):
             core_id = min(core_threads)
             for cpu in core_threads:
+                if cpu in cpus and cpus[cpu].numa != numa:
+                    taken.add(cpu)
+                    continue
                 cpus[cpu] = CPU(cpu, core_id, socket, numa, socket if l3 is None else l3)
+        if taken:
+            findings.append(registry.finding(
+                "schema", f"spec.numaNodes.{index}: CPUs {format_cpuset(frozenset(taken))} are already on another NUMA "
+                          "node; a CPU belongs to one, so the first one keeps them", doc.file,
+                locate(doc.root, ("spec", "numaNodes", index, "cpus"))))
     for i, raw in enumerate(as_list(spec.get("devices"))):
         if not isinstance(raw, dict) or not isinstance(raw.get("resource"), str):
             continue
