@@ -79,6 +79,13 @@ def quantities(n: int) -> str:
     return POD + "spec:\n  containers: [" + items + "]\n"
 
 
+def json_list(n: int) -> str:
+    """One line of JSON: a List of kubelet configurations, each with a fix to prove (the documents share the line)."""
+    item = ('{"apiVersion":"kubelet.config.k8s.io/v1beta1","kind":"KubeletConfiguration","metadata":{"name":"k%d"},'
+            '"memoryManagerPolicy":"static","reservedMemory":[{"numaNode":0,"limits":{"memory":"100Mi"}}]}')
+    return '{"apiVersion":"v1","kind":"List","items":[' + ",".join(item % i for i in range(n)) + "]}\n"
+
+
 SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
     "nested aliases + {{ }}": (nested_aliases, 22),
     "billion laughs": (laughs, 6),
@@ -91,6 +98,7 @@ SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
     "many {{ }}": (templates, 10_000),
     "merge keys": (merges, 10_000),
     "huge quantities": (quantities, 1_000),
+    "one-line JSON List with fixes": (json_list, 50),
 }
 
 

@@ -604,3 +604,18 @@ def test_a_reservation_of_a_fraction_of_a_byte_is_not_met_by_listing_it(tmp_path
     assert len(found) == 1 and found[0]["fix"]["safety"] == "display", found
     assert "whole bytes" in found[0]["fix"]["description"] and "list reservedMemory entries adding up to" not in \
         found[0]["fix"]["description"].split(", then")[0]
+
+
+def test_an_item_of_a_pretty_printed_json_list_is_proven_alone(tmp_path: Path) -> None:
+    """The items of `kubectl get -o json` end with `},`: read alone by whole lines, the item did not parse and its
+    fix was only a hint. Read from its first character to its last, it is proven and applied, and the other
+    item is untouched."""
+    item = ('    {\n      "apiVersion": "kubelet.config.k8s.io/v1beta1",\n      "kind": "KubeletConfiguration",\n'
+            '      "cpuManagerPolicy": "POLICY",\n      "reservedSystemCPUs": "0"\n    }')
+    text = ('{\n  "apiVersion": "v1",\n  "kind": "List",\n  "items": [\n' + item.replace("POLICY", "Static") + ",\n"
+            + item.replace("POLICY", "none") + "\n  ]\n}\n")
+    write(tmp_path, {"list.json": text})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert [(f["rule"], f["line"], f["fix"]["safety"]) for f in found] == [("invalid-policy-name", 8, "safe")]
+    run("fix", str(tmp_path))
+    assert (tmp_path / "list.json").read_text() == text.replace('"Static"', '"static"')

@@ -442,11 +442,21 @@ def _pinned(fix: Fix, text: str) -> Fix:
 
 
 def _alone(text: str, span: Span) -> str:
-    """``text`` with every line outside ``span`` emptied: the document reads as it does in its file, at the
-    same lines and columns, and proving a fix in a file of many documents reads only that one."""
+    """``text`` with everything outside ``span`` emptied: the lines before and after it, what precedes it on its
+    first line (blanked, so columns stay) and what follows it on its last. The document reads as it does in its
+    file, at the same lines and columns, and proving a fix in a file of many documents reads only that one, also
+    when they share lines (the items of a one-line JSON List, a pretty-printed List's `},`): a proof there used
+    to read every item again, and a file of N items cost N^2."""
     lines = text.split("\n")
-    return "\n".join(line if span.line <= number <= span.end_line else ""
-                     for number, line in enumerate(lines, start=1))
+    kept = []
+    for number, line in enumerate(lines, start=1):
+        if not span.line <= number <= span.end_line:
+            kept.append("")
+            continue
+        start = span.col - 1 if number == span.line else 0
+        end = span.end_col - 1 if number == span.end_line else len(line)
+        kept.append(" " * start + line[start:end])
+    return "\n".join(kept)
 
 
 def _new_errors(before: list[_Seen], after: list[_Seen], started: bool) -> list[_Seen]:
