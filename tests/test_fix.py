@@ -150,3 +150,19 @@ def test_a_boolean_where_text_belongs_is_quoted_as_the_author_wrote_it(tmp_path:
     assert '{dedicated: "yes", tier: "Y", other: "off", plain: "true"}' in (tmp_path / "pod.yaml").read_text()
     assert 'full-pcpus-only: "true"' in (tmp_path / "kubelet.yaml").read_text()
     assert run("check", "--format", "json", str(tmp_path)).rules() == []
+
+
+def test_a_tagged_value_must_be_of_its_tag_and_its_fix_is_not_offered(tmp_path: Path) -> None:
+    """go-yaml refuses `!!int 1124Mi` ("cannot decode !!str `1124Mi` as a !!int"): a reservedMemory correction that
+    keeps the !!int tag would stop the kubelet, so it is a hint, and the tagged text itself is a syntax error."""
+    kubelet = ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmemoryManagerPolicy: Static\n"
+               "kubeReserved: {memory: 1Gi}\nreservedMemory: [{numaNode: 0, limits: {memory: !!int VALUE}}]\n")
+    write(tmp_path, {"k.yaml": kubelet.replace("VALUE", "1073741824")})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert [f["rule"] for f in found] == ["reserved-memory-mismatch"] and not found[0]["fix"]["edits"]
+    run("fix", "--unsafe-fixes", str(tmp_path))
+    assert (tmp_path / "k.yaml").read_text() == kubelet.replace("VALUE", "1073741824")
+    write(tmp_path, {"k.yaml": kubelet.replace("VALUE", "1124Mi")})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert [(f["rule"], f["line"]) for f in found] == [("yaml-syntax", 5)]
+    assert "cannot decode !!str `1124Mi` as a !!int" in found[0]["message"]

@@ -15,6 +15,7 @@ instead of its line and column. ``line_starts`` is the same model for turning sp
 
 from __future__ import annotations
 
+import math
 import re
 from bisect import bisect_right
 from collections.abc import Callable
@@ -163,18 +164,34 @@ def _parse_int(text: str) -> int | str:
         return text
 
 
+_SPECIAL_FLOATS = {".inf": math.inf, "+.inf": math.inf, "-.inf": -math.inf, ".nan": math.nan}
+
+
+class TagMismatch(ValueError):
+    """A tagged scalar whose text is not of its tag: go-yaml refuses the document (resolve.go: "cannot decode
+    !!str `1Gi` as a !!int"), and so do the kubelet and kubectl."""
+
+
 def _resolve_tagged(tag: str, value: str) -> Any:
-    """Explicitly tagged scalars (``!!str 12``, ``!!int "3"``)."""
+    """Explicitly tagged scalars (``!!str 12``, ``!!int "3"``), as go-yaml v2's resolve() reads them: the text
+    must read as the tag's type (an int for !!float too); raise TagMismatch when it does not."""
     if tag == _STR_TAG or not tag.startswith("tag:yaml.org,2002:"):
         return value
     kind = tag.rsplit(":", 1)[1]
     if kind == "int":
-        result = _parse_int(value) if _INT_RE.match(value) else value
-        return result
+        if not _INT_RE.match(value):
+            raise TagMismatch(f"cannot decode !!str `{value}` as a !!int")
+        return _parse_int(value)
     if kind == "float":
-        return float(value) if _FLOAT_RE.match(value) else value
+        if _FLOAT_RE.match(value):
+            return float(value)
+        if value.lower() in _SPECIAL_FLOATS:
+            return _SPECIAL_FLOATS[value.lower()]
+        raise TagMismatch(f"cannot decode !!str `{value}` as a !!float")
     if kind == "bool":
-        return True if value in _BOOL_TRUE else False if value in _BOOL_FALSE else value
+        if value in _BOOL_TRUE or value in _BOOL_FALSE:
+            return value in _BOOL_TRUE
+        raise TagMismatch(f"cannot decode !!str `{value}` as a !!bool")
     if kind == "null":
         return None
     return value
@@ -283,7 +300,11 @@ class _Builder:
         else:
             tag = str(tag)
             if tag != "!":
-                value = _resolve_tagged(tag, value)
+                try:
+                    value = _resolve_tagged(tag, value)
+                except TagMismatch as err:
+                    raise YamlError(f"{err}: a value written with a tag must be of that type (go-yaml, and so the "
+                                    "kubelet and kubectl, refuse the file)", *self.positions.at(start)) from None
         if anchor is not None:
             self.anchors[anchor] = value
             self.sizes[anchor] = 1
