@@ -292,3 +292,18 @@ def test_replica_counts_the_api_server_refuses(tmp_path: Path) -> None:
         write(tmp_path, {"d.yaml": deployment.replace("COUNT", count)})
         found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
         assert ([(f["rule"], f["line"]) for f in found] == [("schema", 5)]) is refused, (count, found)
+
+
+def test_keys_json_cannot_hold_are_errors_where_they_sit(tmp_path: Path) -> None:
+    """sigs.k8s.io/yaml converts YAML to JSON before anything reads it: a key that is a list or a mapping, or null,
+    is refused ("unsupported map key"), and the kubelet or kubectl with it. numalint said the kubelet ignores
+    such a key, or nothing."""
+    write(tmp_path, {
+        "k.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+                  "reservedSystemCPUs: '0'\n? [a, b]\n: c\n",
+        "p.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: x\n"
+                  "    resources:\n      limits: {~: 1, cpu: '1'}\n"})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert [(Path(f["file"]).name, f["rule"], f["line"]) for f in found] == [("k.yaml", "yaml-syntax", 5),
+                                                                             ("p.yaml", "yaml-syntax", 9)]
+    assert "a mapping or a list" in found[0]["message"] and "null" in found[1]["message"]

@@ -18,7 +18,7 @@ from numalint.k8s.kinds import (
 )
 from numalint.reading.locate import Path, get
 from numalint.reading.sources import Document
-from numalint.reading.yamlpos import YMap, YSeq
+from numalint.reading.yamlpos import COMPLEX_KEY, YMap, YSeq
 from numalint.views.schema import conforms, kubelet_field_names, load_schema, validate_document
 
 # kind -> (schema whose properties are the known fields, where they start, who drops an unknown one);
@@ -249,7 +249,7 @@ def _unknown_kubelet_fields(doc: Document, config: YMap, base: Path, case_insens
     contested = _contested([k for k in config if isinstance(k, str) and k not in known
                             and not (case_insensitive and k.lower() in lowered)], known, present, case_insensitive)
     for key in config:
-        if not isinstance(key, str) or key in known:
+        if not isinstance(key, str) or key in known or key == COMPLEX_KEY:  # the last: a yaml-syntax error
             continue
         if case_insensitive and key.lower() in lowered:
             continue
@@ -271,12 +271,19 @@ def _unknown_kubelet_fields(doc: Document, config: YMap, base: Path, case_insens
 
 
 def _duplicate_keys(doc: Document) -> Iterator[Finding]:
-    """A key written twice in one mapping of an object (the kubelet's own configurations are judged above, with
-    what the kubelet does): go-yaml, and so kubectl, Argo CD and Flux, keep the last value without a word, and
-    what the first one held (a whole list of containers) is gone."""
+    """A key JSON cannot hold (a mapping or list as a key, a null key): sigs.k8s.io/yaml's conversion to JSON
+    refuses the document, and with it kubectl, the API server and the kubelet. A key written twice in one
+    mapping of an object (the kubelet's own configurations are judged above, with what the kubelet does):
+    go-yaml, and so kubectl, Argo CD and Flux, keep the last value without a word, and what the first one held
+    (a whole list of containers) is gone."""
     kubelet = doc.root if doc.kind == KUBELET_CONFIGURATION else (
         get(doc.root, ("spec", "kubeletConfig")) if doc.kind == KUBELET_CONFIG else None)
     for mapping in doc.duplicated:
+        for key in (k for k in mapping if k is None or k == COMPLEX_KEY):
+            written = "null" if key is None else "a mapping or a list"
+            yield registry.finding("yaml-syntax", f"a mapping key that is {written} cannot be converted to JSON: "
+                                   "kubectl, the API server and the kubelet refuse the document", doc.file,
+                                   mapping.key_spans[key])
         if mapping is kubelet:
             continue
         for key, span in mapping.duplicates:

@@ -44,6 +44,7 @@ class Span(NamedTuple):
 
 
 _NO_KEYS: frozenset[Any] = frozenset()
+COMPLEX_KEY = "{{ complex key }}"  # a mapping key that is itself a mapping or a list
 _NO_SPAN = Span(1, 1, 1, 1)
 
 
@@ -280,6 +281,12 @@ class _Builder:
             return _new_span(Span, (start.line + 1, start.column + 1, end.line + 1, end.column + 1))  # type: ignore
         return self.positions.span(start, end)
 
+    def _note(self, mapping: YMap) -> None:
+        """``duplicated`` learns a mapping that repeats a key or holds a key JSON cannot hold (a collection,
+        null), once."""
+        if self.duplicated is not None and all(m is not mapping for m in self.duplicated):
+            self.duplicated.append(mapping)
+
     def _too_many(self, mark: Any) -> YamlError:
         return YamlError(f"more than {MAX_NODES} YAML nodes in one file; not read",
                          *self.positions.at(mark), hostile=True)
@@ -402,19 +409,21 @@ class _Builder:
             elif isinstance(key, (YMap, YSeq)):
                 # Only an unquoted template expression ({{ .Values.x }}) makes a collection key in
                 # Kubernetes YAML; keep it recognisable for template detection.
-                key = "{{ complex key }}"
+                key = COMPLEX_KEY
+                self._note(result)
             elif isinstance(key, (bool, int, float)):
                 key = ScalarKey(key_args[3] if key_args is not None else str(key), key)
             elif key == "<<" and plain_key:  # a str subclass
                 _merge(result, value)
                 continue
+            elif key is None:
+                self._note(result)
             merged = result.merged
             if merged and key in merged and isinstance(merged, set):
                 merged.discard(key)  # a written key overrides a merged one
             elif key in result:
                 duplicates = result.duplicates if isinstance(result.duplicates, list) else []
-                if not duplicates and self.duplicated is not None:
-                    self.duplicated.append(result)
+                self._note(result)
                 duplicates.append((key, kspan))
                 result.duplicates = duplicates
             result[key] = value
@@ -562,7 +571,8 @@ def load_all(text: str, keep: Callable[[str, str], bool] | None = None,
     ``keep(api_version, kind)``: build only the documents it wants; the others are read (so every syntax
     error and limit is found as before) but come back as ``Skipped`` roots holding their keys up to apiVersion
     and kind. Most of a GitOps repository (Services, ConfigMaps, RBAC) is nothing numalint checks.
-    ``duplicated`` learns every mapping built that repeats a key (its ``duplicates`` say which).
+    ``duplicated`` learns every mapping built that repeats a key (its ``duplicates`` say which) or holds a key
+    JSON cannot hold (``COMPLEX_KEY``, None).
     """
     try:
         return _load_all(text, keep, duplicated)
