@@ -197,13 +197,20 @@ def _pf_conflict(current: Policy, previous: Policy) -> tuple[PFName, str] | None
 
 @check("sriov-policy-conflict")
 def sriov_policy_conflict(analysis: Analysis) -> Iterator[Hit]:
+    """Pairs of policies in input order; only those sharing a resourceName or a PF name can conflict, so only
+    those are compared (thousands of policies on distinct PFs cost no pair each)."""
     policies = [p for p in analysis.sriov.policies if not is_placeholder(p.ref.name + p.resource_name)]
-    for i, first in enumerate(policies):
-        for other in policies[i + 1:]:
-            # the webhook skips a policy of the same name (an update of the object, or a copy of it)
-            if other.ref.name == first.ref.name or not _shares_nodes(first, other):
-                continue
-            yield from _pair(first, other)
+    sharing: dict[tuple[str, str], list[int]] = {}
+    for index, policy in enumerate(policies):
+        for key in {("resource", policy.resource_name), *(("pf", pf.name) for pf in policy.pf_names)}:
+            sharing.setdefault(key, []).append(index)
+    pairs = sorted({(i, j) for group in sharing.values() for n, i in enumerate(group) for j in group[n + 1:]})
+    for i, j in pairs:
+        first, other = policies[i], policies[j]
+        # the webhook skips a policy of the same name (an update of the object, or a copy of it)
+        if other.ref.name == first.ref.name or not _shares_nodes(first, other):
+            continue
+        yield from _pair(first, other)
 
 
 def _pair(first: Policy, other: Policy) -> Iterator[Hit]:
