@@ -45,7 +45,7 @@ REQUIRED_ONE_OF: dict[tuple[str, Path], tuple[tuple[str, ...], str, str]] = {
 }
 
 
-# a schema complaint about a template variable ("$count" is not a integer): the file is a template
+# a schema complaint about a template variable ("$count" is not an integer): the file is a template
 # (ZTP PolicyGenerator source CRs), not the object; the value is filled in later
 _PLACEHOLDER_VALUE = re.compile(r': "\$\{?[A-Za-z_][A-Za-z0-9_]*\}?" is not ')
 
@@ -102,7 +102,7 @@ def cap_per_file(findings: Iterable[Finding]) -> list[Finding]:
 def input_findings(doc: Document, text: str | None = None) -> list[Iterator[Finding]]:
     """Schema and unknown-field findings of one document: one lazy stream per rule, for FindingCap.add(stop=True).
 
-    A schema complaint about a template variable (``"$count" is not a integer``) is dropped: the file is
+    A schema complaint about a template variable (``"$count" is not an integer``) is dropped: the file is
     a template (ZTP PolicyGenerator source CRs), the value is filled in later."""
     ref = _ref(doc)
     streams = [validate_document(doc, text)]

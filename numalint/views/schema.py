@@ -468,7 +468,8 @@ def _describe(error: Any, path: Path, kind: str, number: _Number | None = None, 
             hint = f"; write it unquoted: {value.lower()}"
         decoder = {KUBELET_CONFIGURATION: "the kubelet", KUBELET_CONFIG: "the kubelet",
                    NODE_TOPOLOGY: "numalint"}.get(kind, "the API server")
-        return f"{where}: {shown} is not a {expected}; {decoder} fails to decode it{hint}"
+        article = "an" if str(expected)[:1] in "aeiou" else "a"
+        return f"{where}: {shown} is not {article} {expected}; {decoder} fails to decode it{hint}"
     if error.validator == "pattern":
         why = f"; {error.schema['description']}" if isinstance(error.schema, dict) and error.schema.get(
             "description") else ""
