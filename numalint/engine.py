@@ -449,8 +449,8 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
                 or any(r.file in reported for r in f.related)]
     errors = [f for f in findings if _is_error(f)] if judge else []  # before the configuration's severities
     suppressed: list[Finding] = []
-    findings = _name_helm_sources(apply_configuration(findings, options, sources, suppressed, reported,
-                                                                 dropped), sources)
+    configured = apply_configuration(findings, options, sources, suppressed, reported, dropped)
+    findings = _name_helm_sources(configured, sources)
     suppressed = _name_helm_sources(suppressed, sources)
     readable = sum(1 for r in results[:count] if isinstance(r, str) or r.source.parsed)
     unparsed = {s.path for s in sources if not s.parsed or s.template}

@@ -121,8 +121,8 @@ def input_findings(doc: Document, text: str | None = None) -> list[Iterator[Find
                                                       and any(f'"{k}"' in f.message for k in keys)))
         streams.append(iter(unknown))
     streams.append(iter(unknown_fields(doc)))
-    if doc.duplicated:
-        streams.append(_duplicate_keys(doc))
+    if doc.odd_keyed:
+        streams.append(_odd_keys(doc))
     streams[0] = (f for f in streams[0] if not _PLACEHOLDER_VALUE.search(f.message))
     return [_with_ref(stream, ref) for stream in streams]
 
@@ -270,7 +270,7 @@ def _unknown_kubelet_fields(doc: Document, config: YMap, base: Path, case_insens
                       doc.file, span, fix=Fix(f'remove one of the "{key}" entries'))
 
 
-def _duplicate_keys(doc: Document) -> Iterator[Finding]:
+def _odd_keys(doc: Document) -> Iterator[Finding]:
     """A key JSON cannot hold (a mapping or list as a key, a null key): sigs.k8s.io/yaml's conversion to JSON
     refuses the document, and with it kubectl, the API server and the kubelet. A key written twice in one
     mapping of an object (the kubelet's own configurations are judged above, with what the kubelet does):
@@ -278,7 +278,7 @@ def _duplicate_keys(doc: Document) -> Iterator[Finding]:
     (a whole list of containers) is gone."""
     kubelet = doc.root if doc.kind == KUBELET_CONFIGURATION else (
         get(doc.root, ("spec", "kubeletConfig")) if doc.kind == KUBELET_CONFIG else None)
-    for mapping in doc.duplicated:
+    for mapping in doc.odd_keyed:
         for key in (k for k in mapping if k is None or k == COMPLEX_KEY):
             written = "null" if key is None else "a mapping or a list"
             yield registry.finding("yaml-syntax", f"a mapping key that is {written} cannot be converted to JSON: "

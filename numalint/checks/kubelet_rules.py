@@ -257,8 +257,9 @@ def reserved_memory_mismatch(analysis: Analysis) -> Iterator[Hit]:
                     fix=_corrected(analysis, profile, resource, total, expected))
 
 
-UPGRADED = "as on clusters upgraded from OpenShift releases before 4.21, which keep a 50-<pool>-auto-sizing-disabled " \
-           "MachineConfig"
+# where OpenShift's node sizing is off and on when autoSizingReserved is not written (views/kubelet.py)
+UPGRADED = ("as on clusters upgraded from OpenShift releases before 4.21, which keep a 50-<pool>-auto-sizing-disabled "
+            "MachineConfig")
 INSTALLED = "the default on clusters installed at 4.21 or later"
 
 

@@ -67,7 +67,7 @@ class Document:
     index: int
     root: YMap
     span: Span
-    duplicated: tuple[YMap, ...] = ()  # its mappings that repeat a key
+    odd_keyed: tuple[YMap, ...] = ()  # its mappings that repeat a key or hold a null or collection key
 
     @property
     def api_version(self) -> str:
@@ -348,8 +348,8 @@ def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
     if looks_templated:
         source.template_kind = "helm"
     try:
-        duplicated: list[YMap] = []
-        parsed = load_all(text, _wanted(text) if checked_only else None, duplicated)
+        odd_keyed: list[YMap] = []
+        parsed = load_all(text, _wanted(text) if checked_only else None, odd_keyed)
     except YamlError as err:
         if looks_templated and not err.hostile:
             source.template = True  # read, and reported once as not lintable
@@ -363,7 +363,7 @@ def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
     index = 0
     for root, span in parsed:
         for item, item_span in _expand_lists(root, span):
-            repeats = tuple(m for m in duplicated if _within(m.span, item_span)) if duplicated else ()
+            repeats = tuple(m for m in odd_keyed if _within(m.span, item_span)) if odd_keyed else ()
             source.documents.append(Document(source.path, index, item, item_span, repeats))
             index += 1
     if looks_templated and any(

@@ -256,16 +256,16 @@ class _Builder:
     """
 
     __slots__ = ("get", "keep", "positions", "lf", "anchors", "sizes", "building", "count", "aliased", "limit",
-                 "duplicated")
+                 "odd_keyed")
 
     MAX_DEPTH = 500
     ALIAS_BUDGET = 100_000
 
     def __init__(self, get: Callable[[], Any], positions: _Positions, limit: int = MAX_NODES,
-                 keep: Callable[[str, str], bool] | None = None, duplicated: list[YMap] | None = None) -> None:
+                 keep: Callable[[str, str], bool] | None = None, odd_keyed: list[YMap] | None = None) -> None:
         self.get = get
         self.keep = keep
-        self.duplicated = duplicated  # learns each mapping that repeats a key
+        self.odd_keyed = odd_keyed  # learns each mapping that repeats a key or holds one JSON cannot hold
         self.positions = positions
         self.lf = positions.starts is None  # libyaml's lines are the LF lines: spans come straight from marks
         self.anchors: dict[str, Any] = {}
@@ -282,10 +282,10 @@ class _Builder:
         return self.positions.span(start, end)
 
     def _note(self, mapping: YMap) -> None:
-        """``duplicated`` learns a mapping that repeats a key or holds a key JSON cannot hold (a collection,
+        """``odd_keyed`` learns a mapping that repeats a key or holds a key JSON cannot hold (a collection,
         null), once."""
-        if self.duplicated is not None and all(m is not mapping for m in self.duplicated):
-            self.duplicated.append(mapping)
+        if self.odd_keyed is not None and all(m is not mapping for m in self.odd_keyed):
+            self.odd_keyed.append(mapping)
 
     def _too_many(self, mark: Any) -> YamlError:
         return YamlError(f"more than {MAX_NODES} YAML nodes in one file; not read",
@@ -565,25 +565,25 @@ def _missing_colon(text: str, line: int) -> int | None:
 
 
 def load_all(text: str, keep: Callable[[str, str], bool] | None = None,
-             duplicated: list[YMap] | None = None) -> list[tuple[Any, Span]]:
+             odd_keyed: list[YMap] | None = None) -> list[tuple[Any, Span]]:
     """Parse every document of ``text``; raise YamlError with a position on bad YAML.
 
     ``keep(api_version, kind)``: build only the documents it wants; the others are read (so every syntax
     error and limit is found as before) but come back as ``Skipped`` roots holding their keys up to apiVersion
     and kind. Most of a GitOps repository (Services, ConfigMaps, RBAC) is nothing numalint checks.
-    ``duplicated`` learns every mapping built that repeats a key (its ``duplicates`` say which) or holds a key
+    ``odd_keyed`` learns every mapping built that repeats a key (its ``duplicates`` say which) or holds a key
     JSON cannot hold (``COMPLEX_KEY``, None).
     """
     try:
-        return _load_all(text, keep, duplicated)
+        return _load_all(text, keep, odd_keyed)
     except _Rebuild:
-        if duplicated is not None:
-            duplicated.clear()
-        return _load_all(text, None, duplicated)
+        if odd_keyed is not None:
+            odd_keyed.clear()
+        return _load_all(text, None, odd_keyed)
 
 
 def _load_all(text: str, keep: Callable[[str, str], bool] | None,
-              duplicated: list[YMap] | None = None) -> list[tuple[Any, Span]]:
+              odd_keyed: list[YMap] | None = None) -> list[tuple[Any, Span]]:
     positions = _Positions(text)
     docs: list[tuple[Any, Span]] = []
     nodes = 0
@@ -594,7 +594,7 @@ def _load_all(text: str, keep: Callable[[str, str], bool] | None,
             event = get()
             cls = event.__class__
             if cls is DocumentStartEvent:
-                builder = _Builder(get, positions, MAX_NODES - nodes, keep, duplicated)
+                builder = _Builder(get, positions, MAX_NODES - nodes, keep, odd_keyed)
                 root, span = builder.node(get(), 0)
                 nodes += builder.count
                 get()  # DocumentEndEvent

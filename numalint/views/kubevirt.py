@@ -93,8 +93,9 @@ def _default_requests(compute: ContainerView, domain: YMap, page_size: Any) -> N
             requests[resource] = limits[resource]
     guest = try_quantity(get(domain, ("memory", "guest")))
     page = try_quantity(page_size) if isinstance(page_size, str) else None
-    if "memory" not in requests and (guest or page):
-        requests["memory"] = guest or page  # type: ignore[assignment]
+    default = guest or page
+    if "memory" not in requests and default:
+        requests["memory"] = default
     memory = requests.get("memory")
     if page is None or not memory:
         return
