@@ -326,3 +326,14 @@ def test_nvidia_network_operator_networks_are_attachable(tmp_path: Path) -> None
     assert findings(tmp_path, files, "sriov-unknown-resource") == []
     files["du.yaml"] = pod("other-net")
     assert len(findings(tmp_path, files, "sriov-unknown-resource")) == 1
+
+
+def test_only_resources_close_to_the_missing_one_are_suggested(tmp_path: Path) -> None:
+    """A network of an Intel test bed whose policy lives elsewhere is not a misspelt Mellanox resource: the fix
+    names a policy's resource only when it is close to the missing one, else it says the policy is missing."""
+    found = findings(tmp_path, {"policy.yaml": policy("p", "mlxnics"), "net.yaml": network("net", "intelnics")},
+                     "sriov-unknown-resource")
+    assert [f["fix"]["description"] for f in found] == ["add the SriovNetworkNodePolicy that creates the resource"]
+    found = findings(tmp_path, {"net.yaml": network("net", "mlxnic")}, "sriov-unknown-resource")
+    assert [f["fix"]["description"] for f in found] == ['correct resourceName (use "mlxnics") or add the '
+                                                        "SriovNetworkNodePolicy"]

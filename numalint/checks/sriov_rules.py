@@ -72,21 +72,30 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
         return
     provided = sriov.provided()
 
-    def choices(resource: str) -> str:  # the closest three provided resources, not all of them
-        return did_you_mean(resource, provided).replace("did you mean", "use", 1).rstrip("?") if provided \
-            else "create the policy"
+    def choices(resource: str, names: set[str] = provided) -> str | None:
+        """``use "a" or "b"``: the provided resources close enough to be what was meant (at most three), None
+        when none is (an unrelated resource of the run is no fix: the policy is missing)."""
+        import difflib  # here, not at the top: only an unprovided resource needs it
+
+        def bare(name: str) -> str:  # compared without the shared prefix, which makes every name look alike
+            return name.rsplit("/", 1)[-1].lower()
+
+        by_bare = {bare(n): n for n in names}
+        near = [by_bare[n] for n in difflib.get_close_matches(bare(resource), list(by_bare), n=3, cutoff=0.75)]
+        return did_you_mean(resource, near).replace("did you mean", "use", 1).rstrip("?") if near else None
 
     for nets in sriov.networks.values():
         for net in nets:
             if _unprovided(sriov, net):
                 # an operator network names the bare resourceName (the operator adds the prefix); a
                 # NetworkAttachmentDefinition's annotation, the whole resource
-                named = (did_you_mean(net.resource.split("/", 1)[1], {p.resource_name for p in sriov.policies})
-                         .replace("did you mean", "use", 1).rstrip("?") if net.rendered else choices(net.resource))
+                named = (choices(net.resource.split("/", 1)[1], {p.resource_name for p in sriov.policies})
+                         if net.rendered else choices(net.resource))
                 yield Hit(f'{net.ref.label()} uses resource {net.resource}, but {NO_PROVIDER}: no node '
                           "advertises it, so every pod attaching the network stays Pending",
                           net.doc.file, net.resource_span(), net.ref,
-                          Fix(f"correct resourceName ({named}) or add the SriovNetworkNodePolicy"),
+                          Fix(f"correct resourceName ({named}) or add the SriovNetworkNodePolicy" if named else
+                              "add the SriovNetworkNodePolicy that creates the resource"),
                           "error")
     for pod in analysis.pods:
         attachments = sriov.attachments(pod)
@@ -124,7 +133,8 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                 reported.add(resource)
                 yield Hit(f"{container.label} of {pod.ref.label()} requests {resource}, but {NO_PROVIDER}: the pod "
                           "stays Pending", pod.file, pod.span(container.path + ("resources",), key=True), pod.ref,
-                          Fix(choices(resource)), "error")
+                          Fix(choices(resource) or "add the SriovNetworkNodePolicy that creates the resource"),
+                          "error")
 
 
 @check("sriov-unused-resource")
