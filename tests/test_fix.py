@@ -166,3 +166,16 @@ def test_a_tagged_value_must_be_of_its_tag_and_its_fix_is_not_offered(tmp_path: 
     found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
     assert [(f["rule"], f["line"]) for f in found] == [("yaml-syntax", 5)]
     assert "cannot decode !!str `1124Mi` as a !!int" in found[0]["message"]
+
+
+def test_a_tagged_value_of_the_wrong_type_gets_no_quoting_fix(tmp_path: Path) -> None:
+    """`!!float 3` stays a float once quoted (the tag decides, go-yaml resolve): a quoting fix would change nothing
+    and be offered forever. The finding says to drop the tag instead."""
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {h: !!float 3, b: !!bool yes}\n"
+           "  containers:\n  - name: c\n    image: x\n")
+    write(tmp_path, {"pod.yaml": pod})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert [(f["rule"], f["fix"]) for f in found] == [("schema", None), ("schema", None)]
+    assert all("its tag decides its type" in f["message"] for f in found)
+    run("fix", "--unsafe-fixes", str(tmp_path))
+    assert (tmp_path / "pod.yaml").read_text() == pod

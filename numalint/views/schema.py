@@ -327,8 +327,21 @@ def _validate(doc: Document, schema: str, instance: Any, base: Path, text: str |
         span = locate(doc.root, path)
         number = _Number.of(error, span, text, doc.kind, path)
         word = _bool_word(error, span, text, path)
-        yield registry.finding("schema", _describe(error, path, doc.kind, number, word), doc.file, span,
-                               fix=_retype(error, span, number, word))
+        # a tagged value (`!!float 3`) keeps its tag through an edit of its text, and the tag decides its type:
+        # quoting it would change nothing
+        tagged = _tagged(text, span)
+        fix = None if tagged else _retype(error, span, number, word)
+        yield registry.finding("schema", _describe(error, path, doc.kind, number, word, tagged), doc.file, span,
+                               fix=fix)
+
+
+def _tagged(text: str | None, span: Any) -> bool:
+    """Whether the node at ``span`` is written with an explicit tag (``!!float 3``, ``&a !!int 1``)."""
+    if text is None:
+        return False
+    start = _offset(text, span.line, span.col)
+    end = _offset(text, span.end_line, span.end_col)
+    return "!" in text[start:value_start(text, start, end)]
 
 
 # maps whose values the kubelet parses with strconv.ParseBool (pkg/kubelet/cm/cpumanager/policy_options.go,
@@ -438,7 +451,8 @@ def _retype(error: Any, span: Any, number: _Number | None = None, word: str | No
     return Fix(f"write {text}", [Edit(span, text)], SAFE)
 
 
-def _describe(error: Any, path: Path, kind: str, number: _Number | None = None, word: str | None = None) -> str:
+def _describe(error: Any, path: Path, kind: str, number: _Number | None = None, word: str | None = None,
+              tagged: bool = False) -> str:
     where = ".".join(str(p) for p in path) or "document"
     value = error.instance
     shown = describe_value(value)
@@ -466,6 +480,8 @@ def _describe(error: Any, path: Path, kind: str, number: _Number | None = None, 
             hint = "; quote the text you mean"  # no text to show how it was written (an alias, a flow across lines)
         elif expected == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
             hint = f"; write it unquoted: {value.lower()}"
+        if tagged:
+            hint = "; its tag decides its type: write it without the tag"
         decoder = {KUBELET_CONFIGURATION: "the kubelet", KUBELET_CONFIG: "the kubelet",
                    NODE_TOPOLOGY: "numalint"}.get(kind, "the API server")
         article = "an" if str(expected)[:1] in "aeiou" else "a"
