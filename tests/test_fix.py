@@ -179,3 +179,16 @@ def test_a_tagged_value_of_the_wrong_type_gets_no_quoting_fix(tmp_path: Path) ->
     assert all("its tag decides its type" in f["message"] for f in found)
     run("fix", "--unsafe-fixes", str(tmp_path))
     assert (tmp_path / "pod.yaml").read_text() == pod
+
+
+def test_binary_tagged_text_reads_as_go_yaml_decodes_it(tmp_path: Path) -> None:
+    """go-yaml base64-decodes `!!binary` into a string field: `c3RhdGlj` is the policy "static"; data that is not
+    base64 is refused ("!!binary value contains invalid base64 data")."""
+    kubelet = ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+               "cpuManagerPolicy: !!binary VALUE\nreservedSystemCPUs: '0'\n")
+    write(tmp_path, {"k.yaml": kubelet.replace("VALUE", "c3RhdGlj")})
+    assert run("check", "--format", "json", str(tmp_path)).rules() == []
+    write(tmp_path, {"k.yaml": kubelet.replace("VALUE", "'not base64!'")})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert [(f["rule"], f["line"]) for f in found] == [("yaml-syntax", 3)]
+    assert "invalid base64" in found[0]["message"]

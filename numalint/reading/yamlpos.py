@@ -195,6 +195,15 @@ def _resolve_tagged(tag: str, value: str) -> Any:
         raise TagMismatch(f"cannot decode !!str `{value}` as a !!bool")
     if kind == "null":
         return None
+    if kind == "binary":  # go-yaml decodes it into a string field (decode.go, d.scalar): the bytes it stands for
+        import base64
+        import binascii
+
+        try:  # base64.StdEncoding skips line breaks; Go strings hold any bytes
+            decoded = base64.b64decode(value.replace("\r", "").replace("\n", ""), validate=True)
+        except binascii.Error:
+            raise TagMismatch("!!binary value contains invalid base64 data") from None
+        return decoded.decode("utf-8", "surrogateescape")
     return value
 
 
