@@ -196,9 +196,13 @@ def test_the_only_pool_takes_no_workload_that_selects_other_nodes(tmp_path: Path
     aligned = {**STATIC_POOL, "kubelet.yaml": STATIC_POOL["kubelet.yaml"].replace(
         "static\n", "static\n        topologyManagerPolicy: single-numa-node\n")}
     for pool in (aligned, {"profile.yaml": profile}):
+        # the pool declares only its role label: a feature or OS label beside it may well be on its nodes (so
+        # the pod is on the pool), a hostname alone says nothing of the pool (no guess: on no pool)
         for selector, expected in (("node-role.kubernetes.io/worker-cnf", True),
-                                   ("node-role.kubernetes.io/infra", False)):
-            folder = tmp_path / f"{len(pool)}-{expected}"
+                                   ('node-role.kubernetes.io/worker-cnf: "", kubernetes.io/os: linux, x', True),
+                                   ("node-role.kubernetes.io/infra", False),
+                                   ("kubernetes.io/hostname: cnf-1, x", False)):
+            folder = tmp_path / f"{len(pool)}-{len(selector)}"
             pods = {name + ".yaml": _pod(resources).replace("node-role.kubernetes.io/worker-cnf", selector)
                     .replace("name: app", f"name: {name}") for name, resources in (("web", guaranteed), ("batch", big))}
             write(folder, {**pool, **pods})

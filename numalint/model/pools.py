@@ -37,41 +37,56 @@ class Pool:
     assumed: bool = False  # the default node: the only kubelet configuration, and nothing declares pools
 
     def matches(self, pod: PodView, only: bool) -> bool:
-        """Would the scheduler put ``pod`` on this pool's nodes? A workload whose nodeSelector or required node
-        affinity the pool's node labels do not satisfy never lands there, even on the only pool (labels the pool
-        does not declare, such as a hostname, are unknown: no match, no guess). A workload that selects no nodes
-        could land anywhere: on the only pool, but on no particular one of several labelled pools. The only pool
-        of undeclared labels takes everything."""
+        """Would the scheduler put ``pod`` on this pool's nodes? The pool declares only some of its nodes' labels
+        (those that pick the pool: a role), so a workload's nodeSelector or required node affinity is judged on
+        those: it goes to the pool when it asks for one of them and contradicts none (other labels it asks for,
+        such as a feature label, may well be on the pool's nodes). One that asks only for labels the pool does
+        not declare (a hostname) is on no pool: no guess. A workload that selects no nodes could land anywhere:
+        on the only pool, but on no particular one of several labelled pools. The only pool of undeclared labels
+        takes everything."""
         asks = bool(pod.node_selector or pod.required_terms)
         if not self.node_labels:
             return only or not asks
         if asks:
-            return selects(pod.node_selector, pod.required_terms, self.node_labels)
+            return affirms(pod.node_selector, pod.required_terms, self.node_labels)
         return only
 
 
-def selects(selector: dict[str, str], terms: list[list[dict[str, Any]]], labels: dict[str, str]) -> bool:
-    """nodeSelector AND (any required node affinity term) against node labels."""
+def affirms(selector: dict[str, str], terms: list[list[dict[str, Any]]], labels: dict[str, str]) -> bool:
+    """Does a nodeSelector AND (any required node affinity term) ask for nodes with ``labels`` (the labels a pool
+    declares: its nodes may carry more)? Yes when nothing contradicts a declared label and something asks for
+    one; a key the pool does not declare tells nothing either way."""
+    asked = False
     for key, value in selector.items():
-        if labels.get(key) != value:
-            return False
+        if key in labels:
+            if labels[key] != value:
+                return False
+            asked = True
     if not terms:
-        return True
-    return any(all(_expression(e, labels) for e in term) for term in terms)
+        return asked
+    verdicts = [[_expression(e, labels) for e in term] for term in terms]
+    possible = [v for v in verdicts if False not in v]
+    if not possible:
+        return False
+    return asked or any(True in v for v in possible)
 
 
-def _expression(expr: dict[str, Any], labels: dict[str, str]) -> bool:
+def _expression(expr: dict[str, Any], labels: dict[str, str]) -> bool | None:
+    """True: the expression asks for a declared label; False: it rules the pool's nodes out; None: it tells
+    nothing about them (a key the pool does not declare, NotIn of another value, an operator like Gt)."""
     key, op = str(expr.get("key", "")), expr.get("operator")
+    if key not in labels:
+        return None
     values = [str(v) for v in as_list(expr.get("values"))]
     if op == "In":
-        return key in labels and labels[key] in values
+        return labels[key] in values
     if op == "NotIn":
-        return key not in labels or labels[key] not in values
+        return False if labels[key] in values else None
     if op == "Exists":
-        return key in labels
+        return True
     if op == "DoesNotExist":
-        return key not in labels
-    return False
+        return False
+    return None
 
 
 def label_selector_matches(selector: Any, labels: dict[str, str]) -> bool:
