@@ -456,3 +456,13 @@ def test_policy_name_fixes_are_proven_on_generated_variants(tmp_path: Path, inde
     new = [f for f in after if f["rule"] in KUBELET_RULES and f["severity"] == "error"
            and (f["rule"], f["line"]) not in old]
     assert new == [], new
+
+
+def test_the_static_total_with_a_percentage_threshold_is_not_called_zero(tmp_path: Path) -> None:
+    """Without a topology and with evictionHard memory.available as a percentage, the static total depends on
+    the node as well: the warning names what it is made of, never "0"."""
+    body = 'evictionHard: {memory.available: "5%"}\n' + SIZED.format(amount="2000Mi")
+    found = where(findings(tmp_path, {"kc.yaml": kubelet_config(body)}, "--openshift-version", "4.21"),
+                  "reserved-memory-mismatch")
+    assert len(found) == 1 and "must be 0" not in found[0][2]
+    assert "the eviction threshold of the node's memory" in found[0][2]

@@ -159,3 +159,7 @@ def test_a_workload_larger_than_its_pool_meets_its_first_rejection(tmp_path: Pat
         (tmp_path / "web.yaml").write_text(web.replace("COUNT", count))
         result = run("check", "--format", "json", str(tmp_path))
         assert ("admission-failure" in result.rules()) is rejected, count
+    # past the first 2,000 replicas, the first rejection stands for the rest (they meet the same pool): one
+    # finding, not one per replica up to the cap
+    (tmp_path / "web.yaml").write_text(web.replace("COUNT", "10000"))
+    assert run("check", "--format", "json", str(tmp_path)).rules().count("admission-failure") == 1

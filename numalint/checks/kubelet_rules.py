@@ -271,9 +271,11 @@ def _sized_without_topology(analysis: Analysis, profile: KubeletProfile) -> Iter
     static = profile.allocatable_reservation("memory", None, analysis.version, sized=False)
     where = "reservedMemory" if profile.has("reservedMemory") else "memoryManagerPolicy"
     if unsettled:
+        # with a percentage eviction threshold the static total depends on the node too
+        off = format_bytes(static) if static is not None else (
+            "systemReserved 1Gi + kubeReserved + the eviction threshold of the node's memory")
         sizing = (f"where node sizing is on ({INSTALLED}) the machine-config operator sizes systemReserved memory "
-                  f"from each node's memory; where it is off ({UPGRADED}) the total must be "
-                  f"{format_bytes(static or 0)}")
+                  f"from each node's memory; where it is off ({UPGRADED}) the total must be {off}")
     else:
         sizing = ("the machine-config operator sizes systemReserved memory from each node's memory "
                   "(NODE_SIZING_ENABLED=true, autoSizingReserved: true)")

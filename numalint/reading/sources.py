@@ -10,6 +10,7 @@ import fnmatch
 import os
 import re
 import stat
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -207,9 +208,13 @@ def _directories(top: str, onerror: Callable[[OSError], None]) -> Iterator[tuple
         stack.extend(os.path.join(root, name) for name in reversed(dirs) if name not in links)
 
 
-def _within(inner: Span, outer: Span) -> bool:
-    return (outer.line, outer.col) <= (inner.line, inner.col) and (inner.end_line, inner.end_col) <= (
-        outer.end_line, outer.end_col)
+def _inside(mappings: list[YMap], starts: list[tuple[tuple[int, int], int]], outer: Span) -> tuple[YMap, ...]:
+    """The ``mappings`` that start and end within ``outer`` (``starts``: their start positions, sorted), found by
+    bisection: a List of thousands of items, each with a repeated key, stays linear."""
+    low = bisect_left(starts, ((outer.line, outer.col), -1))
+    high = bisect_right(starts, ((outer.end_line, outer.end_col), len(mappings)))
+    return tuple(m for _, i in starts[low:high]
+                 if ((m := mappings[i]).span.end_line, m.span.end_col) <= (outer.end_line, outer.end_col))
 
 
 def path_matches(path: str, pattern: str, base: str | None) -> bool:
@@ -361,9 +366,10 @@ def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
         return
     source.parsed = True
     index = 0
+    starts = sorted(((m.span.line, m.span.col), i) for i, m in enumerate(odd_keyed))  # where each one starts
     for root, span in parsed:
         for item, item_span in _expand_lists(root, span):
-            repeats = tuple(m for m in odd_keyed if _within(m.span, item_span)) if odd_keyed else ()
+            repeats = _inside(odd_keyed, starts, item_span) if odd_keyed else ()
             source.documents.append(Document(source.path, index, item, item_span, repeats))
             index += 1
     if looks_templated and any(

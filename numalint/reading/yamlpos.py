@@ -265,7 +265,7 @@ class _Builder:
     """
 
     __slots__ = ("get", "keep", "positions", "lf", "anchors", "sizes", "building", "count", "aliased", "limit",
-                 "odd_keyed")
+                 "odd_keyed", "noted")
 
     MAX_DEPTH = 500
     ALIAS_BUDGET = 100_000
@@ -275,6 +275,7 @@ class _Builder:
         self.get = get
         self.keep = keep
         self.odd_keyed = odd_keyed  # learns each mapping that repeats a key or holds one JSON cannot hold
+        self.noted: set[int] = set()  # the ids of those mappings (each is learnt once)
         self.positions = positions
         self.lf = positions.starts is None  # libyaml's lines are the LF lines: spans come straight from marks
         self.anchors: dict[str, Any] = {}
@@ -293,7 +294,8 @@ class _Builder:
     def _note(self, mapping: YMap) -> None:
         """``odd_keyed`` learns a mapping that repeats a key or holds a key JSON cannot hold (a collection,
         null), once."""
-        if self.odd_keyed is not None and all(m is not mapping for m in self.odd_keyed):
+        if self.odd_keyed is not None and id(mapping) not in self.noted:
+            self.noted.add(id(mapping))
             self.odd_keyed.append(mapping)
 
     def _too_many(self, mark: Any) -> YamlError:

@@ -327,15 +327,17 @@ def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int], wanted: d
         if chosen is None:
             pod.admission = Admission(False, UNSCHEDULABLE, _unschedulable_message(pool_run, wanted))
             pool_run.pods.append(pod)
-            continue
-        node = pool_run.nodes[chosen]
-        pod.node = node.name
-        pod.admission = node.admit(spec)
-        if pod.admission.admitted:
-            scheduler.bind(chosen, scaled)
         else:
-            pod.before = node.snapshot()  # a rejection leaves the node as it was just before
-        pool_run.pods.append(pod)
+            node = pool_run.nodes[chosen]
+            pod.node = node.name
+            pod.admission = node.admit(spec)
+            if pod.admission.admitted:
+                scheduler.bind(chosen, scaled)
+            else:
+                pod.before = node.snapshot()  # a rejection leaves the node as it was just before
+            pool_run.pods.append(pod)
+        if index >= MAX_REPLICAS and not pod.admission.admitted and view.ref.kind != "DaemonSet":
+            break  # beyond the first replicas, one rejection stands for the rest: they meet the same state
 
 
 def _unschedulable_message(pool_run: PoolRun, wanted: dict[str, Fraction]) -> str:

@@ -99,8 +99,9 @@ def _default_requests(compute: ContainerView, domain: YMap, page_size: Any) -> N
     memory = requests.get("memory")
     if page is None or not memory:
         return
-    backed = min(memory, guest) if guest else memory
+    guest = guest or memory  # virt-api's setGuestMemory: the guest has the requested memory when not written
+    backed = min(memory, guest)
     requests[f"{HUGEPAGES_PREFIX}{page_size}"] = limits[f"{HUGEPAGES_PREFIX}{page_size}"] = backed
-    requests["memory"] = max(memory - backed, Fraction(0)) + LAUNCHER_OVERHEAD
+    requests["memory"] = max(memory - guest, Fraction(0)) + LAUNCHER_OVERHEAD
     if "memory" in limits:
-        limits["memory"] = max(limits["memory"] - backed, Fraction(0)) + LAUNCHER_OVERHEAD
+        limits["memory"] = max(limits["memory"] - guest, Fraction(0)) + LAUNCHER_OVERHEAD
