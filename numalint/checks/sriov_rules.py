@@ -59,10 +59,19 @@ def _sriov_resource(sriov: SriovCatalog, resource: str) -> bool:
         return True
     if any(n.rendered and n.resource == resource for nets in sriov.networks.values() for n in nets):
         return True
-    import difflib  # here, not at the top: only an unprovided resource under a custom prefix needs it
+    return bool(_near(resource, {p.resource_name for p in sriov.policies}))
 
-    name = resource.split("/", 1)[1].lower()
-    return bool(difflib.get_close_matches(name, [p.resource_name.lower() for p in sriov.policies], n=1, cutoff=0.75))
+
+def _near(resource: str, names: set[str]) -> list[str]:
+    """The ``names`` close enough to ``resource`` to be what was meant (a misspelling), at most three; compared
+    without a prefix, which makes every name of one prefix look alike."""
+    import difflib  # here, not at the top: only an unprovided resource needs it
+
+    def bare(name: str) -> str:
+        return name.rsplit("/", 1)[-1].lower()
+
+    by_bare = {bare(n): n for n in names}
+    return [by_bare[n] for n in difflib.get_close_matches(bare(resource), list(by_bare), n=3, cutoff=0.75)]
 
 
 @check("sriov-unknown-resource")
@@ -73,15 +82,9 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
     provided = sriov.provided()
 
     def choices(resource: str, names: set[str] = provided) -> str | None:
-        """``use "a" or "b"``: the provided resources close enough to be what was meant (at most three), None
-        when none is (an unrelated resource of the run is no fix: the policy is missing)."""
-        import difflib  # here, not at the top: only an unprovided resource needs it
-
-        def bare(name: str) -> str:  # compared without the shared prefix, which makes every name look alike
-            return name.rsplit("/", 1)[-1].lower()
-
-        by_bare = {bare(n): n for n in names}
-        near = [by_bare[n] for n in difflib.get_close_matches(bare(resource), list(by_bare), n=3, cutoff=0.75)]
+        """``use "a" or "b"``: the provided resources close enough to be what was meant (``_near``), None when
+        none is (an unrelated resource of the run is no fix: the policy is missing)."""
+        near = _near(resource, names)
         return did_you_mean(resource, near).replace("did you mean", "use", 1).rstrip("?") if near else None
 
     for nets in sriov.networks.values():

@@ -155,14 +155,14 @@ def _snippet(doc: Document) -> dict[str, Any]:
     return loaded if isinstance(loaded, dict) else {}
 
 
-def unrenderable(doc: Document) -> str | None:
+def unrenderable(doc: Document, snippet: dict[str, Any] | None = None) -> str | None:
     """Why the Node Tuning Operator cannot render the profile's KubeletConfig at all (the profile goes Degraded
     and no kubelet setting changes): under restricted or single-numa-node, without reservedMemory of its own, it
     adds kubeReserved, systemReserved and evictionHard memory.available into one quantity
     (components/kubeletconfig/kubeletconfig.go addStringToQuantity), and a value that resource.ParseQuantity
-    refuses (a percentage) stops it."""
+    refuses (a percentage) stops it. ``snippet``: the annotation, when the caller has read it already."""
     policy = get(doc.root, ("spec", "numa", "topologyPolicy"))
-    snippet = _snippet(doc)
+    snippet = _snippet(doc) if snippet is None else snippet
     if policy not in ("restricted", "single-numa-node") or "reservedMemory" in snippet:
         return None
     for field, key in (("kubeReserved", "memory"), ("systemReserved", "memory"), ("evictionHard", "memory.available")):
@@ -182,7 +182,8 @@ def render(doc: Document) -> KubeletProfile | None:
     spec = get(root, ("spec",))
     if not isinstance(spec, dict) or unfinished(spec) or unfinished(get(root, ("metadata", "name"))):
         return None
-    if unrenderable(doc) is not None:
+    snippet = _snippet(doc)
+    if unrenderable(doc, snippet) is not None:
         return None
     name = str(get(root, ("metadata", "name")) or "<unnamed>")
     here = locate(root, ("spec",), key=True)
@@ -191,7 +192,6 @@ def render(doc: Document) -> KubeletProfile | None:
         return locate(root, path)
 
     config = _map(here)
-    snippet = _snippet(doc)
     for key, value in snippet.items():
         _put(config, key, _plain(value, at("metadata", "annotations", "kubeletconfig.experimental")), at(
             "metadata", "annotations", "kubeletconfig.experimental"))

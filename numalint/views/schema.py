@@ -336,12 +336,20 @@ def _validate(doc: Document, schema: str, instance: Any, base: Path, text: str |
 
 
 def _tagged(text: str | None, span: Any) -> bool:
-    """Whether the node at ``span`` is written with an explicit tag (``!!float 3``, ``&a !!int 1``)."""
-    if text is None:
-        return False
+    """Whether the one-line node at ``span`` is written with an explicit tag (``!!float 3``, ``&a !!int 1``)."""
+    written = _as_written(text, span)
+    return written is not None and "!" in written[0]
+
+
+def _as_written(text: str | None, span: Any) -> tuple[str, str] | None:
+    """(properties, value) of the node at a one-line ``span`` as the file writes them: its anchor and tag, then
+    its text; None without the text or for a node over several lines."""
+    if text is None or span.line != span.end_line:
+        return None
     start = _offset(text, span.line, span.col)
-    end = _offset(text, span.end_line, span.end_col)
-    return "!" in text[start:value_start(text, start, end)]
+    end = start + span.end_col - span.col
+    at = value_start(text, start, end)
+    return text[start:at], text[at:end]
 
 
 # maps whose values the kubelet parses with strconv.ParseBool (pkg/kubelet/cm/cpumanager/policy_options.go,
@@ -358,11 +366,8 @@ def _bool_word(error: Any, span: Any, text: str | None, path: Path) -> str | Non
         return None
     if len(path) >= 2 and path[-2] in _PARSE_BOOL_MAPS:
         return "true" if value else "false"
-    if text is None or span.line != span.end_line:
-        return None
-    start = _offset(text, span.line, span.col)
-    end = start + span.end_col - span.col
-    written = text[value_start(text, start, end):end]
+    as_written = _as_written(text, span)
+    written = as_written[1] if as_written is not None else ""
     if not written or written[0] in "\"'!&*" or resolve_plain(written) is not value:
         return None  # not the plain word that was read (an alias, a tagged value)
     return written
@@ -396,15 +401,14 @@ class _Number:
         """None unless the value is a number for a string field, plain in the text: a whole number written
         otherwise than its decimal form, or a fraction however written."""
         value = error.instance
+        as_written = _as_written(text, span)
         if (error.validator != "type" or error.validator_value != "string" or isinstance(value, bool)
-                or not _finite_number(value) or text is None or span.line != span.end_line):
+                or not _finite_number(value) or as_written is None):
             return None
         fraction = isinstance(value, float) and not value.is_integer()
         if not fraction and not _whole_number(value):
             return None
-        start = _offset(text, span.line, span.col)
-        end = start + span.end_col - span.col
-        written = text[value_start(text, start, end):end]
+        written = as_written[1]
         canonical = repr(value) if fraction else str(int(value))
         if (not fraction and written == canonical) or not written or written[0] in "\"'!&*" \
                 or resolve_plain(written) != value:
