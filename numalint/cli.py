@@ -122,6 +122,7 @@ def check(paths: tuple[str, ...], formats: tuple[str, ...], output_file: str | N
         nothing = "no file could be read or parsed: nothing was checked"
     elif report.incomplete:
         nothing = "some files were not checked: a worker process reading them died"
+    _refuse_report_over_inputs(outputs, report.checked)
     if report.files == 0:
         click.echo(f"numalint: {nothing}", err=True)
         outputs = [(fmt, target) for fmt, target in outputs if fmt != "text"]
@@ -155,6 +156,17 @@ def _outputs(formats: tuple[str, ...], output_file: str | None) -> list[tuple[st
     if len(set(targets)) != len(targets):
         raise click.UsageError("two formats would write the same file")
     return outputs
+
+
+def _refuse_report_over_inputs(outputs: list[tuple[str, str | None]], inputs: list[str]) -> None:
+    """Exit 2, before anything is written, when a report would replace a file the run reads (a report of an
+    earlier run excepted: ``output.overwrite``)."""
+    from numalint.output.overwrite import inputs_overwritten
+
+    targets = [target for _fmt, target in outputs if target is not None]
+    for target in inputs_overwritten(targets, inputs) if targets else ():
+        raise OutputError(f"refusing to write the report over {target}: it is a file this run checks; "
+                          "write the report to another file")
 
 
 def _colour(choice: str | None, stream: Any) -> bool:
@@ -218,16 +230,11 @@ def _emit(outputs: list[tuple[str, str | None]], findings: list[Any], ctx: Any, 
     """Render each format to its file or to stdout (stderr with ``err``); GitHub's step summary once. Text
     written to a file is coloured only with --color always. Text and JSON to stdout, and JSON to a file, go out
     as they are rendered (a report of many findings is never held whole); other reports to a file are rendered
-    first, since rendering may read the checked files back and the file written may be one of them."""
+    whole before the file is opened. No report replaces a file the run reads (``_refuse_report_over_inputs``)."""
     from dataclasses import replace
 
     from numalint.output.report import render, render_chunks
 
-    written = {os.path.realpath(target) for _fmt, target in outputs if target is not None}
-    if written:  # a report written over a checked file: the reports after it still read the file's own text
-        for path in {f.file for f in findings} | {r.file for f in findings for r in f.related}:
-            if os.path.realpath(path) in written:
-                ctx.sources.keep(path)
     for fmt, target in outputs:
         if target is None:
             try:
@@ -298,6 +305,10 @@ def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format:
         colour = _colour(color, sys.stdout if output_file is None else None)
         text = render_text(report, colour, cpu_map)
     if output_file is not None:
+        from numalint.reading.sources import discover
+
+        _refuse_report_over_inputs([(output_format, output_file)],
+                                   discover(list(paths) + list(topologies), options.exclude, options.exclude_base)[0])
         try:
             Path(output_file).write_text(text, encoding="utf-8")
         except OSError as err:
@@ -517,6 +528,7 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
     result = fix(paths, options, unsafe, stdin_text)
     report = result.report
     assert report is not None
+    _refuse_report_over_inputs(outputs, report.checked)  # before any fixed file is written
     for path, problem in sorted(result.refused.items()):
         click.echo(f"numalint: {path}: not fixed, nothing written: {problem}", err=True)
     if show_diff:

@@ -32,13 +32,46 @@ def _pods(tmp_path: Path, count: int) -> list[str]:
     return [str(tmp_path / f"p{i}.yaml") for i in range(1, count + 1)]
 
 
-def test_a_report_written_over_a_checked_file_leaves_the_next_report_its_text(tmp_path: Path) -> None:
-    # more files than the renderers keep read back at once: p1 is read again after the SARIF report replaced it
-    paths = _pods(tmp_path, 6)
-    result = run("check", *paths, "-f", f"sarif={paths[0]}", "-f", "text", "--show-source")
-    assert result.exit_code == 1
-    block = result.output.split(f"{paths[0]}:9:5:", 1)[1].split("\n\n", 1)[0]
-    assert "resources:" in block and '"version"' not in block, block
+@pytest.mark.parametrize("option", [["-o", "{}"], ["-f", "sarif={}"], ["-f", "json={}"],
+                                    ["-f", "text", "-f", "junit={}"]])
+def test_a_report_over_a_checked_manifest_is_refused_and_the_manifest_kept(tmp_path: Path,
+                                                                          option: list[str]) -> None:
+    paths = _pods(tmp_path, 2)
+    before = Path(paths[1]).read_bytes()
+    result = run("check", str(tmp_path), *(part.format(paths[1]) for part in option))
+    assert result.exit_code == 2
+    assert f"refusing to write the report over {paths[1]}" in result.stderr
+    assert result.output == ""  # not even the text report: nothing is written
+    assert Path(paths[1]).read_bytes() == before
+
+
+def test_a_report_of_an_earlier_run_found_in_the_checked_directory_is_replaced(tmp_path: Path) -> None:
+    _pods(tmp_path, 1)
+    for fmt in ("json", "sarif", "gitlab"):
+        report = tmp_path / f"report-{fmt}.json"
+        first = run("check", str(tmp_path), "-f", f"{fmt}={report}")
+        again = run("check", str(tmp_path), "-f", f"{fmt}={report}")  # the report is now one of the inputs
+        assert (first.exit_code, again.exit_code) == (1, 1), again.stderr
+        assert "numalint" in report.read_text()
+
+
+def test_fix_refuses_a_report_over_an_input_before_writing_any_fix(tmp_path: Path) -> None:
+    write(tmp_path, {"kc.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                                "cpuManagerPolicy: static\nreservedSystemCPUs: 0\n"})
+    kubelet = tmp_path / "kc.yaml"
+    before = kubelet.read_bytes()
+    result = run("check", "--fix", str(kubelet), "-f", f"sarif={kubelet}")
+    assert result.exit_code == 2 and "refusing to write the report" in result.stderr
+    assert kubelet.read_bytes() == before  # neither fixed nor replaced
+    assert run("fix", str(kubelet)).exit_code in (0, 1) and kubelet.read_bytes() != before  # a fix was there
+
+
+def test_simulate_refuses_to_write_over_an_input(tmp_path: Path) -> None:
+    paths = _pods(tmp_path, 1)
+    before = Path(paths[0]).read_bytes()
+    result = run("simulate", paths[0], "-o", paths[0])
+    assert result.exit_code == 2 and "refusing to write the report" in result.stderr
+    assert Path(paths[0]).read_bytes() == before
 
 
 def test_a_report_file_that_cannot_be_written_exits_2(tmp_path: Path) -> None:

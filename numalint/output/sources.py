@@ -34,12 +34,6 @@ class SourceFiles:
         self._texts: dict[str, str | None] = {}
         self._trees: dict[str, list[tuple[Any, Span]] | None] = {}
 
-    def keep(self, path: str) -> None:
-        """Read ``path`` now and keep it for the whole run: a report is about to be written over it."""
-        text = self.text(path)
-        if text is not None:
-            self._given[path] = text
-
     def text(self, path: str) -> str | None:
         if path in self._given:
             return self._given[path]
