@@ -168,6 +168,22 @@ def test_a_tagged_value_must_be_of_its_tag_and_its_fix_is_not_offered(tmp_path: 
     assert "cannot decode !!str `1124Mi` as a !!int" in found[0]["message"]
 
 
+@pytest.mark.parametrize(("value", "read", "refused"), [
+    ("!!null static", "!!str `static` as a !!null", True),  # go-yaml resolves null only from the null words
+    ("!!null", "", False), ("!!null ~", "", False), ('!!null ""', "", False),
+    ("!!int true", "!!bool `true` as a !!int", True),
+    ("!!bool 1", "!!int `1` as a !!bool", True),
+])
+def test_a_tag_is_refused_when_its_text_reads_as_another_type(tmp_path: Path, value: str, read: str,
+                                                               refused: bool) -> None:
+    write(tmp_path, {"k.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                               f"cpuManagerPolicy: {value}\n"})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    syntax = [f for f in found if f["rule"] == "yaml-syntax"]
+    assert bool(syntax) == refused, found
+    assert not refused or f"cannot decode {read}" in syntax[0]["message"]
+
+
 def test_a_tagged_value_of_the_wrong_type_gets_no_quoting_fix(tmp_path: Path) -> None:
     """`!!float 3` stays a float once quoted (the tag decides, go-yaml resolve): a quoting fix would change nothing
     and be offered forever. The finding says to drop the tag instead."""

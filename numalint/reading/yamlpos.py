@@ -181,20 +181,22 @@ def _resolve_tagged(tag: str, value: str) -> Any:
     kind = tag.rsplit(":", 1)[1]
     if kind == "int":
         if not _INT_RE.match(value):
-            raise TagMismatch(f"cannot decode !!str `{value}` as a !!int")
+            raise _mismatch(value, kind)
         return _parse_int(value)
     if kind == "float":
         if _FLOAT_RE.match(value):
             return float(value)
         if value.lower() in _SPECIAL_FLOATS:
             return _SPECIAL_FLOATS[value.lower()]
-        raise TagMismatch(f"cannot decode !!str `{value}` as a !!float")
+        raise _mismatch(value, kind)
     if kind == "bool":
         if value in _BOOL_TRUE or value in _BOOL_FALSE:
             return value in _BOOL_TRUE
-        raise TagMismatch(f"cannot decode !!str `{value}` as a !!bool")
-    if kind == "null":
-        return None
+        raise _mismatch(value, kind)
+    if kind == "null":  # only the null words: `!!null foo` is refused like `!!int foo`
+        if value in _NULLS:
+            return None
+        raise _mismatch(value, kind)
     if kind == "binary":  # go-yaml decodes it into a string field (decode.go, d.scalar): the bytes it stands for
         import base64
         import binascii
@@ -205,6 +207,14 @@ def _resolve_tagged(tag: str, value: str) -> Any:
             raise TagMismatch("!!binary value contains invalid base64 data") from None
         return decoded.decode("utf-8", "surrogateescape")
     return value
+
+
+def _mismatch(value: str, kind: str) -> TagMismatch:
+    """go-yaml's error for ``!!<kind> value``: it names the type the text reads as (``!!str `1Gi```)."""
+    plain = resolve_plain(value) if value else None
+    read = ("null" if plain is None else "bool" if isinstance(plain, bool) else "int" if isinstance(plain, int)
+            else "float" if isinstance(plain, float) else "str")
+    return TagMismatch(f"cannot decode !!{read} `{value}` as a !!{kind}")
 
 
 # Line breaks of libyaml other than LF and CRLF: where its line numbers leave the LF model.
