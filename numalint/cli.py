@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -161,10 +160,12 @@ def _outputs(formats: tuple[str, ...], output_file: str | None) -> list[tuple[st
 def _refuse_report_over_inputs(outputs: list[tuple[str, str | None]], inputs: list[str]) -> None:
     """Exit 2, before anything is written, when a report would replace a file the run reads (a report of an
     earlier run excepted: ``output.overwrite``)."""
+    targets = [target for _fmt, target in outputs if target is not None]
+    if not targets:
+        return
     from numalint.output.overwrite import inputs_overwritten
 
-    targets = [target for _fmt, target in outputs if target is not None]
-    for target in inputs_overwritten(targets, inputs) if targets else ():
+    for target in inputs_overwritten(targets, inputs):
         raise OutputError(f"refusing to write the report over {target}: it is a file this run checks; "
                           "write the report to another file")
 
@@ -489,6 +490,8 @@ _FIXING_PID: list[int] = []
 
 
 def _terminate(signum: int, frame: Any) -> None:
+    import signal
+
     if os.getpid() not in _FIXING_PID:  # a worker forked while fixing: die as it would have
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGTERM)
@@ -500,6 +503,8 @@ def _run_fix(paths: list[str], options: Any, unsafe: bool, show_diff: bool, stdi
              outputs: list[tuple[str, str | None]], fail_on: str | None, look: _Look) -> None:
     """Fix, then print the diff, the fixed stdin, or write the files; SIGINT exits 130, SIGTERM 143."""
     _FIXING_PID[:] = [os.getpid()]
+    import signal  # here: only fixing handles SIGTERM (start-up time of a check)
+
     previous = signal.signal(signal.SIGTERM, _terminate)
     written: list[str] = []
     try:
