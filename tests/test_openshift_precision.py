@@ -414,3 +414,50 @@ spec:
     assert "renders no kubelet configuration" in found[0]["message"]
     write(tmp_path, {"pp.yaml": profile.replace("AMOUNT", "200Mi")})
     assert "performance-profile-invalid" not in run("check", "--format", "json", str(tmp_path)).rules()
+
+
+ANNOTATED_PROFILE = """apiVersion: performance.openshift.io/v2
+kind: PerformanceProfile
+metadata:
+  name: cnf
+  annotations:
+    kubeletconfig.experimental: {annotation}
+spec:
+  cpu: {{reserved: "0", isolated: "1-7"}}
+  nodeSelector: {{node-role.kubernetes.io/worker-cnf: ""}}
+  numa: {{topologyPolicy: restricted}}
+"""
+CNF_TOPOLOGY = """apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata: {name: box}
+spec:
+  pool:
+    nodeSelector: {node-role.kubernetes.io/worker-cnf: ""}
+  numaNodes:
+  - {id: 0, cpus: "0-3", memory: 16Gi}
+  - {id: 1, cpus: "4-7", memory: 16Gi}
+"""
+
+
+def test_a_fix_of_a_value_inside_the_kubeletconfig_annotation_is_a_hint_and_the_annotation_is_kept(
+        tmp_path: Path) -> None:
+    """Values a PerformanceProfile takes from its kubeletconfig.experimental annotation are located at the whole
+    annotation: an edit there replaced the annotation (every other setting in it) with one quantity or word."""
+    annotations = [
+        "|\n      {\"reservedMemory\": [{\"numaNode\": 0, \"limits\": {\"memory\": \"1Gi\"}}],\n"
+        "       \"cpuManagerPolicyOptions\": {\"full-pcpus-only\": \"yes\"}}",
+        "'{\"topologyManagerScope\": \"Pod\", "
+        "\"reservedMemory\": [{\"numaNode\": 0, \"limits\": {\"memory\": \"1Gi\"}}]}'",
+    ]
+    for annotation in annotations:
+        write(tmp_path, {"pp.yaml": ANNOTATED_PROFILE.format(annotation=annotation), "topo.yaml": CNF_TOPOLOGY})
+        before = (tmp_path / "pp.yaml").read_bytes()
+        found = findings(tmp_path)
+        inside = [f for f in found if f["rule"] in ("reserved-memory-mismatch", "invalid-policy-name",
+                                                     "policy-option")]
+        assert len(inside) == 2, found
+        assert all(not f["fix"]["edits"] for f in inside)
+        assert any("kubeletconfig.experimental annotation (by hand" in f["fix"]["description"] for f in inside)
+        for command in (["fix", "--unsafe-fixes"], ["check", "--fix", "--unsafe-fixes"]):
+            run(*command, str(tmp_path))
+            assert (tmp_path / "pp.yaml").read_bytes() == before

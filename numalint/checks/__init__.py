@@ -19,11 +19,15 @@ from numalint.checks import (  # noqa: F401  (each module registers its checks)
     workload_rules,
 )
 from numalint.checks.registry import CHECKS, Check
-from numalint.findings import Finding
+from numalint.findings import Finding, Fix, Hit
 from numalint.k8s.kinds import KUBELET_CONFIG
+from numalint.reading.locate import get, locate
 
 if TYPE_CHECKING:
     from numalint.analysis import Analysis
+    from numalint.reading.yamlpos import Span
+
+ANNOTATION = ("metadata", "annotations", "kubeletconfig.experimental")
 
 ORDER = ("alignment_rules", "kubelet_rules", "openshift_rules", "sriov_rules", "workload_rules")
 NODE_MODULES = frozenset({"numalint.checks.alignment_rules", "numalint.checks.kubelet_rules"})
@@ -50,11 +54,29 @@ def run_checks(analysis: Analysis, disabled: Container[str] = (), cluster: str |
     node_side = _has_node_side(analysis)
     if node_side:
         _load_node_checks()
+    inside = annotation_values(analysis)
     for slug, func in _ordered():
         if slug in disabled or (not node_side and func.__module__ in NODE_MODULES):
             continue
-        for hit in func(analysis):
+        for hit in hits(func, analysis, inside):
             yield Finding.of(slug, hit, cluster)
+
+
+def hits(check: Check, analysis: Analysis, inside: set[tuple[str, Span]]) -> Iterator[Hit]:
+    """The hits of ``check``; a fix whose edit would land on a value a PerformanceProfile took from its
+    kubeletconfig.experimental annotation becomes a hint. Such values are located at the whole annotation (one
+    JSON text): an edit there would replace the annotation, every other setting in it with it."""
+    for hit in check(analysis):
+        if inside and hit.fix is not None and any((hit.file, edit.span) in inside for edit in hit.fix.edits):
+            hit.fix = Fix(f"{hit.fix.description}, in the JSON of the kubeletconfig.experimental annotation (by "
+                          "hand: numalint does not edit inside it)")
+        yield hit
+
+
+def annotation_values(analysis: Analysis) -> set[tuple[str, Span]]:
+    """(file, span) of the kubeletconfig.experimental annotation of each PerformanceProfile rendered."""
+    return {(profile.file, locate(profile.rendered_from.root, ANNOTATION)) for profile in analysis.profiles
+            if profile.rendered_from is not None and isinstance(get(profile.rendered_from.root, ANNOTATION), str)}
 
 
 def _has_node_side(analysis: Analysis) -> bool:

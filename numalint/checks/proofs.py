@@ -34,7 +34,7 @@ from functools import partial
 
 from numalint.analysis import Analysis, analyse
 from numalint.catalogue import catalogue
-from numalint.checks import all_checks
+from numalint.checks import all_checks, annotation_values, hits
 from numalint.checks.forked import run_tasks
 from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix, shorten
 from numalint.model.run import FileResult
@@ -250,10 +250,11 @@ class _Prover:
             if found.file == profile.file and _holds(span, found.span.line, found.span.col):
                 add(found.rule, found.file, found.span.line, found.span.col, found.severity, found.fix,
                     found.message)
+        inside = annotation_values(pool)
         for slug, func in all_checks().items():  # the order of a run, whatever was imported first
             if slug in POD_ALONE:
                 continue
-            for hit in func(pool):
+            for hit in hits(func, pool, inside):
                 add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
         return seen
 
@@ -386,8 +387,9 @@ class _WorkloadProver:
             for found in change.findings:
                 add(found.rule, found.file, found.span.line, found.span.col, found.severity, found.fix,
                     found.message)
+        inside = annotation_values(pool)
         for slug, func in all_checks().items():
-            for hit in func(pool):
+            for hit in hits(func, pool, inside):
                 add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
         return seen
 
