@@ -43,6 +43,7 @@ class ReferencePool:
     pool: Pool
     nodes: list[Node] = field(default_factory=list)
     requested: dict[str, dict[str, Fraction]] = field(default_factory=dict)
+    scored: dict[str, dict[str, Fraction]] = field(default_factory=dict)  # the non-zero requests on each node
     start_error: str | None = None
     pods: list[Placement] = field(default_factory=list)
 
@@ -82,19 +83,37 @@ def node_allocatable(node: Node, profile: KubeletProfile | None) -> dict[str, Fr
     return result
 
 
-def _schedule(pool_run: ReferencePool, nodes: list[Node], spec: PodSpec) -> Node | None:
+def non_zero_requests(view: PodView) -> dict[str, Fraction]:
+    """cpu and memory as the scheduler's score counts them: a container's missing request is 100m / 200MB."""
+    pod: dict[str, Fraction] = {}
+    for resource, default in (("cpu", Fraction(1, 10)), ("memory", Fraction(200 * 1024 * 1024))):
+        running = sum((c.requests.get(resource, default) for c in view.containers if not c.init or c.sidecar),
+                      Fraction(0))
+        init = max((c.requests.get(resource, default) + sum(
+            (s.requests.get(resource, default) for s in view.containers[:i] if s.sidecar), Fraction(0))
+            for i, c in enumerate(view.containers) if c.init and not c.sidecar), default=Fraction(0))
+        pod[resource] = max(running, init)
+    return pod
+
+
+def _schedule(pool_run: ReferencePool, nodes: list[Node], spec: PodSpec, scored: dict[str, Fraction]) -> Node | None:
     wanted = pod_requests(spec)
     best: Node | None = None
-    best_score = Fraction(-1)
+    best_score = Fraction(0)
     for node in nodes:
         allocatable = node_allocatable(node, pool_run.pool.profile)
         used = pool_run.requested.get(node.name, {})
         if any(amount > allocatable.get(r, Fraction(0)) - used.get(r, Fraction(0))
                for r, amount in wanted.items() if amount and (r in allocatable or r != "memory")):
             continue
-        score = sum(((allocatable[r] - used.get(r, Fraction(0)) - wanted.get(r, Fraction(0))) / allocatable[r]
-                     for r in ("cpu", "memory") if allocatable.get(r)), Fraction(0))
-        if score > best_score:
+        scored_resources = [r for r in ("cpu", "memory") if allocatable.get(r)]
+        if sum(((allocatable[r] - used.get(r, Fraction(0)) - wanted.get(r, Fraction(0))) / allocatable[r]
+                for r in scored_resources), Fraction(0)) <= -1:
+            continue
+        counted = pool_run.scored.get(node.name, {})
+        score = sum(((allocatable[r] - counted.get(r, Fraction(0)) - scored[r]) / allocatable[r]
+                     for r in scored_resources), Fraction(0))
+        if best is None or score > best_score:
             best, best_score = node, score
     return best
 
@@ -107,7 +126,8 @@ def _place(pool_run: ReferencePool, view: PodView, injected: dict[str, int]) -> 
         name = f"{ns}{view.ref.name}{suffix}"
         spec = pod_spec(view, name, injected)
         targets = [pool_run.nodes[index]] if view.ref.kind == "DaemonSet" else pool_run.nodes
-        node = _schedule(pool_run, targets, spec)
+        scored = non_zero_requests(view) if view.pod_resources is None else pod_requests(spec)
+        node = _schedule(pool_run, targets, spec, scored)
         if node is None:
             pool_run.pods.append(Placement(name, None, Admission(False, "Unschedulable")))
             continue
@@ -116,6 +136,9 @@ def _place(pool_run: ReferencePool, view: PodView, injected: dict[str, int]) -> 
             used = pool_run.requested.setdefault(node.name, {})
             for resource, amount in pod_requests(spec).items():
                 used[resource] = used.get(resource, Fraction(0)) + amount
+            counted = pool_run.scored.setdefault(node.name, {})
+            for resource in ("cpu", "memory"):
+                counted[resource] = counted.get(resource, Fraction(0)) + scored.get(resource, Fraction(0))
         pool_run.pods.append(Placement(name, node.name, admission))
 
 

@@ -461,3 +461,22 @@ def test_a_fix_of_a_value_inside_the_kubeletconfig_annotation_is_a_hint_and_the_
         for command in (["fix", "--unsafe-fixes"], ["check", "--fix", "--unsafe-fixes"]):
             run(*command, str(tmp_path))
             assert (tmp_path / "pp.yaml").read_bytes() == before
+
+
+def test_a_kubeletconfig_that_selects_no_pool_is_not_the_topologys_kubelet(tmp_path: Path) -> None:
+    """The only KubeletConfig of a run went with the only NodeTopology even when it selected none of the run's
+    MachineConfigPools (kubeletconfig-pool said its settings reach no node): its single-numa-node policy then
+    rejected a pod the nodes, running the kubelet's defaults, admit."""
+    selector = "machineConfigPoolSelector:\n    matchLabels: {machineconfiguration.openshift.io/role: ROLE}\n"
+    kubelet = ("apiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata: {name: cnf}\n"
+               "spec:\n  " + selector + "  kubeletConfig:\n    cpuManagerPolicy: static\n"
+               "    reservedSystemCPUs: \"0\"\n    topologyManagerPolicy: single-numa-node\n")
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: big}\nspec:\n  nodeSelector: "
+           "{node-role.kubernetes.io/worker-cnf: \"\"}\n  containers:\n  - name: c\n    image: x\n    resources:\n"
+           "      limits: {cpu: \"6\", memory: 1Gi}\n")
+    for role, rejected in (("worker-cnf", True), ("worker-cnff", False)):
+        write(tmp_path, {"mcp.yaml": CUSTOM_POOL, "kc.yaml": kubelet.replace("ROLE", role),
+                         "topo.yaml": CNF_TOPOLOGY, "pod.yaml": pod})
+        rules = {f["rule"] for f in findings(tmp_path)}
+        assert ("admission-failure" in rules) == rejected, rules
+        assert ("kubeletconfig-pool" in rules) == (not rejected), rules

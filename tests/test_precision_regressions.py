@@ -72,3 +72,66 @@ def test_a_kubelet_field_of_the_newest_releases_is_known(tmp_path: Path) -> None
     write(tmp_path, {"k.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
                                "podHousekeepingPeriod: 2s\n"})
     assert "unknown-field" not in run("check", "--format", "json", str(tmp_path)).rules()
+
+
+GPU_POOL = """apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata: {name: gpu}
+spec:
+  pool: {nodes: 2, kubeletConfig: kubelet}
+  numaNodes:
+    - {id: 0, cpus: "0-7", memory: 64Gi}
+    - {id: 1, cpus: "8-15", memory: 64Gi}
+  devices:
+    - {resource: nvidia.com/gpu, numaNode: 0, count: GPUS}
+    - {resource: nvidia.com/gpu, numaNode: 1, count: GPUS}
+---
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+metadata: {name: kubelet}
+cpuManagerPolicy: static
+topologyManagerPolicy: single-numa-node
+reservedSystemCPUs: "8-13"
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: a-smoke}
+spec:
+  parallelism: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: c
+        image: cuda
+        resources:
+          limits: {nvidia.com/gpu: 1}
+"""
+GUARANTEED_GPU_POD = """---
+apiVersion: v1
+kind: Pod
+metadata: {name: b-infer}
+spec:
+  containers:
+  - name: c
+    image: vllm
+    resources:
+      limits: {cpu: "4", memory: 8Gi, nvidia.com/gpu: 1}
+"""
+
+
+def test_pods_without_cpu_or_memory_requests_spread_over_the_nodes(tmp_path: Path) -> None:
+    """The scheduler's score counts a missing cpu/memory request as 100m/200MB (NonMissingContainerRequests):
+    GPU-only pods do not all go to the first node, and a Guaranteed pod after them is not rejected there while
+    another node stands empty."""
+    write(tmp_path, {"all.yaml": GPU_POOL.replace("GPUS", "2")})
+    placed = run("simulate", "--format", "json", str(tmp_path / "all.yaml")).json()
+    pods = {node["name"]: node["pods"] for pool in placed["pools"] for node in pool["nodes"]}
+    assert pods == {"gpu-0": ["a-smoke-0"], "gpu-1": ["a-smoke-1"]}, pods
+    found = run("check", "--format", "json", str(tmp_path)).rules()
+    assert "numa-imbalance" not in found and "admission-failure" not in found, found  # a pod per node
+    write(tmp_path, {"all.yaml": GPU_POOL.replace("GPUS", "1").replace("parallelism: 2", "parallelism: 1")
+                     + GUARANTEED_GPU_POD})
+    found = run("check", "--format", "json", str(tmp_path)).rules()
+    # b-infer is admitted on the other node; one GPU per NUMA node taken is no imbalance
+    assert "admission-failure" not in found and "numa-imbalance" not in found, found

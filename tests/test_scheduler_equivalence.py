@@ -62,6 +62,11 @@ def _resources(rng: random.Random, exact: bool) -> str:
         extra += f", nvidia.com/gpu: {rng.choice([1, 2])}"
     if exact:
         return f"limits: {{cpu: \"{cpu}\", memory: {memory}{extra}}}"
+    missing = rng.random()
+    if missing < 0.1:  # no cpu or memory request: the score counts 100m and 200MB (non-zero requests)
+        return "limits: {nvidia.com/gpu: 1}" if extra else "{}"
+    if missing < 0.2:
+        return f"requests: {{memory: {memory}{extra}}}"
     return f"requests: {{cpu: \"{cpu}\", memory: {memory}{extra}}}"
 
 

@@ -174,7 +174,9 @@ def numa_imbalance(analysis: Analysis) -> Iterator[Hit]:
             capacity, free = node.capacity(), node.free()
             resources = {r for cap in capacity.values() for r in cap}
             for resource in sorted(resources - reported):
-                exhausted = [n for n in capacity if capacity[n].get(resource, 0) > 0 and free[n].get(resource, 0) == 0]
+                # one device per NUMA node is always "exhausted" by the pod that takes it: granularity, not
+                # stranding, and no spreading or sizing changes it
+                exhausted = [n for n in capacity if capacity[n].get(resource, 0) > 1 and free[n].get(resource, 0) == 0]
                 spare = [n for n in capacity if capacity[n].get(resource, 0) > 0 and
                          free[n].get(resource, 0) * 2 >= capacity[n][resource]]
                 if exhausted and spare:

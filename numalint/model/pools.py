@@ -243,20 +243,31 @@ def _profile_named(run: Run, name: str) -> KubeletProfile | None:
     return None
 
 
+def reaches_no_pool(run: Run, profile: KubeletProfile) -> bool:
+    """An OpenShift KubeletConfig or PerformanceProfile that selects none of the MachineConfigPools the run
+    declares (nor the built-in master and worker): its settings reach no node (``kubeletconfig-pool``)."""
+    if not profile.openshift or profile.rendered_from is not None and not profile.node_selector:
+        return False
+    pools = machine_config_pools(run)
+    return any(p.doc is not None for p in pools) and not targeted_pools(pools, profile)
+
+
 def build_pools(run: Run) -> list[Pool]:
     pools: list[Pool] = []
-    if len(run.topologies) == 1 and len(run.profiles) <= 1:
+    # the only configuration goes with the only topology, unless it reaches no node: the topology's nodes then
+    # run the kubelet's defaults
+    only = run.profiles[0] if len(run.profiles) == 1 and not reaches_no_pool(run, run.profiles[0]) else None
+    if len(run.topologies) == 1 and (only is not None or not run.profiles):
         topo = run.topologies[0]
-        profile = run.profiles[0] if run.profiles else None
-        return [Pool(topo.name, profile, topo, topo.node_labels, topo.nodes,
+        return [Pool(topo.name, only, topo, topo.node_labels, topo.nodes,
                      "the only topology and kubelet configuration of the run")]
     used: set[int] = set()
     for topo in run.topologies:
         profile = _profile_named(run, topo.kubelet_config) if topo.kubelet_config else None
         if profile is None and topo.node_labels:
             profile = _profile_for_labels(run, topo.node_labels)
-        if profile is None and len(run.profiles) == 1:
-            profile = run.profiles[0]
+        if profile is None:
+            profile = only
         if profile is not None:
             used.add(id(profile))
         pools.append(Pool(topo.name, profile, topo, topo.node_labels, topo.nodes,

@@ -6,7 +6,10 @@ only when the node reports memory), score each by how little it is allocated,
 
     score = sum over cpu and memory (when allocatable) of (allocatable - used - wanted) / allocatable,
 
-and take the highest score, the lowest node index on ties, provided the score is above -1.
+and take the highest score, the lowest node index on ties, provided the score is above -1. The score counts a
+container that asks no cpu or memory as asking 100m and 200MB (the scheduler's non-zero requests,
+``NonMissingContainerRequests``): pods without requests spread over the nodes instead of all going to the
+first one.
 
 Every node of a pool has the same hardware and kubelet, so allocatable is computed once per pool and the
 score's node-dependent part is ``load = sum of used / allocatable`` over cpu and memory: the highest score is
@@ -50,6 +53,7 @@ class PoolScheduler:
         self.weights = {r: product // self.allocatable[r] for r in self.scored}
         self.count = count
         self.used: list[dict[str, int]] = [{r: 0 for r in resources} for _ in range(count)]
+        self.scored_used: list[dict[str, int]] = [{r: 0 for r in self.scored} for _ in range(count)]
         size = 1
         while size < max(count, 1):
             size *= 2
@@ -108,14 +112,18 @@ class PoolScheduler:
                     heappush(heap, (best[child], child))
         return None
 
-    def bind(self, index: int, wanted: dict[str, int]) -> None:
-        """The pod on node ``index`` was admitted: its requests count as used from now on."""
+    def bind(self, index: int, wanted: dict[str, int], scored: dict[str, int] | None = None) -> None:
+        """The pod on node ``index`` was admitted: its requests count as used from now on; ``scored``: its
+        non-zero requests, what the score counts (``wanted`` when not given)."""
         used = self.used[index]
         for r, amount in wanted.items():
             used[r] = used.get(r, 0) + amount
+        scored_used = self.scored_used[index]
+        for r in self.scored:
+            scored_used[r] += (wanted if scored is None else scored).get(r, 0)
         leaf = self.size + index
         best, columns = self.best, list(self.most_free.items())
-        best[leaf] = (self._load(used), index)
+        best[leaf] = (self._load(scored_used), index)
         for r, values in columns:
             values[leaf] = self.allocatable[r] - used.get(r, 0)
         node = leaf // 2

@@ -196,6 +196,29 @@ def pod_requests(spec: PodSpec) -> dict[str, Fraction]:
     return {r: max(init_max.get(r, Fraction(0)), running.get(r, Fraction(0))) for r in set(init_max) | set(running)}
 
 
+# what the scheduler's score counts for a container that asks no cpu or memory (pkg/scheduler/util
+# DefaultMilliCPURequest, DefaultMemoryRequest; resourcehelper NonMissingContainerRequests)
+NON_ZERO = {"cpu": Fraction(1, 10), "memory": Fraction(200 * 1024 * 1024)}
+
+
+def scored_requests(view: PodView, wanted: dict[str, Fraction]) -> dict[str, Fraction]:
+    """The cpu and memory the scheduler's score counts: ``wanted`` with each container's missing cpu or memory
+    request counted as NON_ZERO (an explicit 0 stays 0); pod-level requests count as they are."""
+    if view.pod_resources is not None:
+        return wanted
+    init_max: dict[str, Fraction] = {}
+    running: dict[str, Fraction] = {}
+    for c in view.containers:
+        for resource, default in NON_ZERO.items():
+            amount = c.requests.get(resource, default)
+            if c.init and not c.sidecar:
+                init_max[resource] = max(init_max.get(resource, Fraction(0)), running.get(resource, Fraction(0))
+                                         + amount)
+            else:
+                running[resource] = running.get(resource, Fraction(0)) + amount
+    return {r: max(init_max.get(r, Fraction(0)), running.get(r, Fraction(0))) for r in NON_ZERO}
+
+
 def node_allocatable(node: Node, profile: KubeletProfile | None) -> dict[str, Fraction]:
     machine = node.machine
     huge: dict[str, Fraction] = {}
@@ -260,7 +283,7 @@ def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog
     if node_state and results and results[0].nodes:
         files = read_state(node_state)
         problems = list(files.problems) + apply_state(results[0].nodes[0], files)
-    queue: list[tuple[PoolRun, PodView, dict[str, int], dict[str, Fraction]]] = []
+    queue: list[tuple[PoolRun, PodView, dict[str, int], dict[str, Fraction], dict[str, Fraction]]] = []
     amounts: dict[int, dict[str, set[Fraction]]] = {}
     for view in pods:
         matching = [p for p in pools_for(pools, view) if id(p) in by_pool]
@@ -271,17 +294,18 @@ def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog
             continue
         injected = sriov.network_resources(view)[0]
         wanted = pod_requests(pod_spec(view, "", injected))  # the same for every replica
-        queue.append((pool_run, view, injected, wanted))
+        scored = scored_requests(view, wanted)
+        queue.append((pool_run, view, injected, wanted, scored))
         seen = amounts.setdefault(id(pool_run), {})
-        for resource, amount in wanted.items():
+        for resource, amount in (*wanted.items(), *scored.items()):
             seen.setdefault(resource, set()).add(amount)
     for pool_run in results:
         if pool_run.nodes:
             pool_run.allocatable = node_allocatable(pool_run.nodes[0], pool_run.pool.profile)
             pool_run.scheduler = PoolScheduler(pool_run.allocatable, len(pool_run.nodes),
                                                amounts.get(id(pool_run), {}))
-    for pool_run, view, injected, wanted in queue:
-        _place(pool_run, view, injected, wanted)
+    for pool_run, view, injected, wanted, scored in queue:
+        _place(pool_run, view, injected, wanted, scored)
     return Simulation(tuple(results), tuple(problems))
 
 
@@ -309,10 +333,11 @@ def pool_machine(sriov: SriovCatalog, pool: Pool, exclude: set[str] | None = Non
     return Machine(machine.numa_nodes, machine.cpus, machine.devices + vfs)
 
 
-def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int], wanted: dict[str, Fraction]) -> None:
+def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int], wanted: dict[str, Fraction],
+           scored: dict[str, Fraction]) -> None:
     scheduler = pool_run.scheduler
     assert scheduler is not None
-    scaled = scheduler.scaled(wanted)
+    scaled, scored_scaled = scheduler.scaled(wanted), scheduler.scaled(scored)
     count = _instances(view, len(pool_run.nodes), pool_run.allocatable, wanted)
     ns = f"{view.ref.namespace}/" if view.ref.namespace else ""
     for index in range(count):
@@ -332,7 +357,7 @@ def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int], wanted: d
             pod.node = node.name
             pod.admission = node.admit(spec)
             if pod.admission.admitted:
-                scheduler.bind(chosen, scaled)
+                scheduler.bind(chosen, scaled, scored_scaled)
             else:
                 pod.before = node.snapshot()  # a rejection leaves the node as it was just before
             pool_run.pods.append(pod)
