@@ -337,3 +337,18 @@ def test_only_resources_close_to_the_missing_one_are_suggested(tmp_path: Path) -
     found = findings(tmp_path, {"net.yaml": network("net", "mlxnic")}, "sriov-unknown-resource")
     assert [f["fix"]["description"] for f in found] == ['correct resourceName (use "mlxnics") or add the '
                                                         "SriovNetworkNodePolicy"]
+
+
+def test_a_policy_the_webhook_rejects_creates_no_resource(tmp_path: Path) -> None:
+    """resourceName "intel.com/sriov_a" fails the webhook's ^[a-zA-Z0-9_]+$: the policy never exists, so it is
+    not "creating openshift.io/intel.com/sriov_a" (sriov-unused-resource), and the network that names sriov_a is
+    told to mend the policy, not to name the rejected value."""
+    found = findings(tmp_path, {"p.yaml": policy("pol1", "intel.com/sriov_a"), "n.yaml": network("net1", "sriov_a")})
+    assert sorted(f["rule"] for f in found) == ["schema", "sriov-unknown-resource"], found
+    unknown = next(f for f in found if f["rule"] == "sriov-unknown-resource")
+    assert "write resourceName: sriov_a there" in unknown["fix"]["description"] and not unknown["fix"]["edits"]
+    # a pod asking for the resource of a rejected policy is still judged (the run holds policies)
+    found = findings(tmp_path, {"p.yaml": policy("pol1", "intel.com/sriov_a"), "n.yaml": "",
+                                "pod.yaml": pod('""', limits='{cpu: "4", memory: 4Gi, openshift.io/sriov_a: 1}')},
+                     "sriov-unknown-resource")
+    assert [Path(f["file"]).name for f in found] == ["pod.yaml"], found

@@ -42,7 +42,7 @@ def _unprovided(sriov: SriovCatalog, network: Network) -> bool:
     for the operator's prefix: a NetworkAttachmentDefinition for another prefix belongs to a plain
     device-plugin deployment the run cannot see; one under a prefix of the user's choice, to an SR-IOV
     resource only when ``_sriov_resource`` says so."""
-    if not sriov.policies or not network.resource or is_placeholder(network.resource):
+    if not (sriov.policies or sriov.rejected) or not network.resource or is_placeholder(network.resource):
         return False
     if network.resource in sriov.provided() or network.resource.split("/", 1)[0] != sriov.prefix:
         return False
@@ -59,7 +59,7 @@ def _sriov_resource(sriov: SriovCatalog, resource: str) -> bool:
         return True
     if any(n.rendered and n.resource == resource for nets in sriov.networks.values() for n in nets):
         return True
-    return bool(_near(resource, {p.resource_name for p in sriov.policies}))
+    return bool(_near(resource, {p.resource_name.rsplit("/", 1)[-1] for p in (*sriov.policies, *sriov.rejected)}))
 
 
 def _near(resource: str, names: set[str]) -> list[str]:
@@ -94,9 +94,14 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                 # NetworkAttachmentDefinition's annotation, the whole resource
                 named = (choices(net.resource.split("/", 1)[1], {p.resource_name for p in sriov.policies})
                          if net.rendered else choices(net.resource))
+                rejected = next((p for p in sriov.rejected if net.rendered
+                                 and p.resource_name.rsplit("/", 1)[-1] == net.resource.split("/", 1)[1]), None)
                 yield Hit(f'{net.ref.label()} uses resource {net.resource}, but {NO_PROVIDER}: no node '
                           "advertises it, so every pod attaching the network stays Pending",
                           net.doc.file, net.resource_span(), net.ref,
+                          Fix(f'{rejected.ref.label()} names it "{rejected.resource_name}", which the operator '
+                              "webhook rejects (letters, digits and _ only; the operator adds the prefix): write "
+                              f"resourceName: {net.resource.split('/', 1)[1]} there") if rejected is not None else
                           Fix(f"correct resourceName ({named}) or add the SriovNetworkNodePolicy" if named else
                               "add the SriovNetworkNodePolicy that creates the resource"),
                           "error")
@@ -126,7 +131,7 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                               f"{network.resource.split('/', 1)[1]} or correct the network"), "error",
                           (Related(network.doc.file, network.resource_span(), f"{network.ref.label()} names the "
                                                                               "resource"),))
-        if not sriov.policies:
+        if not (sriov.policies or sriov.rejected):
             continue
         for container in pod.containers:
             for resource in sorted(set(container.requests) | set(container.limits)):

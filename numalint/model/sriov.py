@@ -38,6 +38,8 @@ _DOC_PLACEHOLDER = re.compile(r"<[A-Za-z_][\w.-]*>")
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _SIMPLE_VARIABLE = re.compile(r"\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*|<[A-Za-z_][\w.-]*>")
 _PF_RE = re.compile(r"^(?P<name>[^#]+)(?:#(?P<first>\d+)-(?P<last>\d+))?$")
+# the operator webhook's resourceName (schemas/sriovnetworknodepolicy): a policy naming another is rejected
+_RESOURCE_NAME_RE = re.compile(r"[a-zA-Z0-9_]+\Z")
 
 
 @dataclass
@@ -169,10 +171,11 @@ class SriovCatalog:
     policies: list[Policy]
     networks: dict[str, list[Network]]  # network name -> candidates
     prefix: str
+    rejected: list[Policy] = field(default_factory=list)  # policies the webhook refuses: they create nothing
 
     @property
     def present(self) -> bool:
-        return bool(self.policies or self.networks)
+        return bool(self.policies or self.networks or self.rejected)
 
     def resources(self) -> set[str]:
         """Every VF resource the run names, provided (by a policy) or merely consumed (by a network)."""
@@ -346,7 +349,8 @@ def networks_problem(value: str) -> str | None:
 
 def catalog(run: Run, prefix: str = DEFAULT_PREFIX) -> SriovCatalog:
     """The run's SR-IOV policies and networks (built once per analysis)."""
-    policies = [p for d in run.of_kind(SRIOV_POLICY) if (p := _policy(d)) is not None]
+    read = [p for d in run.of_kind(SRIOV_POLICY) if (p := _policy(d)) is not None]
+    policies = [p for p in read if _RESOURCE_NAME_RE.match(p.resource_name)]
     networks: dict[str, list[Network]] = {}
     for kind in SRIOV_NETWORK_KINDS:
         for doc in run.of_kind(kind):
@@ -374,4 +378,4 @@ def catalog(run: Run, prefix: str = DEFAULT_PREFIX) -> SriovCatalog:
         ref = ObjectRef(doc.api_version, doc.kind, str(name), _text(namespace))
         networks.setdefault(str(name), []).append(Network(doc, ref, str(resource) if resource else "",
                                                           {str(namespace)} if namespace else set()))
-    return SriovCatalog(policies, networks, prefix)
+    return SriovCatalog(policies, networks, prefix, [p for p in read if not _RESOURCE_NAME_RE.match(p.resource_name)])
