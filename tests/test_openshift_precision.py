@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import run, write
 
 
@@ -480,3 +482,30 @@ def test_a_kubeletconfig_that_selects_no_pool_is_not_the_topologys_kubelet(tmp_p
         rules = {f["rule"] for f in findings(tmp_path)}
         assert ("admission-failure" in rules) == rejected, rules
         assert ("kubeletconfig-pool" in rules) == (not rejected), rules
+
+
+@pytest.mark.parametrize(("annotation", "why"), [
+    ('"pod"', "is not JSON"),
+    ("'{bad'", "is not JSON"),
+    ("'[1]'", "is a JSON array, not an object"),
+    ("'{\"cpuManagerPolicyOptions\": {\"full-pcpus-only\": true}}'", "cpuManagerPolicyOptions.full-pcpus-only = true"),
+    ("'{\"systemReserved\": {\"memory\": 600}}'", "systemReserved.memory = 600"),
+    ("'{\"CPUManagerPolicy\": 3}'", "cpuManagerPolicy = 3"),  # Go matches field names without regard to case
+    ("'{\"cpuManagerReconcilePeriod\": \"5 s\"}'", 'cpuManagerReconcilePeriod = "5 s"'),
+])
+def test_an_annotation_the_operator_cannot_unmarshal_is_reported(tmp_path: Path, annotation: str, why: str) -> None:
+    """NTO json.Unmarshal-s the annotation into a KubeletConfiguration: text that is not a JSON object, or a
+    value of another type, fails it, and the profile renders nothing (it is Degraded)."""
+    write(tmp_path, {"pp.yaml": ANNOTATED_PROFILE.format(annotation=annotation).replace(
+        "  numa: {topologyPolicy: restricted}\n", "")})
+    found = findings(tmp_path)
+    assert [f["rule"] for f in found] == ["performance-profile-invalid"], found
+    assert why in found[0]["message"] and "cannot unmarshal" in found[0]["message"]
+
+
+@pytest.mark.parametrize("annotation", ["'null'",
+                                        "'{\"systemReserved\": {\"memory\": \"600Mi\"}, \"unknownField\": 1}'"])
+def test_an_annotation_the_operator_unmarshals_is_not_reported(tmp_path: Path, annotation: str) -> None:
+    write(tmp_path, {"pp.yaml": ANNOTATED_PROFILE.format(annotation=annotation).replace(
+        "  numa: {topologyPolicy: restricted}\n", "")})
+    assert "performance-profile-invalid" not in [f["rule"] for f in findings(tmp_path)]

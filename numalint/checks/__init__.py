@@ -20,14 +20,12 @@ from numalint.checks import (  # noqa: F401  (each module registers its checks)
 )
 from numalint.checks.registry import CHECKS, Check
 from numalint.findings import Finding, Fix, Hit
-from numalint.k8s.kinds import KUBELET_CONFIG
+from numalint.k8s.kinds import KUBELET_CONFIG, KUBELET_SNIPPET
 from numalint.reading.locate import get, locate
 
 if TYPE_CHECKING:
     from numalint.analysis import Analysis
     from numalint.reading.yamlpos import Span
-
-ANNOTATION = ("metadata", "annotations", "kubeletconfig.experimental")
 
 ORDER = ("alignment_rules", "kubelet_rules", "openshift_rules", "sriov_rules", "workload_rules")
 NODE_MODULES = frozenset({"numalint.checks.alignment_rules", "numalint.checks.kubelet_rules"})
@@ -75,8 +73,8 @@ def hits(check: Check, analysis: Analysis, inside: set[tuple[str, Span]]) -> Ite
 
 def annotation_values(analysis: Analysis) -> set[tuple[str, Span]]:
     """(file, span) of the kubeletconfig.experimental annotation of each PerformanceProfile rendered."""
-    return {(profile.file, locate(profile.rendered_from.root, ANNOTATION)) for profile in analysis.profiles
-            if profile.rendered_from is not None and isinstance(get(profile.rendered_from.root, ANNOTATION), str)}
+    return {(profile.file, locate(profile.rendered_from.root, KUBELET_SNIPPET)) for profile in analysis.profiles
+            if profile.rendered_from is not None and isinstance(get(profile.rendered_from.root, KUBELET_SNIPPET), str)}
 
 
 def _has_node_side(analysis: Analysis) -> bool:

@@ -206,8 +206,8 @@ def _profile_problems(doc: Document, docs: list[Document]) -> Iterator[Hit]:
 
     failed = unrenderable(doc)
     if failed is not None:
-        yield Hit(failed, doc.file, locate(doc.root, ("metadata", "annotations", "kubeletconfig.experimental")), ref,
-                  Fix("write the threshold as a quantity (e.g. 1Gi), or list reservedMemory in the annotation"))
+        yield Hit(failed[0], doc.file, locate(doc.root, ("metadata", "annotations", "kubeletconfig.experimental")),
+                  ref, Fix(failed[1]))
 
     selector = spec.get("nodeSelector")
     if isinstance(doc, EmbeddedDocument):

@@ -19,6 +19,8 @@ POD_SPEC_PATHS: dict[str, tuple[str, ...]] = {
 KUBELET_CONFIGURATION = "KubeletConfiguration"
 KUBELET_CONFIG = "KubeletConfig"
 PERFORMANCE_PROFILE = "PerformanceProfile"
+# a PerformanceProfile's kubelet settings beyond its spec: JSON the Node Tuning Operator starts from
+KUBELET_SNIPPET = ("metadata", "annotations", "kubeletconfig.experimental")
 NODE_TOPOLOGY = "NodeTopology"
 NODE_RESOURCE_TOPOLOGY = "NodeResourceTopology"
 SRIOV_POLICY = "SriovNetworkNodePolicy"

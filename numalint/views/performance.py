@@ -18,12 +18,14 @@ from typing import Any
 from numalint.alignment.machine import Machine
 from numalint.findings import ObjectRef
 from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
+from numalint.k8s.kinds import KUBELET_SNIPPET
 from numalint.k8s.quantity import format_bytes, try_quantity
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 from numalint.views.embedded import EmbeddedDocument, unfinished
 from numalint.views.kubelet import KubeletProfile, kubelet_profile
+from numalint.views.schema import KUBELET_SCHEMA, kubelet_field_names, validator
 
 EVICTION_DEFAULTS = {"memory.available": "100Mi", "nodefs.available": "10%", "imagefs.available": "15%",
                      "nodefs.inodesFree": "5%"}
@@ -145,7 +147,7 @@ def online_machine(machine: Machine, profile: KubeletProfile | None) -> Machine:
 
 def _snippet(doc: Document) -> dict[str, Any]:
     """The ``kubeletconfig.experimental`` annotation's JSON object (empty when absent or not an object)."""
-    text = get(doc.root, ("metadata", "annotations", "kubeletconfig.experimental"))
+    text = get(doc.root, KUBELET_SNIPPET)
     if not isinstance(text, str):
         return {}
     try:
@@ -155,12 +157,47 @@ def _snippet(doc: Document) -> dict[str, Any]:
     return loaded if isinstance(loaded, dict) else {}
 
 
-def unrenderable(doc: Document, snippet: dict[str, Any] | None = None) -> str | None:
-    """Why the Node Tuning Operator cannot render the profile's KubeletConfig at all (the profile goes Degraded
-    and no kubelet setting changes): under restricted or single-numa-node, without reservedMemory of its own, it
-    adds kubeReserved, systemReserved and evictionHard memory.available into one quantity
+def unmarshal_error(doc: Document) -> str | None:
+    """Why the Node Tuning Operator's ``json.Unmarshal`` of the annotation into a KubeletConfiguration fails
+    (components/kubeletconfig/kubeletconfig.go New); None when it does not or there is no annotation. Go
+    matches field names without regard to case, ignores unknown fields, and refuses a value of another JSON
+    type, a quantity or a duration it cannot parse."""
+    text = get(doc.root, KUBELET_SNIPPET)
+    if not isinstance(text, str):
+        return None
+    try:
+        loaded = json.loads(text)
+    except json.JSONDecodeError as err:
+        return f"is not JSON ({err.msg} at character {err.pos})"
+    if loaded is None:
+        return None  # json.Unmarshal of null changes nothing
+    if not isinstance(loaded, dict):
+        kind = {str: "string", list: "array", bool: "boolean"}.get(type(loaded), "number")
+        return f"is a JSON {kind}, not an object"
+    names = {name.lower(): name for name in kubelet_field_names()}
+    fields = {names.get(str(key).lower(), key): value for key, value in loaded.items()}
+    for error in validator(KUBELET_SCHEMA).iter_errors(fields):
+        described = str(error.schema.get("description", "")) if isinstance(error.schema, dict) else ""
+        if error.validator in ("type", "anyOf", "format") or (error.validator == "pattern"
+                                                             and described.startswith("Go duration")):
+            where = ".".join(str(part) for part in error.absolute_path)
+            return f"holds {where} = {json.dumps(error.instance)}, which a KubeletConfiguration cannot take"
+    return None
+
+
+def unrenderable(doc: Document, snippet: dict[str, Any] | None = None) -> tuple[str, str] | None:
+    """Why the Node Tuning Operator cannot render the profile's KubeletConfig at all, and what to do (the profile
+    goes Degraded and no kubelet setting changes): the annotation does not unmarshal into a KubeletConfiguration
+    (``unmarshal_error``); or, under restricted or single-numa-node without reservedMemory of its own, it adds
+    kubeReserved, systemReserved and evictionHard memory.available into one quantity
     (components/kubeletconfig/kubeletconfig.go addStringToQuantity), and a value that resource.ParseQuantity
     refuses (a percentage) stops it. ``snippet``: the annotation, when the caller has read it already."""
+    wrong = unmarshal_error(doc)
+    if wrong is not None:
+        return (f"the kubeletconfig.experimental annotation {wrong}: the Node Tuning Operator cannot unmarshal it "
+                "into a KubeletConfiguration and renders no kubelet configuration (the profile is Degraded)",
+                "write the annotation as a JSON object of KubeletConfiguration fields with values of their types "
+                '(strings quoted: {"cpuManagerPolicyOptions": {"full-pcpus-only": "true"}})')
     policy = get(doc.root, ("spec", "numa", "topologyPolicy"))
     snippet = _snippet(doc) if snippet is None else snippet
     if policy not in ("restricted", "single-numa-node") or "reservedMemory" in snippet:
@@ -170,8 +207,9 @@ def unrenderable(doc: Document, snippet: dict[str, Any] | None = None) -> str | 
         value = values.get(key) if isinstance(values, dict) else None
         if isinstance(value, str) and try_quantity(value) is None:
             return (f'{field} {key} "{value}" in the kubeletconfig.experimental annotation is not a quantity: with '
-                    f"topologyPolicy {policy} the Node Tuning Operator adds it into reservedMemory, fails, and renders "
-                    "no kubelet configuration (the profile is Degraded)")
+                    f"topologyPolicy {policy} the Node Tuning Operator adds it into reservedMemory, fails, and "
+                    "renders no kubelet configuration (the profile is Degraded)",
+                    "write the threshold as a quantity (e.g. 1Gi), or list reservedMemory in the annotation")
     return None
 
 
@@ -193,8 +231,7 @@ def render(doc: Document) -> KubeletProfile | None:
 
     config = _map(here)
     for key, value in snippet.items():
-        _put(config, key, _plain(value, at("metadata", "annotations", "kubeletconfig.experimental")), at(
-            "metadata", "annotations", "kubeletconfig.experimental"))
+        _put(config, key, _plain(value, at(*KUBELET_SNIPPET)), at(*KUBELET_SNIPPET))
     _put(config, "cpuManagerPolicy", "static", at("spec", "cpu"))
     _put(config, "cpuManagerReconcilePeriod", "5s", at("spec", "cpu"))
     policy = get(spec, ("numa", "topologyPolicy"))

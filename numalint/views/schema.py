@@ -73,7 +73,7 @@ def kubelet_field_names() -> frozenset[str]:
 
 
 @cache
-def _validator(name: str) -> Any:
+def validator(name: str) -> Any:
     from jsonschema import Draft202012Validator, FormatChecker
 
     checker = FormatChecker(formats=())
@@ -316,7 +316,7 @@ def _validate(doc: Document, schema: str, instance: Any, base: Path, text: str |
     loaded = load_schema(schema)
     if conforms(instance, loaded, loaded):
         return
-    for error in _validator(schema).iter_errors(instance):
+    for error in validator(schema).iter_errors(instance):
         if error.validator == "type" and error.instance is None:
             continue  # Go decodes null into any field as its zero value
         if isinstance(error.instance, str) and _TEMPLATE_VARIABLE.search(error.instance):
