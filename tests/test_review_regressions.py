@@ -84,3 +84,49 @@ def test_a_patch_named_alone_is_still_a_patch(tmp_path: Path) -> None:
                      "overlay/patch.yaml": BAD_POD})
     result = run("check", "--format", "json", str(tmp_path / "overlay" / "patch.yaml"))
     assert result.rules() == ["not-lintable"] and result.exit_code == 0
+
+
+def test_no_cpu_reservation_does_not_suggest_reserved_cpus_next_to_a_reserved_cgroup(tmp_path: Path) -> None:
+    """reservedSystemCPUs with systemReservedCgroup stops the kubelet (reserved-cpus-conflict): the hint offers
+    only the quantities, and following it leaves a kubelet that starts."""
+    kubelet = ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+               "systemReservedCgroup: /system.slice\nenforceNodeAllocatable: [pods, system-reserved]\n"
+               "systemReserved: {memory: 1Gi}\n")
+    write(tmp_path, {"kc.yaml": kubelet})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    hint = next(f["fix"]["description"] for f in found if f["rule"] == "no-cpu-reservation")
+    assert "reservedSystemCPUs:" not in hint and 'systemReserved: {cpu: "1"}' in hint
+    write(tmp_path, {"kc.yaml": kubelet.replace("{memory: 1Gi}", '{memory: 1Gi, cpu: "1"}')})
+    assert run("check", "--format", "json", str(tmp_path)).rules() == []
+
+
+def test_a_number_for_a_cpu_list_is_not_offered_as_written_when_cpuset_parse_refuses_it(tmp_path: Path) -> None:
+    """`reservedSystemCPUs: 1.0`: quoting "1.0" as written stops the kubelet as surely (cpuset.Parse refuses
+    it), so the hint offers only what YAML read; `010` is read as written ("010" is CPU 10) and is fixed."""
+    for written, hint in (("1.0", 'write "1" if that is what you mean'), ("0x1", 'write "1" if'),
+                          ("1_0", 'write "10" if')):
+        write(tmp_path, {"kc.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                                    f"cpuManagerPolicy: static\nreservedSystemCPUs: {written}\n"})
+        found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+        fix = next(f["fix"] for f in found if f["rule"] == "schema")
+        assert fix["description"].startswith(hint) and f'"{written}" as written' not in fix["description"], fix
+        assert not fix["edits"]
+
+
+def test_not_guaranteed_says_to_add_the_limits_a_container_lacks(tmp_path: Path) -> None:
+    """"set requests equal to its limits" told a container without limits nothing it could do."""
+    write(tmp_path, {"pod.yaml": """apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - {name: a, image: x, resources: {limits: {cpu: "4", memory: 1Gi}}}
+  - {name: b, image: x}
+  - {name: c, image: x, resources: {requests: {cpu: 100m, memory: 64Mi}}}
+  - {name: d, image: x, resources: {requests: {cpu: "1", memory: 1Gi}, limits: {cpu: "2"}}}
+"""})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert [f["fix"]["description"] for f in found if f["rule"] == "not-guaranteed"] == [
+        'container "b": add cpu and memory limits (the requests default to them)',
+        'container "c": add cpu and memory limits equal to its requests',
+        'container "d": set its cpu request equal to its limit; add a memory limit equal to its request']

@@ -127,10 +127,19 @@ def no_cpu_reservation(analysis: Analysis) -> Iterator[Hit]:
             if problem.reason == "no-cpu-reservation":
                 if profile.has("reservedSystemCPUs") and profile.reserved_cpus_text and profile.reserved_cpus() is None:
                     continue  # validation stops at "unable to parse reservedSystemCPUs" first (reserved-cpus-invalid)
+                cgroups = _reserved_cgroups(profile, analysis)
+                # reservedSystemCPUs next to a reserved cgroup stops the kubelet too (reserved-cpus-conflict)
+                fix = (Fix('reserve CPUs for the system with kubeReserved: {cpu: "1"} or systemReserved: {cpu: "1"} '
+                           f"(reservedSystemCPUs cannot go with {' and '.join(cgroups)})") if cgroups else
+                       Fix('reserve CPUs for the system, e.g. reservedSystemCPUs: "0" or kubeReserved: {cpu: "1"}'))
                 yield _finding(profile, f"static CPU manager without reserved CPUs: the kubelet will not start "
-                               f"({problem.message})", "cpuManagerPolicy",
-                               fix=Fix('reserve CPUs for the system, e.g. reservedSystemCPUs: "0" or '
-                                       'kubeReserved: {cpu: "1"}'))
+                               f"({problem.message})", "cpuManagerPolicy", fix=fix)
+
+
+def _reserved_cgroups(profile: KubeletProfile, analysis: Analysis) -> list[str]:
+    """The reserved cgroups set: with either, reservedSystemCPUs stops the kubelet (validation.go)."""
+    return [name for name, value in (("systemReservedCgroup", profile.system_reserved_cgroup_at(analysis.version)),
+                                     ("kubeReservedCgroup", profile.kube_reserved_cgroup)) if value]
 
 
 @check("reserved-cpus-invalid")
@@ -167,8 +176,7 @@ def reserved_cpus_conflict(analysis: Analysis) -> Iterator[Hit]:
     for profile in analysis.profiles:
         if not profile.reserved_cpus_text:
             continue
-        cgroups = [n for n, v in (("systemReservedCgroup", profile.system_reserved_cgroup_at(analysis.version)),
-                                  ("kubeReservedCgroup", profile.kube_reserved_cgroup)) if v]
+        cgroups = _reserved_cgroups(profile, analysis)
         if cgroups:
             kept = ""
             if profile.openshift and "systemReservedCgroup" in cgroups and profile.user_system_reserved_cgroup:

@@ -55,6 +55,31 @@ def _breakers(container: ContainerView) -> list[str]:
     return problems
 
 
+def _guaranteed_fix(container: ContainerView) -> str:
+    """What makes the container Guaranteed: requests equal to the limits that are there, limits where there are
+    none (equal to the requests, which default to the limits when absent)."""
+    unequal, unlimited, bare = [], [], []
+    for resource in ("cpu", "memory"):
+        req, lim = container.requests.get(resource), container.limits.get(resource)
+        if lim is not None and lim > 0:
+            if req != lim:
+                unequal.append(resource)
+        elif req is not None and req > 0:
+            unlimited.append(resource)
+        else:
+            bare.append(resource)
+
+    def some(names: list[str], noun: str, article: str = "a") -> str:
+        return f"{' and '.join(names)} {noun}s" if len(names) > 1 else f"{article} {names[0]} {noun}"
+
+    steps = ([f"set {some(unequal, 'request', 'its')} equal to its limit{'s' if len(unequal) > 1 else ''}"] if unequal
+             else []) + ([f"add {some(unlimited, 'limit')} equal to its request{'s' if len(unlimited) > 1 else ''}"]
+                         if unlimited else []) + (
+        [f"add {some(bare, 'limit')} (the request{'s default to them' if len(bare) > 1 else ' defaults to it'})"]
+        if bare else [])
+    return f"{container.label}: {'; '.join(steps)}"
+
+
 @check("not-guaranteed")
 def not_guaranteed(analysis: Analysis) -> Iterator[Hit]:
     for pod in analysis.pods:
@@ -73,7 +98,7 @@ def not_guaranteed(analysis: Analysis) -> Iterator[Hit]:
                 f"{container.label} has {'; '.join(problems)}, so the kubelet gives it no exclusive CPUs and no "
                 "pinned memory",
                 pod.file, _span(pod, container, *where, key=True), pod.ref,
-                Fix(f"set {container.label}'s cpu and memory requests equal to its limits (integer cpu)"),
+                Fix(_guaranteed_fix(container)),
                 None if intent.certain else "info")
 
 

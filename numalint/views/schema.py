@@ -22,7 +22,7 @@ from numalint.reading.locate import Path, locate
 from numalint.reading.scalars import value_start
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import resolve_plain
-from numalint.views.literals import fraction_quoted, quoting_keeps_digits
+from numalint.views.literals import consumer, fraction_quoted, quoting_keeps_digits
 
 KUBELET_SCHEMA = "kubelet-config.schema.json"
 QUANTITY_PATTERN = "^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$"
@@ -395,6 +395,7 @@ class _Number:
                  advice: str = "") -> None:
         self.written, self.canonical, self.safe, self.reading = written, canonical, safe, reading
         self.fraction, self.advice = fraction, advice
+        self.refused = False
 
     @classmethod
     def of(cls, error: Any, span: Any, text: str | None, kind: str, path: Path) -> _Number | None:
@@ -417,7 +418,9 @@ class _Number:
             safe, reading, advice = fraction_quoted(kind, path, written)
             return cls(written, canonical, safe, reading, True, advice)
         safe, reading = quoting_keeps_digits(kind, path, written)
-        return cls(written, canonical, safe, reading)
+        number = cls(written, canonical, safe, reading)
+        number.refused = not safe and consumer(kind, path) is not None  # its parser refuses the text as written
+        return number
 
 
 def _offset(text: str, line: int, col: int) -> int:
@@ -437,6 +440,8 @@ def _retype(error: Any, span: Any, number: _Number | None = None, word: str | No
     value, expected = error.instance, error.validator_value
     if number is not None and not number.safe and number.fraction:
         return Fix(number.advice)
+    if number is not None and number.refused:  # "1.0" as written would stop the kubelet too
+        return Fix(f'write "{number.canonical}" if that is what you mean ({number.reading})')
     if number is not None and not number.safe:
         return Fix(f'quote the value you mean: "{number.written}" as written, or "{number.canonical}" as YAML 1.1 '
                    "reads it")
