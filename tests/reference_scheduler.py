@@ -177,7 +177,8 @@ def reference_simulation(analysis: Analysis) -> list[ReferencePool]:
 
 def admitted_with_whole_pool(pool_run: PoolRun, target: PodRun, settings: KubeletSettings,
                              machine: Machine | None = None) -> bool:
-    """The original fix verification: rebuild every node of the pool and replay every placement up to ``target``."""
+    """The fix verification, plainly: rebuild every node of the pool and replay every placement; the change holds
+    when it admits ``target`` and rejects no pod admitted now."""
     if pool_run.pool.topology is None:
         return False
     hardware = machine or pool_run.machine
@@ -185,10 +186,13 @@ def admitted_with_whole_pool(pool_run: PoolRun, target: PodRun, settings: Kubele
         nodes = {n.name: Node(hardware, settings, n.name) for n in pool_run.nodes}
     except StartError:
         return False
+    admitted = False
     for pod in pool_run.pods:
         if pod.node is None:
             continue
         result = nodes[pod.node].admit(pod.spec)
         if pod is target:
-            return result.admitted
-    return False
+            admitted = result.admitted
+        elif pod.admission is not None and pod.admission.admitted and not result.admitted:
+            return False
+    return admitted

@@ -509,3 +509,37 @@ def test_an_annotation_the_operator_unmarshals_is_not_reported(tmp_path: Path, a
     write(tmp_path, {"pp.yaml": ANNOTATED_PROFILE.format(annotation=annotation).replace(
         "  numa: {topologyPolicy: restricted}\n", "")})
     assert "performance-profile-invalid" not in [f["rule"] for f in findings(tmp_path)]
+
+
+TEN_NUMA = ("apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: big}\nspec:\n  pool:\n"
+            '    nodeSelector: {node-role.kubernetes.io/worker-cnf: ""}\n  numaNodes:\n'
+            + "".join(f'  - {{id: {i}, cpus: "{i * 4}-{i * 4 + 3}", memory: 8Gi}}\n' for i in range(10)))
+
+
+def test_hints_on_a_performance_profile_pool_name_what_the_profile_can_hold(tmp_path: Path) -> None:
+    """A PerformanceProfile has no topologyManagerPolicyOptions or topologyManagerScope: written into its spec,
+    they are pruned. The hints name spec.numa.topologyPolicy and the kubeletconfig.experimental annotation, and
+    following the annotation hint clears the error."""
+    profile = ANNOTATED_PROFILE.replace("  annotations:\n    kubeletconfig.experimental: {annotation}\n", "{extra}")
+    profile = profile.replace('isolated: "1-7"', 'isolated: "1-39"')
+    write(tmp_path, {"pp.yaml": profile.format(extra=""), "topo.yaml": TEN_NUMA})
+    hint = next(f["fix"]["description"] for f in findings(tmp_path, "too-many-numa-nodes"))
+    assert '"max-allowable-numa-nodes": "10"' in hint and "kubeletconfig.experimental annotation" in hint, hint
+    assert "spec.numa.topologyPolicy: none" in hint
+    annotation = ("  annotations:\n    kubeletconfig.experimental: "
+                  "'{\"topologyManagerPolicyOptions\": {\"max-allowable-numa-nodes\": \"10\"}}'\n")
+    write(tmp_path, {"pp.yaml": profile.format(extra=annotation)})
+    assert findings(tmp_path, "too-many-numa-nodes") == []
+
+
+def test_an_admission_hint_on_a_performance_profile_pool_names_its_topology_policy(tmp_path: Path) -> None:
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec:\n  nodeSelector: "
+           "{node-role.kubernetes.io/worker-cnf: \"\"}\n  containers:\n  - {name: c, image: x, resources: "
+           "{limits: {cpu: \"6\", memory: 1Gi}}}\n")
+    profile = ANNOTATED_PROFILE.replace("  annotations:\n    kubeletconfig.experimental: {annotation}\n", "").format()
+    write(tmp_path, {"pp.yaml": profile, "topo.yaml": CNF_TOPOLOGY, "pod.yaml": pod})
+    hint = next(f["fix"]["description"] for f in findings(tmp_path, "admission-failure"))
+    assert "set spec.numa.topologyPolicy: best-effort in PerformanceProfile cnf" in hint, hint
+    assert "kubelet configuration" not in hint
+    write(tmp_path, {"pp.yaml": profile.replace("topologyPolicy: restricted", "topologyPolicy: best-effort")})
+    assert findings(tmp_path, "admission-failure") == []

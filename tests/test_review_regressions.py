@@ -130,3 +130,62 @@ spec:
         'container "b": add cpu and memory limits (the requests default to them)',
         'container "c": add cpu and memory limits equal to its requests',
         'container "d": set its cpu request equal to its limit; add a memory limit equal to its request']
+
+
+def test_an_admission_fix_that_would_reject_another_pod_is_not_offered(tmp_path: Path) -> None:
+    """Pod scope admits b, but a (two containers of 3 CPUs, admitted one per NUMA node under container scope)
+    no longer fits one NUMA node: "set topologyManagerScope: pod" is no fix. Following each hint offered leaves
+    no admission-failure."""
+    kubelet = ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+               'reservedSystemCPUs: "0"\ntopologyManagerPolicy: single-numa-node\n')
+    pods = """apiVersion: v1
+kind: Pod
+metadata: {name: a}
+spec:
+  containers:
+  - {name: a1, image: x, resources: {limits: {cpu: "3", memory: 1Gi}}}
+  - {name: a2, image: x, resources: {limits: {cpu: "3", memory: 1Gi}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: b}
+spec:
+  containers:
+  - {name: b1, image: x, resources: {limits: {cpu: "1", memory: 1Gi, nvidia.com/gpu: 1}}}
+"""
+    topology = """apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata: {name: box}
+spec:
+  numaNodes:
+    - {id: 0, cpus: "0-3", memory: 16Gi}
+    - {id: 1, cpus: "4-7", memory: 16Gi}
+  devices:
+    - {resource: nvidia.com/gpu, numaNode: 0, count: 1}
+"""
+    write(tmp_path, {"kc.yaml": kubelet, "pods.yaml": pods, "topo.yaml": topology})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    hint = next(f["fix"]["description"] for f in found if f["rule"] == "admission-failure")
+    assert "topologyManagerScope: pod" not in hint and "topologyManagerPolicy: best-effort" in hint, hint
+    for change in ("topologyManagerScope: pod\n", "topologyManagerPolicy: best-effort\n"):
+        write(tmp_path, {"kc.yaml": kubelet.replace("topologyManagerPolicy: single-numa-node\n", "")
+                         + (change if "Policy" in change else "topologyManagerPolicy: single-numa-node\n" + change)})
+        rejected = [f for f in run("check", "--format", "json", str(tmp_path)).json()["findings"]
+                    if f["rule"] == "admission-failure"]
+        assert bool(rejected) == ("Scope" in change), rejected
+
+
+def test_too_many_numa_nodes_names_the_feature_gate_a_beta_option_needs(tmp_path: Path) -> None:
+    topology = ("apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: big}\nspec:\n  numaNodes:\n"
+                + "".join(f'  - {{id: {i}, cpus: "{i * 4}-{i * 4 + 3}", memory: 8Gi}}\n' for i in range(10)))
+    kubelet = ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+               'reservedSystemCPUs: "0"\ntopologyManagerPolicy: restricted\nmemoryManagerPolicy: None\n'
+               "featureGates: {TopologyManagerPolicyBetaOptions: false}\n")
+    write(tmp_path, {"topo.yaml": topology, "kc.yaml": kubelet})
+    found = run("check", "--format", "json", "--kubernetes-version", "1.33", str(tmp_path)).json()["findings"]
+    hint = next(f["fix"]["description"] for f in found if f["rule"] == "too-many-numa-nodes")
+    assert "featureGates: {TopologyManagerPolicyBetaOptions: true}" in hint, hint
+    write(tmp_path, {"kc.yaml": kubelet.replace("false}", "true}") + 'topologyManagerPolicyOptions: '
+                     '{max-allowable-numa-nodes: "10"}\n'})
+    found = run("check", "--format", "json", "--kubernetes-version", "1.33", str(tmp_path)).json()["findings"]
+    assert "too-many-numa-nodes" not in [f["rule"] for f in found]

@@ -20,6 +20,7 @@ from numalint.checks.registry import check
 from numalint.findings import Fix, Hit, Related
 from numalint.k8s.cpuset import format_cpuset
 from numalint.k8s.quantity import format_bytes
+from numalint.k8s.versions import TOPOLOGY_GATES, TOPOLOGY_OPTIONS, gate_enabled
 from numalint.model.pools import Pool
 from numalint.reading.locate import locate
 from numalint.reading.yamlpos import Span
@@ -156,8 +157,9 @@ def too_many_numa_nodes(analysis: Analysis) -> Iterator[Hit]:
             yield Hit(f'topology "{pool.topology.name}" has {count} NUMA nodes and topologyManagerPolicy is '
                       f'"{profile.topology_policy}": the kubelet refuses to start ({refused[0].message})',
                       profile.file, profile.span("topologyManagerPolicy"), profile.ref,
-                      Fix(f"{_max_numa_option(profile, count)} (Kubernetes 1.31+; expect slower admission) or use "
-                          "topologyManagerPolicy: none"))
+                      Fix(f"{_max_numa_option(profile, count, analysis.version)} (Kubernetes 1.31+; expect slower "
+                          "admission) or use " + ("spec.numa.topologyPolicy: none" if profile.rendered_from is not None
+                                                 else "topologyManagerPolicy: none")))
         elif count > MAX_SIMULATED_NUMA_NODES:  # the kubelet starts, but numalint cannot follow it
             yield Hit(f'topology "{pool.topology.name}" has {count} NUMA nodes: numalint simulates at most '
                       f"{MAX_SIMULATED_NUMA_NODES}, so no pod of this pool is checked against it", profile.file,
@@ -243,11 +245,22 @@ def node_state(analysis: Analysis) -> Iterator[Hit]:
         yield Hit(problem.message, problem.file, Span(1, 1, 1, 1), None, Fix(problem.fix))
 
 
-def _max_numa_option(profile: KubeletProfile, count: int) -> str:
-    """Raise max-allowable-numa-nodes: "set" when the option is written, "add" when it is not."""
+def _max_numa_option(profile: KubeletProfile, count: int, version: tuple[int, int]) -> str:
+    """Raise max-allowable-numa-nodes: "set" when the option is written, "add" when it is not; in a
+    PerformanceProfile, through its kubeletconfig.experimental annotation (the spec has no such field); with the
+    feature gate a beta option needs (TopologyManagerPolicyBetaOptions, 1.31-1.34) when it is off."""
+    stage = next((s for since, s in reversed(TOPOLOGY_OPTIONS["max-allowable-numa-nodes"]) if version[1] >= since),
+                 None)
+    gate = TOPOLOGY_GATES.get(stage or "")
+    gated = (f" and featureGates: {{{gate}: true}}" if gate and not gate_enabled(gate, profile.feature_gates, version)
+             else "")
+    if profile.rendered_from is not None:
+        return (f'add "topologyManagerPolicyOptions": {{"max-allowable-numa-nodes": "{count}"}}'
+                + (f', "featureGates": {{"{gate}": true}}' if gated else "")
+                + f" to the kubeletconfig.experimental annotation of {profile.ref.label()}")
     options = profile.raw.get(profile.keys.get("topologyManagerPolicyOptions", "topologyManagerPolicyOptions"))
     if isinstance(options, dict) and "max-allowable-numa-nodes" in options:
-        return f'set topologyManagerPolicyOptions.max-allowable-numa-nodes: "{count}"'
+        return f'set topologyManagerPolicyOptions.max-allowable-numa-nodes: "{count}"{gated}'
     if isinstance(options, dict):
-        return f'add max-allowable-numa-nodes: "{count}" to topologyManagerPolicyOptions'
-    return f'add topologyManagerPolicyOptions: {{max-allowable-numa-nodes: "{count}"}}'
+        return f'add max-allowable-numa-nodes: "{count}" to topologyManagerPolicyOptions{gated}'
+    return f'add topologyManagerPolicyOptions: {{max-allowable-numa-nodes: "{count}"}}{gated}'

@@ -99,10 +99,23 @@ def verified_fixes(sriov: SriovCatalog, pool_run: PoolRun, pod: PodRun) -> list[
         alternatives.append(("topologyManagerPolicy: best-effort (the pod then spans NUMA nodes)",
                              replace(settings, topology_policy="best-effort")))
     for label, changed in alternatives:
-        if _admitted_with(pool_run, pod, changed):
-            fixes.append(f"set {label} in the pool's kubelet configuration")
+        if _admitted_with(pool_run, pod, changed, change=label):
+            fixes.append(_where(pool_run, label))
     fixes.extend(_exclude_topology_fix(sriov, pool_run, pod))
     return fixes
+
+
+def _where(pool_run: PoolRun, label: str) -> str:
+    """A kubelet setting to change, where the pool's configuration holds it: a PerformanceProfile has
+    spec.numa.topologyPolicy, and takes other kubelet fields through its kubeletconfig.experimental annotation."""
+    profile = pool_run.pool.profile
+    if profile is None or profile.rendered_from is None:
+        return f"set {label} in the pool's kubelet configuration"
+    field, _, rest = label.partition(": ")
+    value, _, note = rest.partition(" ")
+    if field == "topologyManagerPolicy":
+        return f"set spec.numa.topologyPolicy: {value} in {profile.ref.label()}{' ' + note if note else ''}"
+    return f'add "{field}": "{value}" to the kubeletconfig.experimental annotation of {profile.ref.label()}'
 
 
 def _exclude_topology_fix(sriov: SriovCatalog, pool_run: PoolRun, pod: PodRun) -> list[str]:
@@ -113,7 +126,7 @@ def _exclude_topology_fix(sriov: SriovCatalog, pool_run: PoolRun, pod: PodRun) -
     if not wanted:
         return []
     machine = pool_machine(sriov, pool_run.pool, wanted)
-    if not _admitted_with(pool_run, pod, pool_run.settings, machine):
+    if not _admitted_with(pool_run, pod, pool_run.settings, machine, f"excludeTopology {sorted(wanted)}"):
         return []
     names = sorted({p.ref.name for p in sriov.policies if f"{sriov.prefix}/{p.resource_name}" in wanted})
     return [f"set excludeTopology: true in SriovNetworkNodePolicy {', '.join(names)} for "
@@ -122,34 +135,43 @@ def _exclude_topology_fix(sriov: SriovCatalog, pool_run: PoolRun, pod: PodRun) -
 
 
 def _admitted_with(pool_run: PoolRun, target: PodRun, settings: KubeletSettings,
-                   machine: Machine | None = None) -> bool:
-    """Re-run the placements on the target's node up to ``target`` with other kubelet settings or hardware.
-
-    Each node admits on its own and the scheduler's choices stay as simulated, so only the pods placed on
-    the target's node are replayed (every node of a pool has the same hardware and settings: a start-up
-    failure on one is a failure on all)."""
+                   machine: Machine | None = None, change: str = "") -> bool:
+    """Whether other kubelet settings or hardware (``change`` names them) admit ``target`` and keep every pod of
+    the pool admitted now: a change that admits the target but rejects another pod (pod scope for one pod,
+    container scope for the next) is no fix. The pods placed on the target's node are replayed in order (every
+    node of a pool has the same hardware and settings, and the scheduler's choices stay as simulated); when they
+    hold, the whole pool is replayed once per change (``PoolRun.keeps_admitted``), not once per rejected pod."""
     if pool_run.pool.topology is None or target.node is None:
         return False
-    try:
-        node = Node(machine or pool_run.machine, settings, target.node)
-    except StartError:
+    replayed = _replay(pool_run, settings, machine, {target.node})
+    if replayed is None or id(target) not in replayed[0] or replayed[1]:
         return False
+    keeps = pool_run.keeps_admitted.get(change) if change else None
+    if keeps is None:
+        whole = _replay(pool_run, settings, machine, None)
+        keeps = whole is not None and not whole[1]
+        if change:
+            pool_run.keeps_admitted[change] = keeps
+    return keeps
+
+
+def _replay(pool_run: PoolRun, settings: KubeletSettings, machine: Machine | None,
+            nodes: set[str] | None) -> tuple[set[int], list[PodRun]] | None:
+    """The placements on ``nodes`` (every node: None) replayed under ``settings``: (the ids of the pods admitted,
+    the pods admitted now that it rejects); None when such a kubelet does not start."""
+    kubelets: dict[str, Node] = {}
+    admitted: set[int] = set()
+    lost: list[PodRun] = []
     for pod in pool_run.pods:
-        if pod.node != target.node:
+        if pod.node is None or (nodes is not None and pod.node not in nodes):
             continue
-        result = node.admit(pod.spec)
-        if pod is target:
-            return result.admitted
-    return False
-    hardware = machine or pool_run.machine
-    try:
-        nodes = {n.name: Node(hardware, settings, n.name) for n in pool_run.nodes}
-    except StartError:
-        return False
-    for pod in pool_run.pods:
-        if pod.node is None:
-            continue
-        result = nodes[pod.node].admit(pod.spec)
-        if pod is target:
-            return result.admitted
-    return False
+        if pod.node not in kubelets:
+            try:
+                kubelets[pod.node] = Node(machine or pool_run.machine, settings, pod.node)
+            except StartError:
+                return None
+        if kubelets[pod.node].admit(pod.spec).admitted:
+            admitted.add(id(pod))
+        elif pod.admission is not None and pod.admission.admitted:
+            lost.append(pod)
+    return admitted, lost

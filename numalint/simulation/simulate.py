@@ -70,6 +70,8 @@ class PoolRun:
     pods: list[PodRun] = field(default_factory=list)
     allocatable: dict[str, Fraction] = field(default_factory=dict)  # of every node, before any pod
     scheduler: PoolScheduler | None = None  # what admitted pods asked of each node
+    # per kubelet change tried by the fix search: whether every pod admitted now stays admitted under it
+    keeps_admitted: dict[str, bool] = field(default_factory=dict)
 
 
 def option_maturity(version: tuple[int, int]) -> dict[str, dict[str, str]]:
