@@ -539,6 +539,9 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
     if show_diff:
         text = result.diff()
         click.echo(text, nl=False)
+        left_out = _left_out(result)
+        if left_out:  # a fix held back is no edit: say so, or an empty diff reads as "nothing to fix"
+            click.echo(f"numalint: not in the diff: {'; '.join(left_out)}", err=True)
         sys.exit(1 if text or result.refused else 0)
     errors: dict[str, str] = {}
     if stdin_text is None:
@@ -565,18 +568,20 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
     applied = [f for f in result.applied if f.file == "-"] if stdin_only else result.applied
     targets = int("-" in result.texts) if stdin_only else len(written)
     if not look.quiet or result.broken:  # --quiet: the findings only, unless a fixed file was not written
-        click.echo(f"numalint: fixed {len(applied)} finding(s) in {targets} file(s)"
-                   + (f"; {len(result.skipped)} fix(es) could not be applied (overlapping edits)" if result.skipped
-                      else "")
-                   + (f"; {len(result.held)} fix(es) held back (applied, they would bring a new error)"
-                      if result.held else "")
-                   + (f"; not written (fixed text would not parse): {', '.join(result.broken)}" if result.broken
-                      else ""), err=True)
+        click.echo("; ".join([f"numalint: fixed {len(applied)} finding(s) in {targets} file(s)",
+                              *_left_out(result)]), err=True)
     if errors or report.readable == 0:
         sys.exit(2)
     threshold = FAIL_LEVELS[fail_on or options.fail_on or "warning"]
     failed = any(SEVERITY_LEVEL[f.severity or "error"] >= threshold for f in remaining)
     sys.exit(1 if failed or result.refused else 0)
+
+
+def _left_out(result: Any) -> list[str]:
+    """The fixes a fix run did not apply, and why (the closing line of `fix`, and under `fix --diff`)."""
+    return ([f"{len(result.skipped)} fix(es) could not be applied (overlapping edits)"] if result.skipped else []) \
+        + ([f"{len(result.held)} fix(es) held back (applied, they would bring a new error)"] if result.held else []) \
+        + ([f"not written (fixed text would not parse): {', '.join(result.broken)}"] if result.broken else [])
 
 
 _STDIN_BYTES: list[bytes] = []  # what stdin held, for `fix -` to pass unchanged input through byte for byte

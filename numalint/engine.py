@@ -432,9 +432,8 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
             findings.extend(Finding.of("duplicate-object", hit, cluster.name) for hit in cluster.repeats)
         reported |= {p.file for p in cluster.analysis.simulation.node_state_problems}
     shape_edits(findings, lambda path: _text_of(path, given))  # as `fix` writes them, before they are proven
-    if any(a.pools for a in analyses.values()) and any(f.fix is not None and f.fix.edits for f in findings):
-        # imported here for start-up time: only a run with a pool (a kubelet configuration or a topology) has
-        # fixes to prove
+    if analyses and any(f.fix is not None and f.fix.edits for f in findings):
+        # imported here for start-up time: only a run with a fix to offer proves it
         from numalint.checks.proofs import prove_fixes
 
         prove_fixes(findings, lambda path: analyses.get(options.cluster_of(path) if options.cluster_of else None),

@@ -619,3 +619,64 @@ def test_an_item_of_a_pretty_printed_json_list_is_proven_alone(tmp_path: Path) -
     assert [(f["rule"], f["line"], f["fix"]["safety"]) for f in found] == [("invalid-policy-name", 8, "safe")]
     run("fix", str(tmp_path))
     assert (tmp_path / "list.json").read_text() == text.replace('"Static"', '"static"')
+
+
+SRIOV_POLICY = """apiVersion: sriovnetwork.openshift.io/v1
+kind: SriovNetworkNodePolicy
+metadata: {{name: {name}, namespace: openshift-sriov-network-operator}}
+spec:
+  resourceName: res_{name}
+  nodeSelector: {{node-role.kubernetes.io/worker-cnf: ""}}
+  numVfs: 8
+  nicSelector:
+    {pf}: ["ens1f0#{vfs}"]
+"""
+
+
+def test_a_rename_on_an_sriov_policy_is_proven_on_the_whole_run(tmp_path: Path) -> None:
+    """pfName -> pfNames makes policy b claim VFs 4-7 of ens1f0, which policy a holds: the webhook rejects it.
+    check offered the rename as safe and fix held it back; now the proof says so, and the diff says why it is
+    empty. Without the overlap, the same rename is offered and fix applies it."""
+    write(tmp_path, {"p.yaml": SRIOV_POLICY.format(name="a", pf="pfNames", vfs="0-7") + "---\n"
+                     + SRIOV_POLICY.format(name="b", pf="pfName", vfs="4-7")})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    rename = next(f for f in found if f["rule"] == "unknown-field")
+    assert not rename["fix"]["edits"] and "sriov-policy-conflict" in rename["fix"]["description"], rename
+    diff = run("fix", "--diff", str(tmp_path))
+    assert diff.output == "" and diff.exit_code == 0
+    # each rename alone holds; together they overlap: fix applies the first, and the second becomes a hint
+    write(tmp_path, {"p.yaml": SRIOV_POLICY.format(name="a", pf="pfName", vfs="0-7") + "---\n"
+                     + SRIOV_POLICY.format(name="b", pf="pfName", vfs="4-7")})
+    run("fix", str(tmp_path))
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert [(f["rule"], f["line"], f["fix"]["edits"]) for f in found] == [("unknown-field", 19, [])], found
+    write(tmp_path, {"p.yaml": SRIOV_POLICY.format(name="a", pf="pfNames", vfs="0-3") + "---\n"
+                     + SRIOV_POLICY.format(name="b", pf="pfName", vfs="4-7")})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert next(f for f in found if f["rule"] == "unknown-field")["fix"]["safety"] == "safe"
+    run("fix", str(tmp_path))
+    assert 'pfNames: ["ens1f0#4-7"]' in (tmp_path / "p.yaml").read_text()
+    assert run("check", "--format", "json", str(tmp_path)).rules() == []
+
+
+def test_a_fix_of_an_item_whose_anchor_another_item_merges_is_proven_with_both(tmp_path: Path) -> None:
+    """Item 2 merges item 1 (`<<: *base`) and adds systemReservedCgroup: the rename in item 1 gives item 2
+    reservedSystemCPUs too, and its kubelet would refuse to start. Read alone, item 1 hid that."""
+    text = """apiVersion: v1
+kind: List
+items:
+- &base
+  apiVersion: kubelet.config.k8s.io/v1beta1
+  kind: KubeletConfiguration
+  cpuManagerPolicy: static
+  reservedSystemCpus: "0"
+  kubeReserved: {cpu: "1"}
+- <<: *base
+  systemReservedCgroup: /system.slice
+"""
+    write(tmp_path, {"list.yaml": text})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert found and all(not f["fix"]["edits"] for f in found if f["rule"] == "unknown-field"), found
+    assert "reserved-cpus-conflict" in found[0]["fix"]["description"]
+    run("fix", str(tmp_path))
+    assert (tmp_path / "list.yaml").read_text() == text

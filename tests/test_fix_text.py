@@ -164,6 +164,22 @@ def test_report_after_fix_is_of_the_text_on_disk(tmp_path: Path, monkeypatch: py
     assert "[yaml-syntax]" not in result.output and "failSwapOn" in result.output
 
 
+def test_fix_diff_says_which_fixes_it_leaves_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An empty diff used to read as "nothing to fix" when every fix was held back or would not parse."""
+    real = fixer.apply_edits
+
+    def breaking(text, edits):  # type: ignore[no-untyped-def]
+        new, fixed, later = real(text, edits)
+        return new + "x: [\n", fixed, later
+
+    monkeypatch.setattr(fixer, "apply_edits", breaking)
+    target = tmp_path / "kc.yaml"
+    target.write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfailSwapOn: 'false'\n")
+    result = run("fix", "--diff", str(target))
+    assert "numalint: not in the diff:" in result.stderr and ("held back" in result.stderr
+                                                             or "would not parse" in result.stderr)
+
+
 BOM_FILES = {
     "kc.yaml": "\ufeffapiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfailSwapOn: \"false\"\n",
     "kc.json": "\ufeff{" + KC + ', "failSwapOn": "false"}\n',

@@ -25,19 +25,22 @@ its file emptied, so positions stay) and one analysis of its pool per fix, plus 
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from dataclasses import replace as dc_replace
 from functools import partial
+from typing import Any
 
 from numalint.analysis import Analysis, analyse
 from numalint.catalogue import catalogue
 from numalint.checks import all_checks, annotation_values, hits
 from numalint.checks.forked import run_tasks
 from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix, shorten
-from numalint.model.run import FileResult
+from numalint.model.pools import Pool, build_pools, pools_for
+from numalint.model.run import FileResult, Run
 from numalint.reading.sources import Document, Source
 from numalint.reading.yamlpos import Span, line_starts
 from numalint.views.kubelet import KubeletProfile
@@ -48,6 +51,8 @@ from numalint.views.workloads import PodView
 # they say, so its proof does not run them (the API server's pod validation, pkg/apis/core/validation, is the
 # costliest check of a large pool)
 POD_ALONE = frozenset({"invalid-resources"})
+_ANCHOR = re.compile(r"&([^\s\[\]{},]+)")
+_ALIAS = re.compile(r"\*([^\s\[\]{},]+)")
 Reread = Callable[[str, str], FileResult]  # (path, text) -> the file read from that text
 
 
@@ -78,6 +83,7 @@ def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analys
     with ``processes`` above one they are shared out among forked processes (``numalint.checks.forked``)."""
     prover = _Prover(text_of, reread)
     workloads = _WorkloadProver(prover)
+    documents = _DocumentProver(prover)
     proven: list[Finding] = []  # the findings whose proofs the tasks below run, by their index here
     by_profile: dict[int, list[tuple[Analysis, KubeletProfile, int]]] = {}
     for finding in findings:
@@ -90,8 +96,11 @@ def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analys
         if profile is False:
             finding.fix = _refused(finding.fix, "numalint cannot tell which configuration of the line it is in; "
                                                 "decide by hand")
-        elif isinstance(profile, KubeletProfile):
+        elif isinstance(profile, KubeletProfile) and not prover.shares_anchors(analysis, profile):
             by_profile.setdefault(id(profile), []).append((analysis, profile, len(proven)))
+            proven.append(finding)
+        elif isinstance(profile, KubeletProfile):  # another document merges its anchors: the whole run decides
+            documents.add(analysis, len(proven), False)
             proven.append(finding)
         else:
             pod = _workload_of(analysis, finding)
@@ -101,6 +110,9 @@ def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analys
             elif isinstance(pod, PodView) and analysis.pools_for(pod):
                 workloads.add(analysis, pod, len(proven))
                 proven.append(finding)
+            else:  # any other document: an SR-IOV policy, a topology, a workload on no pool
+                documents.add(analysis, len(proven), isinstance(pod, PodView))
+                proven.append(finding)
     tasks: list[Callable[[], list[tuple[int, Fix | None]]]] = []
     costs: list[int] = []  # workloads analysed: what a proof costs
     for items in by_profile.values():
@@ -109,6 +121,9 @@ def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analys
     for analysis, pods, group in workloads.groups():
         tasks.append(partial(workloads.prove_group, proven, analysis, pods, group))
         costs.append(2 * len(pods))
+    for analysis, indexes in documents.waiting.values():
+        tasks.append(partial(documents.prove_group, proven, analysis, indexes))
+        costs.append(2 * len(analysis.pods))
     for outcome in run_tasks(tasks, costs, processes):
         for index, fix in outcome:
             proven[index].fix = fix
@@ -258,6 +273,22 @@ class _Prover:
                 add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
         return seen
 
+    def shares_anchors(self, analysis: Analysis, profile: KubeletProfile) -> bool:
+        """Whether the configuration's document and the rest of its file share YAML anchors (an item of a List
+        merging another's ``&base``): read alone, it would not read as in its file, and a fix of it changes
+        what the other document says too. Text that merely looks like an anchor only costs a wider proof."""
+        if profile.file not in self.texts:
+            self.texts[profile.file] = self.text_of(profile.file)
+        text = self.texts[profile.file]
+        if text is None or ("&" not in text and "*" not in text):
+            return False
+        span = _carrier(analysis, profile).span
+        starts = line_starts(text)
+        begin, end = _offset(starts, span.line, span.col), _offset(starts, span.end_line, span.end_col)
+        inside, outside = text[begin:end], text[:begin] + "\n" + text[end:]
+        return bool(set(_ANCHOR.findall(inside)) & set(_ALIAS.findall(outside))
+                    or set(_ALIAS.findall(inside)) & set(_ANCHOR.findall(outside)))
+
     def pods_of(self, analysis: Analysis, profile: KubeletProfile) -> list[PodView]:
         """The workloads the configuration's pools run, as the whole run placed them (alone, its pool would
         be the only one and take every pod)."""
@@ -392,6 +423,149 @@ class _WorkloadProver:
             for hit in hits(func, pool, inside):
                 add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
         return seen
+
+
+class _DocumentProver:
+    """Proves fixes on any other document (an SR-IOV policy or network, a topology, a MachineConfigPool, a
+    workload on no pool) on the whole run: the files as the fixes leave them are read again in place of the
+    files as they are, the run is analysed again and every check runs. Such a document can change anything
+    (a pfNames rename makes VFs, and with them a policy conflict; a nodeSelector rename puts a workload on a
+    pool), so nothing less is proof. The fixes of a run are tried together (one analysis), and halved down to
+    the ones that bring an error, as for workloads."""
+
+    def __init__(self, prover: _Prover) -> None:
+        self.prover = prover
+        self.waiting: dict[int, tuple[Analysis, list[int]]] = {}  # by analysis: the proven findings' indexes
+        self.workloads_only: dict[int, bool] = {}  # by analysis: every such fix is on a workload (on no pool)
+
+    def add(self, analysis: Analysis, index: int, workload: bool) -> None:
+        self.waiting.setdefault(id(analysis), (analysis, []))[1].append(index)
+        self.workloads_only[id(analysis)] = self.workloads_only.get(id(analysis), True) and workload
+
+    def prove_group(self, proven: list[Finding], analysis: Analysis,
+                    indexes: list[int]) -> list[tuple[int, Fix | None]]:
+        """The fixes at ``indexes``, as their proofs leave them."""
+        before = None if self.workloads_only.get(id(analysis)) else self._seen(analysis, {})
+        self._settle(proven, analysis, before, indexes)
+        return [(index, proven[index].fix) for index in indexes]
+
+    def _settle(self, proven: list[Finding], analysis: Analysis, before: list[_Seen] | None,
+                indexes: list[int]) -> None:
+        why = self._try(proven, analysis, before, indexes)
+        if why is None:
+            return
+        if len(indexes) == 1:
+            fix = proven[indexes[0]].fix
+            assert fix is not None
+            proven[indexes[0]].fix = _refused(fix, why)
+            return
+        half = len(indexes) // 2
+        self._settle(proven, analysis, before, indexes[:half])
+        self._settle(proven, analysis, before, indexes[half:])
+
+    def _try(self, proven: list[Finding], analysis: Analysis, before: list[_Seen] | None,
+             indexes: list[int]) -> str | None:
+        """Why the fixes at ``indexes`` applied together are refuted, or None when they hold. ``before``: every
+        finding of the run as it is; None when every fix is on a workload on no pool: then the run is analysed
+        with the workloads of the edited files and of the pools they are on, before and after, and no others
+        (a workload's fix cannot touch the rest, and the run may hold thousands)."""
+        edits: dict[str, list[Edit]] = {}
+        for index in indexes:
+            fix = proven[index].fix
+            edits.setdefault(proven[index].file, []).extend(fix.edits if fix is not None else ())
+        run = analysis.run
+        backs: dict[str, Callable[[int, int], tuple[int, int]]] = {}
+        for file, changes in edits.items():
+            if file not in self.prover.texts:
+                self.prover.texts[file] = self.prover.text_of(file)
+            whole = self.prover.texts[file]
+            if whole is None:
+                return "the file cannot be read again to try it; decide by hand"
+            applied = _apply(whole, changes)
+            if applied is None:
+                return "its edits do not land on the file as it is; decide by hand"
+            result = self.prover.reread(file, applied[0])
+            if not result.source.parsed or result.source.template:
+                return "the file would no longer read; decide by hand"
+            run = _with_file(run, file, result)
+            backs[file] = _way_back(whole, applied[0], applied[1])
+        if before is None:
+            old_run, run = _workloads_of_edited(analysis.run, run, set(edits))
+            before = self._seen(analyse(old_run, analysis.options), {})
+        after = self._seen(analyse(run, analysis.options), backs)
+        was = Counter((s.rule, s.place) for s in before)
+        now = Counter((s.rule, s.place) for s in after)
+        for index in indexes:
+            finding = proven[index]
+            if now[(finding.rule, (finding.file, finding.span.line, finding.span.col))] >= \
+                    was[(finding.rule, (finding.file, finding.span.line, finding.span.col))]:
+                return "the finding would remain; decide by hand what to write there"
+        new = _new_errors(before, after, True)
+        if new:
+            return (f"it would bring a new error ({new[0].rule}: {shorten(new[0].message)}); decide by hand whether "
+                    "to make the change and settle that too, or leave it")
+        return None
+
+    @staticmethod
+    def _seen(whole: Analysis, backs: dict[str, Callable[[int, int], tuple[int, int]]]) -> list[_Seen]:
+        """Every finding of the run ``whole`` analysed (reading's and every check's), a place in an edited file
+        mapped back."""
+        seen: list[_Seen] = []
+
+        def add(rule: str, file: str, line: int, col: int, severity: str | None, fix: Fix | None,
+                message: str) -> None:
+            if file in backs:
+                line, col = backs[file](line, col)
+            seen.append(_Seen(rule, (file, line, col), _error(rule, severity), message, fix))
+
+        for source in whole.run.sources:
+            for found in source.findings:
+                add(found.rule, found.file, found.span.line, found.span.col, found.severity, found.fix,
+                    found.message)
+        inside = annotation_values(whole)
+        for slug, func in all_checks().items():
+            for hit in hits(func, whole, inside):
+                add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
+        return seen
+
+
+def _workloads_of_edited(old: Run, new: Run, files: set[str]) -> tuple[Run, Run]:
+    """Both runs with only the workloads of ``files`` and those sharing a pool with them, in either run."""
+    old_pools, new_pools = build_pools(old), build_pools(new)
+    names = {p.name for pod in old.pods if pod.file in files for p in pools_for(old_pools, pod)}
+    names |= {p.name for pod in new.pods if pod.file in files for p in pools_for(new_pools, pod)}
+
+    def kept(run: Run, pools: list[Pool]) -> Run:
+        return dc_replace(run, pods=[pod for pod in run.pods if pod.file in files
+                                     or any(p.name in names for p in pools_for(pools, pod))])
+
+    return kept(old, old_pools), kept(new, new_pools)
+
+
+def _with_file(run: Run, path: str, result: FileResult) -> Run:
+    """``run`` with the views of file ``path`` replaced by those of ``result``, where the file's stood (pods are
+    admitted in input order). Only the objects the run kept are replaced: a repeat of an object of another file
+    (``duplicate-object``) was left out of the run, and stays out."""
+
+    def swap(items: list[Any], new: Iterable[Any], file_of: Callable[[Any], str],
+             key: Callable[[Any], object]) -> list[Any]:
+        kept = {key(item) for item in items if file_of(item) == path}
+        out: list[Any] = []
+        placed = False
+        for item in items:
+            if file_of(item) == path:
+                if not placed:
+                    out.extend(x for x in new if key(x) in kept)
+                    placed = True
+                continue
+            out.append(item)
+        return out
+
+    return dc_replace(run, sources=swap(run.sources, [result.source], lambda s: s.path, lambda s: s.path),
+                      profiles=swap(run.profiles, result.profiles, lambda p: p.file, lambda p: p.doc.index),
+                      pods=swap(run.pods, result.pods, lambda p: p.file, lambda p: p.ref),
+                      topologies=swap(run.topologies, result.topologies, lambda t: t.file, lambda t: t.doc.index),
+                      others=swap(run.others, result.others, lambda d: d.file, lambda d: d.index))
 
 
 @dataclass(frozen=True)
