@@ -11,7 +11,7 @@ import pytest
 
 from numalint.catalogue import catalogue
 from numalint.reading.yamlpos import load_all
-from tests.conftest import run
+from tests.conftest import run, write
 
 CORPUS = Path(__file__).parent / "corpus"
 WEIRD: list[Any] = [None, 0, -1, 3.5, True, "x", "", [], {}, [1, "a"], {"a": None}, "0-3", "1Gi", "-5", 10**20,
@@ -55,3 +55,15 @@ def test_mutated_documents_are_checked_and_simulated_without_traceback(tmp_path:
     json.loads(simulated.output)
     fixed = run("fix", "--unsafe-fixes", "--diff", str(tmp_path))
     assert fixed.exit_code in (0, 1)
+
+
+def test_a_document_with_an_empty_kind_is_an_error_not_skipped(tmp_path: Path) -> None:
+    """`kind:` left empty (an SR-IOV policy of a real repository): kubectl refuses it ("Object 'Kind' is
+    missing"), and numalint skipped it silently, blaming the network that named its resource instead. A file
+    without any kind key (a Helm Chart.yaml, a kustomization) is no Kubernetes object and stays quiet."""
+    write(tmp_path, {"p.yaml": "apiVersion: sriovnetwork.openshift.io/v1\nkind:\nmetadata: {name: eno4}\n",
+                     "Chart.yaml": "apiVersion: v2\nname: c\nversion: 1.0.0\n",
+                     "kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nresources: [p.yaml]\n"})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert [(Path(f["file"]).name, f["rule"], f["line"]) for f in found] == [("p.yaml", "schema", 2)], found
+    assert "kind is empty" in found[0]["message"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import run, write
 
 NS = "openshift-sriov-network-operator"
@@ -352,3 +354,19 @@ def test_a_policy_the_webhook_rejects_creates_no_resource(tmp_path: Path) -> Non
                                 "pod.yaml": pod('""', limits='{cpu: "4", memory: 4Gi, openshift.io/sriov_a: 1}')},
                      "sriov-unknown-resource")
     assert [Path(f["file"]).name for f in found] == ["pod.yaml"], found
+
+
+@pytest.mark.parametrize(("value", "bad"), [
+    ("openshift.io/sriovnic", '"openshift.io"'),  # a resource name used as namespace/network
+    ("ran/Net_A", '"Net_A"'),
+    ("ran/net-a@averyveryverylongname0", "longer than 15 characters"),
+])
+def test_a_comma_list_name_multus_refuses_is_malformed(tmp_path: Path, value: str, bad: str) -> None:
+    """Multus (parsePodNetworkObjectName) matches the namespace and network of each comma item against the
+    DNS-1123 label ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ and limits the interface name: the sandbox fails otherwise."""
+    found = findings(tmp_path, {"pod.yaml": pod(value)}, "networks-annotation")
+    assert len(found) == 1 and bad in found[0]["message"], found
+
+
+def test_a_comma_list_multus_accepts_is_not_malformed(tmp_path: Path) -> None:
+    assert findings(tmp_path, {"pod.yaml": pod("ran/net-a@eth1, net-b")}, "networks-annotation") == []

@@ -39,6 +39,8 @@ _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _SIMPLE_VARIABLE = re.compile(r"\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*|<[A-Za-z_][\w.-]*>")
 _PF_RE = re.compile(r"^(?P<name>[^#]+)(?:#(?P<first>\d+)-(?P<last>\d+))?$")
 # the operator webhook's resourceName (schemas/sriovnetworknodepolicy): a policy naming another is rejected
+# what Multus accepts as a namespace or network name in the comma form (parsePodNetworkObjectName)
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
 _RESOURCE_NAME_RE = re.compile(r"[a-zA-Z0-9_]+\Z")
 
 
@@ -342,8 +344,16 @@ def networks_problem(value: str) -> str | None:
             return f'"{item}" has more than one "/" (namespace/name@interface)'
         if item.count("@") > 1:
             return f'"{item}" has more than one "@" (namespace/name@interface)'
-        if not item.rpartition("/")[2].split("@", 1)[0].strip():
+        namespace, _, rest = item.rpartition("/")
+        name, _, interface = rest.partition("@")
+        if not name.strip():
             return f'"{item}" names no network'
+        for part in (namespace, name):
+            if part and not _DNS_LABEL.match(part):
+                return (f'"{part}" in "{item}" is not a lower-case DNS-1123 label (a-z, 0-9 and "-", starting and '
+                        "ending with a letter or digit)")
+        if interface and (len(interface) > 15 or any(c in interface for c in " \t\n\v\f\r/")):
+            return f'interface name "{interface}" in "{item}" is longer than 15 characters or holds "/" or a space'
     return None
 
 

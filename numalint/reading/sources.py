@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from numalint import catalogue as registry
 from numalint.findings import Finding
 from numalint.k8s.kinds import is_known
+from numalint.reading.locate import locate
 from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -372,6 +373,10 @@ def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
             repeats = _inside(odd_keyed, starts, item_span) if odd_keyed else ()
             source.documents.append(Document(source.path, index, item, item_span, repeats))
             index += 1
+            if "kind" in item and not item.get("kind") and isinstance(item.get("apiVersion"), str):
+                source.findings.append(registry.finding(
+                    "schema", 'kind is empty: kubectl and the API server refuse the object ("Object \'Kind\' is '
+                    'missing"), and numalint checks it as nothing', source.path, locate(item, ("kind",), key=True)))
     if looks_templated and any(
         is_known(doc.api_version, doc.kind) and _templated(doc.root) for doc in source.documents
     ):
