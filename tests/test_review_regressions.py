@@ -189,3 +189,17 @@ def test_too_many_numa_nodes_names_the_feature_gate_a_beta_option_needs(tmp_path
                      '{max-allowable-numa-nodes: "10"}\n'})
     found = run("check", "--format", "json", "--kubernetes-version", "1.33", str(tmp_path)).json()["findings"]
     assert "too-many-numa-nodes" not in [f["rule"] for f in found]
+
+
+def test_a_duplicate_kubelet_field_hint_keeps_the_one_the_kubelet_uses(tmp_path: Path) -> None:
+    """`topologyManagerPolicy: Restricted` then `best-effort`: the kubelet runs with the last; "remove one of
+    them" could remove it and bring the invalid first one back. Following the hint leaves nothing to report."""
+    head = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+    tail = 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\ntopologyManagerPolicy: best-effort\n'
+    write(tmp_path, {"kc.yaml": head + "topologyManagerPolicy: Restricted\n" + tail})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert [f["rule"] for f in found] == ["unknown-field"]
+    assert 'remove the earlier "topologyManagerPolicy" entries and keep the last (line 6)' in \
+        found[0]["fix"]["description"]
+    write(tmp_path, {"kc.yaml": head + tail})
+    assert run("check", "--format", "json", str(tmp_path)).rules() == []

@@ -370,3 +370,28 @@ def test_a_comma_list_name_multus_refuses_is_malformed(tmp_path: Path, value: st
 
 def test_a_comma_list_multus_accepts_is_not_malformed(tmp_path: Path) -> None:
     assert findings(tmp_path, {"pod.yaml": pod("ran/net-a@eth1, net-b")}, "networks-annotation") == []
+
+
+NIC_TOPOLOGY = """apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata: {name: t}
+spec:
+  pool:
+    nodeSelector: {node-role.kubernetes.io/worker: ""}
+  numaNodes:
+  - {id: 0, cpus: "0-3", memory: 8Gi}
+  nics:
+  - {interface: ens1f0, pciAddress: "0000:3b:00.0", numaNode: 0, totalVfs: 8}
+"""
+
+
+@pytest.mark.parametrize(("vfs", "num", "hint"), [
+    ("0-9", 8, "use ens1f0#0-7"),  # raising numVfs to 10 would pass the NIC's 8 VFs: not offered
+    ("6-2", 4, "use ens1f0#2-3 or raise numVfs to 7"),
+    ("5-9", 4, "use a range below numVfs 4, such as ens1f0#0-3"),
+    ("6-2", 8, "use ens1f0#2-6"),
+])
+def test_sriov_numvfs_offers_only_ranges_the_webhook_accepts(tmp_path: Path, vfs: str, num: int, hint: str) -> None:
+    text = policy("a", "res_a", f'["ens1f0#{vfs}"]').replace("numVfs: 8", f"numVfs: {num}")
+    found = findings(tmp_path, {"p.yaml": text, "topo.yaml": NIC_TOPOLOGY}, "sriov-numvfs")
+    assert [f["fix"]["description"] for f in found] == [hint], found

@@ -267,7 +267,9 @@ def _unknown_kubelet_fields(doc: Document, config: YMap, base: Path, case_insens
         yield registry.finding("unknown-field", message, doc.file, span, fix=fix)
     for key, span in config.duplicates:
         yield registry.finding("unknown-field", f'duplicate field "{key}": the kubelet keeps only the last one',
-                      doc.file, span, fix=Fix(f'remove one of the "{key}" entries'))
+                      doc.file, span, fix=Fix(f'remove the earlier "{key}" entries and keep the last (line '
+                                              f"{config.key_spans[key].line}): the kubelet runs with it; removing it "
+                                              "would bring back what the earlier ones say"))
 
 
 def _odd_keys(doc: Document) -> Iterator[Finding]:

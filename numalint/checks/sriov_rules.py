@@ -272,6 +272,23 @@ def _pair(first: Policy, other: Policy) -> Iterator[Hit]:
         break  # the webhook reports one of the two directions
 
 
+def _range_fix(analysis: Analysis, policy: Policy, pf: PFName) -> str:
+    """Ranges that would pass the webhook: the entry's own VFs (in order) cut below numVfs, or numVfs raised
+    to hold them where no PF of the run's topologies that the policy selects has fewer VFs."""
+    assert pf.first is not None and pf.last is not None
+    low, high = min(pf.first, pf.last), max(pf.first, pf.last)
+    options = []
+    if low < policy.num_vfs:
+        options.append(f"use {pf.name}#{low}-{min(high, policy.num_vfs - 1)}")
+    totals = [nic.total_vfs for topo in analysis.run.topologies for nic in topo.nics
+              if nic.total_vfs and policy.range_on(nic) is not False]
+    if high >= policy.num_vfs and all(high < total for total in totals):
+        options.append(f"raise numVfs to {high + 1}")
+    elif not options:
+        options.append(f"use a range below numVfs {policy.num_vfs}, such as {pf.name}#0-{max(policy.num_vfs - 1, 0)}")
+    return " or ".join(options)
+
+
 @check("sriov-numvfs")
 def sriov_numvfs(analysis: Analysis) -> Iterator[Hit]:
     sriov = analysis.sriov
@@ -280,11 +297,13 @@ def sriov_numvfs(analysis: Analysis) -> Iterator[Hit]:
             if pf.first is None or pf.last is None:
                 continue
             if pf.first > pf.last or pf.last >= policy.num_vfs:
-                yield Hit(f'pfNames entry "{pf.raw}" of "{policy.ref.name}" reaches past numVfs {policy.num_vfs} '
-                              f"(VF ids are 0..{policy.num_vfs - 1}; the range must end below numVfs"
-                              + (" and start at or before its end" if pf.first > pf.last else "") + ")",
-                              policy.doc.file, policy.span("nicSelector", "pfNames", pf.index), policy.ref,
-                              Fix(f"use #{pf.first}-{max(policy.num_vfs - 1, 0)} or raise numVfs to {pf.last + 1}"))
+                what = ("starts after its end" if pf.first > pf.last
+                        else f"reaches past numVfs {policy.num_vfs}")
+                yield Hit(f'pfNames entry "{pf.raw}" of "{policy.ref.name}" {what} (VF ids are '
+                          f"0..{policy.num_vfs - 1}; the range must start at or before its end and end below numVfs): "
+                          "the operator webhook rejects the policy",
+                          policy.doc.file, policy.span("nicSelector", "pfNames", pf.index), policy.ref,
+                          Fix(_range_fix(analysis, policy, pf)))
         reported = set()
         for topo in analysis.run.topologies:
             for nic in topo.nics:
