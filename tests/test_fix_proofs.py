@@ -680,3 +680,20 @@ items:
     assert "reserved-cpus-conflict" in found[0]["fix"]["description"]
     run("fix", str(tmp_path))
     assert (tmp_path / "list.yaml").read_text() == text
+
+
+def test_many_fixes_that_each_bring_an_error_stop_the_proofs_in_time(tmp_path: Path) -> None:
+    """300 policies whose pfName rename each makes them overlap another: halving the fixes down to each one
+    would analyse the whole run hundreds of times. The proofs stop after a bounded number of tries and leave
+    the rest as hints; nothing is offered unproven."""
+    files = {}
+    for i in range(300):
+        files[f"p{i:03d}a.yaml"] = SRIOV_POLICY.format(name=f"a{i}", pf="pfNames", vfs="0-7").replace(
+            "ens1f0", f"ens{i}f0")
+        files[f"p{i:03d}b.yaml"] = SRIOV_POLICY.format(name=f"b{i}", pf="pfName", vfs="4-7").replace(
+            "ens1f0", f"ens{i}f0")
+    write(tmp_path, files)
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    renames = [f for f in found if f["rule"] == "unknown-field"]
+    assert len(renames) == 300 and all(not f["fix"]["edits"] for f in renames)
+    assert any("stopped trying" in f["fix"]["description"] for f in renames)

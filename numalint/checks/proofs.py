@@ -51,6 +51,9 @@ from numalint.views.workloads import PodView
 # they say, so its proof does not run them (the API server's pod validation, pkg/apis/core/validation, is the
 # costliest check of a large pool)
 POD_ALONE = frozenset({"invalid-resources"})
+# whole-run analyses the document proofs of one run may cost: k fixes that bring errors among n cost about
+# 2k log n of them, and a repository of many policies that each conflict once renamed must not take minutes
+MAX_DOCUMENT_TRIES = 64
 _ANCHOR = re.compile(r"&([^\s\[\]{},]+)")
 _ALIAS = re.compile(r"\*([^\s\[\]{},]+)")
 Reread = Callable[[str, str], FileResult]  # (path, text) -> the file read from that text
@@ -437,6 +440,7 @@ class _DocumentProver:
         self.prover = prover
         self.waiting: dict[int, tuple[Analysis, list[int]]] = {}  # by analysis: the proven findings' indexes
         self.workloads_only: dict[int, bool] = {}  # by analysis: every such fix is on a workload (on no pool)
+        self.tries: dict[int, int] = {}  # by analysis: the groups tried so far
 
     def add(self, analysis: Analysis, index: int, workload: bool) -> None:
         self.waiting.setdefault(id(analysis), (analysis, []))[1].append(index)
@@ -451,6 +455,14 @@ class _DocumentProver:
 
     def _settle(self, proven: list[Finding], analysis: Analysis, before: list[_Seen] | None,
                 indexes: list[int]) -> None:
+        self.tries[id(analysis)] = tries = self.tries.get(id(analysis), 0) + 1
+        if tries > MAX_DOCUMENT_TRIES:  # each try analyses the whole run: many fixes that break things stop here
+            for index in indexes:
+                fix = proven[index].fix
+                assert fix is not None
+                proven[index].fix = _refused(fix, "numalint stopped trying: too many fixes in this run bring "
+                                                  "errors; decide by hand")
+            return
         why = self._try(proven, analysis, before, indexes)
         if why is None:
             return
