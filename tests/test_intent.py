@@ -311,3 +311,34 @@ def test_keys_json_cannot_hold_are_errors_where_they_sit(tmp_path: Path) -> None
     assert [(Path(f["file"]).name, f["rule"], f["line"]) for f in found] == [("k.yaml", "yaml-syntax", 5),
                                                                              ("p.yaml", "yaml-syntax", 9)]
     assert "a mapping or a list" in found[0]["message"] and "null" in found[1]["message"]
+
+
+def test_a_vm_without_hugepages_asks_for_its_memory_plus_virt_launchers_overhead(tmp_path: Path) -> None:
+    """renderresources.go WithMemoryOverhead: the compute container asks for the guest's memory plus the
+    overhead (the fixed 220Mi numalint counts), on the request and the limit alike; overcommitGuestOverhead keeps
+    it off the request."""
+    base = """apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata: {name: box}
+spec:
+  numaNodes:
+    - {id: 0, cpus: "0-7", memory: 16Gi}
+---
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cpuManagerPolicy: static
+reservedSystemCPUs: "0"
+---
+apiVersion: kubevirt.io/v1
+kind: VirtualMachineInstance
+metadata: {name: vmi}
+spec:
+  domain:
+    cpu: {dedicatedCpuPlacement: true, cores: 2}
+    resources:
+      requests: {memory: 4Gi}
+"""
+    for extra, memory in (("", 4 * 2**30 + 220 * 2**20), ("      overcommitGuestOverhead: true\n", 4 * 2**30)):
+        write(tmp_path, {"all.yaml": base + extra})
+        placed = run("simulate", "--format", "json", str(tmp_path / "all.yaml")).json()
+        assert placed["pools"][0]["nodes"][0]["requested"]["memory"] == str(memory)

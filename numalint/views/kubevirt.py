@@ -10,8 +10,10 @@ Before that, virt-api defaults what is not written (pkg/virt-api/webhooks/mutati
 setDefaultResourceRequests): a request from its limit, else the memory request from ``memory.guest``, else
 from the hugepage size. With hugepages the guest's memory becomes a ``hugepages-<pageSize>`` request and
 limit (the memory request, or ``memory.guest`` when smaller), and the memory request keeps what is above the
-guest plus virt-launcher's overhead (renderresources.go WithHugePages); numalint counts the overhead's fixed
-part (``LAUNCHER_OVERHEAD``), not the parts that scale with the guest (page tables, per vCPU)."""
+guest plus virt-launcher's overhead (renderresources.go WithHugePages). Without hugepages the overhead is
+added to the memory request (unless ``overcommitGuestOverhead``) and to the limit (WithMemoryOverhead).
+numalint counts the overhead's fixed part (``LAUNCHER_OVERHEAD``), not the parts that scale with the guest
+(page tables, per vCPU)."""
 
 from __future__ import annotations
 
@@ -98,6 +100,11 @@ def _default_requests(compute: ContainerView, domain: YMap, page_size: Any) -> N
         requests["memory"] = default
     memory = requests.get("memory")
     if page is None or not memory:
+        if memory:  # renderresources.go WithMemoryOverhead: on the request (unless overcommitted) and the limit
+            if get(domain, ("resources", "overcommitGuestOverhead")) is not True:
+                requests["memory"] = memory + LAUNCHER_OVERHEAD
+            if "memory" in limits:
+                limits["memory"] = limits["memory"] + LAUNCHER_OVERHEAD
         return
     guest = guest or memory  # virt-api's setGuestMemory: the guest has the requested memory when not written
     backed = min(memory, guest)
