@@ -121,7 +121,7 @@ def check(paths: tuple[str, ...], formats: tuple[str, ...], output_file: str | N
         nothing = "no file could be read or parsed: nothing was checked"
     elif report.incomplete:
         nothing = "some files were not checked: a worker process reading them died"
-    _refuse_report_over_inputs(outputs, report.checked)
+    _refuse_report_over_inputs(outputs, report.checked, config, options)
     if report.files == 0:
         click.echo(f"numalint: {nothing}", err=True)
         outputs = [(fmt, target) for fmt, target in outputs if fmt != "text"]
@@ -157,16 +157,26 @@ def _outputs(formats: tuple[str, ...], output_file: str | None) -> list[tuple[st
     return outputs
 
 
-def _refuse_report_over_inputs(outputs: list[tuple[str, str | None]], inputs: list[str]) -> None:
-    """Exit 2, before anything is written, when a report would replace a file the run reads (a report of an
-    earlier run excepted: ``output.overwrite``)."""
+def _refuse_report_over_inputs(outputs: list[tuple[str, str | None]], inputs: list[str],
+                               config: Any = None, options: Any = None) -> None:
+    """Exit 2, before anything is written, when a report would replace a file the run reads: a checked file, a
+    topology, the configuration file, a node-state or context file (a report of an earlier run excepted:
+    ``output.overwrite``)."""
     targets = [target for _fmt, target in outputs if target is not None]
     if not targets:
         return
     from numalint.output.overwrite import inputs_overwritten
+    from numalint.reading.sources import discover
 
-    for target in inputs_overwritten(targets, inputs):
-        raise OutputError(f"refusing to write the report over {target}: it is a file this run checks; "
+    read = list(inputs)
+    if config is not None and config.path is not None:
+        read.append(str(config.path))
+    if options is not None:
+        if options.node_state:
+            read += [os.path.join(options.node_state, name) for name in ("cpu_manager_state", "memory_manager_state")]
+        read += discover(options.context, options.exclude, options.exclude_base)[0]
+    for target in inputs_overwritten(targets, read):
+        raise OutputError(f"refusing to write the report over {target}: it is a file this run reads; "
                           "write the report to another file")
 
 
@@ -196,7 +206,7 @@ class _Look:
 
         self.color, self.show_source = color, show_source
         self.quiet, self.statistics, self.show_fixes = quiet, statistics, show_fixes
-        self.docs_url = config.docs_url
+        self.docs_url, self.config = config.docs_url, config
         self.root = repository_root(list(paths), config.path)
 
     def context(self, report: Any, stdin_text: str | None, notification: str | None = None,
@@ -290,7 +300,8 @@ def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format:
 
     _require_readable(topologies)
     target = _target(kube_version, openshift_version)
-    options = _options(_config(config_path, paths), target, 0, node_state)
+    config = _config(config_path, paths)
+    options = _options(config, target, 0, node_state)
     if not paths and not topologies and not options.context:
         raise click.UsageError("give the files to simulate and a --topology")
     analyses = build_analyses(list(paths) + list(topologies), options, _read_stdin() if "-" in paths else None)
@@ -309,7 +320,8 @@ def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format:
         from numalint.reading.sources import discover
 
         _refuse_report_over_inputs([(output_format, output_file)],
-                                   discover(list(paths) + list(topologies), options.exclude, options.exclude_base)[0])
+                                   discover(list(paths) + list(topologies), options.exclude, options.exclude_base)[0],
+                                   config, options)
         try:
             Path(output_file).write_text(text, encoding="utf-8")
         except OSError as err:
@@ -533,7 +545,7 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
     result = fix(paths, options, unsafe, stdin_text)
     report = result.report
     assert report is not None
-    _refuse_report_over_inputs(outputs, report.checked)  # before any fixed file is written
+    _refuse_report_over_inputs(outputs, report.checked, look.config, options)  # before any file is written
     for path, problem in sorted(result.refused.items()):
         click.echo(f"numalint: {path}: not fixed, nothing written: {problem}", err=True)
     if show_diff:
@@ -580,7 +592,8 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
 def _left_out(result: Any) -> list[str]:
     """The fixes a fix run did not apply, and why (the closing line of `fix`, and under `fix --diff`)."""
     return ([f"{len(result.skipped)} fix(es) could not be applied (overlapping edits)"] if result.skipped else []) \
-        + ([f"{len(result.held)} fix(es) held back (applied, they would bring a new error)"] if result.held else []) \
+        + ([f"{max(len(result.held), result.held_back)} fix(es) held back (applied, they would bring a new error)"]
+           if result.held or result.held_back else []) \
         + ([f"not written (fixed text would not parse): {', '.join(result.broken)}"] if result.broken else [])
 
 

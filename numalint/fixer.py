@@ -51,6 +51,7 @@ class FixResult:
     broken: list[str] = field(default_factory=list)  # files whose fixed text would not parse: left alone
     refused: dict[str, str] = field(default_factory=dict)  # path -> why its edits did not match its text
     held: list[Finding] = field(default_factory=list)  # fixes held back: with the others they bring an error
+    held_back: int = 0  # fixes held back in any pass (a later proof may have turned one into a hint)
     report: Report | None = None  # the check after fixing
     boms: set[str] = field(default_factory=set)  # files that start with a UTF-8 BOM (kept when written)
 
@@ -230,6 +231,7 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
             applied.setdefault(finding.input, []).append(finding)
         report = after
     result.report = report
+    result.held_back = len(held)
     result.skipped = [f for f in deferred if f.file not in result.refused]
     result.broken = sorted(p for p in texts if p in report.unparsed and p in originals and texts[p] != originals[p])
     if result.broken:  # not written: what remains is what the files hold, never findings of a text not written

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from numalint.alignment.machine import Machine
 from numalint.alignment.memory_static import hugepage_resource
 from numalint.alignment.node import Admission, KubeletSettings, Node, PodSpec
 from numalint.alignment.startup import StartError
@@ -142,8 +141,9 @@ def _place(pool_run: ReferencePool, view: PodView, injected: dict[str, int]) -> 
         pool_run.pods.append(Placement(name, node.name, admission))
 
 
-def reference_simulation(analysis: Analysis) -> list[ReferencePool]:
-    """Re-run the run's placements with the original scheduler."""
+def reference_simulation(analysis: Analysis, changed: tuple[Pool, KubeletSettings] | None = None
+                         ) -> list[ReferencePool]:
+    """Re-run the run's placements with the original scheduler (``changed``: one pool under other settings)."""
     results: list[ReferencePool] = []
     by_pool: dict[int, ReferencePool] = {}
     for pool in analysis.pools:
@@ -151,6 +151,8 @@ def reference_simulation(analysis: Analysis) -> list[ReferencePool]:
             continue
         machine = pool_machine(analysis.sriov, pool)
         settings = settings_from_profile(pool.profile, analysis.version, pool.topology.attributes, machine)
+        if changed is not None and changed[0] is pool:
+            settings = changed[1]
         pool_run = ReferencePool(pool)
         results.append(pool_run)
         by_pool[id(pool)] = pool_run
@@ -162,7 +164,7 @@ def reference_simulation(analysis: Analysis) -> list[ReferencePool]:
         except StartError as err:
             pool_run.start_error = str(err)
     node_state = analysis.options.node_state
-    if node_state and results and results[0].nodes:
+    if node_state and results and results[0].nodes and changed is None:
         apply_state(results[0].nodes[0], read_state(node_state))
     for view in analysis.pods:
         matching = [p for p in pools_for(analysis.pools, view) if id(p) in by_pool]
@@ -175,24 +177,24 @@ def reference_simulation(analysis: Analysis) -> list[ReferencePool]:
     return results
 
 
-def admitted_with_whole_pool(pool_run: PoolRun, target: PodRun, settings: KubeletSettings,
-                             machine: Machine | None = None) -> bool:
-    """The fix verification, plainly: rebuild every node of the pool and replay every placement; the change holds
-    when it admits ``target`` and rejects no pod admitted now."""
-    if pool_run.pool.topology is None:
+def admitted_with_whole_pool(analysis: Analysis, pool_run: PoolRun, target: PodRun,
+                             settings: KubeletSettings) -> bool:
+    """The fix verification, plainly: the target's node replayed up to it admits it, and the whole run placed
+    again with the original scheduler under ``settings`` admits it and every pod admitted now."""
+    if pool_run.pool.topology is None or target.node is None:
         return False
-    hardware = machine or pool_run.machine
     try:
-        nodes = {n.name: Node(hardware, settings, n.name) for n in pool_run.nodes}
+        node = Node(pool_run.machine, settings, target.node)
     except StartError:
         return False
-    admitted = False
     for pod in pool_run.pods:
-        if pod.node is None:
-            continue
-        result = nodes[pod.node].admit(pod.spec)
-        if pod is target:
-            admitted = result.admitted
-        elif pod.admission is not None and pod.admission.admitted and not result.admitted:
+        if pod.node == target.node and not node.admit(pod.spec).admitted and pod is target:
             return False
-    return admitted
+        if pod is target:
+            break
+    again = next(p for p in reference_simulation(analysis, (pool_run.pool, settings)) if p.pool is pool_run.pool)
+    if again.start_error:
+        return False
+    admitted = {p.name for p in again.pods if p.admission.admitted}
+    before = {p.name for p in pool_run.pods if p.admission is not None and p.admission.admitted}
+    return before <= admitted and target.name in admitted

@@ -647,6 +647,7 @@ def test_a_rename_on_an_sriov_policy_is_proven_on_the_whole_run(tmp_path: Path) 
     # each rename alone holds; together they overlap: fix applies the first, and the second becomes a hint
     write(tmp_path, {"p.yaml": SRIOV_POLICY.format(name="a", pf="pfName", vfs="0-7") + "---\n"
                      + SRIOV_POLICY.format(name="b", pf="pfName", vfs="4-7")})
+    assert "not in the diff: 1 fix(es) held back" in run("fix", "--diff", str(tmp_path)).stderr
     run("fix", str(tmp_path))
     found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
     assert [(f["rule"], f["line"], f["fix"]["edits"]) for f in found] == [("unknown-field", 19, [])], found

@@ -492,6 +492,8 @@ def test_a_kubeletconfig_that_selects_no_pool_is_not_the_topologys_kubelet(tmp_p
     ("'{\"systemReserved\": {\"memory\": 600}}'", "systemReserved.memory = 600"),
     ("'{\"CPUManagerPolicy\": 3}'", "cpuManagerPolicy = 3"),  # Go matches field names without regard to case
     ("'{\"cpuManagerReconcilePeriod\": \"5 s\"}'", 'cpuManagerReconcilePeriod = "5 s"'),
+    ("'{\"maxPods\": 1e2}'", "maxPods = 1e2"),  # Go decodes no exponent into an int32
+    ("'{\"maxPods\": NaN}'", "is not JSON"),
 ])
 def test_an_annotation_the_operator_cannot_unmarshal_is_reported(tmp_path: Path, annotation: str, why: str) -> None:
     """NTO json.Unmarshal-s the annotation into a KubeletConfiguration: text that is not a JSON object, or a
@@ -504,7 +506,9 @@ def test_an_annotation_the_operator_cannot_unmarshal_is_reported(tmp_path: Path,
 
 
 @pytest.mark.parametrize("annotation", ["'null'",
-                                        "'{\"systemReserved\": {\"memory\": \"600Mi\"}, \"unknownField\": 1}'"])
+                                        "'{\"systemReserved\": {\"memory\": \"600Mi\"}, \"unknownField\": 1}'",
+                                        "'{\"reservedMemory\": null, \"topologyManagerScope\": null}'",
+                                        "'{\"cpuManagerReconcilePeriod\": \".5s\", \"maxPods\": 500}'"])
 def test_an_annotation_the_operator_unmarshals_is_not_reported(tmp_path: Path, annotation: str) -> None:
     write(tmp_path, {"pp.yaml": ANNOTATED_PROFILE.format(annotation=annotation).replace(
         "  numa: {topologyPolicy: restricted}\n", "")})

@@ -104,3 +104,20 @@ def test_simulate_names_an_input_that_does_not_exist(tmp_path: Path) -> None:
                  "--topology", str(tmp_path / "topology.yaml"))
     assert result.exit_code == 2
     assert "missing.yaml:1:1: error [yaml-syntax] no such file or directory" in result.stderr
+
+
+def test_inputs_of_every_kind_are_protected_and_earlier_reports_replaced(tmp_path: Path) -> None:
+    """The configuration file and a hard link to a manifest are inputs too; a simulate report and a text report
+    written into the checked directory are replaced on the next run."""
+    paths = _pods(tmp_path, 1)
+    manifest = Path(paths[0]).read_bytes()
+    os.link(paths[0], tmp_path / "linked.txt")
+    (tmp_path / ".numalint.yaml").write_text("failOn: error\n")
+    for target in ("linked.txt", ".numalint.yaml"):
+        result = run("check", paths[0], "-o", str(tmp_path / target))
+        assert result.exit_code == 2 and "refusing to write the report" in result.stderr, target
+    assert Path(paths[0]).read_bytes() == manifest and (tmp_path / ".numalint.yaml").read_text() == "failOn: error\n"
+    for command in (["simulate", "-f", "json", "-o"], ["check", "-o"], ["check", "-f", "junit", "-o"]):
+        target = str(tmp_path / "report.json")
+        first, again = run(*command, target, str(tmp_path)), run(*command, target, str(tmp_path))
+        assert first.exit_code != 2 and again.exit_code != 2, (command, again.stderr)

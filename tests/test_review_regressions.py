@@ -124,12 +124,14 @@ spec:
   - {name: b, image: x}
   - {name: c, image: x, resources: {requests: {cpu: 100m, memory: 64Mi}}}
   - {name: d, image: x, resources: {requests: {cpu: "1", memory: 1Gi}, limits: {cpu: "2"}}}
+  - {name: e, image: x, resources: {requests: {cpu: "0", memory: 1Gi}, limits: {memory: 1Gi}}}
 """})
     found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
     assert [f["fix"]["description"] for f in found if f["rule"] == "not-guaranteed"] == [
         'container "b": add cpu and memory limits (the requests default to them)',
         'container "c": add cpu and memory limits equal to its requests',
-        'container "d": set its cpu request equal to its limit; add a memory limit equal to its request']
+        'container "d": set its cpu request equal to its limit; add a memory limit equal to its request',
+        'container "e": set its cpu request and limit to the same amount above 0']  # a written 0 stays 0
 
 
 def test_an_admission_fix_that_would_reject_another_pod_is_not_offered(tmp_path: Path) -> None:
@@ -203,3 +205,24 @@ def test_a_duplicate_kubelet_field_hint_keeps_the_one_the_kubelet_uses(tmp_path:
         found[0]["fix"]["description"]
     write(tmp_path, {"kc.yaml": head + tail})
     assert run("check", "--format", "json", str(tmp_path)).rules() == []
+
+
+def test_a_kubelet_change_is_judged_on_the_pool_placed_again(tmp_path: Path) -> None:
+    """Under best-effort pod a (5 CPUs) is admitted on w-0, and the scheduler then puts b on w-1: both run.
+    Replaying the old placements kept b on w-0 and called it lost, so the working change was not offered."""
+    write(tmp_path, {
+        "kc.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+                   'reservedSystemCPUs: "0"\ntopologyManagerPolicy: single-numa-node\n',
+        "pods.yaml": "".join(
+            f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}}}\nspec:\n  containers:\n  - {{name: c, "
+            f'image: x, resources: {{limits: {{cpu: "{cpu}", memory: 1Gi}}}}}}\n'
+            for name, cpu in (("a", 5), ("b", 4))),
+        "topo.yaml": "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: w}\nspec:\n"
+                     "  pool: {nodes: 2}\n  numaNodes:\n  - {id: 0, cpus: \"0-3\", memory: 16Gi}\n"
+                     "  - {id: 1, cpus: \"4-7\", memory: 16Gi}\n"})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    hint = next(f["fix"]["description"] for f in found if f["rule"] == "admission-failure")
+    assert "topologyManagerPolicy: best-effort" in hint, hint
+    kubelet = (tmp_path / "kc.yaml").read_text().replace("single-numa-node", "best-effort")
+    write(tmp_path, {"kc.yaml": kubelet})
+    assert "admission-failure" not in run("check", "--format", "json", str(tmp_path)).rules()

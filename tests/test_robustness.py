@@ -63,7 +63,7 @@ def test_a_document_with_an_empty_kind_is_an_error_not_skipped(tmp_path: Path) -
     without any kind key (a Helm Chart.yaml, a kustomization) is no Kubernetes object and stays quiet."""
     write(tmp_path, {"p.yaml": "apiVersion: sriovnetwork.openshift.io/v1\nkind:\nmetadata: {name: eno4}\n",
                      "Chart.yaml": "apiVersion: v2\nname: c\nversion: 1.0.0\n",
-                     "kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nresources: [p.yaml]\n"})
+                     "kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind:\nresources: [p.yaml]\n"})
     found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
     assert [(Path(f["file"]).name, f["rule"], f["line"]) for f in found] == [("p.yaml", "schema", 2)], found
     assert "kind is empty" in found[0]["message"]

@@ -144,7 +144,8 @@ def test_fix_verification_replays_only_the_node_and_agrees_with_replaying_the_po
                     replace(pool_run.settings, topology_policy="none", memory_policy="None", reserved_memory={})]
         for pod in rejected:
             for settings in variants:
-                assert _admitted_with(pool_run, pod, settings) == admitted_with_whole_pool(pool_run, pod, settings)
+                assert _admitted_with(pool_run, pod, settings, analysis.sriov) == admitted_with_whole_pool(
+                    analysis, pool_run, pod, settings)
 
 
 def test_a_workload_larger_than_its_pool_meets_its_first_rejection(tmp_path: Path) -> None:

@@ -370,6 +370,8 @@ def test_a_comma_list_name_multus_refuses_is_malformed(tmp_path: Path, value: st
 
 def test_a_comma_list_multus_accepts_is_not_malformed(tmp_path: Path) -> None:
     assert findings(tmp_path, {"pod.yaml": pod("ran/net-a@eth1, net-b")}, "networks-annotation") == []
+    # Multus trims the spaces around "/" and "@"
+    assert findings(tmp_path, {"pod.yaml": pod('"ran / net-a @ eth1"')}, "networks-annotation") == []
 
 
 NIC_TOPOLOGY = """apiVersion: numalint.io/v1alpha1

@@ -485,8 +485,8 @@ class _DocumentProver:
         for index in indexes:
             fix = proven[index].fix
             edits.setdefault(proven[index].file, []).extend(fix.edits if fix is not None else ())
-        run = analysis.run
         backs: dict[str, Callable[[int, int], tuple[int, int]]] = {}
+        results: dict[str, FileResult] = {}
         for file, changes in edits.items():
             if file not in self.prover.texts:
                 self.prover.texts[file] = self.prover.text_of(file)
@@ -499,8 +499,9 @@ class _DocumentProver:
             result = self.prover.reread(file, applied[0])
             if not result.source.parsed or result.source.template:
                 return "the file would no longer read; decide by hand"
-            run = _with_file(run, file, result)
+            results[file] = result
             backs[file] = _way_back(whole, applied[0], applied[1])
+        run = _with_files(analysis.run, results)
         if before is None:
             old_run, run = _workloads_of_edited(analysis.run, run, set(edits))
             before = self._seen(analyse(old_run, analysis.options), {})
@@ -554,30 +555,36 @@ def _workloads_of_edited(old: Run, new: Run, files: set[str]) -> tuple[Run, Run]
     return kept(old, old_pools), kept(new, new_pools)
 
 
-def _with_file(run: Run, path: str, result: FileResult) -> Run:
-    """``run`` with the views of file ``path`` replaced by those of ``result``, where the file's stood (pods are
-    admitted in input order). Only the objects the run kept are replaced: a repeat of an object of another file
-    (``duplicate-object``) was left out of the run, and stays out."""
+def _with_files(run: Run, results: dict[str, FileResult]) -> Run:
+    """``run`` with the views of each file of ``results`` replaced by the file's new ones, where the file's stood
+    (pods are admitted in input order); one pass over the run, however many files. Only the objects the run
+    kept are replaced, as many times as it kept them: a repeat (``duplicate-object``) was left out, and stays
+    out."""
 
-    def swap(items: list[Any], new: Iterable[Any], file_of: Callable[[Any], str],
+    def swap(items: list[Any], new: Callable[[FileResult], Iterable[Any]], file_of: Callable[[Any], str],
              key: Callable[[Any], object]) -> list[Any]:
-        kept = {key(item) for item in items if file_of(item) == path}
-        out: list[Any] = []
-        placed = False
+        kept: dict[str, Counter[object]] = {}
         for item in items:
-            if file_of(item) == path:
-                if not placed:
-                    out.extend(x for x in new if key(x) in kept)
-                    placed = True
-                continue
-            out.append(item)
+            if file_of(item) in results:
+                kept.setdefault(file_of(item), Counter())[key(item)] += 1
+        out: list[Any] = []
+        for item in items:
+            path = file_of(item)
+            if path not in results:
+                out.append(item)
+            elif path in kept:  # the file's first item: all of its new ones go here
+                wanted = kept.pop(path)
+                for fresh in new(results[path]):
+                    if wanted[key(fresh)] > 0:
+                        wanted[key(fresh)] -= 1
+                        out.append(fresh)
         return out
 
-    return dc_replace(run, sources=swap(run.sources, [result.source], lambda s: s.path, lambda s: s.path),
-                      profiles=swap(run.profiles, result.profiles, lambda p: p.file, lambda p: p.doc.index),
-                      pods=swap(run.pods, result.pods, lambda p: p.file, lambda p: p.ref),
-                      topologies=swap(run.topologies, result.topologies, lambda t: t.file, lambda t: t.doc.index),
-                      others=swap(run.others, result.others, lambda d: d.file, lambda d: d.index))
+    return dc_replace(run, sources=swap(run.sources, lambda r: [r.source], lambda s: s.path, lambda s: s.path),
+                      profiles=swap(run.profiles, lambda r: r.profiles, lambda p: p.file, lambda p: p.doc.index),
+                      pods=swap(run.pods, lambda r: r.pods, lambda p: p.file, lambda p: p.ref),
+                      topologies=swap(run.topologies, lambda r: r.topologies, lambda t: t.file, lambda t: t.doc.index),
+                      others=swap(run.others, lambda r: r.others, lambda d: d.file, lambda d: d.index))
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ def _breakers(container: ContainerView) -> list[str]:
 def _guaranteed_fix(container: ContainerView) -> str:
     """What makes the container Guaranteed: requests equal to the limits that are there, limits where there are
     none (equal to the requests, which default to the limits when absent)."""
-    unequal, unlimited, bare = [], [], []
+    unequal, unlimited, bare, zero = [], [], [], []
     for resource in ("cpu", "memory"):
         req, lim = container.requests.get(resource), container.limits.get(resource)
         if lim is not None and lim > 0:
@@ -66,6 +66,8 @@ def _guaranteed_fix(container: ContainerView) -> str:
                 unequal.append(resource)
         elif req is not None and req > 0:
             unlimited.append(resource)
+        elif req is not None:  # a written 0 stays 0 under a limit: both must be set, to the same amount
+            zero.append(resource)
         else:
             bare.append(resource)
 
@@ -76,7 +78,9 @@ def _guaranteed_fix(container: ContainerView) -> str:
              else []) + ([f"add {some(unlimited, 'limit')} equal to its request{'s' if len(unlimited) > 1 else ''}"]
                          if unlimited else []) + (
         [f"add {some(bare, 'limit')} (the request{'s default to them' if len(bare) > 1 else ' defaults to it'})"]
-        if bare else [])
+        if bare else []) + (
+        [f"set {some(zero, 'request', 'its')} and limit{'s' if len(zero) > 1 else ''} to the same amount above 0"]
+        if zero else [])
     return f"{container.label}: {'; '.join(steps)}"
 
 

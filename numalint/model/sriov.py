@@ -346,7 +346,8 @@ def networks_problem(value: str) -> str | None:
             return f'"{item}" has more than one "@" (namespace/name@interface)'
         namespace, _, rest = item.rpartition("/")
         name, _, interface = rest.partition("@")
-        if not name.strip():
+        namespace, name, interface = namespace.strip(), name.strip(), interface.strip()  # Multus trims each
+        if not name:
             return f'"{item}" names no network'
         for part in (namespace, name):
             if part and not _DNS_LABEL.match(part):

@@ -1,41 +1,46 @@
 """A report never replaces a file the run reads: `check -o deploy.yaml deploy.yaml` (or `-f sarif=` naming a
-checked manifest) would leave the user a report where their configuration was. A report numalint wrote before
-(`check . -o report.json`, run again: report.json is found in the directory) may be replaced."""
+checked manifest, the configuration file, a node-state file) would leave the user a report where their
+configuration was. A report numalint wrote before may be replaced: `check . -o report.json` run again finds
+report.json in the directory, and `simulate -o sim.json` likewise."""
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable
 
-from numalint.reading.sources import ReadError, read_capped
+from numalint.reading.sources import read_source
+
+# what the start of each report numalint writes holds (check: json, sarif, gitlab, junit, github, text;
+# simulate: json, text, html)
+_SIGNATURES = ('"name": "numalint"', '"engine_name": "numalint"', '<testsuites name="numalint"',
+               "title=numalint::", "file(s) checked:", '"not_simulated":', "<title>numalint simulate</title>")
+_HEAD = 1 << 16
 
 
 def inputs_overwritten(targets: Iterable[str], inputs: Iterable[str]) -> list[str]:
-    """The ``targets`` that are files among ``inputs`` (by real path) and hold something other than a numalint
-    report."""
-    read = {os.path.realpath(path) for path in inputs if path != "-"}
+    """The ``targets`` that are files among ``inputs`` (the same file, through any path or hard link) and hold
+    something other than a numalint report."""
+    read = {identity for path in inputs if path != "-" and (identity := _identity(path)) is not None}
     return [target for target in targets
-            if os.path.realpath(target) in read and os.path.isfile(target) and not _numalint_report(target)]
+            if (identity := _identity(target)) is not None and identity in read and not _earlier_report(target)]
 
 
-def _numalint_report(path: str) -> bool:
-    """A JSON, SARIF or GitLab report as numalint writes them (the other formats are not read as inputs)."""
+def _identity(path: str) -> tuple[int, int] | None:
     try:
-        document = json.loads(read_capped(path))
-    except (ReadError, ValueError):
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (info.st_dev, info.st_ino) if os.path.isfile(path) else None
+
+
+def _earlier_report(path: str) -> bool:
+    """A report numalint wrote: its start carries one of the reports' signatures, and it holds no Kubernetes
+    object (a manifest that mentions numalint in a comment is still a manifest)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_HEAD).decode("utf-8", "replace")
+    except OSError:
         return False
-    if isinstance(document, dict):
-        if _named(document.get("tool")):  # json
-            return True
-        runs = document.get("runs")  # sarif
-        return isinstance(runs, list) and bool(runs) and all(
-            isinstance(run, dict) and isinstance(run.get("tool"), dict) and _named(run["tool"].get("driver"))
-            for run in runs)
-    # gitlab code quality: a list of issues (empty when nothing was found)
-    return isinstance(document, list) and all(
-        isinstance(item, dict) and item.get("engine_name") == "numalint" for item in document)
-
-
-def _named(tool: object) -> bool:
-    return isinstance(tool, dict) and tool.get("name") == "numalint"
+    if not any(signature in head for signature in _SIGNATURES) and head.strip() != "[]":
+        return False
+    return not any(doc.api_version and doc.kind for doc in read_source(path).documents)

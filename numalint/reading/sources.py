@@ -373,7 +373,8 @@ def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
             repeats = _inside(odd_keyed, starts, item_span) if odd_keyed else ()
             source.documents.append(Document(source.path, index, item, item_span, repeats))
             index += 1
-            if "kind" in item and not item.get("kind") and isinstance(item.get("apiVersion"), str):
+            if "kind" in item and not item.get("kind") and isinstance(item.get("apiVersion"), str) \
+                    and not item["apiVersion"].startswith("kustomize.config.k8s.io/"):  # kustomize defaults it
                 source.findings.append(registry.finding(
                     "schema", 'kind is empty: kubectl and the API server refuse the object ("Object \'Kind\' is '
                     'missing"), and numalint checks it as nothing', source.path, locate(item, ("kind",), key=True)))

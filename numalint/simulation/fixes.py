@@ -11,7 +11,7 @@ from numalint.alignment.machine import Machine
 from numalint.alignment.node import Admission, KubeletSettings, Node, PodSpec, StartError
 from numalint.k8s.quantity import format_bytes
 from numalint.model.sriov import SriovCatalog
-from numalint.simulation.simulate import PodRun, PoolRun, pool_machine
+from numalint.simulation.simulate import PodRun, PoolRun, pool_machine, replay_pool
 
 UNSCHEDULABLE_FIX = "lower its requests or add nodes to the pool"
 
@@ -99,7 +99,7 @@ def verified_fixes(sriov: SriovCatalog, pool_run: PoolRun, pod: PodRun) -> list[
         alternatives.append(("topologyManagerPolicy: best-effort (the pod then spans NUMA nodes)",
                              replace(settings, topology_policy="best-effort")))
     for label, changed in alternatives:
-        if _admitted_with(pool_run, pod, changed, change=label):
+        if _admitted_with(pool_run, pod, changed, sriov, change=label):
             fixes.append(_where(pool_run, label))
     fixes.extend(_exclude_topology_fix(sriov, pool_run, pod))
     return fixes
@@ -126,7 +126,7 @@ def _exclude_topology_fix(sriov: SriovCatalog, pool_run: PoolRun, pod: PodRun) -
     if not wanted:
         return []
     machine = pool_machine(sriov, pool_run.pool, wanted)
-    if not _admitted_with(pool_run, pod, pool_run.settings, machine, f"excludeTopology {sorted(wanted)}"):
+    if not _admitted_with(pool_run, pod, pool_run.settings, sriov, machine, f"excludeTopology {sorted(wanted)}"):
         return []
     names = sorted({p.ref.name for p in sriov.policies if f"{sriov.prefix}/{p.resource_name}" in wanted})
     return [f"set excludeTopology: true in SriovNetworkNodePolicy {', '.join(names)} for "
@@ -134,44 +134,35 @@ def _exclude_topology_fix(sriov: SriovCatalog, pool_run: PoolRun, pod: PodRun) -
             "sit on a remote NUMA node)"]
 
 
-def _admitted_with(pool_run: PoolRun, target: PodRun, settings: KubeletSettings,
+def _admitted_with(pool_run: PoolRun, target: PodRun, settings: KubeletSettings, sriov: SriovCatalog,
                    machine: Machine | None = None, change: str = "") -> bool:
     """Whether other kubelet settings or hardware (``change`` names them) admit ``target`` and keep every pod of
     the pool admitted now: a change that admits the target but rejects another pod (pod scope for one pod,
-    container scope for the next) is no fix. The pods placed on the target's node are replayed in order (every
-    node of a pool has the same hardware and settings, and the scheduler's choices stay as simulated); when they
-    hold, the whole pool is replayed once per change (``PoolRun.keeps_admitted``), not once per rejected pod."""
+    container scope for the next) is no fix. First, cheaply, the pods placed on the target's node up to it are
+    replayed; when that admits it, the whole pool is placed again, the scheduler included, once per change
+    (``PoolRun.replays``), not once per rejected pod."""
     if pool_run.pool.topology is None or target.node is None:
         return False
-    replayed = _replay(pool_run, settings, machine, {target.node})
-    if replayed is None or id(target) not in replayed[0] or replayed[1]:
+    try:
+        node = Node(machine or pool_run.machine, settings, target.node)
+    except StartError:
         return False
-    keeps = pool_run.keeps_admitted.get(change) if change else None
-    if keeps is None:
-        whole = _replay(pool_run, settings, machine, None)
-        keeps = whole is not None and not whole[1]
-        if change:
-            pool_run.keeps_admitted[change] = keeps
-    return keeps
-
-
-def _replay(pool_run: PoolRun, settings: KubeletSettings, machine: Machine | None,
-            nodes: set[str] | None) -> tuple[set[int], list[PodRun]] | None:
-    """The placements on ``nodes`` (every node: None) replayed under ``settings``: (the ids of the pods admitted,
-    the pods admitted now that it rejects); None when such a kubelet does not start."""
-    kubelets: dict[str, Node] = {}
-    admitted: set[int] = set()
-    lost: list[PodRun] = []
     for pod in pool_run.pods:
-        if pod.node is None or (nodes is not None and pod.node not in nodes):
+        if pod.node != target.node:
             continue
-        if pod.node not in kubelets:
-            try:
-                kubelets[pod.node] = Node(machine or pool_run.machine, settings, pod.node)
-            except StartError:
-                return None
-        if kubelets[pod.node].admit(pod.spec).admitted:
-            admitted.add(id(pod))
-        elif pod.admission is not None and pod.admission.admitted:
-            lost.append(pod)
-    return admitted, lost
+        admitted = node.admit(pod.spec).admitted
+        if pod is target:
+            if not admitted:
+                return False
+            break
+    if not change or change not in pool_run.replays:
+        replayed = replay_pool(pool_run, settings, machine or pool_run.machine, sriov)
+        admitted_now = {p.name for p in pool_run.pods if p.admission is not None and p.admission.admitted}
+        names = None if replayed is None else frozenset(
+            p.name for p in replayed.pods if p.admission is not None and p.admission.admitted)
+        outcome = names if names is not None and admitted_now <= names else None
+        if not change:
+            return outcome is not None and target.name in outcome
+        pool_run.replays[change] = outcome
+    outcome = pool_run.replays[change]
+    return outcome is not None and target.name in outcome

@@ -70,8 +70,9 @@ class PoolRun:
     pods: list[PodRun] = field(default_factory=list)
     allocatable: dict[str, Fraction] = field(default_factory=dict)  # of every node, before any pod
     scheduler: PoolScheduler | None = None  # what admitted pods asked of each node
-    # per kubelet change tried by the fix search: whether every pod admitted now stays admitted under it
-    keeps_admitted: dict[str, bool] = field(default_factory=dict)
+    # per kubelet change tried by the fix search: the pods the pool admits under it, when it keeps every pod
+    # admitted now (None: it rejects one, or such a kubelet does not start)
+    replays: dict[str, frozenset[str] | None] = field(default_factory=dict)
 
 
 def option_maturity(version: tuple[int, int]) -> dict[str, dict[str, str]]:
@@ -203,6 +204,20 @@ def pod_requests(spec: PodSpec) -> dict[str, Fraction]:
 NON_ZERO = {"cpu": Fraction(1, 10), "memory": Fraction(200 * 1024 * 1024)}
 
 
+# what pod-level resources (spec.resources) replace in the scheduler's count (component-helpers resource
+# PodRequests, applyPodLevelResources: IsSupportedPodLevelResource)
+POD_LEVEL_SCHEDULED = ("cpu", "memory")
+
+
+def scheduler_requests(view: PodView, injected: dict[str, int]) -> tuple[dict[str, Fraction], dict[str, Fraction]]:
+    """What the scheduler's filter counts of one pod (its containers', or its pod-level cpu and memory requests
+    when it has them) and what its score counts (``scored_requests``)."""
+    wanted = pod_requests(pod_spec(view, "", injected))
+    if view.pod_resources is not None:
+        wanted.update({r: view.pod_resources[r] for r in POD_LEVEL_SCHEDULED if r in view.pod_resources})
+    return wanted, scored_requests(view, wanted)
+
+
 def scored_requests(view: PodView, wanted: dict[str, Fraction]) -> dict[str, Fraction]:
     """The cpu and memory the scheduler's score counts: ``wanted`` with each container's missing cpu or memory
     request counted as NON_ZERO (an explicit 0 stays 0); pod-level requests count as they are."""
@@ -295,8 +310,7 @@ def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog
         if pool_run.start_error:
             continue
         injected = sriov.network_resources(view)[0]
-        wanted = pod_requests(pod_spec(view, "", injected))  # the same for every replica
-        scored = scored_requests(view, wanted)
+        wanted, scored = scheduler_requests(view, injected)  # the same for every replica
         queue.append((pool_run, view, injected, wanted, scored))
         seen = amounts.setdefault(id(pool_run), {})
         for resource, amount in (*wanted.items(), *scored.items()):
@@ -309,6 +323,33 @@ def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog
     for pool_run, view, injected, wanted, scored in queue:
         _place(pool_run, view, injected, wanted, scored)
     return Simulation(tuple(results), tuple(problems))
+
+
+def replay_pool(original: PoolRun, settings: KubeletSettings, machine: Machine,
+                sriov: SriovCatalog) -> PoolRun | None:
+    """The pool's workloads placed again, the scheduler included, under other kubelet settings or hardware (what
+    the fix search tries); None when such a kubelet does not start. A pod admitted now takes room that pushes
+    later pods elsewhere, as in the cluster: replaying the old placements would not."""
+    pool_run = PoolRun(original.pool, settings, machine, pod_level_managers=original.pod_level_managers)
+    try:
+        pool_run.nodes = _nodes(pool_run, original.pool.nodes)
+    except StartError:
+        return None
+    views = list({id(p.view): p.view for p in original.pods}.values())
+    queue = []
+    amounts: dict[str, set[Fraction]] = {}
+    for view in views:
+        injected = sriov.network_resources(view)[0]
+        wanted, scored = scheduler_requests(view, injected)
+        queue.append((view, injected, wanted, scored))
+        for resource, amount in (*wanted.items(), *scored.items()):
+            amounts.setdefault(resource, set()).add(amount)
+    if pool_run.nodes:
+        pool_run.allocatable = node_allocatable(pool_run.nodes[0], pool_run.pool.profile)
+        pool_run.scheduler = PoolScheduler(pool_run.allocatable, len(pool_run.nodes), amounts)
+        for view, injected, wanted, scored in queue:
+            _place(pool_run, view, injected, wanted, scored)
+    return pool_run
 
 
 def _nodes(pool_run: PoolRun, count: int) -> list[Node]:

@@ -25,7 +25,7 @@ from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 from numalint.views.embedded import EmbeddedDocument, unfinished
 from numalint.views.kubelet import KubeletProfile, kubelet_profile
-from numalint.views.schema import KUBELET_SCHEMA, kubelet_field_names, validator
+from numalint.views.schema import KUBELET_SCHEMA, kubelet_field_names, load_schema, validator
 
 EVICTION_DEFAULTS = {"memory.available": "100Mi", "nodefs.available": "10%", "imagefs.available": "15%",
                      "nodefs.inodesFree": "5%"}
@@ -151,7 +151,7 @@ def _snippet(doc: Document) -> dict[str, Any]:
     if not isinstance(text, str):
         return {}
     try:
-        loaded = json.loads(text)
+        loaded = _without_nulls(json.loads(text))  # a null leaves the field as NTO has it
     except json.JSONDecodeError:
         return {}
     return loaded if isinstance(loaded, dict) else {}
@@ -166,9 +166,12 @@ def unmarshal_error(doc: Document) -> str | None:
     if not isinstance(text, str):
         return None
     try:
-        loaded = json.loads(text)
+        loaded = json.loads(text, parse_constant=_not_json, parse_float=_GoFloat)
     except json.JSONDecodeError as err:
         return f"is not JSON ({err.msg} at character {err.pos})"
+    except ValueError as err:  # NaN, Infinity: Python reads them, Go does not
+        return f"is not JSON ({err})"
+    loaded = _without_nulls(loaded)
     if loaded is None:
         return None  # json.Unmarshal of null changes nothing
     if not isinstance(loaded, dict):
@@ -176,6 +179,10 @@ def unmarshal_error(doc: Document) -> str | None:
         return f"is a JSON {kind}, not an object"
     names = {name.lower(): name for name in kubelet_field_names()}
     fields = {names.get(str(key).lower(), key): value for key, value in loaded.items()}
+    properties = load_schema(KUBELET_SCHEMA)["properties"]
+    for key, value in fields.items():  # Go's integers take no fraction or exponent: 1e2 is no int32
+        if isinstance(value, _GoFloat) and properties.get(key, {}).get("type") == "integer":
+            return f"holds {key} = {value.text}, which a KubeletConfiguration cannot take"
     for error in validator(KUBELET_SCHEMA).iter_errors(fields):
         described = str(error.schema.get("description", "")) if isinstance(error.schema, dict) else ""
         if error.validator in ("type", "anyOf", "format") or (error.validator == "pattern"
@@ -183,6 +190,30 @@ def unmarshal_error(doc: Document) -> str | None:
             where = ".".join(str(part) for part in error.absolute_path)
             return f"holds {where} = {json.dumps(error.instance)}, which a KubeletConfiguration cannot take"
     return None
+
+
+class _GoFloat(float):
+    """A JSON number written with a fraction or an exponent, as written (Go decodes no such number into an int)."""
+
+    text: str
+
+    def __new__(cls, text: str) -> _GoFloat:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+
+def _not_json(word: str) -> Any:
+    raise ValueError(f"{word} is not a JSON value")
+
+
+def _without_nulls(value: Any) -> Any:
+    """``value`` without its null members: json.Unmarshal leaves a field it finds null as it was."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
 
 
 def unrenderable(doc: Document, snippet: dict[str, Any] | None = None) -> tuple[str, str] | None:
