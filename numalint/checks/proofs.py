@@ -276,6 +276,22 @@ class _Prover:
                 add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
         return seen
 
+    def edited(self, file: str, changes: list[Edit], what: str) -> tuple[str, tuple[str, Mapper], FileResult] | str:
+        """The file's text, the text with ``changes`` applied (and the way back), and the file read from it; or
+        why the fixes cannot be tried (``what``: what would no longer read)."""
+        if file not in self.texts:
+            self.texts[file] = self.text_of(file)
+        whole = self.texts[file]
+        if whole is None:
+            return "the file cannot be read again to try it; decide by hand"
+        applied = _apply(whole, changes)
+        if applied is None:
+            return "its edits do not land on the file as it is; decide by hand"
+        result = self.reread(file, applied[0])
+        if not result.source.parsed or result.source.template:
+            return f"{what} would no longer read; decide by hand"
+        return whole, applied, result
+
     def shares_anchors(self, analysis: Analysis, profile: KubeletProfile) -> bool:
         """Whether the configuration's document and the rest of its file share YAML anchors (an item of a List
         merging another's ``&base``): read alone, it would not read as in its file, and a fix of it changes
@@ -364,17 +380,10 @@ class _WorkloadProver:
         replaced: dict[int, PodView] = {}
         edited: dict[str, _Edited] = {}
         for file, changes in edits.items():
-            if file not in self.prover.texts:
-                self.prover.texts[file] = self.prover.text_of(file)
-            whole = self.prover.texts[file]
-            if whole is None:
-                return "the file cannot be read again to try it; decide by hand"
-            applied = _apply(whole, changes)
-            if applied is None:
-                return "its edits do not land on the file as it is; decide by hand"
-            result = self.prover.reread(file, applied[0])
-            if not result.source.parsed or result.source.template:
-                return "the workload would no longer read; decide by hand"
+            edited_file = self.prover.edited(file, changes, "the workload")
+            if isinstance(edited_file, str):
+                return edited_file
+            whole, applied, result = edited_file
             mine = [pod for pod, finding in group if finding.file == file]
             for pod in mine:
                 again = next((p for p in result.pods if p.locator.fallback[:2] == pod.locator.fallback[:2]), None)
@@ -488,17 +497,10 @@ class _DocumentProver:
         backs: dict[str, Callable[[int, int], tuple[int, int]]] = {}
         results: dict[str, FileResult] = {}
         for file, changes in edits.items():
-            if file not in self.prover.texts:
-                self.prover.texts[file] = self.prover.text_of(file)
-            whole = self.prover.texts[file]
-            if whole is None:
-                return "the file cannot be read again to try it; decide by hand"
-            applied = _apply(whole, changes)
-            if applied is None:
-                return "its edits do not land on the file as it is; decide by hand"
-            result = self.prover.reread(file, applied[0])
-            if not result.source.parsed or result.source.template:
-                return "the file would no longer read; decide by hand"
+            edited_file = self.prover.edited(file, changes, "the file")
+            if isinstance(edited_file, str):
+                return edited_file
+            whole, applied, result = edited_file
             results[file] = result
             backs[file] = _way_back(whole, applied[0], applied[1])
         run = _with_files(analysis.run, results)
