@@ -165,10 +165,14 @@ def _refuse_report_over_inputs(outputs: list[tuple[str, str | None]], inputs: li
     targets = [target for _fmt, target in outputs if target is not None]
     if not targets:
         return
+    from numalint.model.kustomize import KUSTOMIZATION_NAMES
     from numalint.output.overwrite import inputs_overwritten
     from numalint.reading.sources import discover
 
     read = list(inputs)
+    # the kustomizations beside the inputs are read too (a patch named alone is judged through them)
+    read += [os.path.join(os.path.dirname(path), name) for path in {p for p in inputs if p != "-"}
+             for name in KUSTOMIZATION_NAMES]
     if config is not None and config.path is not None:
         read.append(str(config.path))
     if options is not None:

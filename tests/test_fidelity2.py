@@ -127,7 +127,9 @@ def test_whole_extended_resources_are_accepted(tmp_path: Path) -> None:
     assert where(findings(tmp_path, {"pod.yaml": pod(resources)}), "invalid-resources") == []
 
 
-POD_LEVEL = "resources:\n  limits:\n    cpu: \"4\"\n    memory: 4Gi\n"
+# the container asks for what the pod-level limits give: pod-level requests default to the containers'
+# effective requests (defaults.go defaultPodRequests), so the pod is Guaranteed
+POD_LEVEL = "resources:\n  limits:\n    cpu: \"4\"\n    memory: 2Gi\n"
 HUGE = "      limits:\n        cpu: \"4\"\n        memory: 2Gi\n        hugepages-1Gi: 2Gi\n"
 
 
@@ -160,7 +162,10 @@ def test_pod_level_resources_before_1_34_are_dropped(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("pod_level,qos", [
-    ('resources:\n  limits:\n    cpu: "4"\n    memory: 4Gi\n', "Guaranteed"),
+    ('resources:\n  limits:\n    cpu: "4"\n    memory: 2Gi\n', "Guaranteed"),
+    # pod-level requests default to the containers' (cpu 4, memory 2Gi), not to the pod-level limits
+    # (defaults.go defaultPodRequests, KEP-2837 pod-level defaulting): memory 2Gi requested, 4Gi limited
+    ('resources:\n  limits:\n    cpu: "4"\n    memory: 4Gi\n', "Burstable"),
     ('resources:\n  requests:\n    cpu: "4"\n    memory: 4Gi\n', "Burstable"),
     ('resources:\n  requests:\n    cpu: "2"\n  limits:\n    cpu: "4"\n    memory: 4Gi\n', "Burstable"),
     ('resources:\n  limits:\n    cpu: "4"\n', "Burstable"),

@@ -508,7 +508,8 @@ def test_an_annotation_the_operator_cannot_unmarshal_is_reported(tmp_path: Path,
 @pytest.mark.parametrize("annotation", ["'null'",
                                         "'{\"systemReserved\": {\"memory\": \"600Mi\"}, \"unknownField\": 1}'",
                                         "'{\"reservedMemory\": null, \"topologyManagerScope\": null}'",
-                                        "'{\"cpuManagerReconcilePeriod\": \".5s\", \"maxPods\": 500}'"])
+                                        "'{\"cpuManagerReconcilePeriod\": \".5s\", \"maxPods\": 500}'",
+                                        "'{\"clusterDNS\": [null]}'"])
 def test_an_annotation_the_operator_unmarshals_is_not_reported(tmp_path: Path, annotation: str) -> None:
     write(tmp_path, {"pp.yaml": ANNOTATED_PROFILE.format(annotation=annotation).replace(
         "  numa: {topologyPolicy: restricted}\n", "")})

@@ -121,3 +121,28 @@ def test_inputs_of_every_kind_are_protected_and_earlier_reports_replaced(tmp_pat
         target = str(tmp_path / "report.json")
         first, again = run(*command, target, str(tmp_path)), run(*command, target, str(tmp_path))
         assert first.exit_code != 2 and again.exit_code != 2, (command, again.stderr)
+
+
+def test_a_kustomization_read_beside_a_named_patch_is_protected(tmp_path: Path) -> None:
+    """`check overlay/patch.yaml` reads overlay/kustomization.yaml to tell the patch is one: it is an input."""
+    write(tmp_path, {"overlay/kustomization.yaml": "resources: [../base]\npatches: [{path: patch.yaml}]\n",
+                     "overlay/patch.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"})
+    kustomization = (tmp_path / "overlay" / "kustomization.yaml").read_bytes()
+    result = run("check", str(tmp_path / "overlay" / "patch.yaml"), "-o", str(tmp_path / "overlay" /
+                                                                          "kustomization.yaml"))
+    assert result.exit_code == 2 and (tmp_path / "overlay" / "kustomization.yaml").read_bytes() == kustomization
+
+
+def test_large_and_quiet_text_reports_of_earlier_runs_are_replaced(tmp_path: Path) -> None:
+    """A text report's summary comes last (past the first 64 KiB of a large one); `-q` with nothing to report
+    writes an empty file."""
+    _pods(tmp_path, 400)
+    for flags in (["-o"], ["-q", "-o"], ["-f", "github", "-o"]):
+        target = str(tmp_path / "report.json")
+        first = run("check", str(tmp_path), *flags, target)  # a report of 400 files' findings, over 64 KiB
+        again = run("check", str(tmp_path), *flags, target)
+        assert first.exit_code != 2 and again.exit_code != 2, (flags, again.stderr)
+    (tmp_path / "report.json").unlink()
+    quiet = [run("check", str(tmp_path), "-q", "--select", "schema", "-o", str(tmp_path / "q.json"))
+             for _ in range(2)]
+    assert [r.exit_code for r in quiet] == [0, 0] and (tmp_path / "q.json").read_text() == ""

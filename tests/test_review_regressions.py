@@ -226,3 +226,79 @@ def test_a_kubelet_change_is_judged_on_the_pool_placed_again(tmp_path: Path) -> 
     kubelet = (tmp_path / "kc.yaml").read_text().replace("single-numa-node", "best-effort")
     write(tmp_path, {"kc.yaml": kubelet})
     assert "admission-failure" not in run("check", "--format", "json", str(tmp_path)).rules()
+
+
+KC_SNN = ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmetadata: {name: kubelet}\n"
+          'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\ntopologyManagerPolicy: single-numa-node\n')
+
+
+def _topology(name: str, nodes: int, numa1: str = "4-7", selector: str = "", extra: str = "") -> str:
+    pool = f"{{nodes: {nodes}, kubeletConfig: kubelet{', nodeSelector: {' + selector + '}' if selector else ''}}}"
+    return (f"---\napiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {{name: {name}}}\nspec:\n"
+            f"  pool: {pool}\n  numaNodes:\n  - {{id: 0, cpus: \"0-3\", memory: 16Gi}}\n"
+            f"  - {{id: 1, cpus: \"{numa1}\", memory: 16Gi}}\n{extra}")
+
+
+def _pod(name: str, cpu: str, namespace: str = "ns", selector: str = "", kind: str = "Pod",
+         containers: str = "") -> str:
+    spec = "spec:\n" + (f"  nodeSelector: {{{selector}}}\n" if selector else "")
+    body = containers or f'  - {{name: c, image: x, resources: {{limits: {{cpu: "{cpu}", memory: 1Gi}}}}}}\n'
+    if kind == "Pod":
+        return f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: {namespace}}}\n{spec}" \
+               f"  containers:\n{body}"
+    return (f"---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: {namespace}}}\n"
+            "spec:\n  replicas: 1\n  template:\n    spec:\n" + "".join("    " + line + "\n" for line in (
+                spec.splitlines()[1:] + ["  containers:"] + body.splitlines())))
+
+
+def _hints(tmp_path: Path, *args: str) -> list[str]:
+    found = run("check", "--format", "json", *args, str(tmp_path)).json()["findings"]
+    return [f["fix"]["description"] for f in found if f["rule"] == "admission-failure"]
+
+
+def test_a_working_kubelet_change_is_offered_for_every_pod_it_admits(tmp_path: Path) -> None:
+    """Under best-effort a goes to w-0 and t to w-1; replaying t's old node first (where a now runs) vetoed it."""
+    write(tmp_path, {"all.yaml": KC_SNN + _topology("w", 2) + _pod("a", "5") + _pod("t", "5")})
+    hints = _hints(tmp_path)
+    assert len(hints) == 2 and all("best-effort" in h for h in hints), hints
+
+
+def test_a_kubelet_change_is_verified_from_the_node_state(tmp_path: Path) -> None:
+    """--node-state: CPUs 4-7 are taken already; under best-effort the pod is still short of CPUs."""
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "cpu_manager_state").write_text(
+        '{"policyName":"static","defaultCpuSet":"0-3","entries":{"u":{"app":"4-7"}},"checksum":1}')
+    write(tmp_path, {"all.yaml": KC_SNN + _topology("w", 1) + _pod("t", "4")})
+    hints = _hints(tmp_path, "--node-state", str(tmp_path / "state"))
+    assert hints and all("best-effort" not in h and "Scope" not in h for h in hints), hints
+
+
+def test_pods_of_the_same_name_are_told_apart_when_a_change_is_verified(tmp_path: Path) -> None:
+    """Pod ns/web (3 + 5 CPUs, admitted by container scope) and Deployment ns/web: pod scope admits the
+    Deployment's pod but rejects the Pod; the names matched, so the change was offered."""
+    two = ('  - {name: a, image: x, resources: {limits: {cpu: "3", memory: 1Gi}}}\n'
+           '  - {name: b, image: x, resources: {limits: {cpu: "5", memory: 1Gi}}}\n')
+    gpu = '  - {name: c, image: x, resources: {limits: {cpu: "1", memory: 1Gi, example.com/gpu: 1}}}\n'
+    write(tmp_path, {"all.yaml": KC_SNN + _topology("w", 1, "4-10", extra="  devices:\n  - {resource: "
+                                                    "example.com/gpu, numaNode: 0, count: 1}\n")
+                     + _pod("web", "", containers=two) + _pod("web", "", kind="Deployment", containers=gpu)})
+    assert all("topologyManagerScope: pod" not in h for h in _hints(tmp_path))
+
+
+def test_a_kubelet_change_is_verified_on_every_pool_the_configuration_runs(tmp_path: Path) -> None:
+    """Pools pa and pb both run kubelet.yaml: best-effort admits ns/x on pa but loses nb/small on pb."""
+    write(tmp_path, {"all.yaml": KC_SNN + _topology("pa", 1, "4-10", "pool: a") + _topology("pb", 1, "4-10", "pool: b")
+                     + _pod("x", "8", selector="pool: a") + _pod("x", "8", "nb", "pool: b")
+                     + _pod("small", "3", "nb", "pool: b")})
+    hints = _hints(tmp_path)
+    assert hints and all("best-effort" not in h for h in hints), hints
+
+
+def test_a_pod_level_request_defaults_to_what_the_containers_request(tmp_path: Path) -> None:
+    """KEP-2837: with a pod-level cpu limit of 3 and a container requesting 1, the pod requests 1, not 3: three
+    replicas fit one 7-CPU node."""
+    dep = ("---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: pl, namespace: ns}\nspec:\n  replicas: 3\n"
+           "  template:\n    spec:\n      resources: {limits: {cpu: \"3\", memory: 1Gi}}\n      containers:\n"
+           '      - {name: c, image: x, resources: {requests: {cpu: "1"}}}\n')
+    write(tmp_path, {"all.yaml": KC_SNN + _topology("w", 1) + dep})
+    assert _hints(tmp_path, "--kubernetes-version", "1.34") == []

@@ -68,7 +68,8 @@ def admission_failure(analysis: Analysis) -> Iterator[Hit]:
                                    f"{admission.message}", Fix(UNSCHEDULABLE_FIX))
                 continue
             state = free_summary(pod.before) if pod.before else ""
-            fixes = verified_fixes(analysis.sriov, pool_run, pod) if searched < MAX_FIX_SEARCHES else []
+            fixes = (verified_fixes(analysis.sriov, pool_run, pod, analysis.pool_runs) if searched < MAX_FIX_SEARCHES
+                     else [])
             searched += 1
             description = "; or ".join(fixes) if fixes else "no single change found that admits it on this node"
             yield _pod_finding(

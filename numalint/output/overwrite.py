@@ -6,6 +6,7 @@ report.json in the directory, and `simulate -o sim.json` likewise."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 
 from numalint.reading.sources import read_source
@@ -14,6 +15,8 @@ from numalint.reading.sources import read_source
 # simulate: json, text, html)
 _SIGNATURES = ('"name": "numalint"', '"engine_name": "numalint"', '<testsuites name="numalint"',
                "title=numalint::", "file(s) checked:", '"not_simulated":', "<title>numalint simulate</title>")
+# a text report's finding line (`check -q` prints nothing else), the first line of `simulate`'s text
+_TEXT_LINES = re.compile(r"^(\S+:\d+:\d+: (error|warning|info) \[[a-z0-9-]+\] |\d+ workload\(s\): )", re.MULTILINE)
 _HEAD = 1 << 16
 
 
@@ -38,9 +41,14 @@ def _earlier_report(path: str) -> bool:
     object (a manifest that mentions numalint in a comment is still a manifest)."""
     try:
         with open(path, "rb") as handle:
-            head = handle.read(_HEAD).decode("utf-8", "replace")
+            head = handle.read(_HEAD)
+            handle.seek(max(0, os.fstat(handle.fileno()).st_size - _HEAD))
+            ends = (head + b"\n" + handle.read(_HEAD)).decode("utf-8", "replace")  # a text summary comes last
     except OSError:
         return False
-    if not any(signature in head for signature in _SIGNATURES) and head.strip() != "[]":
+    if not ends.strip():
+        return True  # empty (`check -q` with nothing to report): nothing to lose
+    if not any(signature in ends for signature in _SIGNATURES) and not _TEXT_LINES.search(ends) \
+            and ends.strip() != "[]\n[]":
         return False
     return not any(doc.api_version and doc.kind for doc in read_source(path).documents)

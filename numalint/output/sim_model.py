@@ -176,7 +176,7 @@ def _explain(analysis: Analysis, workload: Workload) -> int:
         nodes = workload.pool.nodes
         workload.fixes = [smt_fix(nodes[0].topo.cpus_per_core if nodes else 1)]
         return 0
-    workload.fixes = verified_fixes(analysis.sriov, workload.pool, pod)
+    workload.fixes = verified_fixes(analysis.sriov, workload.pool, pod, analysis.pool_runs)
     return 1
 
 

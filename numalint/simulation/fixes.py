@@ -4,11 +4,12 @@ these, so they never disagree."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from fractions import Fraction
 
 from numalint.alignment.machine import Machine
-from numalint.alignment.node import Admission, KubeletSettings, Node, PodSpec, StartError
+from numalint.alignment.node import Admission, KubeletSettings, Node, PodSpec
 from numalint.k8s.quantity import format_bytes
 from numalint.model.sriov import SriovCatalog
 from numalint.simulation.simulate import PodRun, PoolRun, pool_machine, replay_pool
@@ -70,7 +71,8 @@ def _with_cpus(spec: PodSpec, name: str, cpus: int) -> PodSpec:
                                      for c in spec.containers])
 
 
-def verified_fixes(sriov: SriovCatalog, pool_run: PoolRun, pod: PodRun) -> list[str]:
+def verified_fixes(sriov: SriovCatalog, pool_run: PoolRun, pod: PodRun,
+                   siblings: Sequence[PoolRun] = ()) -> list[str]:
     """Changes that admit a pod the kubelet rejected, each verified by re-simulating (what ``check`` prints for
     ``admission-failure`` and ``simulate`` under a rejected pod)."""
     fixes: list[str] = []
@@ -90,16 +92,20 @@ def verified_fixes(sriov: SriovCatalog, pool_run: PoolRun, pod: PodRun) -> list[
                 fixes.append(f'lower container "{c.name}" to memory: {format_bytes(memory)} (the largest request '
                              "admitted now)")
     settings = pool_run.settings
-    alternatives: list[tuple[str, KubeletSettings]] = []
+    alternatives: list[tuple[str, Callable[[KubeletSettings], KubeletSettings]]] = []
     if settings.topology_scope == "container" and settings.topology_policy != "none":
-        alternatives.append(("topologyManagerScope: pod", replace(settings, topology_scope="pod")))
+        alternatives.append(("topologyManagerScope: pod", lambda s: replace(s, topology_scope="pod")))
     if settings.topology_scope == "pod":
-        alternatives.append(("topologyManagerScope: container", replace(settings, topology_scope="container")))
+        alternatives.append(("topologyManagerScope: container", lambda s: replace(s, topology_scope="container")))
     if settings.topology_policy in ("single-numa-node", "restricted"):
         alternatives.append(("topologyManagerPolicy: best-effort (the pod then spans NUMA nodes)",
-                             replace(settings, topology_policy="best-effort")))
-    for label, changed in alternatives:
-        if _admitted_with(pool_run, pod, changed, sriov, change=label):
+                             lambda s: replace(s, topology_policy="best-effort")))
+    # the kubelet configuration changed may run other pools too: the change must keep their pods as well
+    sharing = [p for p in siblings if p is not pool_run and p.pool.profile is not None
+               and p.pool.profile is pool_run.pool.profile and p.pool.topology is not None and not p.start_error]
+    for label, change in alternatives:
+        if _admitted_with(pool_run, pod, change(settings), sriov, change=label) and all(
+                _keeps_admitted(other, change(other.settings), sriov, label) for other in sharing):
             fixes.append(_where(pool_run, label))
     fixes.extend(_exclude_topology_fix(sriov, pool_run, pod))
     return fixes
@@ -138,31 +144,35 @@ def _admitted_with(pool_run: PoolRun, target: PodRun, settings: KubeletSettings,
                    machine: Machine | None = None, change: str = "") -> bool:
     """Whether other kubelet settings or hardware (``change`` names them) admit ``target`` and keep every pod of
     the pool admitted now: a change that admits the target but rejects another pod (pod scope for one pod,
-    container scope for the next) is no fix. First, cheaply, the pods placed on the target's node up to it are
-    replayed; when that admits it, the whole pool is placed again, the scheduler included, once per change
-    (``PoolRun.replays``), not once per rejected pod."""
+    container scope for the next) is no fix. The whole pool is placed again under it, the scheduler included
+    (a pod admitted now pushes later ones to other nodes), once per change (``PoolRun.replays``), not once per
+    rejected pod. Pods are told apart by workload and replica, not by name (a Pod and a Deployment may share
+    one)."""
     if pool_run.pool.topology is None or target.node is None:
         return False
-    try:
-        node = Node(machine or pool_run.machine, settings, target.node)
-    except StartError:
-        return False
-    for pod in pool_run.pods:
-        if pod.node != target.node:
-            continue
-        admitted = node.admit(pod.spec).admitted
-        if pod is target:
-            if not admitted:
-                return False
-            break
-    if not change or change not in pool_run.replays:
+    outcome = pool_run.replays.get(change) if change else None
+    if outcome is None and (not change or change not in pool_run.replays):
         replayed = replay_pool(pool_run, settings, machine or pool_run.machine, sriov)
-        admitted_now = {p.name for p in pool_run.pods if p.admission is not None and p.admission.admitted}
-        names = None if replayed is None else frozenset(
-            p.name for p in replayed.pods if p.admission is not None and p.admission.admitted)
-        outcome = names if names is not None and admitted_now <= names else None
-        if not change:
-            return outcome is not None and target.name in outcome
-        pool_run.replays[change] = outcome
-    outcome = pool_run.replays[change]
-    return outcome is not None and target.name in outcome
+        admitted_now = {_key(p) for p in pool_run.pods if p.admission is not None and p.admission.admitted}
+        keys = None if replayed is None else frozenset(
+            _key(p) for p in replayed.pods if p.admission is not None and p.admission.admitted)
+        outcome = keys if keys is not None and admitted_now <= keys else None
+        if change:
+            pool_run.replays[change] = outcome
+    return outcome is not None and _key(target) in outcome
+
+
+def _keeps_admitted(pool_run: PoolRun, settings: KubeletSettings, sriov: SriovCatalog, change: str) -> bool:
+    """Whether the pool, placed again under ``settings``, admits every pod it admits now (once per change)."""
+    if change not in pool_run.replays:
+        replayed = replay_pool(pool_run, settings, pool_run.machine, sriov)
+        admitted_now = {_key(p) for p in pool_run.pods if p.admission is not None and p.admission.admitted}
+        keys = None if replayed is None else frozenset(
+            _key(p) for p in replayed.pods if p.admission is not None and p.admission.admitted)
+        pool_run.replays[change] = keys if keys is not None and admitted_now <= keys else None
+    return pool_run.replays[change] is not None
+
+
+def _key(pod: PodRun) -> tuple[int, str]:
+    """A pod of the simulation: its workload's view and its replica's name."""
+    return id(pod.view), pod.name

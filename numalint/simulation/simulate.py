@@ -72,7 +72,8 @@ class PoolRun:
     scheduler: PoolScheduler | None = None  # what admitted pods asked of each node
     # per kubelet change tried by the fix search: the pods the pool admits under it, when it keeps every pod
     # admitted now (None: it rejects one, or such a kubelet does not start)
-    replays: dict[str, frozenset[str] | None] = field(default_factory=dict)
+    replays: dict[str, frozenset[tuple[int, str]] | None] = field(default_factory=dict)
+    node_state: str | None = None  # --node-state, applied to this pool's first node
 
 
 def option_maturity(version: tuple[int, int]) -> dict[str, dict[str, str]]:
@@ -300,6 +301,7 @@ def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog
     if node_state and results and results[0].nodes:
         files = read_state(node_state)
         problems = list(files.problems) + apply_state(results[0].nodes[0], files)
+        results[0].node_state = node_state
     queue: list[tuple[PoolRun, PodView, dict[str, int], dict[str, Fraction], dict[str, Fraction]]] = []
     amounts: dict[int, dict[str, set[Fraction]]] = {}
     for view in pods:
@@ -335,6 +337,8 @@ def replay_pool(original: PoolRun, settings: KubeletSettings, machine: Machine,
         pool_run.nodes = _nodes(pool_run, original.pool.nodes)
     except StartError:
         return None
+    if original.node_state and pool_run.nodes:  # the node's checkpoint, as the simulation started from it
+        apply_state(pool_run.nodes[0], read_state(original.node_state))
     views = list({id(p.view): p.view for p in original.pods}.values())
     queue = []
     amounts: dict[str, set[Fraction]] = {}

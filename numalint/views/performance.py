@@ -211,8 +211,8 @@ def _without_nulls(value: Any) -> Any:
     """``value`` without its null members: json.Unmarshal leaves a field it finds null as it was."""
     if isinstance(value, dict):
         return {k: _without_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_without_nulls(v) for v in value]
+    if isinstance(value, list):  # a null item decodes to the item type's zero value
+        return [_without_nulls(v) for v in value if v is not None]
     return value
 
 

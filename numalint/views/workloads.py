@@ -197,6 +197,17 @@ def _string_map(node: Any) -> dict[str, str]:
     return {str(k): str(v) for k, v in node.items() if v is not None}
 
 
+def _effective_request(containers: list[ContainerView], name: str) -> Fraction | None:
+    """The pod's effective request of ``name`` from its containers (the larger of the app containers and
+    sidecars together and each init container), None when no container requests it."""
+    if not any(name in c.requests for c in containers):
+        return None
+    running = sum((c.requests.get(name, Fraction(0)) for c in containers if not c.init or c.sidecar), Fraction(0))
+    init = max((c.requests.get(name, Fraction(0)) for c in containers if c.init and not c.sidecar),
+               default=Fraction(0))
+    return max(running, init)
+
+
 def pod_view(doc: Document) -> PodView | None:
     """Build the view of a pod-running object, or None when it has no pod spec."""
     spec_path = POD_SPEC_PATHS.get(doc.kind)
@@ -220,8 +231,13 @@ def pod_view(doc: Document) -> PodView | None:
     if isinstance(pod_level, dict):
         req = _quantities(pod_level.get("requests"))
         pod_limits = _quantities(pod_level.get("limits"))
-        for name, amount in pod_limits.items():
-            req.setdefault(name, amount)  # API defaulting of pod-level requests from limits
+        if pod_limits:  # API defaulting of pod-level requests (pkg/apis/core/v1 defaults.go defaultPodRequests)
+            for name in ("cpu", "memory"):  # what the containers request in effect, when any of them does
+                asked = _effective_request(containers, name)
+                if asked is not None:
+                    req.setdefault(name, asked)
+            for name, amount in pod_limits.items():  # else the pod-level limit
+                req.setdefault(name, amount)
         pod_resources = req or None
     metadata = root.get("metadata") if isinstance(root.get("metadata"), dict) else {}
     own = _string_map(get(root, ("metadata", "annotations")))
