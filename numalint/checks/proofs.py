@@ -394,17 +394,7 @@ class _WorkloadProver:
                                    _way_back(whole, applied[0], applied[1]),
                                    self._own_findings([result.source], [replaced[id(pod)] for pod in mine]))
         after = self._seen(analysis, [replaced.get(id(p), p) for p in pods], edited)
-        was = Counter((s.rule, s.place) for s in before)
-        now = Counter((s.rule, s.place) for s in after)
-        for _, finding in group:
-            key = (finding.rule, (finding.file, finding.span.line, finding.span.col))
-            if now[key] >= was[key]:
-                return "the finding would remain; decide by hand what to write there"
-        new = _new_errors(before, after, True)
-        if new:
-            return (f"it would bring a new error ({new[0].rule}: {shorten(new[0].message)}); decide by hand whether "
-                    "to make the change and settle that too, or leave it")
-        return None
+        return _verdict(before, after, [finding for _, finding in group])
 
     @staticmethod
     def _own_findings(sources: Iterable[Source], pods: list[PodView]) -> list[Finding]:
@@ -508,18 +498,7 @@ class _DocumentProver:
             old_run, run = _workloads_of_edited(analysis.run, run, set(edits))
             before = self._seen(analyse(old_run, analysis.options), {})
         after = self._seen(analyse(run, analysis.options), backs)
-        was = Counter((s.rule, s.place) for s in before)
-        now = Counter((s.rule, s.place) for s in after)
-        for index in indexes:
-            finding = proven[index]
-            if now[(finding.rule, (finding.file, finding.span.line, finding.span.col))] >= \
-                    was[(finding.rule, (finding.file, finding.span.line, finding.span.col))]:
-                return "the finding would remain; decide by hand what to write there"
-        new = _new_errors(before, after, True)
-        if new:
-            return (f"it would bring a new error ({new[0].rule}: {shorten(new[0].message)}); decide by hand whether "
-                    "to make the change and settle that too, or leave it")
-        return None
+        return _verdict(before, after, [proven[index] for index in indexes])
 
     @staticmethod
     def _seen(whole: Analysis, backs: dict[str, Callable[[int, int], tuple[int, int]]]) -> list[_Seen]:
@@ -555,6 +534,21 @@ def _workloads_of_edited(old: Run, new: Run, files: set[str]) -> tuple[Run, Run]
                                      or any(p.name in names for p in pools_for(pools, pod))])
 
     return kept(old, old_pools), kept(new, new_pools)
+
+
+def _verdict(before: list[_Seen], after: list[_Seen], fixed: list[Finding]) -> str | None:
+    """Why fixes applied together are refuted (a finding they fix remains, or a new error appears), or None."""
+    was = Counter((s.rule, s.place) for s in before)
+    now = Counter((s.rule, s.place) for s in after)
+    for finding in fixed:
+        key = (finding.rule, (finding.file, finding.span.line, finding.span.col))
+        if now[key] >= was[key]:
+            return "the finding would remain; decide by hand what to write there"
+    new = _new_errors(before, after, True)
+    if new:
+        return (f"it would bring a new error ({new[0].rule}: {shorten(new[0].message)}); decide by hand whether "
+                "to make the change and settle that too, or leave it")
+    return None
 
 
 def _with_files(run: Run, results: dict[str, FileResult]) -> Run:

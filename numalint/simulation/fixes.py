@@ -144,33 +144,34 @@ def _admitted_with(pool_run: PoolRun, target: PodRun, settings: KubeletSettings,
                    machine: Machine | None = None, change: str = "") -> bool:
     """Whether other kubelet settings or hardware (``change`` names them) admit ``target`` and keep every pod of
     the pool admitted now: a change that admits the target but rejects another pod (pod scope for one pod,
-    container scope for the next) is no fix. The whole pool is placed again under it, the scheduler included
-    (a pod admitted now pushes later ones to other nodes), once per change (``PoolRun.replays``), not once per
-    rejected pod. Pods are told apart by workload and replica, not by name (a Pod and a Deployment may share
-    one)."""
+    container scope for the next) is no fix."""
     if pool_run.pool.topology is None or target.node is None:
         return False
-    outcome = pool_run.replays.get(change) if change else None
-    if outcome is None and (not change or change not in pool_run.replays):
-        replayed = replay_pool(pool_run, settings, machine or pool_run.machine, sriov)
-        admitted_now = {_key(p) for p in pool_run.pods if p.admission is not None and p.admission.admitted}
-        keys = None if replayed is None else frozenset(
-            _key(p) for p in replayed.pods if p.admission is not None and p.admission.admitted)
-        outcome = keys if keys is not None and admitted_now <= keys else None
-        if change:
-            pool_run.replays[change] = outcome
-    return outcome is not None and _key(target) in outcome
+    admitted = _placed_again(pool_run, settings, machine or pool_run.machine, sriov, change)
+    return admitted is not None and _key(target) in admitted
 
 
 def _keeps_admitted(pool_run: PoolRun, settings: KubeletSettings, sriov: SriovCatalog, change: str) -> bool:
-    """Whether the pool, placed again under ``settings``, admits every pod it admits now (once per change)."""
-    if change not in pool_run.replays:
-        replayed = replay_pool(pool_run, settings, pool_run.machine, sriov)
-        admitted_now = {_key(p) for p in pool_run.pods if p.admission is not None and p.admission.admitted}
-        keys = None if replayed is None else frozenset(
-            _key(p) for p in replayed.pods if p.admission is not None and p.admission.admitted)
-        pool_run.replays[change] = keys if keys is not None and admitted_now <= keys else None
-    return pool_run.replays[change] is not None
+    """Whether the pool, placed again under ``settings``, admits every pod it admits now."""
+    return _placed_again(pool_run, settings, pool_run.machine, sriov, change) is not None
+
+
+def _placed_again(pool_run: PoolRun, settings: KubeletSettings, machine: Machine, sriov: SriovCatalog,
+                  change: str) -> frozenset[tuple[int, str]] | None:
+    """The pods the pool admits when placed again under ``settings`` and ``machine``, the scheduler included (a
+    pod admitted now pushes later ones to other nodes), when every pod admitted now stays admitted; else None.
+    Once per change (``PoolRun.replays``; an empty ``change`` is not remembered), not once per rejected pod.
+    Pods are told apart by workload and replica, not by name (a Pod and a Deployment may share one)."""
+    if change and change in pool_run.replays:
+        return pool_run.replays[change]
+    replayed = replay_pool(pool_run, settings, machine, sriov)
+    admitted_now = {_key(p) for p in pool_run.pods if p.admission is not None and p.admission.admitted}
+    keys = None if replayed is None else frozenset(
+        _key(p) for p in replayed.pods if p.admission is not None and p.admission.admitted)
+    outcome = keys if keys is not None and admitted_now <= keys else None
+    if change:
+        pool_run.replays[change] = outcome
+    return outcome
 
 
 def _key(pod: PodRun) -> tuple[int, str]:
