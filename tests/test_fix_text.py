@@ -146,8 +146,8 @@ def test_workload_edit_keeps_the_anchor_an_alias_uses(tmp_path: Path) -> None:
     assert 'limits: {cpu: &c "2", memory: 1Gi}' in pod.read_text()
 
 
-def test_report_after_fix_is_of_the_text_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A fixed text that would not parse is not written; the findings shown are those of the file as it is."""
+def _break_fixed_texts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every text the fixer makes ends in a line that does not parse."""
     real = fixer.apply_edits
 
     def breaking(text, edits):  # type: ignore[no-untyped-def]
@@ -155,6 +155,11 @@ def test_report_after_fix_is_of_the_text_on_disk(tmp_path: Path, monkeypatch: py
         return new + "x: [\n", fixed, later
 
     monkeypatch.setattr(fixer, "apply_edits", breaking)
+
+
+def test_report_after_fix_is_of_the_text_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fixed text that would not parse is not written; the findings shown are those of the file as it is."""
+    _break_fixed_texts(monkeypatch)
     target = tmp_path / "kc.yaml"
     original = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfailSwapOn: 'false'\n"
     target.write_text(original)
@@ -166,13 +171,7 @@ def test_report_after_fix_is_of_the_text_on_disk(tmp_path: Path, monkeypatch: py
 
 def test_fix_diff_says_which_fixes_it_leaves_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An empty diff used to read as "nothing to fix" when every fix was held back or would not parse."""
-    real = fixer.apply_edits
-
-    def breaking(text, edits):  # type: ignore[no-untyped-def]
-        new, fixed, later = real(text, edits)
-        return new + "x: [\n", fixed, later
-
-    monkeypatch.setattr(fixer, "apply_edits", breaking)
+    _break_fixed_texts(monkeypatch)
     target = tmp_path / "kc.yaml"
     target.write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfailSwapOn: 'false'\n")
     result = run("fix", "--diff", str(target))

@@ -10,6 +10,7 @@ from numalint.analysis import Analysis
 from numalint.checks.registry import check
 from numalint.findings import Fix, Hit, ObjectRef
 from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
+from numalint.k8s.kinds import KUBELET_SNIPPET
 from numalint.k8s.quantity import format_bytes, try_quantity
 from numalint.model.pools import explicit_pool_selector, machine_config_pools, targeted_pools
 from numalint.reading.locate import get, locate
@@ -206,7 +207,7 @@ def _profile_problems(doc: Document, docs: list[Document]) -> Iterator[Hit]:
 
     failed = unrenderable(doc)
     if failed is not None:
-        yield Hit(failed[0], doc.file, locate(doc.root, ("metadata", "annotations", "kubeletconfig.experimental")),
+        yield Hit(failed[0], doc.file, locate(doc.root, KUBELET_SNIPPET),
                   ref, Fix(failed[1]))
 
     selector = spec.get("nodeSelector")

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
 from dataclasses import replace as dc_replace
 from functools import partial
@@ -38,7 +38,7 @@ from numalint.analysis import Analysis, analyse
 from numalint.catalogue import catalogue
 from numalint.checks import all_checks, annotation_values, hits
 from numalint.checks.forked import run_tasks
-from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix, shorten
+from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix, Hit, shorten
 from numalint.model.pools import Pool, build_pools, pools_for
 from numalint.model.run import FileResult, Run
 from numalint.reading.sources import Document, Source
@@ -268,12 +268,8 @@ class _Prover:
             if found.file == profile.file and _holds(span, found.span.line, found.span.col):
                 add(found.rule, found.file, found.span.line, found.span.col, found.severity, found.fix,
                     found.message)
-        inside = annotation_values(pool)
-        for slug, func in all_checks().items():  # the order of a run, whatever was imported first
-            if slug in POD_ALONE:
-                continue
-            for hit in hits(func, pool, inside):
-                add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
+        for slug, hit in _every_hit(pool, skip=POD_ALONE):
+            add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
         return seen
 
     def edited(self, file: str, changes: list[Edit], what: str) -> tuple[str, tuple[str, Mapper], FileResult] | str:
@@ -420,10 +416,8 @@ class _WorkloadProver:
             for found in change.findings:
                 add(found.rule, found.file, found.span.line, found.span.col, found.severity, found.fix,
                     found.message)
-        inside = annotation_values(pool)
-        for slug, func in all_checks().items():
-            for hit in hits(func, pool, inside):
-                add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
+        for slug, hit in _every_hit(pool):
+            add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
         return seen
 
 
@@ -516,10 +510,8 @@ class _DocumentProver:
             for found in source.findings:
                 add(found.rule, found.file, found.span.line, found.span.col, found.severity, found.fix,
                     found.message)
-        inside = annotation_values(whole)
-        for slug, func in all_checks().items():
-            for hit in hits(func, whole, inside):
-                add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
+        for slug, hit in _every_hit(whole):
+            add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
         return seen
 
 
@@ -534,6 +526,16 @@ def _workloads_of_edited(old: Run, new: Run, files: set[str]) -> tuple[Run, Run]
                                      or any(p.name in names for p in pools_for(pools, pod))])
 
     return kept(old, old_pools), kept(new, new_pools)
+
+
+def _every_hit(analysis: Analysis, skip: Container[str] = ()) -> Iterator[tuple[str, Hit]]:
+    """Every check's hits on ``analysis`` with their rule, in the order of a run (whatever was imported first),
+    as a run reports them (a fix inside a kubeletconfig.experimental annotation is a hint)."""
+    inside = annotation_values(analysis)
+    for slug, func in all_checks().items():
+        if slug not in skip:
+            for hit in hits(func, analysis, inside):
+                yield slug, hit
 
 
 def _verdict(before: list[_Seen], after: list[_Seen], fixed: list[Finding]) -> str | None:
