@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from dataclasses import replace as dc_replace
 from functools import partial
@@ -140,17 +140,31 @@ def _prove_configuration(prover: _Prover, proven: list[Finding],
 
 def _workload_of(analysis: Analysis, finding: Finding) -> PodView | None | bool:
     """The workload whose document holds the finding's start; False when that is ambiguous."""
-    holding = [p for p in analysis.pods if p.file == finding.file
-               and _holds(p.locator.fallback, finding.span.line, finding.span.col)]
+    holding = [p for p in _in_file(analysis, "pods", analysis.pods, finding.file)
+               if _holds(p.locator.fallback, finding.span.line, finding.span.col)]
     return holding[0] if len(holding) == 1 else (False if holding else None)
 
 
 def _document_of(analysis: Analysis, finding: Finding) -> KubeletProfile | None | bool:
     """The kubelet configuration the finding is in: the one whose document holds the finding's start (line
     and column: the items of a one-line JSON List share their line); False when that is ambiguous."""
-    holding = [p for p in analysis.profiles if p.file == finding.file
-               and _holds(p.doc.span, finding.span.line, finding.span.col)]
+    holding = [p for p in _in_file(analysis, "profiles", analysis.profiles, finding.file)
+               if _holds(p.doc.span, finding.span.line, finding.span.col)]
     return holding[0] if len(holding) == 1 else (False if holding else None)
+
+
+def _in_file(analysis: Analysis, what: str, views: Sequence[PodView | KubeletProfile], file: str) -> list[Any]:
+    """The ``views`` of ``file``, from an index made once per analysis: a run where every one of thousands of
+    files has a fix would otherwise look through every workload for each (quadratic)."""
+    key = ("by file", what)
+    known = analysis.memo.get(key)
+    if isinstance(known, dict):
+        return known.get(file, [])
+    index: dict[str, list[Any]] = {}
+    for view in views:
+        index.setdefault(view.file, []).append(view)
+    analysis.memo[key] = index
+    return index.get(file, [])
 
 
 def _holds(span: Span, line: int, col: int) -> bool:
