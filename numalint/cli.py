@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -169,17 +170,20 @@ def _refuse_report_over_inputs(outputs: list[tuple[str, str | None]], inputs: li
     from numalint.output.overwrite import inputs_overwritten
     from numalint.reading.sources import discover
 
-    read = list(inputs)
-    # the kustomizations beside the inputs are read too (a patch named alone is judged through them)
-    read += [os.path.join(os.path.dirname(path), name) for path in {p for p in inputs if p != "-"}
-             for name in KUSTOMIZATION_NAMES]
-    if config is not None and config.path is not None:
-        read.append(str(config.path))
-    if options is not None:
-        if options.node_state:
-            read += [os.path.join(options.node_state, name) for name in ("cpu_manager_state", "memory_manager_state")]
-        read += discover(options.context, options.exclude, options.exclude_base)[0]
-    for target in inputs_overwritten(targets, read):
+    def read() -> Iterator[str]:  # walked only when a target is a file other than an earlier report
+        yield from inputs
+        # the kustomizations beside the inputs are read too (a patch named alone is judged through them)
+        yield from (os.path.join(os.path.dirname(path), name) for path in {p for p in inputs if p != "-"}
+                    for name in KUSTOMIZATION_NAMES)
+        if config is not None and config.path is not None:
+            yield str(config.path)
+        if options is not None:
+            if options.node_state:
+                yield from (os.path.join(options.node_state, name)
+                            for name in ("cpu_manager_state", "memory_manager_state"))
+            yield from discover(options.context, options.exclude, options.exclude_base)[0]
+
+    for target in inputs_overwritten(targets, read()):
         raise OutputError(f"refusing to write the report over {target}: it is a file this run reads; "
                           "write the report to another file")
 

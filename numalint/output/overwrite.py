@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterable
 
 from numalint.reading.sources import read_source
@@ -23,17 +24,23 @@ _HEAD = 1 << 16
 def inputs_overwritten(targets: Iterable[str], inputs: Iterable[str]) -> list[str]:
     """The ``targets`` that are files among ``inputs`` (the same file, through any path or hard link) and hold
     something other than a numalint report."""
+    # the inputs are looked at only for a target that exists and is not an earlier report: a run over 20,000
+    # files writing a new report (or replacing its last one) stats no input
+    at_risk = [(target, identity) for target in targets
+               if (identity := _identity(target)) is not None and not _earlier_report(target)]
+    if not at_risk:
+        return []
     read = {identity for path in inputs if path != "-" and (identity := _identity(path)) is not None}
-    return [target for target in targets
-            if (identity := _identity(target)) is not None and identity in read and not _earlier_report(target)]
+    return [target for target, identity in at_risk if identity in read]
 
 
 def _identity(path: str) -> tuple[int, int] | None:
+    """A regular file's device and inode (one stat, links followed); None for anything else."""
     try:
         info = os.stat(path)
     except (OSError, ValueError):
         return None
-    return (info.st_dev, info.st_ino) if os.path.isfile(path) else None
+    return (info.st_dev, info.st_ino) if stat.S_ISREG(info.st_mode) else None
 
 
 def _earlier_report(path: str) -> bool:
