@@ -170,7 +170,7 @@ def _refuse_report_over_inputs(outputs: list[tuple[str, str | None]], inputs: li
     from numalint.output.overwrite import inputs_overwritten
     from numalint.reading.sources import discover
 
-    def read() -> Iterator[str]:  # walked only when a target is a file other than an earlier report
+    def read() -> Iterator[str]:  # walked only when a target exists
         yield from inputs
         # the kustomizations beside the inputs are read too (a patch named alone is judged through them)
         yield from (os.path.join(os.path.dirname(path), name) for path in {p for p in inputs if p != "-"}

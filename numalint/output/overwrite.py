@@ -24,14 +24,13 @@ _HEAD = 1 << 16
 def inputs_overwritten(targets: Iterable[str], inputs: Iterable[str]) -> list[str]:
     """The ``targets`` that are files among ``inputs`` (the same file, through any path or hard link) and hold
     something other than a numalint report."""
-    # the inputs are looked at only for a target that exists and is not an earlier report: a run over 20,000
-    # files writing a new report (or replacing its last one) stats no input
-    at_risk = [(target, identity) for target in targets
-               if (identity := _identity(target)) is not None and not _earlier_report(target)]
-    if not at_risk:
+    # the inputs are looked at only when a target exists (a run over 20,000 files writing a new report stats
+    # none), and an existing target is read only when it is an input (an earlier report may be megabytes)
+    existing = [(target, identity) for target in targets if (identity := _identity(target)) is not None]
+    if not existing:
         return []
     read = {identity for path in inputs if path != "-" and (identity := _identity(path)) is not None}
-    return [target for target, identity in at_risk if identity in read]
+    return [target for target, identity in existing if identity in read and not _earlier_report(target)]
 
 
 def _identity(path: str) -> tuple[int, int] | None:
