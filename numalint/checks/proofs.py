@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from dataclasses import replace as dc_replace
 from functools import partial
@@ -89,13 +89,14 @@ def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analys
     documents = _DocumentProver(prover)
     proven: list[Finding] = []  # the findings whose proofs the tasks below run, by their index here
     by_profile: dict[int, list[tuple[Analysis, KubeletProfile, int]]] = {}
-    for finding in findings:
-        if finding.fix is None or not finding.fix.edits:
-            continue
+    fixed = [finding for finding in findings if finding.fix is not None and finding.fix.edits]
+    files = {finding.file for finding in fixed}
+    for finding in fixed:
+        assert finding.fix is not None
         analysis = analysis_of(finding.file)
         if analysis is None:
             continue
-        profile = _document_of(analysis, finding)
+        profile = _document_of(analysis, finding, files)
         if profile is False:
             finding.fix = _refused(finding.fix, "numalint cannot tell which configuration of the line it is in; "
                                                 "decide by hand")
@@ -106,7 +107,7 @@ def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analys
             documents.add(analysis, len(proven), False)
             proven.append(finding)
         else:
-            pod = _workload_of(analysis, finding)
+            pod = _workload_of(analysis, finding, files)
             if pod is False:
                 finding.fix = _refused(finding.fix, "numalint cannot tell which workload of the line it is in; "
                                                     "decide by hand")
@@ -138,32 +139,35 @@ def _prove_configuration(prover: _Prover, proven: list[Finding],
     return [(index, prover.prove(analysis, profile, proven[index])) for analysis, profile, index in items]
 
 
-def _workload_of(analysis: Analysis, finding: Finding) -> PodView | None | bool:
-    """The workload whose document holds the finding's start; False when that is ambiguous."""
-    holding = [p for p in _in_file(analysis, "pods", analysis.pods, finding.file)
+def _workload_of(analysis: Analysis, finding: Finding, files: Collection[str]) -> PodView | None | bool:
+    """The workload whose document holds the finding's start; False when that is ambiguous (``files``: those of
+    every finding being proven)."""
+    holding = [p for p in _in_file(analysis, "pods", analysis.pods, finding.file, files)
                if _holds(p.locator.fallback, finding.span.line, finding.span.col)]
     return holding[0] if len(holding) == 1 else (False if holding else None)
 
 
-def _document_of(analysis: Analysis, finding: Finding) -> KubeletProfile | None | bool:
+def _document_of(analysis: Analysis, finding: Finding, files: Collection[str]) -> KubeletProfile | None | bool:
     """The kubelet configuration the finding is in: the one whose document holds the finding's start (line
     and column: the items of a one-line JSON List share their line); False when that is ambiguous."""
-    holding = [p for p in _in_file(analysis, "profiles", analysis.profiles, finding.file)
+    holding = [p for p in _in_file(analysis, "profiles", analysis.profiles, finding.file, files)
                if _holds(p.doc.span, finding.span.line, finding.span.col)]
     return holding[0] if len(holding) == 1 else (False if holding else None)
 
 
-def _in_file(analysis: Analysis, what: str, views: Sequence[PodView | KubeletProfile], file: str) -> list[Any]:
-    """The ``views`` of ``file``, from an index made once per analysis: a run where every one of thousands of
-    files has a fix would otherwise look through every workload for each (quadratic)."""
+def _in_file(analysis: Analysis, what: str, views: Sequence[PodView | KubeletProfile], file: str,
+             files: Collection[str]) -> list[Any]:
+    """The ``views`` of ``file``, from an index of the ``files`` being proven, made once per analysis: a run where
+    every one of thousands of files has a fix would otherwise look through every workload for each (quadratic)."""
     key = ("by file", what)
     known = analysis.memo.get(key)
-    if isinstance(known, dict):
-        return known.get(file, [])
+    if isinstance(known, tuple) and known[0] is files:
+        return known[1].get(file, [])
     index: dict[str, list[Any]] = {}
     for view in views:
-        index.setdefault(view.file, []).append(view)
-    analysis.memo[key] = index
+        if view.file in files:
+            index.setdefault(view.file, []).append(view)
+    analysis.memo[key] = (files, index)
     return index.get(file, [])
 
 
