@@ -342,3 +342,42 @@ spec:
         write(tmp_path, {"all.yaml": base + extra})
         placed = run("simulate", "--format", "json", str(tmp_path / "all.yaml")).json()
         assert placed["pools"][0]["nodes"][0]["requested"]["memory"] == str(memory)
+
+
+def test_a_vm_that_isolates_its_emulator_thread_asks_for_one_cpu_more(tmp_path: Path) -> None:
+    """renderresources.go WithCPUPinning: isolateEmulatorThread adds one CPU to the compute container (two when
+    the EmulatorThreadCompleteToEvenParity annotation is set and the vCPU count is even), so under full-pcpus-only
+    on 2-thread cores one vCPU is admitted and two are refused; the hint says what to write for a VM."""
+    node = """apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata: {name: smt}
+spec: {sockets: 1, threadsPerCore: 2, numaNodes: [{id: 0, socket: 0, cpus: "0-15", memory: 64Gi}]}
+---
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cpuManagerPolicy: static
+cpuManagerPolicyOptions: {full-pcpus-only: "true"}
+reservedSystemCPUs: "0,8"
+"""
+    vm = """---
+apiVersion: kubevirt.io/v1
+kind: VirtualMachineInstance
+metadata:
+  name: vm-{cores}{suffix}
+  annotations: {annotations}
+spec:
+  domain:
+    cpu: {{cores: {cores}, dedicatedCpuPlacement: true, isolateEmulatorThread: true}}
+    memory: {{guest: 1Gi}}
+"""
+    even = "{alpha.kubevirt.io/EmulatorThreadCompleteToEvenParity: ''}"
+    vms = (vm.format(cores=1, suffix="", annotations="{}") + vm.format(cores=2, suffix="", annotations="{}")
+           + vm.format(cores=2, suffix="-even", annotations=even))
+    write(tmp_path, {"all.yaml": node + vms})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert [(f["rule"], f["object"]["name"]) for f in found] == [("smt-alignment", "vm-2")]
+    assert "requested 3 cpus" in found[0]["message"]
+    assert "one short of a multiple of 2" in found[0]["fix"]["description"]
+    placed = run("simulate", "--format", "json", str(tmp_path / "all.yaml")).json()
+    requested = placed["pools"][0]["nodes"][0]["requested"]["cpu"]
+    assert requested == "6"  # vm-1: 1 + 1, vm-2-even: 2 + 2; vm-2 (2 + 1) is refused

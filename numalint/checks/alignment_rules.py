@@ -89,7 +89,7 @@ def smt_alignment(analysis: Analysis) -> Iterator[Hit]:
                     analysis, pod,
                     f"the kubelet on {pod.node} rejects pod {pod.name}: SMTAlignmentError: {pod.admission.message} "
                     f"(full-pcpus-only hands out whole cores of {per_core} threads)",
-                    Fix(smt_fix(per_core)))
+                    Fix(smt_fix(per_core, pod.view)))
 
 
 def _requests_of(node: Node, spec: PodSpec, scope: str) -> list[tuple[str, dict[str, int]]]:

@@ -13,12 +13,19 @@ from numalint.alignment.node import Admission, KubeletSettings, Node, PodSpec
 from numalint.k8s.quantity import format_bytes
 from numalint.model.sriov import SriovCatalog
 from numalint.simulation.simulate import PodRun, PoolRun, pool_machine, replay_pool
+from numalint.views.workloads import PodView
 
 UNSCHEDULABLE_FIX = "lower its requests or add nodes to the pool"
 
 
-def smt_fix(per_core: int) -> str:
-    """What ``smt-alignment`` advises for an SMTAlignmentError (full-pcpus-only)."""
+def smt_fix(per_core: int, view: PodView | None = None) -> str:
+    """What ``smt-alignment`` advises for an SMTAlignmentError (full-pcpus-only). A KubeVirt VM that isolates its
+    emulator thread gets one CPU more than its vCPUs: its vCPU count must be one short of a multiple."""
+    if view is not None and view.isolated_emulator:
+        parity = (" or add the alpha.kubevirt.io/EmulatorThreadCompleteToEvenParity annotation, with which KubeVirt "
+                  "adds two CPUs to an even count;") if per_core == 2 else ""
+        return (f"KubeVirt adds one CPU for the isolated emulator thread: give the VM a vCPU count (sockets x cores "
+                f"x threads) one short of a multiple of {per_core},{parity} or free whole cores")
     return f"request a multiple of {per_core} CPUs per container, or free whole cores"
 
 

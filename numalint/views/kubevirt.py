@@ -4,7 +4,9 @@ A VM with ``dedicatedCpuPlacement``, hugepages or ``numa.guestMappingPassthrough
 in disguise: its vCPUs are pinned through the CPU Manager, so its ``domain.resources`` must give an
 integer CPU count with requests equal to limits (KubeVirt user guide, "Dedicated CPU resources";
 pkg/virt-controller/services/renderresources.go). KubeVirt copies requests into limits for dedicated
-CPUs, and takes the vCPU count from sockets x cores x threads when no cpu quantity is written.
+CPUs, and takes the vCPU count from sockets x cores x threads when no cpu quantity is written; with
+``isolateEmulatorThread`` it adds the emulator thread's CPU (two to keep an even count with the
+EmulatorThreadCompleteToEvenParity annotation).
 
 Before that, virt-api defaults what is not written (pkg/virt-api/webhooks/mutating-webhook/mutators,
 setDefaultResourceRequests): a request from its limit, else the memory request from ``memory.guest``, else
@@ -40,6 +42,7 @@ VM_KINDS = {"VirtualMachine": ("spec", "template", "spec"), "VirtualMachineInsta
 # virt-launcher-monitor 25Mi + virt-launcher 100Mi + virtlogd 25Mi + virtqemud 40Mi + qemu 30Mi
 # (pkg/virt-controller/services/template.go, added by GetMemoryOverhead whatever the guest)
 LAUNCHER_OVERHEAD = Fraction(220 * 2**20)
+EVEN_PARITY_ANNOTATION = "alpha.kubevirt.io/EmulatorThreadCompleteToEvenParity"
 
 
 def vm_view(doc: Document) -> PodView | None:
@@ -73,17 +76,32 @@ def vm_view(doc: Document) -> PodView | None:
     if dedicated:
         for resource, amount in compute.requests.items():
             compute.limits.setdefault(resource, amount)
+    template_meta = spec_path[:-1] + ("metadata",) if len(spec_path) > 1 else ("metadata",)
+    isolated = dedicated and cpu.get("isolateEmulatorThread") is True and "cpu" in compute.limits
+    if isolated:
+        extra = _emulator_thread_cpus(compute.limits["cpu"], get(doc.root, template_meta + ("annotations",)))
+        for amounts in (compute.requests, compute.limits):
+            if "cpu" in amounts:
+                amounts["cpu"] += extra
     raw_metadata = doc.root.get("metadata")
     metadata: dict[str, Any] = raw_metadata if isinstance(raw_metadata, dict) else {}
     ref = ObjectRef(doc.api_version, doc.kind, str(get(metadata, ("name",), "") or "<unnamed>"),
                     str(metadata["namespace"]) if metadata.get("namespace") else None)
-    template_meta = spec_path[:-1] + ("metadata",) if len(spec_path) > 1 else ("metadata",)
     return PodView(file=doc.file, ref=ref, locator=_locator(doc, [compute]), spec_path=spec_path,
                    containers=[compute], replicas=1,
                    annotations=read_annotations(_string_map(get(doc.root, template_meta + ("annotations",)))),
                    node_selector=shared_map(_string_map(spec.get("nodeSelector"))), required_terms=[],
-                   pod_resources=None,
+                   pod_resources=None, isolated_emulator=isolated,
                    declared_intent=f"it is a KubeVirt VM with {' and '.join(reasons)}")
+
+
+def _emulator_thread_cpus(vcpus: Fraction, annotations: Any) -> int:
+    """The CPUs KubeVirt adds for the emulator thread of ``isolateEmulatorThread`` (renderresources.go
+    WithCPUPinning): one, or two when the EmulatorThreadCompleteToEvenParity annotation is on the VMI and the
+    vCPU count is even, so that the total stays even (whole cores under full-pcpus-only). The supplemental
+    pool of IO threads, which newer releases add too, is not counted."""
+    even = vcpus.denominator == 1 and vcpus.numerator % 2 == 0
+    return 2 if even and isinstance(annotations, dict) and EVEN_PARITY_ANNOTATION in annotations else 1
 
 
 def _default_requests(compute: ContainerView, domain: YMap, page_size: Any) -> None:

@@ -76,6 +76,7 @@ class PodView:
     required_terms: list[list[dict[str, Any]]]
     pod_resources: dict[str, Fraction] | None
     declared_intent: str | None = None  # the object itself asks for dedicated resources (a KubeVirt VM)
+    isolated_emulator: bool = False  # a KubeVirt VM whose CPUs include its emulator thread's (isolateEmulatorThread)
     data_plane: str | None = None  # what marks a DPDK-style data plane (IPC_LOCK, hugepage volume, /dev/vfio)
     pod_limits: dict[str, Fraction] | None = None  # spec.resources.limits as written (pod-level resources)
     # spec.resources.requests the API server drops (PodLevelResources off at the target version): the containers
