@@ -397,3 +397,16 @@ def test_sriov_numvfs_offers_only_ranges_the_webhook_accepts(tmp_path: Path, vfs
     text = policy("a", "res_a", f'["ens1f0#{vfs}"]').replace("numVfs: 8", f"numVfs: {num}")
     found = findings(tmp_path, {"p.yaml": text, "topo.yaml": NIC_TOPOLOGY}, "sriov-numvfs")
     assert [f["fix"]["description"] for f in found] == [hint], found
+
+
+def test_the_hint_for_a_rejected_policy_names_a_valid_resource_name(tmp_path: Path) -> None:
+    """A policy and its network that both name "rdma-vf" (the webhook refuses "-"): the hint proposes a name the
+    webhook accepts for both, never the refused one again; a network already naming the valid form "rdma_vf" is
+    told to write that in the policy."""
+    found = findings(tmp_path, {"p.yaml": policy("pol1", "rdma-vf"), "n.yaml": network("net1", "rdma-vf")},
+                     "sriov-unknown-resource")
+    hint = found[0]["fix"]["description"]
+    assert "resourceName: rdma_vf there and in this network" in hint and "resourceName: rdma-vf" not in hint
+    found = findings(tmp_path, {"p.yaml": policy("pol1", "rdma-vf"), "n.yaml": network("net1", "rdma_vf")},
+                     "sriov-unknown-resource")
+    assert found[0]["fix"]["description"].endswith("write resourceName: rdma_vf there"), found

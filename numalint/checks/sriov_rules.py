@@ -19,6 +19,7 @@ from numalint.model.sriov import (
     fill_placeholders,
     is_placeholder,
     networks_problem,
+    valid_resource_name,
 )
 from numalint.reading.yamlpos import Span
 from numalint.views.workloads import PodView
@@ -74,6 +75,18 @@ def _near(resource: str, names: set[str]) -> list[str]:
     return [by_bare[n] for n in difflib.get_close_matches(bare(resource), list(by_bare), n=3, cutoff=0.75)]
 
 
+def _rejected_fix(policy: Policy, wanted: str) -> Fix:
+    """The way out when the network names a policy the webhook rejects: the policy takes the name the network
+    uses when that name is valid; otherwise both take a valid one."""
+    rejects = (f'{policy.ref.label()} names it "{policy.resource_name}", which the operator webhook rejects '
+               "(letters, digits and _ only; the operator adds the prefix): ")
+    valid = valid_resource_name(wanted)
+    if valid == wanted:
+        return Fix(f"{rejects}write resourceName: {wanted} there")
+    return Fix(f"{rejects}write a valid name such as resourceName: {valid} there and in this network (and in "
+               "the pods that request the resource)")
+
+
 @check("sriov-unknown-resource")
 def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
     sriov = analysis.sriov
@@ -94,14 +107,14 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                 # NetworkAttachmentDefinition's annotation, the whole resource
                 named = (choices(net.resource.split("/", 1)[1], {p.resource_name for p in sriov.policies})
                          if net.rendered else choices(net.resource))
-                rejected = next((p for p in sriov.rejected if net.rendered
-                                 and p.resource_name.rsplit("/", 1)[-1] == net.resource.split("/", 1)[1]), None)
+                # the rejected policy the network names, as written or as it would be made valid
+                rejected = next((p for p in sriov.rejected if net.rendered and net.resource.split("/", 1)[1]
+                                 in (p.resource_name.rsplit("/", 1)[-1], valid_resource_name(p.resource_name))),
+                                None)
                 yield Hit(f'{net.ref.label()} uses resource {net.resource}, but {NO_PROVIDER}: no node '
                           "advertises it, so every pod attaching the network stays Pending",
                           net.doc.file, net.resource_span(), net.ref,
-                          Fix(f'{rejected.ref.label()} names it "{rejected.resource_name}", which the operator '
-                              "webhook rejects (letters, digits and _ only; the operator adds the prefix): write "
-                              f"resourceName: {net.resource.split('/', 1)[1]} there") if rejected is not None else
+                          _rejected_fix(rejected, net.resource.split("/", 1)[1]) if rejected is not None else
                           Fix(f"correct resourceName ({named}) or add the SriovNetworkNodePolicy" if named else
                               "add the SriovNetworkNodePolicy that creates the resource"),
                           "error")

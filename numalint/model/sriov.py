@@ -44,6 +44,13 @@ _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
 _RESOURCE_NAME_RE = re.compile(r"[a-zA-Z0-9_]+\Z")
 
 
+def valid_resource_name(name: str) -> str:
+    """``name`` as the operator webhook accepts it (letters, digits and _): the prefix dropped, any other
+    character made ``_``."""
+    name = name.rsplit("/", 1)[-1]
+    return name if _RESOURCE_NAME_RE.match(name) else re.sub(r"[^a-zA-Z0-9_]", "_", name) or "resource"
+
+
 @dataclass
 class PFName:
     name: str
