@@ -85,7 +85,9 @@ class DeviceManager:
 
     def allocate(self, state: DeviceState, key: tuple[str, str], requests: dict[str, int], affinity: int | None,
                  init: bool = False, sidecar: bool = False) -> dict[str, list[str]]:
-        """Devices on the hint's NUMA nodes first, then those without NUMA affinity, then the rest."""
+        """devicesToAllocate: the devices the pod's init containers held first (reusable), then free devices on
+        the hint's NUMA nodes, then on other NUMA nodes, then those without NUMA affinity (filterByAffinity; with
+        no hint the kubelet's order is a set's, here those without NUMA affinity first)."""
         if key in state.allocated:
             return state.allocated[key]
         pod = key[0]
@@ -93,16 +95,23 @@ class DeviceManager:
         for resource, wanted in requests.items():
             if wanted <= 0:
                 continue
-            used = state.in_use(resource) - state.reusable.get(pod, {}).get(resource, set())
+            reusable = state.reusable.get(pod, {}).get(resource, set())
+            reused = [d.id for d in self._of(resource) if d.id in reusable][:wanted]
+            needed = wanted - len(reused)
+            if needed == 0:
+                chosen[resource] = reused
+                continue
+            used = state.in_use(resource)
             free = [d for d in self._of(resource) if d.id not in used]
-            if len(free) < wanted:
+            if len(free) < needed:
                 raise DeviceAllocationError(f"requested number of devices unavailable for {resource}. Requested: "
-                                            f"{wanted}, Available: {len(free)}")
+                                            f"{needed}, Available: {len(free)}")
             nodes = set(bits(affinity)) if affinity is not None else set()
             aligned = [d for d in free if d.numa is not None and d.numa in nodes]
             floating = [d for d in free if d.numa is None]
             others = [d for d in free if d.numa is not None and d.numa not in nodes]
-            chosen[resource] = [d.id for d in (aligned + floating + others)[:wanted]]
+            order = aligned + others + floating if affinity is not None else floating + others
+            chosen[resource] = reused + [d.id for d in order[:needed]]
         state.allocated[key] = chosen
         reuse = state.reusable.setdefault(pod, {})
         for resource, ids in chosen.items():

@@ -182,7 +182,11 @@ class Node:
         else:
             providers.append(None)
         if self.memory and pod.guaranteed:
-            memory = {r: v for r, v in effective.items() if r == MEMORY or r.startswith("hugepages-")}
+            # getPodRequestedResources (memorymanager/policy_static.go) sizes only the resources the app containers
+            # ask for: hugepages that only an init container or a sidecar asks for get no pod hint (the container's
+            # allocation must then extend the hint, and a preferred hint cannot be extended: rejected)
+            asked = {r for c in pod.containers if not c.init for r in self.pinned_memory(pod, c)}
+            memory = {r: v for r, v in effective.items() if r in asked and (r == MEMORY or r.startswith("hugepages-"))}
             providers.append(dict(self.memory.calculate(self.memory_state, memory, pod.name)))
         else:
             providers.append(None)

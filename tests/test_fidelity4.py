@@ -1,0 +1,136 @@
+"""Disagreements with the kubelet that a fidelity review found end to end (device reuse and fallback order, the
+Memory Manager's pod-scope request), through the command line. Each test cites the Go source it pins."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import findings, run, write
+
+KUBELET = """\
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cpuManagerPolicy: static
+reservedSystemCPUs: "{reserved}"
+topologyManagerPolicy: best-effort
+"""
+TOPOLOGY = """\
+apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata: {{name: w}}
+spec:
+  pool: {{nodes: 1, kubeletConfig: kc.yaml}}
+  numaNodes:
+{numa}
+  devices:
+{devices}
+"""
+
+
+def _pools(tmp_path: Path) -> list[dict[str, Any]]:
+    pools: list[dict[str, Any]] = run("simulate", "--format", "json", str(tmp_path)).json()["pools"]
+    return pools
+
+
+def _devices_per_numa(pool: dict[str, Any], resource: str) -> dict[int, int]:
+    return {n["id"]: n["resources"][resource]["allocated"] for n in pool["nodes"][0]["numa_nodes"]
+            if resource in n["resources"]}
+
+
+def test_an_app_container_reuses_its_init_containers_device_first(tmp_path: Path) -> None:
+    """devicemanager/manager.go devicesToAllocate: "Allocates from reusableDevices list first". The app
+    container takes over the GPU its init container held, whatever the hint, so the second GPU stays free for
+    the next pod (numalint gave the app the other GPU and rejected q: UnexpectedAdmissionError)."""
+    write(tmp_path, {
+        "kc.yaml": KUBELET.format(reserved="0"),
+        "topo.yaml": TOPOLOGY.format(
+            numa='    - {id: 0, cpus: "0-3", memory: 16Gi}\n    - {id: 1, cpus: "4-7", memory: 16Gi}',
+            devices="    - {resource: nvidia.com/gpu, numaNode: 0, count: 1}\n"
+                    "    - {resource: nvidia.com/gpu, numaNode: 1, count: 1}"),
+        "p.yaml": """apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  initContainers:
+    - {name: init, image: x, resources: {limits: {cpu: 4, memory: 1Gi, nvidia.com/gpu: 1}}}
+  containers:
+    - {name: app, image: x, resources: {limits: {cpu: 6, memory: 1Gi, nvidia.com/gpu: 1}}}
+""",
+        "q.yaml": """apiVersion: v1
+kind: Pod
+metadata: {name: q}
+spec:
+  containers:
+    - {name: app, image: x, resources: {limits: {nvidia.com/gpu: 1}}}
+"""})
+    assert [f["rule"] for f in findings(tmp_path, {}) if f["severity"] == "error"] == []
+    pool = _pools(tmp_path)[0]
+    assert pool["nodes"][0]["pods"] == ["p", "q"]
+    assert _devices_per_numa(pool, "nvidia.com/gpu") == {0: 1, 1: 1}
+
+
+def test_devices_off_the_hint_come_before_devices_without_numa_affinity(tmp_path: Path) -> None:
+    """devicesToAllocate after filterByAffinity: the hint's devices, then (without a plugin's preferred allocation)
+    the unaligned devices of other NUMA nodes, and only then those with no NUMA affinity."""
+    write(tmp_path, {
+        "kc.yaml": KUBELET.format(reserved="3"),
+        "topo.yaml": TOPOLOGY.format(
+            numa='    - {id: 0, cpus: "0-3", memory: 16Gi}\n    - {id: 1, cpus: "4", memory: 16Gi}\n'
+                 '    - {id: 2, cpus: "5", memory: 16Gi}',
+            devices="    - {resource: example.com/acc, numaNode: 1, count: 1}\n"
+                    "    - {resource: example.com/acc, numaNode: 2, count: 1}\n"
+                    "    - {resource: example.com/acc, numaNode: null, count: 1}"),
+        "a.yaml": """apiVersion: v1
+kind: Pod
+metadata: {name: a}
+spec:
+  containers:
+    - {name: app, image: x, resources: {limits: {cpu: 3, memory: 1Gi, example.com/acc: 2}}}
+"""})
+    pool = _pools(tmp_path)[0]
+    assert _devices_per_numa(pool, "example.com/acc") == {0: 0, 1: 1, 2: 1}
+
+
+def test_pod_scope_memory_hints_size_only_what_the_app_containers_ask_for(tmp_path: Path) -> None:
+    """memorymanager/policy_static.go getPodRequestedResources sums per resource of the app containers only: 1Gi
+    hugepages that only the init container asks for get no pod hint. The pod hint is then NUMA 0 (memory), and
+    allocating the init container has to extend it to NUMA 0-1, which a preferred hint refuses: "failed to find
+    the extended preferred hint" (numalint placed the pod on NUMA 1)."""
+    write(tmp_path, {
+        "all.yaml": """apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata: {name: w}
+spec:
+  numaNodes:
+    - {id: 0, cpus: "0-7", memory: 16Gi}
+    - {id: 1, cpus: "8-15", memory: 16Gi, hugepages: {1Gi: 4}}
+---
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cpuManagerPolicy: static
+reservedSystemCPUs: "0"
+memoryManagerPolicy: Static
+topologyManagerPolicy: restricted
+topologyManagerScope: pod
+systemReserved: {memory: 1Gi}
+reservedMemory: [{numaNode: 0, limits: {memory: 1124Mi}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  initContainers:
+    - {name: init, image: x, resources: {limits: {cpu: "1", memory: 1Gi, hugepages-1Gi: 2Gi}}}
+  containers:
+    - {name: app, image: x, resources: {limits: {cpu: "1", memory: 1Gi, HUGE}}}
+"""})
+    text = (tmp_path / "all.yaml").read_text()
+    (tmp_path / "all.yaml").write_text(text.replace(", HUGE", ""))
+    found = findings(tmp_path, {})
+    assert [f["rule"] for f in found if f["severity"] == "error"] == ["admission-failure"], found
+    assert "failed to find the extended preferred hint" in found[0]["message"]
+    assert "topologyManagerScope: container" in found[0]["fix"]["description"]
+    # the app asking for the hugepages too: the pod hint covers them (NUMA 1), and the pod is admitted
+    (tmp_path / "all.yaml").write_text(text.replace("HUGE", "hugepages-1Gi: 1Gi"))
+    assert [f for f in findings(tmp_path, {}) if f["severity"] == "error"] == []
