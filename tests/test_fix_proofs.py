@@ -698,3 +698,67 @@ def test_many_fixes_that_each_bring_an_error_stop_the_proofs_in_time(tmp_path: P
     renames = [f for f in found if f["rule"] == "unknown-field"]
     assert len(renames) == 300 and all(not f["fix"]["edits"] for f in renames)
     assert any("stopped trying" in f["fix"]["description"] for f in renames)
+
+
+def test_a_workload_fix_on_a_value_shared_through_an_anchor_is_only_a_hint(tmp_path: Path) -> None:
+    """Pod "aligned" defines ``requests: &r {cpu: 1.5}``, Pod "other" reads ``requests: *r`` under a 1800m limit:
+    rounding aligned's request to 2 would give other a request above its limit (refused by the API server).
+    The proof replaced only the fixed workload, so the fix was offered and `fix --unsafe-fixes` wrote it."""
+    items = """apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: aligned}
+  spec:
+    containers:
+    - name: a
+      image: x
+      resources:
+        requests: &r {cpu: 1.5, memory: 1Gi, hugepages-2Mi: 2Mi}
+        limits: {cpu: 1.5, memory: 1Gi, hugepages-2Mi: 2Mi}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: other}
+  spec:
+    containers:
+    - name: b
+      image: x
+      resources:
+        requests: *r
+        limits: {cpu: 1800m, memory: 1Gi, hugepages-2Mi: 2Mi}
+"""
+    kubelet = HEAD + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n'
+    write(tmp_path, {"list.yaml": items, "kubelet.yaml": kubelet})
+    found = [f for f in _findings(tmp_path) if f["rule"] == "fractional-cpu"]
+    assert len(found) == 1 and not found[0]["fix"]["edits"], found
+    assert "shares YAML anchors with another object" in found[0]["fix"]["description"]
+    assert run("fix", "--unsafe-fixes", str(tmp_path)).exit_code in (0, 1)
+    assert (tmp_path / "list.yaml").read_text() == items
+    # the same pods without the alias: the fix is offered
+    write(tmp_path, {"list.yaml": items.replace("&r ", "").replace("requests: *r",
+                                                                     "requests: {cpu: 1.5, memory: 1Gi}")})
+    found = [f for f in _findings(tmp_path) if f["rule"] == "fractional-cpu"]
+    assert found and all(f["fix"]["edits"] for f in found), found
+
+
+def test_a_cpu_request_above_its_limit_is_refused_by_the_api_server(tmp_path: Path) -> None:
+    """ValidateResourceRequirements: "must be less than or equal to cpu limit of 1800m", for any pod."""
+    pod = """apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  containers:
+  - name: app
+    image: x
+    resources:
+      requests: {cpu: "2", memory: 2Gi}
+      limits: {cpu: 1800m, memory: MEMORY}
+"""
+    write(tmp_path, {"pod.yaml": pod.replace("MEMORY", "1Gi")})
+    found = [(f["rule"], f["line"], f["column"], f["message"]) for f in _findings(tmp_path)]
+    assert [f[:3] for f in found] == [("invalid-resources", 9, 23), ("invalid-resources", 9, 36)], found
+    assert "must be less than or equal to cpu limit of 1800m" in found[0][3]
+    assert "must be less than or equal to memory limit of 1Gi" in found[1][3]
+    write(tmp_path, {"pod.yaml": pod.replace('cpu: "2"', "cpu: 1800m").replace("MEMORY", "2Gi")})
+    assert _findings(tmp_path) == []

@@ -100,7 +100,8 @@ def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analys
         if profile is False:
             finding.fix = _refused(finding.fix, "numalint cannot tell which configuration of the line it is in; "
                                                 "decide by hand")
-        elif isinstance(profile, KubeletProfile) and not prover.shares_anchors(analysis, profile):
+        elif isinstance(profile, KubeletProfile) and not prover.shares_anchors(profile.file,
+                                                                                _carrier(analysis, profile).span):
             by_profile.setdefault(id(profile), []).append((analysis, profile, len(proven)))
             proven.append(finding)
         elif isinstance(profile, KubeletProfile):  # another document merges its anchors: the whole run decides
@@ -111,6 +112,11 @@ def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analys
             if pod is False:
                 finding.fix = _refused(finding.fix, "numalint cannot tell which workload of the line it is in; "
                                                     "decide by hand")
+            elif isinstance(pod, PodView) and prover.shares_anchors(pod.file, pod.locator.fallback):
+                # the edit may land in a value another object of the file reads through an alias, or the workload
+                # reads its value from another's anchor: the fix would change that other object too
+                finding.fix = _refused(finding.fix, "the workload shares YAML anchors with another object of its "
+                                                    "file, which the change would alter too; decide by hand")
             elif isinstance(pod, PodView) and analysis.pools_for(pod):
                 workloads.add(analysis, pod, len(proven))
                 proven.append(finding)
@@ -306,16 +312,16 @@ class _Prover:
             return f"{what} would no longer read; decide by hand"
         return whole, applied, result
 
-    def shares_anchors(self, analysis: Analysis, profile: KubeletProfile) -> bool:
-        """Whether the configuration's document and the rest of its file share YAML anchors (an item of a List
-        merging another's ``&base``): read alone, it would not read as in its file, and a fix of it changes
-        what the other document says too. Text that merely looks like an anchor only costs a wider proof."""
-        if profile.file not in self.texts:
-            self.texts[profile.file] = self.text_of(profile.file)
-        text = self.texts[profile.file]
+    def shares_anchors(self, file: str, span: Span) -> bool:
+        """Whether the document at ``span`` and the rest of its file share YAML anchors (an item of a List
+        merging another's ``&base``, a Pod's ``requests: *r``): read alone, it would not read as in its file, and
+        a fix of it changes what the other document says too. Text that merely looks like an anchor only costs a
+        wider proof, or a fix left as a hint."""
+        if file not in self.texts:
+            self.texts[file] = self.text_of(file)
+        text = self.texts[file]
         if text is None or ("&" not in text and "*" not in text):
             return False
-        span = _carrier(analysis, profile).span
         starts = line_starts(text)
         begin, end = _offset(starts, span.line, span.col), _offset(starts, span.end_line, span.end_col)
         inside, outside = text[begin:end], text[:begin] + "\n" + text[end:]

@@ -213,6 +213,8 @@ def pod_level_resources(analysis: Analysis) -> Iterator[Hit]:
 def invalid_resources(analysis: Analysis) -> Iterator[Hit]:
     for pod in analysis.pods:
         for container in pod.containers:
+            if pod.declared_intent is None:  # a pod as written (a VM's pod is KubeVirt's rendering)
+                yield from _above_limit(pod, container)
             names = set(container.requests) | set(container.limits)
             if not any(is_hugepages(r) or is_extended(r) for r in names):
                 continue  # the API server's checks below are about hugepages and extended resources only
@@ -241,6 +243,19 @@ def invalid_resources(analysis: Analysis) -> Iterator[Hit]:
                                   string=True)],
                             UNSAFE))
             yield from _quantity_values(pod, container)
+
+
+def _above_limit(pod: PodView, container: ContainerView) -> Iterator[Hit]:
+    """ValidateResourceRequirements (pkg/apis/core/validation): a cpu or memory request above its limit is refused
+    ("must be less than or equal to cpu limit of 1800m")."""
+    for resource in ("cpu", "memory"):
+        req, lim = container.requests.get(resource), container.limits.get(resource)
+        if req is not None and lim is not None and req > lim:
+            yield Hit(f"{container.label}: {resource} request {_fmt(resource, req)} is above its limit "
+                      f"{_fmt(resource, lim)}; the API server rejects it (must be less than or equal to {resource} "
+                      f"limit of {_fmt(resource, lim)})",
+                      pod.file, _span(pod, container, "resources", "requests", resource), pod.ref,
+                      Fix(f"lower requests.{resource} to at most the limit, or raise limits.{resource}"))
 
 
 def _go_path(path: tuple[object, ...]) -> str:
