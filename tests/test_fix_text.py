@@ -273,3 +273,23 @@ def test_a_fraction_in_a_string_field_is_not_called_a_quantity(tmp_path: Path) -
     assert "500m" not in scope["message"] and scope["fix"]["edits"] == []
     assert 'cpuset.Parse refuses the text "1.5"' in cpus["message"] and cpus["fix"]["edits"] == []
     assert _fix(target) == KC_YAML + "topologyManagerScope: 1.5\nreservedSystemCPUs: 1.5\n"
+
+
+def test_numbers_read_as_go_yaml_v2_reads_them(tmp_path: Path) -> None:
+    """resolve.go strips underscores, then tries strconv.ParseInt(s, 0, 64) (either case of 0x/0o/0b; a leading
+    0 is octal, so 08 fails) and ParseFloat when the text looks like a float: 08 and 0_8 are the float 8, 0X2
+    the int 2, 1_0.5 the float 10.5; 1e400 is out of range and stays a string (kubectl agrees on each)."""
+    head = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+    for written in ("08", "0_8", "1_0.5"):
+        target = tmp_path / "kc.yaml"
+        target.write_text(head + f"reservedSystemCPUs: {written}\n")
+        found = run("check", "--format", "json", str(target)).json()["findings"]
+        assert [(f["rule"], f["line"]) for f in found if f["severity"] == "error"] == [("schema", 4)], (written, found)
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: x\n"
+           "    resources: {limits: {cpu: CPU, memory: 1Gi}}\n")
+    (tmp_path / "kc.yaml").unlink()
+    (tmp_path / "pod.yaml").write_text(pod.replace("CPU", "0X2"))
+    assert run("check", "--format", "json", str(tmp_path)).json()["findings"] == []
+    (tmp_path / "pod.yaml").write_text(pod.replace("CPU", "1e400"))
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert all("1e400" not in f["message"] or "inf" not in f["message"].lower() for f in found), found

@@ -125,8 +125,12 @@ _WORDS: dict[str, Any] = {**dict.fromkeys(_NULLS), **dict.fromkeys(_BOOL_TRUE, T
                           **dict.fromkeys(_BOOL_FALSE, False)}
 _NOT_A_WORD = object()
 _NUMERIC_START = frozenset("-+0123456789.")
-_INT_RE = re.compile(r"[-+]?(?:0b[01_]+|0o[0-7_]+|0x[0-9a-fA-F_]+|[0-9][0-9_]*)$")
-_FLOAT_RE = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
+# strconv.ParseInt(s, 0, 64)'s syntax once go-yaml removed the underscores: a base prefix in either case, a
+# leading 0 for octal (so 08 is no int: it reads as the float 8)
+_GO_INT = re.compile(r"([-+]?)(?:0([bB])([01]+)|0([oO])([0-7]+)|0([xX])([0-9a-fA-F]+)|0([0-7]*)|([1-9][0-9]*))\Z")
+_GO_BASES = {"b": 2, "B": 2, "o": 8, "O": 8, "x": 16, "X": 16}
+_INT64_MIN, _UINT64_MAX = -(1 << 63), (1 << 64) - 1
+_FLOAT_RE = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")  # go-yaml's yamlStyleFloat
 _SPECIAL_FLOATS = {
     ".inf": float("inf"), ".Inf": float("inf"), ".INF": float("inf"),
     "+.inf": float("inf"), "+.Inf": float("inf"), "+.INF": float("inf"),
@@ -142,30 +146,45 @@ def resolve_plain(value: str) -> Any:
     if word is not _NOT_A_WORD:
         return word
     if value[0] in _NUMERIC_START:
-        if _INT_RE.match(value):
-            return _parse_int(value)
-        if _FLOAT_RE.match(value):
-            return float(value)
         special = _SPECIAL_FLOATS.get(value)
         if special is not None:
             return special
+        return _number(value)
     return value
 
 
-def _parse_int(text: str) -> int | str:
-    sign = -1 if text.startswith("-") else 1
-    body = text.lstrip("+-").replace("_", "")
-    try:
-        if body.startswith(("0b", "0o", "0x")):
-            return sign * int(body, 0)
-        if len(body) > 1 and body.startswith("0"):
-            return sign * int(body, 8)
-        return sign * int(body)
-    except ValueError:
-        return text
+def _number(text: str) -> Any:
+    """go-yaml v2's resolve() of a plain scalar that starts like a number: underscores removed (not after a
+    leading dot), then strconv.ParseInt / ParseUint with base 0, then ParseFloat when the text looks like a
+    float; a float out of range (1e400) stays the text, as does anything else."""
+    plain = text.replace("_", "") if "_" in text and text[0] != "." else text
+    found = _GO_INT.match(plain)
+    if found is not None:
+        sign, groups = found.group(1), found.groups()[1:]
+        try:
+            if groups[0] or groups[2] or groups[4]:  # 0b, 0o, 0x
+                prefix = groups[0] or groups[2] or groups[4]
+                number = int(groups[1] or groups[3] or groups[5], _GO_BASES[prefix])
+            elif groups[6] is not None:  # 0 and octal digits
+                number = int(groups[6] or "0", 8)
+            else:
+                number = int(groups[7])
+        except ValueError:  # thousands of digits (Python's own limit): far out of Go's range too
+            number = _UINT64_MAX + 1
+        number = -number if sign == "-" else number
+        if _INT64_MIN <= number <= _UINT64_MAX:
+            return number
+    if _FLOAT_RE.match(plain):
+        value = float(plain)
+        return text if math.isinf(value) else value
+    return text
 
 
-_SPECIAL_FLOATS = {".inf": math.inf, "+.inf": math.inf, "-.inf": -math.inf, ".nan": math.nan}
+def _parse_int(text: str) -> int | None:
+    """The int go-yaml reads a plain ``text`` as; None when it reads it as anything else."""
+    number = _number(text) if text and text[0] in _NUMERIC_START else None
+    return number if isinstance(number, int) and not isinstance(number, bool) else None
+
 
 
 class TagMismatch(ValueError):
@@ -180,14 +199,14 @@ def _resolve_tagged(tag: str, value: str) -> Any:
         return value
     kind = tag.rsplit(":", 1)[1]
     if kind == "int":
-        if not _INT_RE.match(value):
+        number = _parse_int(value)
+        if number is None:
             raise _mismatch(value, kind)
-        return _parse_int(value)
-    if kind == "float":
-        if _FLOAT_RE.match(value):
-            return float(value)
-        if value.lower() in _SPECIAL_FLOATS:
-            return _SPECIAL_FLOATS[value.lower()]
+        return number
+    if kind == "float":  # an int reads as a float too (resolve's deferred check)
+        number = resolve_plain(value) if value else None
+        if isinstance(number, (int, float)) and not isinstance(number, bool):
+            return float(number)
         raise _mismatch(value, kind)
     if kind == "bool":
         if value in _BOOL_TRUE or value in _BOOL_FALSE:
