@@ -398,10 +398,12 @@ def build_analyses(paths: list[str], options: Options, stdin_text: str | None = 
 
 
 def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
-              texts: dict[str, str] | None = None, judge: bool = False) -> Report:
+              texts: dict[str, str] | None = None, judge: bool = False, trial: bool = False) -> Report:
     """Check ``paths``; context files take part in cross-document checks without being reported on.
 
-    ``judge`` (for ``fix``): every check runs, and the report also lists every error (``Report.errors``)."""
+    ``judge`` (for ``fix``): every check runs, and the report also lists every error (``Report.errors``).
+    ``trial`` (``fix`` judging fixes tried together): only the fixes of errors are proven, the ones that decide
+    whether the trial brings a new error; the others' fixes are left unproven, never to be applied."""
     given = dict(texts or {})
     if stdin_text is not None:
         given["-"] = stdin_text
@@ -432,11 +434,12 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
             findings.extend(Finding.of("duplicate-object", hit, cluster.name) for hit in cluster.repeats)
         reported |= {p.file for p in cluster.analysis.simulation.node_state_problems}
     shape_edits(findings, lambda path: _text_of(path, given))  # as `fix` writes them, before they are proven
-    if analyses and any(f.fix is not None and f.fix.edits for f in findings):
+    proven = [f for f in findings if _is_error(f)] if trial else findings
+    if analyses and any(f.fix is not None and f.fix.edits for f in proven):
         # imported here for start-up time: only a run with a fix to offer proves it
         from numalint.checks.proofs import prove_fixes
 
-        prove_fixes(findings, lambda path: analyses.get(options.cluster_of(path) if options.cluster_of else None),
+        prove_fixes(proven, lambda path: analyses.get(options.cluster_of(path) if options.cluster_of else None),
                     lambda path: _text_of(path, given),
                     lambda path, text: expanded(process_file(path, {path: text})),
                     options.jobs or usable_cpus())

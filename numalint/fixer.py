@@ -31,6 +31,7 @@ from numalint.reading.scalars import value_start
 from numalint.reading.yamlpos import line_starts
 
 MAX_PASSES = 6
+MAX_TRIES = 64  # checks per pass whose fixes interact (``_in_halves``)
 BOM = b"\xef\xbb\xbf"
 TEMP_PREFIX = ".numalint-fix-"
 TEMP_SUFFIX = ".tmp"
@@ -203,8 +204,8 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
     that meet, a rename and a workload's rounding). So the check after a pass judges what the pass applied: an
     error that was not there before it (every rule, by the rule's own severity; on a workload only when its
     kubelet started before) and that carries no automatic fix of its own undoes the pass, which is then made
-    again one fix at a time in the report's order, each kept only when it brings no such error. The others are
-    held back: their findings stay, with a hint saying which error they would bring.
+    again in halves in the report's order (``_in_halves``), each kept only when it brings no such error. The
+    others are held back: their findings stay, with a hint saying which error they would bring.
     """
     texts: dict[str, str] = {}
     originals: dict[str, str] = {}
@@ -226,7 +227,7 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
         if _new_errors(report, after, start, texts, originals):
             texts.clear()
             texts.update(start)
-            fixed, deferred, after = _one_at_a_time(paths, options, chosen, report, texts, result, held)
+            fixed, deferred, after = _in_halves(paths, options, chosen, report, texts, result, held)
         for finding in fixed:
             applied.setdefault(finding.input, []).append(finding)
         report = after
@@ -289,33 +290,54 @@ def _apply_pass(chosen: list[Finding], texts: dict[str, str], result: FixResult)
     return fixed, deferred
 
 
-def _one_at_a_time(paths: list[str], options: Options, chosen: list[Finding], before: Report,
-                   texts: dict[str, str], result: FixResult, held: dict[tuple[str, str, int, str], str]
-                   ) -> tuple[list[Finding], list[Finding], Report]:
-    """The pass again, one fix after another (each on the pass's starting text together with those kept): a
-    fix is kept when the check after it finds no new error, else held back. Only a pass whose fixes interact
-    pays for this: one check per fix."""
+def _in_halves(paths: list[str], options: Options, chosen: list[Finding], before: Report,
+               texts: dict[str, str], result: FixResult, held: dict[tuple[str, str, int, str], str]
+               ) -> tuple[list[Finding], list[Finding], Report]:
+    """The pass again, in halves (each on the pass's starting text together with the fixes kept so far, in the
+    report's order): a half is kept when the check after it finds no new error, else halved again, down to the
+    single fixes that are held back. A pass whose fixes interact pays about one check per held-back fix and
+    halving (k of n fixes held back: about k * log n checks, not n), and at most MAX_TRIES checks: past them,
+    the fixes not yet tried are held back."""
     start = dict(texts)
     kept: list[Finding] = []
     fixed: list[Finding] = []
     deferred: list[Finding] = []
     report = before
-    for finding in chosen:
-        if finding.input in result.refused:
-            continue
+    tries = 0
+
+    def settle(group: list[Finding]) -> None:
+        nonlocal fixed, deferred, report, tries
+        group = [f for f in group if f.input not in result.refused]
+        if not group:
+            return
+        if tries >= MAX_TRIES:
+            for finding in group:
+                held[_held_key(finding)] = "numalint stopped trying: too many fixes of this pass interact"
+            return
         trial = dict(start)
-        done, later = _apply_pass([*kept, finding], trial, result)
+        done, later = _apply_pass([*kept, *group], trial, result)
         if trial == texts:
-            continue
-        after = run_check(paths, options, texts=trial, judge=True)
+            return  # nothing the fixes kept did not already write
+        tries += 1
+        after = run_check(paths, options, texts=trial, judge=True, trial=True)
         new = _new_errors(before, after, start, trial, result.originals)
-        if new:
-            held[_held_key(finding)] = f"{new[0].rule}: {shorten(new[0].message)}"
-            continue
-        kept.append(finding)
-        fixed, deferred, report = done, later, after
-        texts.clear()
-        texts.update(trial)
+        if not new:
+            kept.extend(group)
+            fixed, deferred, report = done, later, after
+            texts.clear()
+            texts.update(trial)
+        elif len(group) == 1:
+            held[_held_key(group[0])] = f"{new[0].rule}: {shorten(new[0].message)}"
+        else:
+            half = len(group) // 2
+            settle(group[:half])
+            settle(group[half:])
+
+    half = len(chosen) // 2  # the whole pass brought a new error: its halves first
+    for part in ((chosen[:half], chosen[half:]) if len(chosen) > 1 else (chosen,)):
+        settle(part)
+    if report is not before:  # the trials proved only errors' fixes: the next pass picks from proven ones
+        report = run_check(paths, options, texts=texts, judge=True)
     return fixed, deferred, report
 
 

@@ -762,3 +762,27 @@ spec:
     assert "must be less than or equal to memory limit of 1Gi" in found[1][3]
     write(tmp_path, {"pod.yaml": pod.replace('cpu: "2"', "cpu: 1800m").replace("MEMORY", "2Gi")})
     assert _findings(tmp_path) == []
+
+
+def test_roundings_fine_alone_but_not_together_are_settled_in_halves(tmp_path: Path) -> None:
+    """Four Pods of 1500m on 7 allocatable CPUs: each rounding to 2 is proven alone (6.5 CPUs), all four together
+    need 8 (a pod stays Pending). `fix` keeps the first two (7 CPUs) and holds the others back; they stay hints
+    on the fixed run. The trials of a pass whose fixes interact are checked without proving the other findings'
+    fixes (100 such pods took two minutes; the proofs, not the checks, cost it)."""
+    kubelet = HEAD + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n'
+    topology = TWO_NUMA.replace('cpus: "4-7"\n      memory: 32Gi\n', 'cpus: "4-7"\n      memory: 32Gi\n'
+                                '      hugepages: {2Mi: 64}\n').replace('"0-3"', '"0-3"')
+    pods = {f"p{i}.yaml": POD.replace("name: p", f"name: p{i}").replace("CPU", "1500m")
+            .replace("memory: 1Gi}", "memory: 1Gi, hugepages-2Mi: 2Mi}") for i in range(4)}
+    write(tmp_path, {"kc.yaml": kubelet, "topo.yaml": topology, **pods})
+    before = [f for f in _findings(tmp_path) if f["rule"] == "fractional-cpu"]
+    assert len(before) == 4 and all(f["fix"]["edits"] for f in before), before
+    result = run("fix", "--unsafe-fixes", "--diff", str(tmp_path))
+    assert "2 fix(es) held back" in result.stderr, result.stderr
+    run("fix", "--unsafe-fixes", str(tmp_path))
+    rounded = sorted(name for name in pods if '"2"' in (tmp_path / name).read_text())
+    assert rounded == ["p0.yaml", "p1.yaml"], rounded
+    after = _findings(tmp_path)
+    assert not [f for f in after if f["severity"] == "error"], after
+    left = [f for f in after if f["rule"] == "fractional-cpu"]
+    assert len(left) == 2 and not any(f["fix"]["edits"] for f in left), left
