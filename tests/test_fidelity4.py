@@ -3,6 +3,7 @@ Memory Manager's pod-scope request), through the command line. Each test cites t
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +135,28 @@ spec:
     # the app asking for the hugepages too: the pod hint covers them (NUMA 1), and the pod is admitted
     (tmp_path / "all.yaml").write_text(text.replace("HUGE", "hugepages-1Gi: 1Gi"))
     assert [f for f in findings(tmp_path, {}) if f["severity"] == "error"] == []
+
+
+def test_prefer_closest_on_a_topology_without_distances_is_not_simulated_not_a_kubelet_failure(
+        tmp_path: Path) -> None:
+    """topologymanager/numa_info.go NewNUMAInfo refuses to start without NUMA distances, but a node always has
+    them (cadvisor reads nodeN/distance from sysfs): a topology that leaves them out is incomplete, so the pool
+    is not simulated and a warning says what to declare; with distances it is simulated."""
+    numa = "".join(f'    - {{id: {n}, cpus: "{2 * n}-{2 * n + 1}", memory: 4Gi@D{n}@}}\n' for n in range(4))
+    topology = TOPOLOGY.format(numa=numa.rstrip("\n"), devices="    []").replace("  devices:\n    []\n", "")
+    files = {
+        "kc.yaml": KUBELET.format(reserved="0")
+        + 'topologyManagerPolicyOptions: {prefer-closest-numa-nodes: "true"}\n',
+        "topo.yaml": re.sub(r"@D[0-9]@", "", topology),
+        "p.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+                  "    - {name: app, image: x, resources: {limits: {cpu: 1, memory: 1Gi}}}\n"}
+    found = findings(tmp_path, files)
+    assert [(f["rule"], f["severity"]) for f in found] == [("policy-option", "warning")], found
+    assert 'topology "w" does not declare' in found[0]["message"] and "refuses" not in found[0]["message"]
+    assert _pools(tmp_path)[0]["status"] != "simulated"
+    for n in range(4):
+        row = ", ".join("10" if m == n else "20" for m in range(4))
+        topology = topology.replace(f"@D{n}@", f", distances: [{row}]")
+    write(tmp_path, {"topo.yaml": topology})
+    assert findings(tmp_path, {}) == []
+    assert _pools(tmp_path)[0]["nodes"][0]["pods"] == ["p"]

@@ -464,7 +464,6 @@ OPTION_FIXES = {
     "bad-int": 'use an integer such as "16"',
     "min-numa-nodes": 'remove it or use "8" or more',
     "incompatible-policy": "drop align-by-socket or use topologyManagerPolicy restricted",
-    "no-distances": "declare NUMA distances in the topology or drop prefer-closest-numa-nodes",
 }
 VALUE_REASONS = {"bad-bool", "bad-int", "min-numa-nodes"}  # the value is wrong, not the key
 
@@ -473,6 +472,17 @@ VALUE_REASONS = {"bad-bool", "bad-int", "min-numa-nodes"}  # the value is wrong,
 def policy_option(analysis: Analysis) -> Iterator[Hit]:
     """The core's own option problems (NewPolicyOptions / NewStaticPolicyOptions), placed on the option."""
     claimed = set(catalogue()["policy-option"].start_problems)
+    for pool_run in analysis.pool_runs:
+        profile, topology = pool_run.pool.profile, pool_run.pool.topology
+        if pool_run.missing_distances and profile is not None and topology is not None:
+            # the kubelet refuses to start without distances (NewNUMAInfo), but a node always has them in sysfs:
+            # what is missing is in the declared topology, so the pool is only not simulated
+            yield _finding(profile, f'prefer-closest-numa-nodes needs the NUMA distances, which topology '
+                           f'"{topology.name}" does not declare: numalint does not simulate this pool (on the node '
+                           "the kubelet reads them from sysfs)", "topologyManagerPolicyOptions",
+                           "prefer-closest-numa-nodes", key=True,
+                           fix=Fix("declare distances for every NUMA node of the topology (`numalint topology "
+                                   "capture` records them)"), severity="warning")
     for profile in analysis.profiles:
         for problem in analysis.start_problems(profile):
             if problem.reason not in claimed:

@@ -66,6 +66,8 @@ class PoolRun:
     nodes: list[Node] = field(default_factory=list)
     start_error: str | None = None  # why the kubelet does not start (or the pool is not simulated)
     start_problem: StartProblem | None = None
+    # prefer-closest-numa-nodes on a topology without distances: the node reads them from sysfs, numalint cannot
+    missing_distances: bool = False
     pod_level_managers: bool = False  # PodLevelResourceManagers on (1.36+): pod-level resources get pinned
     pods: list[PodRun] = field(default_factory=list)
     allocatable: dict[str, Fraction] = field(default_factory=dict)  # of every node, before any pod
@@ -296,7 +298,12 @@ def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog
         try:
             pool_run.nodes = _nodes(pool_run, pool.nodes)
         except StartError as err:
-            pool_run.start_error, pool_run.start_problem = str(err), err.problem
+            if err.problem.reason == "no-distances":  # what the topology leaves out, not what the kubelet refuses
+                pool_run.missing_distances = True
+                pool_run.start_error = (f'not simulated: topology "{pool.topology.name}" declares no NUMA distances, '
+                                        "which prefer-closest-numa-nodes needs")
+            else:
+                pool_run.start_error, pool_run.start_problem = str(err), err.problem
     problems: list[StateProblem] = []
     if node_state and results and results[0].nodes:
         files = read_state(node_state)
