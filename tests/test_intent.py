@@ -381,3 +381,35 @@ spec:
     placed = run("simulate", "--format", "json", str(tmp_path / "all.yaml")).json()
     requested = placed["pools"][0]["nodes"][0]["requested"]["cpu"]
     assert requested == "6"  # vm-1: 1 + 1, vm-2-even: 2 + 2; vm-2 (2 + 1) is refused
+
+
+def test_a_device_declared_by_several_node_topologies_is_placed(tmp_path: Path) -> None:
+    """One NodeResourceTopology per node (the usual export): a pod that selects no nodes is on no particular one,
+    yet every one declares its device on a NUMA node. It was "no topology in the run declares it" (info)."""
+    nrt = """apiVersion: topology.node.k8s.io/v1alpha2
+kind: NodeResourceTopology
+metadata: {name: NAME}
+attributes: [{name: topologyManagerPolicy, value: single-numa-node}]
+zones:
+  - name: node-0
+    type: Node
+    resources:
+      - {name: cpu, capacity: "8", allocatable: "8", available: "8"}
+      - {name: example.com/dev, capacity: "2", allocatable: "2", available: "2"}
+"""
+    pod = """apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+    - name: c
+      image: x
+      resources:
+        limits: {cpu: "1", example.com/dev: "1"}
+"""
+    write(tmp_path, {"a.yaml": nrt.replace("NAME", "worker-a"), "b.yaml": nrt.replace("NAME", "worker-b"),
+                     "pod.yaml": pod})
+    found = [f for f in run("check", "--format", "json", str(tmp_path)).json()["findings"]
+             if f["rule"] == "not-guaranteed"]
+    assert [f["severity"] for f in found] == ["warning"], found
+    assert "cannot place" not in found[0]["message"] and "requests example.com/dev" in found[0]["message"]

@@ -101,6 +101,11 @@ def _topology(analysis: Analysis, pod: PodView, resource: str, floating: set[str
             devices = analysis.machine_of(pool).devices_of(resource)
             if devices:
                 return any(d.numa is not None for d in devices)
+    # a pod that selects no nodes is on no particular one of several labelled pools (one NodeResourceTopology per
+    # node), yet the run's topologies tell whether its device sits on a NUMA node
+    declared = _declared_devices(analysis)
+    if resource in declared:
+        return declared[resource]
     if any(f"{analysis.sriov.prefix}/{p.resource_name}" == resource for p in analysis.sriov.policies):
         return True
     if resource.startswith(NO_TOPOLOGY_PREFIXES):
@@ -108,6 +113,21 @@ def _topology(analysis: Analysis, pod: PodView, resource: str, floating: set[str
     if resource.startswith(TOPOLOGY_PREFIXES):
         return True
     return None
+
+
+def _declared_devices(analysis: Analysis) -> dict[str, bool]:
+    """Every device resource the run's topologies declare -> whether any of them sits on a NUMA node (once per
+    analysis: a run of many pools and pods stays linear)."""
+    known = analysis.memo.get("declared devices")
+    if isinstance(known, dict):
+        return known
+    declared: dict[str, bool] = {}
+    for pool in analysis.pools:
+        if pool.topology is not None:
+            for device in analysis.machine_of(pool).devices:
+                declared[device.resource] = declared.get(device.resource, False) or device.numa is not None
+    analysis.memo["declared devices"] = declared
+    return declared
 
 
 def _aligned_network(analysis: Analysis, pod: PodView, floating: set[str]) -> str | None:
