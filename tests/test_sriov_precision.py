@@ -410,3 +410,13 @@ def test_the_hint_for_a_rejected_policy_names_a_valid_resource_name(tmp_path: Pa
     found = findings(tmp_path, {"p.yaml": policy("pol1", "rdma-vf"), "n.yaml": network("net1", "rdma_vf")},
                      "sriov-unknown-resource")
     assert found[0]["fix"]["description"].endswith("write resourceName: rdma_vf there"), found
+
+
+def test_an_sriov_kind_of_another_api_group_is_not_read(tmp_path: Path) -> None:
+    """SriovNetworkNodePolicy exists only in sriovnetwork.openshift.io: the kubebuilder sample group
+    sriovnetwork.k8s.cni.cncf.io is some other CRD, so its fields are not judged against the operator's schema."""
+    sample = policy("sample", "nic").replace("sriovnetwork.openshift.io/v1", "sriovnetwork.k8s.cni.cncf.io/v1")
+    found = findings(tmp_path, {"p.yaml": sample.replace("spec:\n", "spec:\n  foo: bar\n", 1)})
+    assert found == [], found
+    found = findings(tmp_path, {"p.yaml": policy("real", "nic").replace("spec:\n", "spec:\n  foo: bar\n", 1)})
+    assert [f["rule"] for f in found] == ["unknown-field"], found

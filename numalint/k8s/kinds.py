@@ -62,8 +62,18 @@ for _kind in POD_SPEC_PATHS:
     SCHEMA_FILES.setdefault(_kind, "workload.schema.json")
 
 
+# kinds that exist only in one API group: another group's object of that kind is some other CRD (kubebuilder
+# samples of sriovnetwork.k8s.cni.cncf.io), which no operator numalint models acts on
+KIND_GROUPS = {
+    **dict.fromkeys((SRIOV_POLICY, *SRIOV_NETWORK_KINDS), "sriovnetwork.openshift.io/"),
+    "NetworkAttachmentDefinition": "k8s.cni.cncf.io/",
+    "MachineConfigPool": "machineconfiguration.openshift.io/",
+    NODE_RESOURCE_TOPOLOGY: "topology.node.k8s.io/",
+}
+
+
 def is_known(api_version: str, kind: str) -> bool:
-    """A document numalint checks; KubeletConfiguration must be the kubelet's group."""
+    """A document numalint checks, of the API group its kind belongs to (KubeletConfiguration: the kubelet's)."""
     if kind == KUBELET_CONFIGURATION:
         return api_version.startswith("kubelet.config.k8s.io/")
     if kind == KUBELET_CONFIG:
@@ -78,4 +88,7 @@ def is_known(api_version: str, kind: str) -> bool:
         return api_version.startswith("config.openshift.io/")
     if kind in FOREIGN_NETWORK_KINDS:
         return api_version.startswith("mellanox.com/")
+    group = KIND_GROUPS.get(kind)
+    if group is not None:
+        return api_version.startswith(group)
     return kind in KNOWN_KINDS and bool(api_version)
