@@ -100,6 +100,9 @@ def check(paths: tuple[str, ...], formats: tuple[str, ...], output_file: str | N
         raise click.UsageError("--unsafe-fixes applies fixes: use it with --fix or --diff (or `numalint fix`)")
     _require_readable(topologies)
     outputs = _outputs(formats, output_file)
+    if show_diff and any(file is not None for _fmt, file in outputs):  # it would silently write no report
+        raise click.UsageError("--diff prints the fixes as a diff and writes no report: drop -o / -f FMT=FILE, or "
+                               "run check without --diff for the report")
     target = _target(kube_version, openshift_version)
     config = _config(config_path, paths)
     options = _options(config, target, jobs or 0, node_state, select, extend_select, ignore)
@@ -135,8 +138,8 @@ def check(paths: tuple[str, ...], formats: tuple[str, ...], output_file: str | N
 
 
 def _outputs(formats: tuple[str, ...], output_file: str | None) -> list[tuple[str, str | None]]:
-    """``-f FMT[=FILE]`` options -> (format, file or None for stdout); at most one format goes to stdout (or to
-    ``--output-file``)."""
+    """``-f FMT[=FILE]`` options -> (format, file or None for stdout, also written ``-``); at most one format goes
+    to stdout (or to ``--output-file``)."""
     outputs: list[tuple[str, str | None]] = []
     for given in formats or ("text",):
         name, sep, target = given.partition("=")
@@ -144,11 +147,11 @@ def _outputs(formats: tuple[str, ...], output_file: str | None) -> list[tuple[st
             raise click.BadParameter(f"{name!r} is not one of {', '.join(OUTPUT_FORMATS)}", param_hint="--format")
         if sep and not target:
             raise click.BadParameter(f"{given!r}: give a file after '='", param_hint="--format")
-        outputs.append((name, target or None))
+        outputs.append((name, None if target == "-" else target or None))  # FMT=- is stdout, as usual
     unnamed = [i for i, (_name, target) in enumerate(outputs) if target is None]
     if len(unnamed) > 1:
         raise click.UsageError("several formats would go to the same output: give FMT=FILE for all but one")
-    if output_file is not None:
+    if output_file is not None and output_file != "-":  # -o - is stdout
         if not unnamed:
             raise click.UsageError("--output-file: every format already names its file (FMT=FILE)")
         outputs[unnamed[0]] = (outputs[unnamed[0]][0], output_file)
@@ -301,6 +304,7 @@ def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format:
              cpu_map: bool, color: str, kube_version: str | None, openshift_version: str | None,
              config_path: str | None, node_state: str | None) -> None:
     """Show where the kubelet would place each pod, NUMA node by NUMA node; exit 1 if one is rejected."""
+    output_file = None if output_file == "-" else output_file  # -o - is stdout
     from numalint.engine import build_analyses
     from numalint.output.report import render_text as render_findings
     from numalint.output.sim_model import build_report
@@ -585,7 +589,9 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
         sys.stdout.buffer.flush()
     _present(outputs, remaining, look.context(report, stdin_text, findings_on_stderr=stdin_only), look,
              err=stdin_only)
-    applied = [f for f in result.applied if f.file == "-"] if stdin_only else result.applied
+    # only what reached a file counts as fixed (a read-only file is "not written" above)
+    applied = ([f for f in result.applied if f.file == "-"] if stdin_only
+               else [f for f in result.applied if f.input in set(written)])
     targets = int("-" in result.texts) if stdin_only else len(written)
     if not look.quiet or result.broken:  # --quiet: the findings only, unless a fixed file was not written
         click.echo("; ".join([f"numalint: fixed {len(applied)} finding(s) in {targets} file(s)",

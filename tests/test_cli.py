@@ -207,3 +207,44 @@ def test_context_files_feed_cross_document_checks_without_being_reported(tmp_pat
 def test_version_flag() -> None:
     out = run("--version").output
     assert "numalint" in out and "libyaml" in out
+
+
+def test_dash_as_a_report_file_is_stdout(tmp_path: Path) -> None:
+    """`-o -`, `-f json=-` and `simulate -o -` write to stdout, as `-` means everywhere else (a file named "-"
+    was written)."""
+    write(tmp_path, {"k.yaml": STATIC_NO_RESERVATION})
+    for args in (("check", "-o", "-"), ("check", "-f", "json=-"), ("simulate", "-o", "-")):
+        result = run(*args, str(tmp_path / "k.yaml"), cwd=tmp_path)
+        assert result.output.strip(), args
+        assert not (tmp_path / "-").exists(), args
+    assert json.loads(run("check", "-f", "json=-", str(tmp_path / "k.yaml")).output)["findings"]
+
+
+def test_diff_with_a_report_file_is_a_usage_error(tmp_path: Path) -> None:
+    """`check --diff -o r.json` wrote no report and said nothing (a CI step uploading it failed later)."""
+    write(tmp_path, {"k.yaml": STATIC_NO_RESERVATION})
+    result = run("check", "--diff", "-o", str(tmp_path / "r.json"), str(tmp_path / "k.yaml"))
+    assert result.exit_code == 2 and "--diff" in result.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_a_fix_that_could_not_be_written_is_not_counted_as_fixed(tmp_path: Path) -> None:
+    write(tmp_path, {"k.yaml": CLEAN.replace('"0"', "010")})
+    target = tmp_path / "k.yaml"
+    target.chmod(0o444)
+    try:
+        result = run("fix", str(target))
+    finally:
+        target.chmod(0o644)
+    assert result.exit_code == 2 and "read-only" in result.stderr
+    assert "fixed 0 finding(s) in 0 file(s)" in result.stderr, result.stderr
+
+
+def test_a_topology_without_numa_nodes_is_an_error_and_is_never_imported(tmp_path: Path) -> None:
+    write(tmp_path, {"t.yaml": "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: x}\n"
+                               "spec:\n  sockets: 1\n  numaNodes:\n",
+                     "lscpu.txt": "# CPU,Core,Socket,Node\n"})
+    found = run("check", "--format", "json", str(tmp_path / "t.yaml")).json()["findings"]
+    assert [(f["rule"], f["line"]) for f in found] == [("schema", 6)], found
+    result = run("topology", "import", str(tmp_path / "lscpu.txt"))
+    assert result.exit_code != 0 and "without CPU rows" in result.stderr

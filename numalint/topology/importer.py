@@ -150,4 +150,6 @@ def _from_lscpu(text: str) -> Machine:
     for cpu, (core, socket, node, l3) in info.items():
         machine_cpus[cpu] = CPU(cpu, min(cores[core]), socket, node, socket if l3 is None else l3)
     nodes = sorted({c.numa for c in machine_cpus.values()})
+    if not nodes:
+        raise ImportFormatError("lscpu -p output without CPU rows")
     return Machine([NUMANode(n) for n in nodes], machine_cpus)

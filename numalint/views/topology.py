@@ -74,6 +74,11 @@ def topology_from_document(doc: Document, findings: list[Finding]) -> TopologyVi
 
 def _node_topology(doc: Document, findings: list[Finding]) -> TopologyView | None:
     spec = get(doc.root, ("spec",))
+    if isinstance(spec, dict) and "numaNodes" in spec and spec["numaNodes"] is None:
+        # the schema lets a null through (Go reads it as an empty list), but a pool of no NUMA node is nothing
+        findings.append(registry.finding(
+            "schema", "spec.numaNodes: null: a NodeTopology must declare its NUMA nodes; this topology is ignored",
+            doc.file, locate(doc.root, ("spec", "numaNodes"), key=True)))
     if not isinstance(spec, dict) or not isinstance(spec.get("numaNodes"), list):
         return None
     raw_nodes = [n for n in spec["numaNodes"] if isinstance(n, dict)]
