@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import run, write
 
 
@@ -26,3 +28,15 @@ def test_a_misindented_line_names_the_structure_it_breaks(tmp_path: Path) -> Non
                                 "   resources: {}\n")
     assert finding["line"] == 7
     assert "that starts at line" in finding["message"]
+
+
+@pytest.mark.parametrize("text,where", [
+    ('apiVersion: v1\nkind: Pod\nmetadata: {name: "a\x1bb"}\n', "3:20"),  # ESC
+    ("a: \u00e9\u00e9\r\nb: x\x00y\r\n", "2:5"),  # NUL after two-byte characters, CRLF lines
+    ('apiVersion: v1\nkind: Pod\nmetadata: {name: "\u009b"}\n', "3:19"),  # a C1 control character
+])
+def test_a_control_character_is_reported_where_it_is(tmp_path: Path, text: str, where: str) -> None:
+    """libyaml's reader error carries a UTF-8 byte offset, no mark: it was reported at 1:1."""
+    (tmp_path / "f.yaml").write_bytes(text.encode("utf-8"))
+    found = run("check", "--format", "json", str(tmp_path / "f.yaml")).json()["findings"]
+    assert [(f["rule"], f"{f['line']}:{f['column']}") for f in found] == [("yaml-syntax", where)], found

@@ -274,6 +274,16 @@ class _Positions:
         return Span(*self.at(start_mark), *self.at(end_mark))
 
 
+class _Mark:
+    """A position as libyaml's marks give it (0-based; lines are the LF lines)."""
+
+    __slots__ = ("index", "line", "column")
+
+    def __init__(self, text: str, index: int) -> None:
+        self.index, self.line = index, text.count("\n", 0, index)
+        self.column = index - text.rfind("\n", 0, index) - 1
+
+
 MAX_NODES = 1_000_000  # per file: memory stays bounded whatever the 8 MiB of text hold (``[{},{},…]``)
 
 
@@ -647,6 +657,9 @@ def _load_all(text: str, keep: Callable[[str, str], bool] | None,
         raise YamlError("nesting too deep to read", 1, 1, hostile=True) from None
     except Exception as exc:  # libyaml raises several error classes
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        position = getattr(exc, "position", None)  # a reader error (a control character): a UTF-8 byte offset
+        if mark is None and isinstance(position, int) and not isinstance(position, bool):
+            mark = _Mark(text, len(text.encode("utf-8", "surrogatepass")[:position].decode("utf-8", "ignore")))
         problem = str(getattr(exc, "problem", None) or str(exc).split("\n")[0])
         line, col = positions.at(mark) if mark is not None else (1, 1)
         context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
