@@ -11,7 +11,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from numalint.k8s.kinds import FEATURE_GATE
-from numalint.k8s.versions import POD_LEVEL_RESOURCES_ON, openshift_feature_gates
+from numalint.k8s.versions import POD_LEVEL_RESOURCES_ON, SIDECARS_ON, openshift_feature_gates
 from numalint.model.pools import Pool, build_pools, pools_for
 from numalint.model.run import Run
 from numalint.model.sriov import DEFAULT_PREFIX, SriovCatalog, catalog
@@ -120,12 +120,22 @@ def _cluster_feature_gates(run: Run, version: tuple[int, int]) -> dict[str, bool
 
 
 def _api_server_pods(run: Run, version: tuple[int, int]) -> Run:
-    """The pods as the API server stores them at ``version``: before PodLevelResources is on by default it drops
-    spec.resources (pkg/api/pod/util.go dropDisabledFields), so the containers decide QoS and alignment."""
-    if version >= POD_LEVEL_RESOURCES_ON or not any(p.pod_resources is not None for p in run.pods):
+    """The pods as the API server stores them at ``version`` (pkg/api/pod/util.go dropDisabledFields): before
+    PodLevelResources is on by default it drops spec.resources, so the containers decide QoS and alignment; before
+    SidecarContainers is (1.29) it drops an init container's restartPolicy, so a sidecar is a plain init container
+    (its CPUs reusable, not held beside the app containers)."""
+    drop_resources = version < POD_LEVEL_RESOURCES_ON and any(p.pod_resources is not None for p in run.pods)
+    drop_sidecars = version < SIDECARS_ON and any(c.sidecar for p in run.pods for c in p.containers)
+    if not drop_resources and not drop_sidecars:
         return run
-    pods = [dc_replace(p, pod_resources=None, pod_limits=None, dropped_pod_resources=p.pod_resources)
-            if p.pod_resources is not None else p for p in run.pods]
+    pods = []
+    for pod in run.pods:
+        if drop_resources and pod.pod_resources is not None:
+            pod = dc_replace(pod, pod_resources=None, pod_limits=None, dropped_pod_resources=pod.pod_resources)
+        if drop_sidecars and any(c.sidecar for c in pod.containers):
+            pod = dc_replace(pod, containers=[dc_replace(c, sidecar=False) if c.sidecar else c
+                                              for c in pod.containers])
+        pods.append(pod)
     return dc_replace(run, pods=pods)
 
 

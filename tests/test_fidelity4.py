@@ -160,3 +160,36 @@ def test_prefer_closest_on_a_topology_without_distances_is_not_simulated_not_a_k
     write(tmp_path, {"topo.yaml": topology})
     assert findings(tmp_path, {}) == []
     assert _pools(tmp_path)[0]["nodes"][0]["pods"] == ["p"]
+
+
+def test_a_sidecar_is_a_plain_init_container_before_1_29(tmp_path: Path) -> None:
+    """SidecarContainers is alpha and off in 1.28 (on from 1.29): the API server drops an init container's
+    restartPolicy (pkg/api/pod/util.go dropDisabledFields), so its CPUs are reusable by the app container and a
+    pod of 2 + 2 CPUs fits 3; from 1.29 the sidecar keeps its 2 CPUs beside the app's, and the pod cannot fit."""
+    write(tmp_path, {"all.yaml": """apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata: {name: w}
+spec:
+  numaNodes:
+    - {id: 0, cpus: "0-3", memory: 16Gi}
+---
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cpuManagerPolicy: static
+reservedSystemCPUs: "0"
+topologyManagerPolicy: restricted
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  initContainers:
+    - {name: side, image: x, restartPolicy: Always, resources: {limits: {cpu: "2", memory: 1Gi}}}
+  containers:
+    - {name: app, image: x, resources: {limits: {cpu: "2", memory: 1Gi}}}
+"""})
+    placed = {}
+    for version in ("1.28", "1.29"):
+        pools = run("simulate", "--format", "json", "--kubernetes-version", version, str(tmp_path)).json()["pools"]
+        placed[version] = pools[0]["nodes"][0]["pods"]
+    assert placed == {"1.28": ["p"], "1.29": []}, placed

@@ -46,6 +46,7 @@ FIELD_SINCE: dict[str, tuple[int, int]] = {
 # PodLevelResources (pkg/features/kube_features.go): alpha and off from 1.32, beta and on by default from 1.34;
 # while it is off the API server drops spec.resources (pkg/api/pod/util.go dropDisabledFields)
 POD_LEVEL_RESOURCES_ON = (1, 34)
+SIDECARS_ON = (1, 29)  # SidecarContainers beta, on by default: an init container's restartPolicy: Always is kept
 
 
 def field_exists(field: str, version: tuple[int, int]) -> bool:
