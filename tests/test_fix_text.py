@@ -293,3 +293,16 @@ def test_numbers_read_as_go_yaml_v2_reads_them(tmp_path: Path) -> None:
     (tmp_path / "pod.yaml").write_text(pod.replace("CPU", "1e400"))
     found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
     assert all("1e400" not in f["message"] or "inf" not in f["message"].lower() for f in found), found
+
+
+def test_a_merge_overrides_a_key_written_before_it_as_go_yaml_v2_reads_it(tmp_path: Path) -> None:
+    """decode.go merge writes the merged mapping where ``<<`` stands: a key written before it is overridden
+    (kubectl reads cpuManagerPolicy "Static" here, and the kubelet refuses it), one written after it wins. The
+    overridden key never applies: it is reported like a key written twice."""
+    head = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nreservedSystemCPUs: \"0\"\n"
+    target = tmp_path / "kc.yaml"
+    target.write_text(head + "cpuManagerPolicy: static\n<<: {cpuManagerPolicy: Static}\n")
+    found = {(f["rule"], f["line"]) for f in run("check", "--format", "json", str(target)).json()["findings"]}
+    assert found == {("unknown-field", 4), ("invalid-policy-name", 5)}, found
+    target.write_text(head + "<<: {cpuManagerPolicy: Static}\ncpuManagerPolicy: static\n")
+    assert run("check", "--format", "json", str(target)).json()["findings"] == []

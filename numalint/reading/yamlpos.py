@@ -337,6 +337,15 @@ class _Builder:
             self.noted.add(id(mapping))
             self.odd_keyed.append(mapping)
 
+    def _merged(self, result: YMap, value: Any) -> None:
+        """``<<: value`` into ``result``; a key written before it that it overrides is a duplicate."""
+        overridden = _merge(result, value)
+        if overridden:
+            duplicates = result.duplicates if isinstance(result.duplicates, list) else []
+            duplicates.extend(overridden)
+            result.duplicates = duplicates
+            self._note(result)
+
     def _too_many(self, mark: Any) -> YamlError:
         return YamlError(f"more than {MAX_NODES} YAML nodes in one file; not read",
                          *self.positions.at(mark), hostile=True)
@@ -454,7 +463,7 @@ class _Builder:
                 value, vspan = node(value_event, depth)
             if key.__class__ is str:
                 if key == "<<" and plain_key:
-                    _merge(result, value)
+                    self._merged(result, value)
                     continue
             elif isinstance(key, (YMap, YSeq)):
                 # Only an unquoted template expression ({{ .Values.x }}) makes a collection key in
@@ -464,7 +473,7 @@ class _Builder:
             elif isinstance(key, (bool, int, float)):
                 key = ScalarKey(key_args[3] if key_args is not None else str(key), key)
             elif key == "<<" and plain_key:  # a str subclass
-                _merge(result, value)
+                self._merged(result, value)
                 continue
             elif key is None:
                 self._note(result)
@@ -586,19 +595,26 @@ class Skipped(YMap):
         self.duplicates, self.merged = built.duplicates, built.merged
 
 
-def _merge(target: YMap, source: Any) -> None:
-    """YAML merge keys (``<<: *defaults``): keys already present win."""
+def _merge(target: YMap, source: Any) -> list[tuple[Any, Span]]:
+    """YAML merge keys (``<<: *defaults``) as go-yaml v2 reads them (decode.go merge), and so kubectl and the
+    kubelet: the merged mapping is written into the target where the ``<<`` stands, so it overrides a key written
+    before it, and a key written after it overrides the merged one; of several sources (``<<: [*a, *b]``) the
+    first wins. Returns the keys written before the ``<<`` that it overrides: they never apply (kustomize's
+    yaml.v3 keeps them instead, so such a file means different things to different tools)."""
     sources = source if isinstance(source, list) else [source]
     if not isinstance(target.merged, set):
         target.merged = set()
-    for src in sources:
+    overridden: list[tuple[Any, Span]] = []
+    for src in reversed(sources):
         if isinstance(src, YMap):
             for k, v in src.items():
-                if k not in target:
-                    target.merged.add(k)
-                    target[k] = v
-                    target.key_spans[k] = src.key_spans[k]
-                    target.value_spans[k] = src.value_spans[k]
+                if k in target and k not in target.merged:
+                    overridden.append((k, target.key_spans[k]))
+                target.merged.add(k)
+                target[k] = v
+                target.key_spans[k] = src.key_spans[k]
+                target.value_spans[k] = src.value_spans[k]
+    return overridden
 
 
 def _missing_colon(text: str, line: int) -> int | None:
