@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from numalint.k8s.kinds import FEATURE_GATE
 from numalint.k8s.versions import POD_LEVEL_RESOURCES_ON, SIDECARS_ON, openshift_feature_gates
-from numalint.model.pools import Pool, build_pools, pools_for
+from numalint.model.pools import Pool, PoolMatcher, build_pools
 from numalint.model.run import Run
 from numalint.model.sriov import DEFAULT_PREFIX, SriovCatalog, catalog
 from numalint.reading.sources import Document
@@ -48,6 +48,8 @@ class Analysis:
     _topologies: dict[int, list[TopologyView]] = field(default_factory=dict, repr=False)  # by profile, once
     # by workload: (the workload, its pools); every check asks for a workload's pools, some many times over
     _pools_of: dict[int, tuple[PodView, list[Pool]]] = field(default_factory=dict, repr=False)
+    # the pools of each node selection, shared with the simulation that placed the workloads (None: made when asked)
+    _matcher: PoolMatcher | None = field(default=None, repr=False)
     # what checks work out once per analysis and ask for many times (the SR-IOV resources that float)
     memo: dict[object, object] = field(default_factory=dict, repr=False)
 
@@ -74,7 +76,10 @@ class Analysis:
         """The pools the scheduler may put ``pod`` on (a copy: callers may change it), worked out once."""
         known = self._pools_of.get(id(pod))
         if known is None or known[0] is not pod:  # the id of a workload that is gone may be taken again
-            known = self._pools_of[id(pod)] = (pod, pools_for(self.pools, pod))
+            if self._matcher is None:
+                object.__setattr__(self, "_matcher", PoolMatcher(self.pools))
+            assert self._matcher is not None
+            known = self._pools_of[id(pod)] = (pod, self._matcher(pod))
         return list(known[1])
 
     def topologies_for(self, profile: KubeletProfile) -> list[TopologyView]:
@@ -154,7 +159,8 @@ def analyse(run: Run, options: AnalysisOptions) -> Analysis:
     from numalint.alignment.node import settings_problems
     from numalint.simulation.simulate import memory_capacity, settings_from_profile, simulate
 
-    simulation = simulate(pools, run.pods, sriov, options.version, options.node_state)
+    matcher = PoolMatcher(pools)
+    simulation = simulate(pools, run.pods, sriov, options.version, options.node_state, matcher)
     node_memory: dict[int, int | None] = {}
     start_problems: dict[int, tuple[StartProblem, ...]] = {}
     topologies_of: dict[int, list[TopologyView]] = {}
@@ -172,4 +178,5 @@ def analyse(run: Run, options: AnalysisOptions) -> Analysis:
             if pool_run.pool.profile is profile and found is not None and found not in problems:
                 problems.append(found)
         start_problems[id(profile)] = tuple(problems)
-    return Analysis(run, options, pools, sriov, simulation, node_memory, start_problems, topologies_of)
+    return Analysis(run, options, pools, sriov, simulation, node_memory, start_problems, topologies_of,
+                    _matcher=matcher)

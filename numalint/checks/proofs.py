@@ -39,7 +39,7 @@ from numalint.catalogue import catalogue
 from numalint.checks import all_checks, annotation_values, hits
 from numalint.checks.forked import run_tasks
 from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix, Hit, shorten
-from numalint.model.pools import Pool, build_pools, pools_for
+from numalint.model.pools import PoolMatcher, build_pools
 from numalint.model.run import FileResult, Run
 from numalint.reading.sources import Document, Source
 from numalint.reading.yamlpos import Span, line_starts
@@ -541,13 +541,13 @@ class _DocumentProver:
 
 def _workloads_of_edited(old: Run, new: Run, files: set[str]) -> tuple[Run, Run]:
     """Both runs with only the workloads of ``files`` and those sharing a pool with them, in either run."""
-    old_pools, new_pools = build_pools(old), build_pools(new)
-    names = {p.name for pod in old.pods if pod.file in files for p in pools_for(old_pools, pod)}
-    names |= {p.name for pod in new.pods if pod.file in files for p in pools_for(new_pools, pod)}
+    old_pools, new_pools = PoolMatcher(build_pools(old)), PoolMatcher(build_pools(new))
+    names = {p.name for pod in old.pods if pod.file in files for p in old_pools(pod)}
+    names |= {p.name for pod in new.pods if pod.file in files for p in new_pools(pod)}
 
-    def kept(run: Run, pools: list[Pool]) -> Run:
+    def kept(run: Run, pools: PoolMatcher) -> Run:
         return dc_replace(run, pods=[pod for pod in run.pods if pod.file in files
-                                     or any(p.name in names for p in pools_for(pools, pod))])
+                                     or any(p.name in names for p in pools(pod))])
 
     return kept(old, old_pools), kept(new, new_pools)
 

@@ -31,7 +31,7 @@ from numalint.k8s.versions import (
     locked_gates,
     maturity,
 )
-from numalint.model.pools import Pool, pools_for
+from numalint.model.pools import Pool, PoolMatcher
 from numalint.model.sriov import SriovCatalog
 from numalint.simulation.node_state import StateProblem, apply_state, read_state
 from numalint.simulation.result import Simulation
@@ -276,9 +276,11 @@ def _instances(view: PodView, nodes: int, allocatable: dict[str, Fraction], want
 
 
 def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog, version: tuple[int, int],
-             node_state: str | None = None) -> Simulation[PoolRun]:
+             node_state: str | None = None, matcher: PoolMatcher | None = None) -> Simulation[PoolRun]:
     """Admit ``pods`` on every pool that has a topology (``node_state``: a node's checkpoint directory,
-    applied to the first node of the first pool)."""
+    applied to the first node of the first pool; ``matcher``: the pools of each workload, shared with the
+    analysis)."""
+    matcher = matcher or PoolMatcher(pools)
     results: list[PoolRun] = []
     by_pool: dict[int, PoolRun] = {}
     for pool in pools:
@@ -312,7 +314,7 @@ def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog
     queue: list[tuple[PoolRun, PodView, dict[str, int], dict[str, Fraction], dict[str, Fraction]]] = []
     amounts: dict[int, dict[str, set[Fraction]]] = {}
     for view in pods:
-        matching = [p for p in pools_for(pools, view) if id(p) in by_pool]
+        matching = [p for p in matcher(view) if id(p) in by_pool]
         if not matching:
             continue
         pool_run = by_pool[id(matching[0])]
