@@ -51,6 +51,12 @@ from numalint.views.workloads import PodView
 # they say, so its proof does not run them (the API server's pod validation, pkg/apis/core/validation, is the
 # costliest check of a large pool)
 POD_ALONE = frozenset({"invalid-resources"})
+# rules whose findings on a workload depend on that workload, its pools' configuration and topology and the SR-IOV
+# objects, never on the other workloads or where the simulation placed any: a workload fix cannot change what they
+# say of another workload, so its proof runs them on the workloads it tries only (before and after), not on a
+# whole pool of thousands (the pool still runs every other rule)
+WORKLOAD_ALONE = frozenset({"invalid-resources", "not-guaranteed", "fractional-cpu", "pod-level-resources",
+                            "networks-annotation", "sriov-unknown-resource"})
 # whole-run analyses the document proofs of one run may cost: k fixes that bring errors among n cost about
 # 2k log n of them, and a repository of many policies that each conflict once renamed must not take minutes
 MAX_DOCUMENT_TRIES = 64
@@ -371,7 +377,7 @@ class _WorkloadProver:
                     group: list[tuple[PodView, int]]) -> list[tuple[int, Fix | None]]:
         """The fixes of one set of pools' workloads, as their proofs leave them."""
         items = [(pod, proven[index]) for pod, index in group]
-        before = self._seen(analysis, pods, {}) + [
+        before = self._seen(analysis, pods, {}, [pod for pod, _ in items]) + [
             _Seen(f.rule, (f.file, f.span.line, f.span.col), _error(f.rule, f.severity), f.message, f.fix)
             for f in self._own_findings(analysis.run.sources, [pod for pod, _ in items])]
         self._settle(analysis, pods, before, items)
@@ -413,7 +419,8 @@ class _WorkloadProver:
             edited[file] = _Edited([replaced[id(pod)].locator.fallback for pod in mine],
                                    _way_back(whole, applied[0], applied[1]),
                                    self._own_findings([result.source], [replaced[id(pod)] for pod in mine]))
-        after = self._seen(analysis, [replaced.get(id(p), p) for p in pods], edited)
+        after = self._seen(analysis, [replaced.get(id(p), p) for p in pods], edited,
+                           [replaced[id(pod)] for pod, _ in group])
         return _verdict(before, after, [finding for _, finding in group])
 
     @staticmethod
@@ -423,10 +430,15 @@ class _WorkloadProver:
         return [f for source in sources if source.path in files for f in source.findings
                 if any(p.file == f.file and _holds(p.locator.fallback, f.span.line, f.span.col) for p in pods)]
 
-    def _seen(self, analysis: Analysis, pods: list[PodView], edited: dict[str, _Edited]) -> list[_Seen]:
+    def _seen(self, analysis: Analysis, pods: list[PodView], edited: dict[str, _Edited],
+              tried: list[PodView]) -> list[_Seen]:
         """Every finding of the pools running ``pods``, at its place in the files as they are (a place in an
-        edited workload is mapped back through the edits), with the edited workloads' own (schema) findings."""
+        edited workload is mapped back through the edits), with the edited workloads' own (schema) findings; the
+        WORKLOAD_ALONE rules only on the workloads ``tried`` (among ``pods``): on the others they say the same
+        before and after any fix of these."""
         pool = analyse(dc_replace(analysis.run, pods=pods), analysis.options)
+        position = {id(pod): index for index, pod in enumerate(pods)}  # the pool's pods as the API server keeps them
+        alone = dc_replace(pool, run=dc_replace(pool.run, pods=[pool.run.pods[position[id(pod)]] for pod in tried]))
         seen: list[_Seen] = []
 
         def add(rule: str, file: str, line: int, col: int, severity: str | None, fix: Fix | None,
@@ -440,7 +452,7 @@ class _WorkloadProver:
             for found in change.findings:
                 add(found.rule, found.file, found.span.line, found.span.col, found.severity, found.fix,
                     found.message)
-        for slug, hit in _every_hit(pool):
+        for slug, hit in _every_hit(pool, narrowed=(alone, WORKLOAD_ALONE)):
             add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
         return seen
 
@@ -552,13 +564,16 @@ def _workloads_of_edited(old: Run, new: Run, files: set[str]) -> tuple[Run, Run]
     return kept(old, old_pools), kept(new, new_pools)
 
 
-def _every_hit(analysis: Analysis, skip: Container[str] = ()) -> Iterator[tuple[str, Hit]]:
-    """Every check's hits on ``analysis`` with their rule, in the order of a run (whatever was imported first),
-    as a run reports them (a fix inside a kubeletconfig.experimental annotation is a hint)."""
+def _every_hit(analysis: Analysis, skip: Container[str] = (),
+               narrowed: tuple[Analysis, Container[str]] | None = None) -> Iterator[tuple[str, Hit]]:
+    """Every check's hits on ``analysis`` with their rule (but ``skip``), in the order of a run (whatever was
+    imported first), as a run reports them (a fix inside a kubeletconfig.experimental annotation is a hint);
+    ``narrowed``: another analysis of the same run and the rules that run on it instead."""
     inside = annotation_values(analysis)
     for slug, func in all_checks().items():
         if slug not in skip:
-            for hit in hits(func, analysis, inside):
+            target = narrowed[0] if narrowed is not None and slug in narrowed[1] else analysis
+            for hit in hits(func, target, inside):
                 yield slug, hit
 
 

@@ -25,6 +25,7 @@ from numalint.reading.yamlpos import Span
 from numalint.views.workloads import PodView
 
 NO_PROVIDER = "no SriovNetworkNodePolicy of the run provides it"
+_NO_SPAN = Span(1, 1, 1, 1)  # a pod attaching no network: no attachment finding, so no place to find
 
 
 def _annotation_span(pod: PodView) -> Span:
@@ -120,7 +121,7 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                           "error")
     for pod in analysis.pods:
         attachments = sriov.attachments(pod)
-        span = _annotation_span(pod) if attachments else pod.anchor()
+        span = _annotation_span(pod) if attachments else _NO_SPAN  # found only for a pod attaching networks
         seen: set[str] = set()
         reported: set[str] = set()
         for attachment in attachments:
@@ -146,8 +147,9 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                                                                               "resource"),))
         if not (sriov.policies or sriov.rejected):
             continue
+        ours = sriov.prefix + "/"
         for container in pod.containers:
-            for resource in sorted(set(container.requests) | set(container.limits)):
+            for resource in sorted(r for r in {*container.requests, *container.limits} if r.startswith(ours)):
                 if resource.split("/", 1)[0] != sriov.prefix or "/" not in resource or resource in provided \
                         or resource in reported or not _sriov_resource(sriov, resource):
                     continue
