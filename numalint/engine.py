@@ -303,6 +303,10 @@ class _Inputs:
 def _inputs(paths: list[str], options: Options) -> _Inputs:
     walked: dict[str, Listing] = {}
     files, missing = discover(paths, options.exclude, options.exclude_base, KUSTOMIZATION_NAMES, walked)
+    if len(paths) == 1 and not options.context and walked and not any(listing.links for listing in walked.values()):
+        # one directory walked, no symbolic link in it: each file was found once, under one name (the real paths
+        # that tell repeats apart cost a tenth of a second on 20,000 files)
+        return _Inputs(files, [], missing, set(), walked)
     realpath = _RealPaths(walked)
     seen: set[str] = set()
     files = _once(files, seen, realpath)

@@ -54,6 +54,17 @@ spec:
 """
 
 
+def test_one_directory_reads_each_file_once_links_or_not(tmp_path: Path) -> None:
+    # a directory alone without links skips telling real paths apart; one link among its files brings it back
+    kubelet = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+    write(tmp_path, {"a/kubelet.yaml": kubelet, "b/pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"})
+    plain = run("check", "--format", "json", str(tmp_path))
+    assert plain.rules() == ["no-cpu-reservation"] and plain.json()["summary"]["files"] == 2
+    (tmp_path / "b" / "link.yaml").symlink_to(tmp_path / "a" / "kubelet.yaml")
+    linked = run("check", "--format", "json", str(tmp_path))
+    assert linked.rules() == ["no-cpu-reservation"] and linked.json()["summary"]["files"] == 2
+
+
 def test_a_file_named_twice_is_read_once(tmp_path: Path) -> None:
     write(tmp_path, {"kubelet.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
                                      "cpuManagerPolicy: static\n"})
