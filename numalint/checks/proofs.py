@@ -39,7 +39,7 @@ from numalint.catalogue import catalogue
 from numalint.checks import all_checks, annotation_values, hits
 from numalint.checks.forked import run_tasks
 from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix, Hit, shorten
-from numalint.model.pools import PoolMatcher, build_pools
+from numalint.model.pools import Pool, PoolMatcher, build_pools
 from numalint.model.run import FileResult, Run
 from numalint.reading.sources import Document, Source
 from numalint.reading.yamlpos import Span, line_starts
@@ -338,8 +338,7 @@ class _Prover:
         """The workloads the configuration's pools run, as the whole run placed them (alone, its pool would
         be the only one and take every pod)."""
         if id(profile) not in self.pods:
-            self.pods[id(profile)] = [pod for pod in analysis.pods
-                                      if any(p.profile is profile for p in analysis.pools_for(pod))]
+            self.pods[id(profile)] = _pods_on(analysis, lambda pool: pool.profile is profile)
         return self.pods[id(profile)]
 
 
@@ -369,9 +368,8 @@ class _WorkloadProver:
             for pod, index in items:
                 groups.setdefault(frozenset(id(p) for p in analysis.pools_for(pod)), []).append((pod, index))
             for group in groups.values():
-                pools = analysis.pools_for(group[0][0])
-                pods = [p for p in analysis.pods if any(q is r for q in analysis.pools_for(p) for r in pools)]
-                yield analysis, pods, group
+                wanted = {id(pool) for pool in analysis.pools_for(group[0][0])}
+                yield analysis, _pods_on(analysis, partial(_among, wanted)), group
 
     def prove_group(self, proven: list[Finding], analysis: Analysis, pods: list[PodView],
                     group: list[tuple[PodView, int]]) -> list[tuple[int, Fix | None]]:
@@ -549,6 +547,26 @@ class _DocumentProver:
         for slug, hit in _every_hit(whole):
             add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
         return seen
+
+
+def _among(ids: set[int], pool: Pool) -> bool:
+    return id(pool) in ids
+
+
+def _pods_on(analysis: Analysis, wanted: Callable[[Pool], bool]) -> list[PodView]:
+    """The workloads the run places on a pool ``wanted`` accepts, in run order; decided once per set of pools
+    (most workloads share a few), not once per workload and pool."""
+    decided: dict[tuple[int, ...], bool] = {}
+    kept = []
+    for pod in analysis.pods:
+        pools = analysis.pools_for(pod)
+        key = tuple(map(id, pools))
+        verdict = decided.get(key)
+        if verdict is None:
+            verdict = decided[key] = any(wanted(pool) for pool in pools)
+        if verdict:
+            kept.append(pod)
+    return kept
 
 
 def _workloads_of_edited(old: Run, new: Run, files: set[str]) -> tuple[Run, Run]:
