@@ -436,7 +436,8 @@ class _WorkloadProver:
         before and after any fix of these."""
         pool = analyse(dc_replace(analysis.run, pods=pods), analysis.options)
         position = {id(pod): index for index, pod in enumerate(pods)}  # the pool's pods as the API server keeps them
-        alone = dc_replace(pool, run=dc_replace(pool.run, pods=[pool.run.pods[position[id(pod)]] for pod in tried]))
+        alone = dc_replace(pool, run=dc_replace(pool.run, pods=[pool.run.pods[position[id(pod)]] for pod in tried]),
+                           memo={})  # what checks remember of the pool, made again for these workloads
         seen: list[_Seen] = []
 
         def add(rule: str, file: str, line: int, col: int, severity: str | None, fix: Fix | None,
