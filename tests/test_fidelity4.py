@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import findings, run, write
 
 KUBELET = """\
@@ -160,6 +162,34 @@ def test_prefer_closest_on_a_topology_without_distances_is_not_simulated_not_a_k
     write(tmp_path, {"topo.yaml": topology})
     assert findings(tmp_path, {}) == []
     assert _pools(tmp_path)[0]["nodes"][0]["pods"] == ["p"]
+
+
+@pytest.mark.parametrize("policy,numa_nodes", [("single-numa-node", 4), ("best-effort", 2), ("restricted", 2)])
+def test_prefer_closest_without_distances_is_simulated_where_distances_change_nothing(
+        tmp_path: Path, policy: str, numa_nodes: int) -> None:
+    """single-numa-node ignores prefer-closest-numa-nodes (NewHintMerger), and on two NUMA nodes no two equally
+    wide masks differ in average distance (the local distance is 10 on every node): the kubelet places pods as it
+    would with any distances, so the pool is simulated and a pod no NUMA node holds is still rejected (found by
+    a review: the option hid the admission-failure it had without it)."""
+    numa = "".join(f'    - {{id: {n}, cpus: "{4 * n}-{4 * n + 3}", memory: 16Gi}}\n' for n in range(numa_nodes))
+    policy_line = f"topologyManagerPolicy: {policy}\n"
+    files = {
+        "kc.yaml": KUBELET.format(reserved="0").replace("topologyManagerPolicy: best-effort\n", policy_line)
+        + 'topologyManagerPolicyOptions: {prefer-closest-numa-nodes: "true"}\n',
+        "topo.yaml": TOPOLOGY.format(numa=numa.rstrip("\n"), devices="    []").replace("  devices:\n    []\n", ""),
+        "p.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+                  "    - {name: app, image: x, resources: {limits: {cpu: 3, memory: 1Gi}}}\n"}
+    assert [f for f in findings(tmp_path, files) if f["rule"] == "policy-option"] == []
+    pool = _pools(tmp_path)[0]
+    assert pool["status"] == "simulated" and pool["nodes"][0]["pods"] == ["p"], pool
+    # 6 exclusive CPUs: more than one NUMA node holds (4, one reserved on node 0): single-numa-node rejects the pod
+    write(tmp_path, {"p.yaml": files["p.yaml"].replace("cpu: 3", "cpu: 6")})
+    with_option = [(f["rule"], f["line"], f["message"]) for f in findings(tmp_path, {})]
+    assert any(rule == "admission-failure" for rule, _, _ in with_option) == (policy == "single-numa-node")
+    # the option changes nothing there: the same findings without it
+    write(tmp_path, {"kc.yaml": files["kc.yaml"].replace('topologyManagerPolicyOptions: {prefer-closest-numa-nodes: '
+                                                         '"true"}\n', "")})
+    assert [(f["rule"], f["line"], f["message"]) for f in findings(tmp_path, {})] == with_option
 
 
 def test_a_sidecar_is_a_plain_init_container_before_1_29(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ still fit the pod's requests and picks the least allocated one (lowest index on 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -298,7 +298,13 @@ def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog
                                     f"up to {MAX_SIMULATED_NUMA_NODES})")
             continue
         try:
-            pool_run.nodes = _nodes(pool_run, pool.nodes)
+            try:
+                pool_run.nodes = _nodes(pool_run, pool.nodes)
+            except StartError as err:
+                if err.problem.reason != "no-distances" or not _distances_moot(pool_run):
+                    raise
+                pool_run.machine = _with_stand_in_distances(pool_run.machine)
+                pool_run.nodes = _nodes(pool_run, pool.nodes)
         except StartError as err:
             if err.problem.reason == "no-distances":  # what the topology leaves out, not what the kubelet refuses
                 pool_run.missing_distances = True
@@ -363,6 +369,23 @@ def replay_pool(original: PoolRun, settings: KubeletSettings, machine: Machine,
         for view, injected, wanted, scored in queue:
             _place(pool_run, view, injected, wanted, scored)
     return pool_run
+
+
+def _distances_moot(pool_run: PoolRun) -> bool:
+    """Whether no NUMA distances could change a placement: single-numa-node ignores prefer-closest-numa-nodes
+    (topologymanager NewHintMerger), and on two NUMA nodes no two equally wide masks differ in average distance
+    (every node's local distance is 10, the ACPI SLIT's, which sysfs reports)."""
+    return pool_run.settings.topology_policy == "single-numa-node" or len(pool_run.machine.numa_ids) <= 2
+
+
+def _with_stand_in_distances(machine: Machine) -> Machine:
+    """``machine`` with distances for nodes that declare none (10 to itself, 20 to the others): the kubelet reads
+    them from sysfs, and where they are moot (``_distances_moot``) any such row gives its placements."""
+    ids = machine.numa_ids
+    nodes = [node if node.distances is not None and len(node.distances) == len(ids)
+             else replace(node, distances=[10 if other == node.id else 20 for other in ids])
+             for node in machine.numa_nodes]
+    return Machine(nodes, machine.cpus, machine.devices)
 
 
 def _nodes(pool_run: PoolRun, count: int) -> list[Node]:
