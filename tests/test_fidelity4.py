@@ -192,6 +192,28 @@ def test_prefer_closest_without_distances_is_simulated_where_distances_change_no
     assert [(f["rule"], f["line"], f["message"]) for f in findings(tmp_path, {})] == with_option
 
 
+def test_a_best_effort_hint_on_a_pool_without_distances_is_offered_only_where_they_are_declared(
+        tmp_path: Path) -> None:
+    """single-numa-node on 4 NUMA nodes without distances is simulated (the option is ignored), but best-effort
+    would use them: the fix search cannot verify that change on stand-in distances, so it offers it only once the
+    topology declares them (found by a review)."""
+    numa = "".join(f'    - {{id: {n}, cpus: "{4 * n}-{4 * n + 3}", memory: 16Gi@D{n}@}}\n' for n in range(4))
+    topology = TOPOLOGY.format(numa=numa.rstrip("\n"), devices="    []").replace("  devices:\n    []\n", "")
+    files = {
+        "kc.yaml": KUBELET.format(reserved="0").replace("best-effort", "single-numa-node")
+        + 'topologyManagerPolicyOptions: {prefer-closest-numa-nodes: "true"}\n',
+        "topo.yaml": re.sub(r"@D[0-9]@", "", topology),
+        "p.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+                  "    - {name: app, image: x, resources: {limits: {cpu: 6, memory: 1Gi}}}\n"}
+    rejected = [f for f in findings(tmp_path, files) if f["rule"] == "admission-failure"]
+    assert len(rejected) == 1 and "best-effort" not in rejected[0]["fix"]["description"], rejected
+    for n in range(4):
+        row = ", ".join("10" if m == n else "20" for m in range(4))
+        topology = topology.replace(f"@D{n}@", f", distances: [{row}]")
+    rejected = [f for f in findings(tmp_path, {"topo.yaml": topology}) if f["rule"] == "admission-failure"]
+    assert len(rejected) == 1 and "topologyManagerPolicy: best-effort" in rejected[0]["fix"]["description"], rejected
+
+
 def test_a_sidecar_is_a_plain_init_container_before_1_29(tmp_path: Path) -> None:
     """SidecarContainers is alpha and off in 1.28 (on from 1.29): the API server drops an init container's
     restartPolicy (pkg/api/pod/util.go dropDisabledFields), so its CPUs are reusable by the app container and a

@@ -786,3 +786,18 @@ def test_roundings_fine_alone_but_not_together_are_settled_in_halves(tmp_path: P
     assert not [f for f in after if f["severity"] == "error"], after
     left = [f for f in after if f["rule"] == "fractional-cpu"]
     assert len(left) == 2 and not any(f["fix"]["edits"] for f in left), left
+
+
+def test_a_workload_with_two_fixes_that_leave_their_findings_keeps_both_as_hints(tmp_path: Path) -> None:
+    """Two extended resources whose requests are set to a limit of 1500m: the API server still rejects both (not an
+    integer), so neither fix holds. Tried in halves, the workload counts once before and once after (it was counted
+    once per fix before, and each half's fix passed as proven; found by a review)."""
+    kubelet = HEAD + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\ntopologyManagerPolicy: single-numa-node\n'
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: x\n"
+           "    resources:\n      requests: {cpu: \"2\", memory: 1Gi, example.com/foo: \"1\", example.com/bar: \"1\"}\n"
+           "      limits: {cpu: \"2\", memory: 1Gi, example.com/foo: 1500m, example.com/bar: 1500m}\n")
+    write(tmp_path, {"kc.yaml": kubelet, "pod.yaml": pod})
+    fixes = [f["fix"] for f in _findings(tmp_path) if f["rule"] == "invalid-resources" and "!= limit" in f["message"]]
+    assert len(fixes) == 2 and all(f["edits"] == [] and "would remain" in f["description"] for f in fixes), fixes
+    run("fix", "--unsafe-fixes", str(tmp_path))
+    assert (tmp_path / "pod.yaml").read_text() == pod

@@ -435,6 +435,7 @@ class _WorkloadProver:
         WORKLOAD_ALONE rules only on the workloads ``tried`` (among ``pods``): on the others they say the same
         before and after any fix of these."""
         pool = analyse(dc_replace(analysis.run, pods=pods), analysis.options)
+        tried = list({id(pod): pod for pod in tried}.values())  # a workload with two fixes is one workload
         position = {id(pod): index for index, pod in enumerate(pods)}  # the pool's pods as the API server keeps them
         alone = dc_replace(pool, run=dc_replace(pool.run, pods=[pool.run.pods[position[id(pod)]] for pod in tried]),
                            memo={})  # what checks remember of the pool, made again for these workloads

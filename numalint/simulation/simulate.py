@@ -298,13 +298,7 @@ def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog
                                     f"up to {MAX_SIMULATED_NUMA_NODES})")
             continue
         try:
-            try:
-                pool_run.nodes = _nodes(pool_run, pool.nodes)
-            except StartError as err:
-                if err.problem.reason != "no-distances" or not _distances_moot(pool_run):
-                    raise
-                pool_run.machine = _with_stand_in_distances(pool_run.machine)
-                pool_run.nodes = _nodes(pool_run, pool.nodes)
+            pool_run.nodes = _started(pool_run, pool.nodes)
         except StartError as err:
             if err.problem.reason == "no-distances":  # what the topology leaves out, not what the kubelet refuses
                 pool_run.missing_distances = True
@@ -349,7 +343,7 @@ def replay_pool(original: PoolRun, settings: KubeletSettings, machine: Machine,
     later pods elsewhere, as in the cluster: replaying the old placements would not."""
     pool_run = PoolRun(original.pool, settings, machine, pod_level_managers=original.pod_level_managers)
     try:
-        pool_run.nodes = _nodes(pool_run, original.pool.nodes)
+        pool_run.nodes = _started(pool_run, original.pool.nodes)
     except StartError:
         return None
     if original.node_state and pool_run.nodes:  # the node's checkpoint, as the simulation started from it
@@ -371,11 +365,27 @@ def replay_pool(original: PoolRun, settings: KubeletSettings, machine: Machine,
     return pool_run
 
 
-def _distances_moot(pool_run: PoolRun) -> bool:
+def _started(pool_run: PoolRun, count: int) -> list[Node]:
+    """``_nodes``; where the topology declares no NUMA distances for prefer-closest-numa-nodes but none could change
+    a placement (``_distances_moot``), the nodes are built with stand-in distances (the pool's machine stays as
+    declared: a replay under other settings, the fix search's, decides again)."""
+    try:
+        return _nodes(pool_run, count)
+    except StartError as err:
+        if err.problem.reason != "no-distances" or not _distances_moot(pool_run.settings, pool_run.machine):
+            raise
+        return _nodes(pool_run, count, _with_stand_in_distances(pool_run.machine))
+
+
+def _distances_moot(settings: KubeletSettings, machine: Machine) -> bool:
     """Whether no NUMA distances could change a placement: single-numa-node ignores prefer-closest-numa-nodes
     (topologymanager NewHintMerger), and on two NUMA nodes no two equally wide masks differ in average distance
-    (every node's local distance is 10, the ACPI SLIT's, which sysfs reports)."""
-    return pool_run.settings.topology_policy == "single-numa-node" or len(pool_run.machine.numa_ids) <= 2
+    while each node's distance to itself is the same (10, the ACPI SLIT's, which sysfs reports)."""
+    if settings.topology_policy == "single-numa-node":
+        return True
+    ids = machine.numa_ids
+    return len(ids) <= 2 and all(node.distances[ids.index(node.id)] == 10 for node in machine.numa_nodes
+                                 if node.distances is not None and len(node.distances) == len(ids))
 
 
 def _with_stand_in_distances(machine: Machine) -> Machine:
@@ -388,12 +398,13 @@ def _with_stand_in_distances(machine: Machine) -> Machine:
     return Machine(nodes, machine.cpus, machine.devices)
 
 
-def _nodes(pool_run: PoolRun, count: int) -> list[Node]:
-    """``count`` fresh nodes of the pool: the kubelet is built once, the others start as copies of its
-    empty allocation state (every node of a pool has the same hardware and configuration)."""
+def _nodes(pool_run: PoolRun, count: int, machine: Machine | None = None) -> list[Node]:
+    """``count`` fresh nodes of the pool (of ``machine``, else the pool's): the kubelet is built once, the others
+    start as copies of its empty allocation state (every node of a pool has the same hardware and
+    configuration)."""
     if count <= 0:
         return []
-    first = Node(pool_run.machine, pool_run.settings, f"{pool_run.pool.name}-0")
+    first = Node(machine or pool_run.machine, pool_run.settings, f"{pool_run.pool.name}-0")
     nodes = [first]
     for i in range(1, count):
         node = first.snapshot()
