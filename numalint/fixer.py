@@ -32,6 +32,7 @@ from numalint.reading.yamlpos import line_starts
 
 MAX_PASSES = 6
 MAX_TRIES = 64  # checks per pass whose fixes interact (``_in_halves``)
+UNTRIED = "untried"  # why a fix is held back when the checks of its pass ran out before it was tried
 BOM = b"\xef\xbb\xbf"
 TEMP_PREFIX = ".numalint-fix-"
 TEMP_SUFFIX = ".tmp"
@@ -52,7 +53,9 @@ class FixResult:
     broken: list[str] = field(default_factory=list)  # files whose fixed text would not parse: left alone
     refused: dict[str, str] = field(default_factory=dict)  # path -> why its edits did not match its text
     held: list[Finding] = field(default_factory=list)  # fixes held back: with the others they bring an error
+    not_tried: list[Finding] = field(default_factory=list)  # fixes held back untried (``untried``)
     held_back: int = 0  # fixes held back in any pass (a later proof may have turned one into a hint)
+    untried: int = 0  # of which not tried at all: the checks of their pass ran out first (MAX_TRIES)
     report: Report | None = None  # the check after fixing
     boms: set[str] = field(default_factory=set)  # files that start with a UTF-8 BOM (kept when written)
 
@@ -233,6 +236,7 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
         report = after
     result.report = report
     result.held_back = len(held)
+    result.untried = sum(1 for why in held.values() if why == UNTRIED)
     result.skipped = [f for f in deferred if f.file not in result.refused]
     result.broken = sorted(p for p in texts if p in report.unparsed and p in originals and texts[p] != originals[p])
     if result.broken:  # not written: what remains is what the files hold, never findings of a text not written
@@ -244,9 +248,11 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
     for finding in report.findings:
         why = held.get(_held_key(finding))
         if why is not None and finding.fix is not None and finding.fix.edits:
-            finding.fix = Fix(f"{finding.fix.description} -- not offered automatically: together with the fixes "
-                              f"applied with it, it would bring a new error ({why}); decide by hand")
-            result.held.append(finding)
+            finding.fix = Fix(f"{finding.fix.description} -- not offered automatically: " + (
+                "numalint stopped trying the fixes of its pass, too many of which interact, before it tried this "
+                "one; run fix again to try it, or decide by hand" if why == UNTRIED else
+                f"together with the fixes applied with it, it would bring a new error ({why}); decide by hand"))
+            (result.not_tried if why == UNTRIED else result.held).append(finding)
     return result
 
 
@@ -312,7 +318,7 @@ def _in_halves(paths: list[str], options: Options, chosen: list[Finding], before
             return
         if tries >= MAX_TRIES:
             for finding in group:
-                held[_held_key(finding)] = "numalint stopped trying: too many fixes of this pass interact"
+                held[_held_key(finding)] = UNTRIED
             return
         trial = dict(start)
         done, later = _apply_pass([*kept, *group], trial, result)

@@ -801,3 +801,23 @@ def test_a_workload_with_two_fixes_that_leave_their_findings_keeps_both_as_hints
     assert len(fixes) == 2 and all(f["edits"] == [] and "would remain" in f["description"] for f in fixes), fixes
     run("fix", "--unsafe-fixes", str(tmp_path))
     assert (tmp_path / "pod.yaml").read_text() == pod
+
+
+def test_fixes_left_untried_are_not_said_to_bring_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the checks a pass may make (MAX_TRIES, here 1), the fixes not yet tried are held back: their hint and
+    the closing line say they were not tried, not that they would bring an error (found by a review)."""
+    import numalint.fixer
+
+    monkeypatch.setattr(numalint.fixer, "MAX_TRIES", 1)
+    kubelet = HEAD + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n'
+    topology = TWO_NUMA.replace('cpus: "4-7"\n      memory: 32Gi\n', 'cpus: "4-7"\n      memory: 32Gi\n'
+                                '      hugepages: {2Mi: 64}\n')
+    pods = {f"p{i}.yaml": POD.replace("name: p", f"name: p{i}").replace("CPU", "1500m")
+            .replace("memory: 1Gi}", "memory: 1Gi, hugepages-2Mi: 2Mi}") for i in range(4)}
+    write(tmp_path, {"kc.yaml": kubelet, "topo.yaml": topology, **pods})
+    result = run("fix", "--unsafe-fixes", str(tmp_path))
+    assert "2 fix(es) held back untried (too many fixes of one pass interact; run fix again)" in result.stderr, \
+        result.stderr
+    assert "would bring a new error" not in result.stderr, result.stderr
+    rounded = sorted(name for name in pods if '"2"' in (tmp_path / name).read_text())
+    assert rounded == ["p0.yaml", "p1.yaml"], rounded
