@@ -245,3 +245,18 @@ spec:
         pools = run("simulate", "--format", "json", "--kubernetes-version", version, str(tmp_path)).json()["pools"]
         placed[version] = pools[0]["nodes"][0]["pods"]
     assert placed == {"1.28": ["p"], "1.29": []}, placed
+
+
+@pytest.mark.parametrize("field,fits,overflows,bits", [
+    ("maxPods", "2147483647", "2147483648", 32), ("podsPerCore", "-2147483648", "-2147483649", 32),
+    ("podPidsLimit", "9223372036854775807", "9223372036854775808", 64)])
+def test_a_kubelet_integer_beyond_its_go_type_is_refused(tmp_path: Path, field: str, fits: str, overflows: str,
+                                                         bits: int) -> None:
+    """The kubelet decodes its configuration into Go ints (maxPods int32, podPidsLimit int64): encoding/json refuses
+    a number the type cannot hold ("cannot unmarshal number ... of type int32") and the kubelet does not start."""
+    head = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+    assert [f for f in findings(tmp_path, {"kc.yaml": head + f"{field}: {fits}\n"}) if f["rule"] == "schema"] == []
+    found = [f for f in findings(tmp_path, {"kc.yaml": head + f"{field}: {overflows}\n"}) if f["rule"] == "schema"]
+    assert [(f["line"], f["severity"]) for f in found] == [(3, "error")], found
+    assert f"does not fit the field's Go type, int{bits}" in found[0]["message"], found
+    assert "the kubelet fails to decode it" in found[0]["message"] + (found[0].get("why") or ""), found

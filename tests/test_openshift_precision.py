@@ -493,6 +493,7 @@ def test_a_kubeletconfig_that_selects_no_pool_is_not_the_topologys_kubelet(tmp_p
     ("'{\"CPUManagerPolicy\": 3}'", "cpuManagerPolicy = 3"),  # Go matches field names without regard to case
     ("'{\"cpuManagerReconcilePeriod\": \"5 s\"}'", 'cpuManagerReconcilePeriod = "5 s"'),
     ("'{\"maxPods\": 1e2}'", "maxPods = 1e2"),  # Go decodes no exponent into an int32
+    ("'{\"maxPods\": 3000000000}'", "maxPods = 3000000000"),  # nor a number beyond an int32
     ("'{\"maxPods\": NaN}'", "is not JSON"),
 ])
 def test_an_annotation_the_operator_cannot_unmarshal_is_reported(tmp_path: Path, annotation: str, why: str) -> None:
@@ -509,6 +510,7 @@ def test_an_annotation_the_operator_cannot_unmarshal_is_reported(tmp_path: Path,
                                         "'{\"systemReserved\": {\"memory\": \"600Mi\"}, \"unknownField\": 1}'",
                                         "'{\"reservedMemory\": null, \"topologyManagerScope\": null}'",
                                         "'{\"cpuManagerReconcilePeriod\": \".5s\", \"maxPods\": 500}'",
+                                        "'{\"maxPods\": 2147483647, \"podPidsLimit\": 9223372036854775807}'",
                                         "'{\"clusterDNS\": [null]}'"])
 def test_an_annotation_the_operator_unmarshals_is_not_reported(tmp_path: Path, annotation: str) -> None:
     write(tmp_path, {"pp.yaml": ANNOTATED_PROFILE.format(annotation=annotation).replace(

@@ -25,7 +25,7 @@ from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 from numalint.views.embedded import EmbeddedDocument, unfinished
 from numalint.views.kubelet import KubeletProfile, kubelet_profile
-from numalint.views.schema import KUBELET_SCHEMA, kubelet_field_names, load_schema, validator
+from numalint.views.schema import GO_INT_BITS, KUBELET_SCHEMA, kubelet_field_names, load_schema, validator
 
 EVICTION_DEFAULTS = {"memory.available": "100Mi", "nodefs.available": "10%", "imagefs.available": "15%",
                      "nodefs.inodesFree": "5%"}
@@ -186,7 +186,8 @@ def unmarshal_error(doc: Document) -> str | None:
     for error in validator(KUBELET_SCHEMA).iter_errors(fields):
         described = str(error.schema.get("description", "")) if isinstance(error.schema, dict) else ""
         if error.validator in ("type", "anyOf", "format") or (error.validator == "pattern"
-                                                             and described.startswith("Go duration")):
+                                                             and described.startswith("Go duration")) or (
+                error.validator in ("minimum", "maximum") and error.validator_value in GO_INT_BITS):
             where = ".".join(str(part) for part in error.absolute_path)
             return f"holds {where} = {json.dumps(error.instance)}, which a KubeletConfiguration cannot take"
     return None

@@ -460,6 +460,17 @@ def _retype(error: Any, span: Any, number: _Number | None = None, word: str | No
     return Fix(f"write {text}", [Edit(span, text)], SAFE)
 
 
+# the bounds of Go's integer types, as a schema writes them for an int32 or int64 field (encoding/json refuses a
+# number outside them: "cannot unmarshal number 3000000000 into Go struct field ... of type int32")
+GO_INT_BITS = {bound: bits for bits in (32, 64) for bound in (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)}
+
+
+def _decoder(kind: str) -> str:
+    """Who refuses a document of ``kind`` that does not decode."""
+    return {KUBELET_CONFIGURATION: "the kubelet", KUBELET_CONFIG: "the kubelet",
+            NODE_TOPOLOGY: "numalint"}.get(kind, "the API server")
+
+
 def _describe(error: Any, path: Path, kind: str, number: _Number | None = None, word: str | None = None,
               tagged: bool = False) -> str:
     where = ".".join(str(p) for p in path) or "document"
@@ -491,10 +502,8 @@ def _describe(error: Any, path: Path, kind: str, number: _Number | None = None, 
             hint = f"; write it unquoted: {value.lower()}"
         if tagged:
             hint = "; its tag decides its type: write it without the tag"
-        decoder = {KUBELET_CONFIGURATION: "the kubelet", KUBELET_CONFIG: "the kubelet",
-                   NODE_TOPOLOGY: "numalint"}.get(kind, "the API server")
         article = "an" if str(expected)[:1] in "aeiou" else "a"
-        return f"{where}: {shown} is not {article} {expected}; {decoder} fails to decode it{hint}"
+        return f"{where}: {shown} is not {article} {expected}; {_decoder(kind)} fails to decode it{hint}"
     if error.validator == "pattern":
         why = f"; {error.schema['description']}" if isinstance(error.schema, dict) and error.schema.get(
             "description") else ""
@@ -505,6 +514,9 @@ def _describe(error: Any, path: Path, kind: str, number: _Number | None = None, 
         return f"{where}: give exactly one of the alternatives ({error.message.split(' is ', 1)[-1]})"
     if error.validator == "enum":
         return f"{where}: {shown} is not one of {', '.join(json.dumps(v) for v in error.validator_value)}"
+    if error.validator in ("minimum", "maximum") and error.validator_value in GO_INT_BITS:
+        return (f"{where}: {shown} does not fit the field's Go type, int{GO_INT_BITS[error.validator_value]} "
+                f"({error.validator} {error.validator_value}); {_decoder(kind)} fails to decode it")
     if error.validator in ("minimum", "maximum", "minItems"):
         return f"{where}: {shown} is outside the {error.validator} {error.validator_value}"
     if error.validator == "additionalProperties" and isinstance(value, dict):
