@@ -43,13 +43,12 @@ class Analysis:
     pools: tuple[Pool, ...]
     sriov: SriovCatalog
     simulation: Simulation[PoolRun]
+    matcher: PoolMatcher  # the pools of each node selection, shared with the simulation that placed the workloads
     _node_memory: dict[int, int | None] = field(default_factory=dict, repr=False)
     _start_problems: dict[int, tuple[StartProblem, ...]] = field(default_factory=dict, repr=False)
     _topologies: dict[int, list[TopologyView]] = field(default_factory=dict, repr=False)  # by profile, once
     # by workload: (the workload, its pools); every check asks for a workload's pools, some many times over
     _pools_of: dict[int, tuple[PodView, list[Pool]]] = field(default_factory=dict, repr=False)
-    # the pools of each node selection, shared with the simulation that placed the workloads (None: made when asked)
-    _matcher: PoolMatcher | None = field(default=None, repr=False)
     # what checks work out once per analysis and ask for many times (the SR-IOV resources that float)
     memo: dict[object, object] = field(default_factory=dict, repr=False)
 
@@ -76,10 +75,7 @@ class Analysis:
         """The pools the scheduler may put ``pod`` on (a copy: callers may change it), worked out once."""
         known = self._pools_of.get(id(pod))
         if known is None or known[0] is not pod:  # the id of a workload that is gone may be taken again
-            if self._matcher is None:
-                object.__setattr__(self, "_matcher", PoolMatcher(self.pools))
-            assert self._matcher is not None
-            known = self._pools_of[id(pod)] = (pod, self._matcher(pod))
+            known = self._pools_of[id(pod)] = (pod, self.matcher(pod))
         return list(known[1])
 
     def topologies_for(self, profile: KubeletProfile) -> list[TopologyView]:
@@ -153,7 +149,7 @@ def analyse(run: Run, options: AnalysisOptions) -> Analysis:
     pools = tuple(build_pools(run))
     sriov = catalog(run, options.sriov_prefix)
     if not pools:  # no kubelet configuration and no topology: no node to start or admit pods on
-        return Analysis(run, options, pools, sriov, Simulation(()))
+        return Analysis(run, options, pools, sriov, Simulation(()), PoolMatcher(pools))
     # imported here, not at the top: a run of workloads alone never needs the alignment core or the
     # simulation, and importing them (dozens of dataclasses) cost a one-file run over 10 ms (start-up time)
     from numalint.alignment.node import settings_problems
@@ -178,5 +174,4 @@ def analyse(run: Run, options: AnalysisOptions) -> Analysis:
             if pool_run.pool.profile is profile and found is not None and found not in problems:
                 problems.append(found)
         start_problems[id(profile)] = tuple(problems)
-    return Analysis(run, options, pools, sriov, simulation, node_memory, start_problems, topologies_of,
-                    _matcher=matcher)
+    return Analysis(run, options, pools, sriov, simulation, matcher, node_memory, start_problems, topologies_of)

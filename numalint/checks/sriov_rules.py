@@ -25,7 +25,6 @@ from numalint.reading.yamlpos import Span
 from numalint.views.workloads import PodView
 
 NO_PROVIDER = "no SriovNetworkNodePolicy of the run provides it"
-_NO_SPAN = Span(1, 1, 1, 1)  # a pod attaching no network: no attachment finding, so no place to find
 
 
 def _annotation_span(pod: PodView) -> Span:
@@ -121,7 +120,6 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                           "error")
     for pod in analysis.pods:
         attachments = sriov.attachments(pod)
-        span = _annotation_span(pod) if attachments else _NO_SPAN  # found only for a pod attaching networks
         seen: set[str] = set()
         reported: set[str] = set()
         for attachment in attachments:
@@ -134,24 +132,23 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                           "SriovNetwork, SriovIBNetwork, OVSNetwork, NetworkAttachmentDefinition or NVIDIA network "
                           "operator network of that name is in the run: Multus cannot find it and the pod stays in "
                           "ContainerCreating",
-                          pod.file, span, pod.ref, Fix(f'create the network "{attachment.label}" or correct the '
-                                                       "annotation"))
+                          pod.file, _annotation_span(pod), pod.ref,
+                          Fix(f'create the network "{attachment.label}" or correct the annotation'))
             elif _unprovided(sriov, network) and network.resource not in reported:
                 reported.add(network.resource)
                 yield Hit(f'{pod.ref.label()} attaches network "{attachment.label}", whose resource '
                           f"{network.resource} no SriovNetworkNodePolicy of the run provides: the injected request is "
-                          "never satisfied and the pod stays Pending", pod.file, span, pod.ref,
+                          "never satisfied and the pod stays Pending", pod.file, _annotation_span(pod), pod.ref,
                           Fix(f"add a SriovNetworkNodePolicy with resourceName "
                               f"{network.resource.split('/', 1)[1]} or correct the network"), "error",
                           (Related(network.doc.file, network.resource_span(), f"{network.ref.label()} names the "
                                                                               "resource"),))
         if not (sriov.policies or sriov.rejected):
             continue
-        ours = sriov.prefix + "/"
         for container in pod.containers:
-            for resource in sorted(r for r in {*container.requests, *container.limits} if r.startswith(ours)):
-                if resource.split("/", 1)[0] != sriov.prefix or "/" not in resource or resource in provided \
-                        or resource in reported or not _sriov_resource(sriov, resource):
+            names = {*container.requests, *container.limits}
+            for resource in sorted(r for r in names if "/" in r and r.split("/", 1)[0] == sriov.prefix):
+                if resource in provided or resource in reported or not _sriov_resource(sriov, resource):
                     continue
                 reported.add(resource)
                 yield Hit(f"{container.label} of {pod.ref.label()} requests {resource}, but {NO_PROVIDER}: the pod "
