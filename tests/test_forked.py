@@ -105,7 +105,9 @@ def test_files_of_a_reader_that_dies_are_reported_not_checked(tmp_path: Path) ->
     ran = _check(tmp_path, "2", dies)
     lost = [f for f in json.loads(ran.stdout)["findings"] if "not checked" in f["message"]]
     assert lost and all("worker process reading it died" in f["message"] for f in lost)
-    assert len(lost) < 400 and len(lost) % 8 == 0  # whole chunks, the others read here
+    # whole chunks, the others read here: engine._read_all shares 400 files in chunks of min(64, max(8, 400 // (2
+    # processes * 16))) = 12, the last one of 400 % 12 = 4
+    assert len(lost) < 400 and len(lost) % 12 in (0, 4)
     assert ran.returncode == 2  # an incomplete run
 
 

@@ -413,3 +413,37 @@ spec:
              if f["rule"] == "not-guaranteed"]
     assert [f["severity"] for f in found] == ["warning"], found
     assert "cannot place" not in found[0]["message"] and "requests example.com/dev" in found[0]["message"]
+
+
+HUGEPAGES_ONLY = """{limits: {hugepages-2Mi: 100Mi, memory: 100Mi}, requests: {memory: 100Mi}}
+      volumeMounts: [{mountPath: /hugepages-2Mi, name: hugepage-2mi}]
+  volumes:
+    - {name: hugepage-2mi, emptyDir: {medium: HugePages-2Mi}}"""
+
+
+def test_hugepages_alone_ask_for_nothing(tmp_path: Path) -> None:
+    # the documentation's hugepages pod (Burstable): hugepages come from any NUMA node unless the Static memory
+    # manager pins them, and it pins only Guaranteed pods; nothing here says the pod wants that
+    assert _findings(tmp_path, {"pod.yaml": _pod(HUGEPAGES_ONLY)}) == []
+    assert _findings(tmp_path, {**STATIC_POOL, "pod.yaml": _pod(HUGEPAGES_ONLY)}) == []  # static CPU manager only
+
+
+def test_hugepages_on_a_static_memory_manager_pool_ask_for_alignment(tmp_path: Path) -> None:
+    pool = {"kubelet.yaml": """\
+        apiVersion: kubelet.config.k8s.io/v1beta1
+        kind: KubeletConfiguration
+        cpuManagerPolicy: static
+        reservedSystemCPUs: "0,1"
+        memoryManagerPolicy: Static
+        reservedMemory:
+          - numaNode: 0
+            limits: {memory: 100Mi}
+        """, "topology.yaml": STATIC_POOL["topology.yaml"].replace("32Gi}", "32Gi, hugepages: {2Mi: 512}}")}
+    assert _findings(tmp_path, {**pool, "pod.yaml": _pod(HUGEPAGES_ONLY)}) == [("not-guaranteed", "warning")]
+
+
+def test_hugepages_with_whole_cpus_or_a_device_ask_for_alignment(tmp_path: Path) -> None:
+    whole = '{requests: {cpu: "4", memory: 1Gi}, limits: {hugepages-1Gi: 2Gi, memory: 2Gi}}'
+    assert _findings(tmp_path, {"pod.yaml": _pod(whole)}) == [("not-guaranteed", "warning")]
+    gpu = '{requests: {cpu: 500m}, limits: {hugepages-1Gi: 2Gi, memory: 2Gi, nvidia.com/gpu: 1}}'
+    assert _findings(tmp_path, {"pod.yaml": _pod(gpu)}) == [("not-guaranteed", "warning")]

@@ -56,7 +56,7 @@ def test_every_scalar_alone_and_nested() -> None:
 def test_json_and_sarif_reports_are_the_standard_librarys_text(tmp_path: Any) -> None:
     write(tmp_path, {"pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: \"p\\u00e9\"}\nspec:\n  containers:\n"
                                  "  - name: c\n    resources:\n      limits: {hugepages-1Gi: 1Gi, cpu: 1500m, "
-                                 "memory: 1Gi}\n"})
+                                 "memory: 1Gi, nvidia.com/gpu: 1}\n"})
     for fmt in ("json", "sarif", "gitlab"):
         result = run("check", "--format", fmt, "--fail-on", "never", str(tmp_path))
         assert result.output == json.dumps(json.loads(result.output), indent=2) + "\n", fmt

@@ -56,7 +56,7 @@ def test_disable_file_in_a_helm_stream_covers_its_own_template_only(tmp_path: Pa
 
 def test_several_disable_file_lines_add_up(tmp_path: Path) -> None:
     write(tmp_path, {"p.yaml": "# numalint: disable-file=NL203\n# numalint: disable-file=NL202\n"
-                               + BAD_POD.replace('cpu: "1"', "cpu: 1500m")})
+                               + BAD_POD.replace('cpu: "1"', "cpu: 1500m, nvidia.com/gpu: 1")})
     assert run("check", "--format", "json", str(tmp_path)).rules() == []
 
 

@@ -3,13 +3,16 @@ never from the node alone: an infrastructure DaemonSet on a static-CPU-manager n
 
 The Topology Manager aligns devices for pods of every QoS class (the device manager gives hints whatever
 the QoS), so a device alone asks for nothing that Guaranteed QoS would add: a BestEffort GPU smoke test is
-fine. Evidence is hugepages; a data plane (a hugepage volume, /dev/vfio); whole exclusive CPUs
-asked by one container next to a Burstable one; or a NUMA-attached device (declared on the pool's
-topology, an SR-IOV VF pool that keeps topology, a well-known device-plugin prefix) or SR-IOV network
-together with whole CPUs requested."""
+fine. Evidence is a data plane (a /dev/vfio volume); hugepages (requested or mapped by a volume) together with
+whole CPUs, or on a pool whose kubelet runs the Static memory manager, the only thing that pins them to a NUMA
+node; whole exclusive CPUs asked by one container next to a Burstable one; or a NUMA-attached device (declared
+on the pool's topology, an SR-IOV VF pool that keeps topology, a well-known device-plugin prefix) or SR-IOV
+network together with whole CPUs requested. Hugepages alone are no evidence: a database maps them to spare the
+TLB, wherever they are (the documentation's own hugepages example is a Burstable pod)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from numalint.analysis import Analysis
@@ -39,26 +42,22 @@ def alignment_intent(analysis: Analysis, pod: PodView) -> Intent | None:
     """Why this workload asks for NUMA alignment, or None when nothing says it does."""
     if pod.declared_intent:
         return Intent(pod.declared_intent, True)
-    names = pod.resource_names()
-    huge = sorted(r for r in names if is_hugepages(r))
-    if huge:
-        return Intent(f"it requests {', '.join(huge)}", True)
     if pod.data_plane:
         return Intent(f"it runs a data plane ({pod.data_plane})", True)
+    names = pod.resource_names()
+    whole = _whole_cpus(pod)
+    floating = _floating_resources(analysis)
+    huge = sorted(r for r in names if is_hugepages(r))
+    if (huge or pod.hugepage_volume) and (whole or _pinned_memory(analysis, pod)
+                                          or _devices(analysis, pod, names, floating)[0]):
+        return Intent(f"it requests {', '.join(huge)}" if huge else f"it maps hugepages ({pod.hugepage_volume})",
+                      True)
     exclusive = _exclusive_next_to_burstable(pod)
     if exclusive:
         return Intent(exclusive, True)
-    whole = _whole_cpus(pod)
     if whole is None:
         return None  # devices and networks are aligned for any QoS class: nothing more was asked for
-    placed, unplaceable = [], []
-    floating = _floating_resources(analysis)
-    for resource in sorted(r for r in names if is_extended(r)):
-        kind = _topology(analysis, pod, resource, floating)
-        if kind is True:
-            placed.append(resource)
-        elif kind is None:
-            unplaceable.append(resource)
+    placed, unplaceable = _devices(analysis, pod, names, floating)
     if placed:
         return Intent(f"it requests {', '.join(placed)} and {whole}", True)
     network = _aligned_network(analysis, pod, floating)
@@ -69,6 +68,25 @@ def alignment_intent(analysis: Analysis, pod: PodView) -> Intent | None:
                       f"{'it' if len(unplaceable) == 1 else 'them'} on a NUMA node (no topology in the run declares "
                       "it)", False)
     return None
+
+
+def _devices(analysis: Analysis, pod: PodView, names: Iterable[str], floating: set[str]) -> tuple[list[str], list[str]]:
+    """The workload's extended resources on a NUMA node, and those numalint cannot place (sorted)."""
+    placed, unplaceable = [], []
+    for resource in sorted(r for r in names if is_extended(r)):
+        kind = _topology(analysis, pod, resource, floating)
+        if kind is True:
+            placed.append(resource)
+        elif kind is None:
+            unplaceable.append(resource)
+    return placed, unplaceable
+
+
+def _pinned_memory(analysis: Analysis, pod: PodView) -> bool:
+    """Whether a pool the workload runs on has the Static memory manager, which pins a Guaranteed pod's memory
+    and hugepages to its NUMA nodes (with any other policy, hugepages come from any NUMA node, whatever the QoS)."""
+    return any(pool.profile is not None and pool.profile.memory_policy == "Static"
+               for pool in analysis.pools_for(pod))
 
 
 def _whole_cpus(pod: PodView) -> str | None:

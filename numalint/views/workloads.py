@@ -77,7 +77,8 @@ class PodView:
     pod_resources: dict[str, Fraction] | None
     declared_intent: str | None = None  # the object itself asks for dedicated resources (a KubeVirt VM)
     isolated_emulator: bool = False  # a KubeVirt VM whose CPUs include its emulator thread's (isolateEmulatorThread)
-    data_plane: str | None = None  # what marks a DPDK-style data plane (IPC_LOCK, hugepage volume, /dev/vfio)
+    data_plane: str | None = None  # what marks a DPDK-style data plane: a /dev/vfio volume
+    hugepage_volume: str | None = None  # a volume mapping hugepages (emptyDir of medium HugePages*, /dev/hugepages)
     pod_limits: dict[str, Fraction] | None = None  # spec.resources.limits as written (pod-level resources)
     # spec.resources.requests the API server drops (PodLevelResources off at the target version): the containers
     # decide, but the pod-level-resources rule still says what was written
@@ -258,18 +259,19 @@ def pod_view(doc: Document) -> PodView | None:
                    replicas=_replicas(doc), annotations=read_annotations(template_annotations or own),
                    node_selector=shared_map(_string_map(spec.get("nodeSelector"))), required_terms=terms,
                    pod_resources=pod_resources, pod_limits=pod_limits if pod_resources is not None else None,
-                   data_plane=_data_plane(spec))
+                   data_plane=_volume(spec, vfio=True), hugepage_volume=_volume(spec, vfio=False))
 
 
-def _data_plane(spec: YMap) -> str | None:
-    """Marks of a DPDK-style data plane: it maps hugepages or drives VFIO devices. (IPC_LOCK alone is not one:
-    RDMA applications need it to register memory, whatever their CPUs.)"""
+def _volume(spec: YMap, vfio: bool) -> str | None:
+    """The first volume that drives VFIO devices (``vfio``: the mark of a DPDK-style data plane), or else the first
+    that maps hugepages. (IPC_LOCK alone is no mark: RDMA applications need it to register memory, whatever their
+    CPUs.)"""
     for volume in as_list(spec.get("volumes")):
         medium = get(volume, ("emptyDir", "medium"))
-        if isinstance(medium, str) and medium.startswith("HugePages"):
+        if not vfio and isinstance(medium, str) and medium.startswith("HugePages"):
             return f"an emptyDir of medium {medium}"
         path = get(volume, ("hostPath", "path"))
-        if isinstance(path, str) and path.startswith(("/dev/vfio", "/dev/hugepages")):
+        if isinstance(path, str) and path.startswith("/dev/vfio" if vfio else "/dev/hugepages"):
             return f"a hostPath volume {path}"
     return None
 
