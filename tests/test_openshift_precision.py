@@ -101,6 +101,33 @@ def test_without_any_pool_in_the_run_nothing_is_said_about_unknown_selectors(tmp
     assert findings(tmp_path, "kubeletconfig-pool") == []
 
 
+def test_a_pool_declared_for_another_cluster_directory_says_nothing_of_a_profile_here(tmp_path: Path) -> None:
+    # one directory per cluster: cluster-a's pool says nothing of the pools cluster-b's profile is meant for
+    write(tmp_path, {"cluster-a/mcp.yaml": CUSTOM_POOL, "cluster-b/profile.yaml": profile("ht", "worker-ht"),
+                     "cluster-b/kc.yaml": kubeletconfig("cpu", "custom-kubelet: enabled")})
+    assert findings(tmp_path, "kubeletconfig-pool") == []
+    # beside the pool, or under its directory, the same profile selects none of the pools it sits with
+    write(tmp_path, {"cluster-a/nested/profile.yaml": profile("ht", "worker-ht")})
+    assert where(findings(tmp_path, "kubeletconfig-pool")) == ["profile.yaml:8:3"]
+
+
+def test_two_configurations_selecting_one_pool_outside_the_run_compete(tmp_path: Path) -> None:
+    # a PerformanceProfile and a KubeletConfig with one machineConfigPoolSelector select the same pool, whichever
+    # it is: the newest KubeletConfig wins, so the topology scope here or the profile's settings are lost
+    extra = "  machineConfigPoolSelector: {machineconfiguration.openshift.io/role: ht}\n"
+    pair = {"deploy/profile.yaml": profile("snn", "ht", extra),
+            "deploy/kc.yaml": kubeletconfig("scope", "machineconfiguration.openshift.io/role: ht",
+                                            "{topologyManagerScope: pod}")}
+    write(tmp_path, pair)
+    found = findings(tmp_path, "kubeletconfig-pool")
+    assert where(found) == ["kc.yaml:5:3", "profile.yaml:9:3"]
+    assert found[0]["message"].startswith("MachineConfigPool with labels machineconfiguration.openshift.io/role=ht "
+                                          "(not in the run) is selected by ")
+    # in sibling directories (two clusters, two variants) they may never meet: nothing is said
+    write(tmp_path / "apart", {"a/profile.yaml": pair["deploy/profile.yaml"], "b/kc.yaml": pair["deploy/kc.yaml"]})
+    assert findings(tmp_path / "apart", "kubeletconfig-pool") == []
+
+
 def test_competing_configurations_are_each_named_once(tmp_path: Path) -> None:
     rendered = kubeletconfig("performance-du", 'pools.operator.machineconfiguration.openshift.io/worker-cnf: ""')
     write(tmp_path, {"mcp.yaml": CUSTOM_POOL.replace(

@@ -39,12 +39,31 @@ def _rendered_copy(profile: KubeletProfile, rendered: set[str]) -> bool:
     return profile.rendered_from is None and profile.name in rendered
 
 
+def _near(file: str, other: str) -> bool:
+    """Whether two files sit in one directory, or one's directory holds the other's: likely applied together. A
+    repository often keeps one directory per cluster (``clusters/a``, ``clusters/b``) or per variant, and what one
+    declares says nothing of the pools of another."""
+    here, there = os.path.dirname(file) + os.sep, os.path.dirname(other) + os.sep
+    return here.startswith(there) or there.startswith(here)
+
+
+def _selector_labels(profile: KubeletProfile) -> tuple[tuple[str, str], ...] | None:
+    """A machineConfigPoolSelector of matchLabels only, as sorted items (two equal ones select the same pools,
+    whichever they are); None for any other selector."""
+    selector = get(profile.doc.root, ("spec", "machineConfigPoolSelector"))
+    if not isinstance(selector, dict) or set(selector) != {"matchLabels"} or \
+            not isinstance(selector["matchLabels"], dict) or not selector["matchLabels"]:
+        return None
+    return tuple(sorted((str(k), "" if v is None else str(v)) for k, v in selector["matchLabels"].items()))
+
+
 @check("kubeletconfig-pool")
 def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
     pools = machine_config_pools(analysis.run)
-    declared = any(p.doc is not None for p in pools)
+    declared = [p.doc.file for p in pools if p.doc is not None]
     rendered = {f"performance-{p.ref.name}" for p in analysis.profiles if p.rendered_from is not None}
     selecting: dict[str, list[KubeletProfile]] = {}
+    unknown: dict[tuple[tuple[str, str], ...], list[KubeletProfile]] = {}  # by selector: pools not in the run
     for profile in analysis.profiles:
         if not profile.openshift or _rendered_copy(profile, rendered) or \
                 isinstance(profile.rendered_from, EmbeddedDocument):
@@ -54,7 +73,7 @@ def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
         if unfinished(get(profile.doc.root, ("spec", "machineConfigPoolSelector"))):
             continue  # a template variable names the pool
         matched = targeted_pools(pools, profile)
-        if not matched and declared:
+        if not matched and any(_near(profile.file, file) for file in declared):
             how = ("machineConfigPoolSelector matches none of their labels" if explicit_pool_selector(profile)
                    else "no pool's spec.nodeSelector matches its nodeSelector")
             yield Hit(f"{profile.ref.label()} selects no MachineConfigPool of the run nor the built-in master or "
@@ -62,8 +81,16 @@ def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
                       profile.ref,
                       Fix("match the labels of the intended MachineConfigPool (e.g. "
                           "pools.operator.machineconfiguration.openshift.io/<pool>: \"\")"))
+        elif not matched and explicit_pool_selector(profile) and (labels := _selector_labels(profile)) is not None:
+            unknown.setdefault(labels, []).append(profile)
         for mcp in matched:
-            selecting.setdefault(mcp.name, []).append(profile)
+            selecting.setdefault(f'MachineConfigPool "{mcp.name}"', []).append(profile)
+    for labels, profiles in unknown.items():  # one pool, not in the run: the configurations applied together
+        for profile in profiles:
+            near = [p for p in profiles if _near(profile.file, p.file)]
+            if len(near) > 1:
+                label = ",".join(f"{k}={v}" for k, v in labels)
+                selecting.setdefault(f"MachineConfigPool with labels {label} (not in the run)", []).append(profile)
     for pool, profiles in selecting.items():
         # PerformanceProfiles with one nodeSelector: performance-profile-invalid reports them (the webhook)
         same: dict[str, str] = {}
@@ -79,7 +106,7 @@ def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
             if profile.ref.label() not in names:
                 continue
             others = [n for n in names if n != profile.ref.label()]
-            yield Hit(f'MachineConfigPool "{pool}" is selected by {profile.ref.label()} and '
+            yield Hit(f"{pool} is selected by {profile.ref.label()} and "
                       f"{', '.join(others)}: KubeletConfigs do not merge, only the newest one's kubelet.conf "
                       "applies (what an older one writes to other files, such as systemReserved to "
                       "/etc/node-sizing-enabled.env, may still apply where the newest writes none)", profile.file,
