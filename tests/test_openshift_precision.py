@@ -279,6 +279,10 @@ def test_two_profiles_with_one_node_selector(tmp_path: Path) -> None:
     (tmp_path / "b.yaml").unlink()
     found = findings(tmp_path, "performance-profile-invalid")
     assert len(found) == 2 and all("declare them under `clusters:`" in f["message"] for f in found)
+    # in sibling directories (cluster-setup/ci-cluster, cluster-setup/manual-cluster) they are taken as two
+    # clusters' profiles: the webhook of one cluster never sees the other's
+    write(tmp_path / "apart", {"ci-cluster/a.yaml": profile("du"), "manual-cluster/b.yaml": profile("cu")})
+    assert findings(tmp_path / "apart", "performance-profile-invalid") == []
 
 
 def test_hugepage_sizes_in_the_operators_spelling(tmp_path: Path) -> None:

@@ -259,7 +259,9 @@ def _profile_problems(doc: Document, docs: list[Document]) -> Iterator[Hit]:
         for other in docs:
             if other is doc:
                 continue
-            if _ref(other).name != ref.name and get(other.root, ("spec", "nodeSelector")) == selector:
+            # in sibling directories (one per cluster, as many repositories keep them) they may never meet
+            if _ref(other).name != ref.name and get(other.root, ("spec", "nodeSelector")) == selector and \
+                    _near(doc.file, other.file):
                 elsewhere = ("" if os.path.dirname(other.file) == os.path.dirname(doc.file) else
                              " (if the two files describe different clusters, declare them under `clusters:` in "
                              ".numalint.yaml)")
