@@ -24,7 +24,7 @@ from numalint.k8s.versions import TOPOLOGY_GATES, TOPOLOGY_OPTIONS, gate_enabled
 from numalint.model.pools import Pool
 from numalint.reading.locate import locate
 from numalint.reading.yamlpos import Span
-from numalint.simulation.fixes import UNSCHEDULABLE_FIX, free_summary, smt_fix, verified_fixes
+from numalint.simulation.fixes import free_summary, smt_fix, unschedulable_fix, verified_fixes
 from numalint.simulation.simulate import MAX_SIMULATED_NUMA_NODES, UNSCHEDULABLE, PodRun
 from numalint.views.kubelet import KubeletProfile
 
@@ -65,7 +65,7 @@ def admission_failure(analysis: Analysis) -> Iterator[Hit]:
             where = f'pool "{pool_run.pool.name}" ({pool_run.pool.why})'
             if admission.reason == UNSCHEDULABLE:
                 yield _pod_finding(analysis, pod, f"pod {pod.name} cannot be scheduled in {where}: "
-                                   f"{admission.message}", Fix(UNSCHEDULABLE_FIX))
+                                   f"{admission.message}", Fix(unschedulable_fix(admission.message)))
                 continue
             state = free_summary(pod.before) if pod.before else ""
             fixes = (verified_fixes(analysis.sriov, pool_run, pod, analysis.pool_runs) if searched < MAX_FIX_SEARCHES

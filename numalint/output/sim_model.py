@@ -12,7 +12,7 @@ from fractions import Fraction
 from numalint.alignment.memory_static import MEMORY
 from numalint.alignment.node import Node
 from numalint.analysis import Analysis
-from numalint.simulation.fixes import UNSCHEDULABLE_FIX, smt_fix, verified_fixes
+from numalint.simulation.fixes import smt_fix, unschedulable_fix, verified_fixes
 from numalint.simulation.simulate import UNSCHEDULABLE, PodRun, PoolRun, node_allocatable, pod_requests
 from numalint.views.workloads import PodView
 
@@ -170,7 +170,7 @@ def _explain(analysis: Analysis, workload: Workload) -> int:
     assert pod.admission is not None
     workload.fix_pod = pod
     if pod.admission.reason == UNSCHEDULABLE:
-        workload.fixes = [UNSCHEDULABLE_FIX]
+        workload.fixes = [unschedulable_fix(pod.admission.message)]
         return 0
     if pod.admission.reason == "SMTAlignmentError":
         nodes = workload.pool.nodes

@@ -12,10 +12,16 @@ from numalint.alignment.machine import Machine
 from numalint.alignment.node import Admission, KubeletSettings, Node, PodSpec
 from numalint.k8s.quantity import format_bytes
 from numalint.model.sriov import SriovCatalog
-from numalint.simulation.simulate import PodRun, PoolRun, pool_machine, replay_pool
+from numalint.simulation.simulate import TOO_MANY_PODS, PodRun, PoolRun, pool_machine, replay_pool
 from numalint.views.workloads import PodView
 
 UNSCHEDULABLE_FIX = "lower its requests or add nodes to the pool"
+TOO_MANY_PODS_FIX = "raise maxPods (or podsPerCore) in the pool's kubelet configuration, or add nodes to the pool"
+
+
+def unschedulable_fix(message: str) -> str:
+    """What lets an unschedulable pod in: room for its requests, or a pod slot (``message``: why it stays Pending)."""
+    return TOO_MANY_PODS_FIX if TOO_MANY_PODS in message else UNSCHEDULABLE_FIX
 
 
 def smt_fix(per_core: int, view: PodView | None = None) -> str:

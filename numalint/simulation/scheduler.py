@@ -35,9 +35,15 @@ SCORED = ("cpu", "memory")
 class PoolScheduler:
     """Where the default scheduler puts each pod on ``count`` nodes that all have ``allocatable``.
 
-    ``amounts`` are every request the pool will see (to scale each resource to integers once)."""
+    ``amounts`` are every request the pool will see (to scale each resource to integers once); ``max_pods``: how
+    many pods a node takes (the kubelet's maxPods, its allocatable "pods", which NodeResourcesFit filters on
+    as a request of one per pod), None for no limit."""
 
-    def __init__(self, allocatable: dict[str, Fraction], count: int, amounts: dict[str, set[Fraction]]) -> None:
+    def __init__(self, allocatable: dict[str, Fraction], count: int, amounts: dict[str, set[Fraction]],
+                 max_pods: int | None = None) -> None:
+        self.max_pods = max_pods
+        if max_pods is not None:
+            allocatable = {**allocatable, "pods": Fraction(max_pods)}
         resources = sorted(set(allocatable) | set(amounts))
         self.scale = {r: lcm(1, *(a.denominator for a in amounts.get(r, ()))) for r in resources}
         for r, amount in allocatable.items():
@@ -71,8 +77,15 @@ class PoolScheduler:
 
     # --- requests -----------------------------------------------------------------------------------
     def scaled(self, wanted: dict[str, Fraction]) -> dict[str, int]:
-        """A pod's requests in the pool's integer units."""
-        return {r: int(amount * self.scale[r]) for r, amount in wanted.items()}
+        """A pod's requests in the pool's integer units (with its one pod of the node's maxPods)."""
+        scaled = {r: int(amount * self.scale[r]) for r, amount in wanted.items()}
+        if self.max_pods is not None:
+            scaled["pods"] = 1
+        return scaled
+
+    def full_of_pods(self) -> bool:
+        """Whether every node holds maxPods pods."""
+        return self.max_pods is not None and self.most_free["pods"][1] < 1
 
     def _checked(self, wanted: dict[str, int]) -> list[tuple[str, int]]:
         return [(r, amount) for r, amount in wanted.items() if amount and r in self.most_free]

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from numalint.views.kubelet import KubeletProfile
 
 UNSCHEDULABLE = "Unschedulable"
+TOO_MANY_PODS = "(the scheduler's \"Too many pods\")"  # in the message of a pod no node has a pod slot left for
 
 
 @dataclass
@@ -69,6 +70,7 @@ class PoolRun:
     # prefer-closest-numa-nodes on a topology without distances: the node reads them from sysfs, numalint cannot
     missing_distances: bool = False
     pod_level_managers: bool = False  # PodLevelResourceManagers on (1.36+): pod-level resources get pinned
+    max_pods: int = 110  # the pods a node takes (maxPods, podsPerCore)
     pods: list[PodRun] = field(default_factory=list)
     allocatable: dict[str, Fraction] = field(default_factory=dict)  # of every node, before any pod
     scheduler: PoolScheduler | None = None  # what admitted pods asked of each node
@@ -258,6 +260,16 @@ def node_allocatable(node: Node, profile: KubeletProfile | None) -> dict[str, Fr
     return result
 
 
+def max_pods(profile: KubeletProfile | None, machine: Machine) -> int:
+    """The pods a node takes: maxPods, lowered to podsPerCore times the CPUs the node reports (cadvisor's
+    NumCores counts logical CPUs) when podsPerCore is set (pkg/kubelet/kubelet_node_status.go)."""
+    if profile is None:
+        return 110
+    if profile.pods_per_core > 0:
+        return min(profile.max_pods, profile.pods_per_core * len(machine.cpus))
+    return profile.max_pods
+
+
 # replicas simulated per workload: at least MAX_REPLICAS, and as many as the pool could hold plus one (so a
 # workload larger than its pool meets its first rejection), never more than MAX_FILLING (hostile counts stay cheap)
 MAX_REPLICAS = 2000
@@ -265,13 +277,15 @@ MAX_FILLING = 20_000
 MAX_SIMULATED_NUMA_NODES = 16
 
 
-def _instances(view: PodView, nodes: int, allocatable: dict[str, Fraction], wanted: dict[str, Fraction]) -> int:
+def _instances(view: PodView, nodes: int, allocatable: dict[str, Fraction], wanted: dict[str, Fraction],
+               max_pods: int) -> int:
     """How many pods of the workload are simulated: a DaemonSet's one per node; a controller's replicas up to
     what fills the pool plus one (identical replicas after a rejection are rejected the same way)."""
     if view.ref.kind == "DaemonSet":
         return nodes
     room = [allocatable.get(r, Fraction(0)) * nodes // amount for r, amount in wanted.items() if amount > 0]
-    filling = int(min(room)) + 1 if room else MAX_REPLICAS
+    room.append(max_pods * nodes)
+    filling = int(min(room)) + 1
     return min(view.replicas, max(MAX_REPLICAS, min(filling, MAX_FILLING)))
 
 
@@ -329,8 +343,9 @@ def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog
     for pool_run in results:
         if pool_run.nodes:
             pool_run.allocatable = node_allocatable(pool_run.nodes[0], pool_run.pool.profile)
+            pool_run.max_pods = max_pods(pool_run.pool.profile, pool_run.nodes[0].machine)
             pool_run.scheduler = PoolScheduler(pool_run.allocatable, len(pool_run.nodes),
-                                               amounts.get(id(pool_run), {}))
+                                               amounts.get(id(pool_run), {}), pool_run.max_pods)
     for pool_run, view, injected, wanted, scored in queue:
         _place(pool_run, view, injected, wanted, scored)
     return Simulation(tuple(results), tuple(problems))
@@ -359,7 +374,8 @@ def replay_pool(original: PoolRun, settings: KubeletSettings, machine: Machine,
             amounts.setdefault(resource, set()).add(amount)
     if pool_run.nodes:
         pool_run.allocatable = node_allocatable(pool_run.nodes[0], pool_run.pool.profile)
-        pool_run.scheduler = PoolScheduler(pool_run.allocatable, len(pool_run.nodes), amounts)
+        pool_run.max_pods = max_pods(pool_run.pool.profile, pool_run.nodes[0].machine)
+        pool_run.scheduler = PoolScheduler(pool_run.allocatable, len(pool_run.nodes), amounts, pool_run.max_pods)
         for view, injected, wanted, scored in queue:
             _place(pool_run, view, injected, wanted, scored)
     return pool_run
@@ -428,7 +444,7 @@ def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int], wanted: d
     scheduler = pool_run.scheduler
     assert scheduler is not None
     scaled, scored_scaled = scheduler.scaled(wanted), scheduler.scaled(scored)
-    count = _instances(view, len(pool_run.nodes), pool_run.allocatable, wanted)
+    count = _instances(view, len(pool_run.nodes), pool_run.allocatable, wanted, pool_run.max_pods)
     ns = f"{view.ref.namespace}/" if view.ref.namespace else ""
     for index in range(count):
         suffix = f"-{index}" if count > 1 else ""
@@ -462,5 +478,8 @@ def _unschedulable_message(pool_run: PoolRun, wanted: dict[str, Fraction]) -> st
         parts = [f"{r} {format_quantity(r, wanted[r])} > allocatable {format_quantity(r, allocatable.get(r, 0))}"
                  if not is_extended(r) else f"{r} {int(wanted[r])} > {int(allocatable.get(r, 0))}" for r in short]
         return f"no node of pool \"{pool_run.pool.name}\" can ever fit it ({'; '.join(parts)}); it stays Pending"
+    if pool_run.scheduler is not None and pool_run.scheduler.full_of_pods():
+        return (f"every node of pool \"{pool_run.pool.name}\" already runs its maxPods of {pool_run.max_pods} pods "
+                f"{TOO_MANY_PODS}; it stays Pending")
     return f"no node of pool \"{pool_run.pool.name}\" has room left for it; it stays Pending"
 

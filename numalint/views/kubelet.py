@@ -29,6 +29,7 @@ DEFAULT_MEMORY_AVAILABLE = Fraction(100 * 2**20)  # evictionHard memory.availabl
 # What the machine-config operator gives a pool when the user sets nothing (node sizing fallbacks).
 OPENSHIFT_SYSTEM_RESERVED = {"cpu": Fraction(1, 2), "memory": Fraction(2**30)}
 OPENSHIFT_TEMPLATE = {"systemReservedCgroup": "/system.slice"}
+OPENSHIFT_MAX_PODS = 250  # the machine-config operator's kubelet.yaml templates
 # From OpenShift 4.21 (Kubernetes 1.34) worker pools of clusters installed at that release size systemReserved
 # from the node by default (machine-config-operator templates: NODE_SIZING_ENABLED=true in
 # /etc/node-sizing-enabled.env); clusters upgraded from earlier releases keep it off with a
@@ -107,6 +108,8 @@ class KubeletProfile:
     feature_gates: dict[str, bool] = field(default_factory=dict)
     system_reserved_cgroup: str = ""
     kube_reserved_cgroup: str = ""
+    max_pods: int = 110  # the kubelet's default; the machine-config operator's template writes 250
+    pods_per_core: int = 0  # 0: no limit per core
     platform_defaults: list[str] = field(default_factory=list)
     auto_sizing: bool | None = None  # OpenShift spec.autoSizingReserved as written
     master_pool: bool = False  # an OpenShift KubeletConfig selecting the master pool
@@ -318,6 +321,10 @@ def kubelet_profile(doc: Document) -> KubeletProfile | None:
     _reserved_memory(profile, value("reservedMemory"))
     if openshift:
         _openshift_defaults(profile)
+    for name, attribute in (("maxPods", "max_pods"), ("podsPerCore", "pods_per_core")):
+        count = value(name)
+        if isinstance(count, int) and not isinstance(count, bool) and 0 <= count < 2 ** 31:
+            setattr(profile, attribute, count)  # another value is a schema error: the kubelet does not start
     return profile
 
 
@@ -382,6 +389,7 @@ def _openshift_defaults(profile: KubeletProfile) -> None:
     profile.auto_sizing = auto_sizing if isinstance(auto_sizing, bool) else None
     selector = get(profile.doc.root, ("spec", "machineConfigPoolSelector", "matchLabels"))
     profile.master_pool = isinstance(selector, dict) and MASTER_POOL_LABEL in selector
+    profile.max_pods = OPENSHIFT_MAX_PODS  # the template's kubelet.yaml (templates/*/01-*-kubelet); the user's wins
     for resource, amount in OPENSHIFT_SYSTEM_RESERVED.items():
         if resource not in profile.system_reserved:
             # the static fallback; system_reserved_amount() replaces it when the operator sizes the node

@@ -1,0 +1,108 @@
+"""maxPods and podsPerCore: the scheduler's NodeResourcesFit counts one pod against the node's allocatable "pods"
+(pkg/scheduler/framework/plugins/noderesources/fit.go, "Too many pods"); the kubelet sets it from maxPods, lowered
+to podsPerCore times the logical CPUs when that is set (pkg/kubelet/kubelet_node_status.go)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import run, write
+
+TOPOLOGY = """\
+apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata: {name: small}
+spec:
+  pool:
+    nodeSelector: {role: small}
+    nodes: 2
+    %s
+  numaNodes:
+    - {id: 0, cpus: "0-7", memory: 32Gi}
+"""
+
+
+def _deployment(replicas: int, selector: str = "{role: small}") -> str:
+    return f"""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: web}}
+spec:
+  replicas: {replicas}
+  template:
+    spec:
+      nodeSelector: {selector}
+      containers:
+        - name: web
+          image: web
+          resources: {{requests: {{cpu: 10m, memory: 16Mi}}}}
+"""
+
+
+def _kubelet(settings: str) -> str:
+    return f"apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmetadata: {{name: k}}\n{settings}"
+
+
+def _rejected(tmp_path: Path, files: dict[str, str]) -> list[dict[str, Any]]:
+    write(tmp_path, files)
+    result = run("check", "--format", "json", str(tmp_path))
+    assert result.exit_code in (0, 1), result.output
+    return [f for f in result.json()["findings"] if f["rule"] == "admission-failure"]
+
+
+def test_pods_beyond_max_pods_stay_pending(tmp_path: Path) -> None:
+    files = {"kubelet.yaml": _kubelet("maxPods: 3\n"), "topology.yaml": TOPOLOGY % "kubeletConfig: k"}
+    assert _rejected(tmp_path, {**files, "app.yaml": _deployment(6)}) == []  # 3 on each of the 2 nodes
+    found = _rejected(tmp_path, {**files, "app.yaml": _deployment(7)})
+    assert len(found) == 1
+    assert "pod web-6 cannot be scheduled" in found[0]["message"]
+    assert 'already runs its maxPods of 3 pods (the scheduler\'s "Too many pods")' in found[0]["message"]
+    assert found[0]["fix"]["description"].startswith("raise maxPods (or podsPerCore)")
+    text = run("simulate", str(tmp_path)).output
+    assert "web-6 -> -: Unschedulable: every node of pool" in text and "3 pod(s)" in text
+
+
+def test_pods_per_core_lowers_max_pods(tmp_path: Path) -> None:
+    # 8 logical CPUs x podsPerCore 1 = 8 pods a node, below maxPods
+    files = {"kubelet.yaml": _kubelet("maxPods: 100\npodsPerCore: 1\n"), "topology.yaml": TOPOLOGY % "kubeletConfig: k"}
+    assert _rejected(tmp_path, {**files, "app.yaml": _deployment(16)}) == []
+    found = _rejected(tmp_path, {**files, "app.yaml": _deployment(17)})
+    assert len(found) == 1 and "maxPods of 8 pods" in found[0]["message"]
+
+
+def test_the_default_is_110_pods_a_node(tmp_path: Path) -> None:
+    files = {"kubelet.yaml": _kubelet("cpuManagerPolicy: none\n"), "topology.yaml": TOPOLOGY % "kubeletConfig: k"}
+    assert _rejected(tmp_path, {**files, "app.yaml": _deployment(220)}) == []
+    found = _rejected(tmp_path, {**files, "app.yaml": _deployment(221)})
+    assert len(found) == 1 and "maxPods of 110 pods" in found[0]["message"]
+
+
+def test_an_openshift_pool_takes_250_pods_a_node(tmp_path: Path) -> None:
+    # the machine-config operator's kubelet.yaml template writes maxPods: 250 under every KubeletConfig
+    pool = """\
+apiVersion: machineconfiguration.openshift.io/v1
+kind: MachineConfigPool
+metadata:
+  name: small
+  labels: {machineconfiguration.openshift.io/role: small}
+spec:
+  machineConfigSelector:
+    matchExpressions:
+      - {key: machineconfiguration.openshift.io/role, operator: In, values: [worker, small]}
+  nodeSelector:
+    matchLabels: {role: small}
+"""
+    config = """\
+apiVersion: machineconfiguration.openshift.io/v1
+kind: KubeletConfig
+metadata: {name: k}
+spec:
+  machineConfigPoolSelector:
+    matchLabels: {machineconfiguration.openshift.io/role: small}
+  kubeletConfig: {cpuManagerPolicy: none}
+"""
+    files = {"mcp.yaml": pool, "kc.yaml": config, "topology.yaml": TOPOLOGY % ""}
+    assert _rejected(tmp_path, {**files, "app.yaml": _deployment(500)}) == []
+    found = _rejected(tmp_path, {**files, "app.yaml": _deployment(501)})
+    assert len(found) == 1 and "maxPods of 250 pods" in found[0]["message"]
