@@ -21,6 +21,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from numalint.findings import ObjectRef
+from numalint.k8s import gojson
+from numalint.k8s.gojson import TooDeep
 from numalint.k8s.kinds import FOREIGN_NETWORK_KINDS, NETWORKS_ANNOTATION, SRIOV_NETWORK_KINDS, SRIOV_POLICY
 from numalint.reading.locate import as_list, get, locate
 from numalint.reading.sources import Document
@@ -305,11 +307,13 @@ def _parse_networks(value: str) -> tuple[tuple[str | None, str], ...]:
 def _parse_networks_uncached(value: str) -> list[tuple[str | None, str]]:
     if _is_json_form(value):
         try:
-            items = json.loads(value)
+            items = gojson.loads(value)
+        except TooDeep:
+            return []
         except json.JSONDecodeError:
             try:  # what the author meant despite a stray comma (networks-annotation reports the comma)
-                items = json.loads(_TRAILING_COMMA.sub(r"\1", value))
-            except json.JSONDecodeError:
+                items = gojson.loads(_TRAILING_COMMA.sub(r"\1", value))
+            except ValueError:
                 return []
         if not isinstance(items, list):
             return []
@@ -332,9 +336,11 @@ def networks_problem(value: str) -> str | None:
         return None
     if _is_json_form(value):
         try:
-            items = json.loads(value)
+            items = gojson.loads(value)
         except json.JSONDecodeError as error:
             return f"it is not valid JSON ({error.msg} at character {error.pos + 1})"
+        except TooDeep as error:
+            return str(error)
         if not isinstance(items, list):
             return "the JSON form must be a list of objects ([{\"name\": ...}]), not a single value"
         for index, item in enumerate(items):

@@ -17,7 +17,9 @@ from typing import Any
 
 from numalint.alignment.machine import Machine
 from numalint.findings import ObjectRef
+from numalint.k8s import gojson
 from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
+from numalint.k8s.gojson import HugeInt, TooDeep
 from numalint.k8s.kinds import KUBELET_SNIPPET
 from numalint.k8s.quantity import format_bytes, try_quantity
 from numalint.reading.locate import get, locate
@@ -151,8 +153,8 @@ def _snippet(doc: Document) -> dict[str, Any]:
     if not isinstance(text, str):
         return {}
     try:
-        loaded = _without_nulls(json.loads(text))  # a null leaves the field as NTO has it
-    except json.JSONDecodeError:
+        loaded = _without_nulls(gojson.loads(text))  # a null leaves the field as NTO has it
+    except ValueError:  # not JSON, or nested too deep: unmarshal_error says which
         return {}
     return loaded if isinstance(loaded, dict) else {}
 
@@ -166,9 +168,14 @@ def unmarshal_error(doc: Document) -> str | None:
     if not isinstance(text, str):
         return None
     try:
-        loaded = json.loads(text, parse_constant=_not_json, parse_float=_GoFloat)
+        loaded = gojson.loads(text, parse_constant=_not_json, parse_float=_GoFloat)
     except json.JSONDecodeError as err:
         return f"is not JSON ({err.msg} at character {err.pos})"
+    except TooDeep as err:
+        # Go reads up to 10,000 levels, and a KubeletConfiguration has no field that deep: a list is refused
+        # whole, an object holds a value of the wrong type or one the operator ignores (unknown): numalint
+        # cannot tell which, so it says what it could not do
+        return "is a JSON array, not an object" if text.lstrip().startswith("[") else f"cannot be read: {err}"
     except ValueError as err:  # NaN, Infinity: Python reads them, Go does not
         return f"is not JSON ({err})"
     loaded = _without_nulls(loaded)
@@ -189,7 +196,8 @@ def unmarshal_error(doc: Document) -> str | None:
                                                              and described.startswith("Go duration")) or (
                 error.validator in ("minimum", "maximum") and error.validator_value in GO_INT_BITS):
             where = ".".join(str(part) for part in error.absolute_path)
-            return f"holds {where} = {json.dumps(error.instance)}, which a KubeletConfiguration cannot take"
+            shown = error.instance.text if isinstance(error.instance, HugeInt) else json.dumps(error.instance)
+            return f"holds {where} = {shown}, which a KubeletConfiguration cannot take"
     return None
 
 
