@@ -24,8 +24,8 @@ from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 MAX_FILE_BYTES = 8 * 1024 * 1024
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 _TEMPLATE_RE = re.compile(r"\{\{-?\s*[-.$a-zA-Z/(\"]")
-_SUPPRESS_RE = re.compile(r"#\s*numalint:\s*disable=([A-Za-z0-9_,\- ]+?)(?:\s+--(.*))?\s*$")
-_FILE_SUPPRESS_RE = re.compile(r"#\s*numalint:\s*disable-file(?:=([A-Za-z0-9_,\- ]+?))?(?:\s+--(.*))?\s*$")
+_DIRECTIVE_RE = re.compile(r"#\s*numalint:\s*disable(-file)?")
+_RULE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_,- ")
 FILE_WIDE = -1  # the key of a file-level suppression in Source.suppressions (its line is kept beside)
 
 
@@ -444,7 +444,8 @@ def _templated(root: Any) -> bool:
 
 _SOURCE_RE = re.compile(r"^# Source: (\S.*)$")
 # envsubst / shell placeholders: ${VAR} anywhere, or a whole value that is $VAR
-_BRACED_RE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=+?][^}]*)?\}")
+# ${VAR} or ${VAR:-default} (also =, +, ?): the start, and whether an operator follows the name
+_BRACED_START = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(:?[-=+?])?")
 _BARE_RE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*")
 # values that are shell text at run time, where $VAR is the program's business, not a template's
 _SHELL_KEYS = frozenset({"command", "args", "env", "script", "lifecycle", "livenessProbe", "readinessProbe",
@@ -460,7 +461,17 @@ def _patch_directive(root: Any) -> bool:
 def _placeholder(root: Any) -> bool:
     """True when a value the checks read is an envsubst placeholder (``${NUM_VFS}``, ``$VAR``)."""
     return _walk(root, lambda v: isinstance(v, str) and "$" in v
-                 and (_BRACED_RE.search(v) is not None or _BARE_RE.fullmatch(v) is not None), _SHELL_KEYS)
+                 and (_braced(v) or _BARE_RE.fullmatch(v) is not None), _SHELL_KEYS)
+
+
+def _braced(value: str) -> bool:
+    """Whether ``value`` holds ``${VAR}`` or ``${VAR<op>...}``; linear in its length (a regular expression with
+    ``[^}]*`` looked for a closing brace from every ``${`` again: "${a-${a-..." was quadratic)."""
+    last_close = value.rfind("}")
+    for start in _BRACED_START.finditer(value):
+        if value.startswith("}", start.end()) if start.group(1) is None else last_close >= start.end():
+            return True
+    return False
 
 
 def _suppressions(text: str, justifications: dict[int, str]) -> dict[int, tuple[set[str], int]]:
@@ -470,19 +481,67 @@ def _suppressions(text: str, justifications: dict[int, str]) -> dict[int, tuple[
     for number, line in enumerate(text.split("\n"), start=1):  # the line model of yamlpos
         if "numalint:" not in line:
             continue
-        match = _SUPPRESS_RE.search(line)
-        if match:
-            slugs = {s.strip() for s in match.group(1).split(",") if s.strip()}
-            result[number] = (slugs, match.start() + 1)
-            if match.group(2):
-                justifications[number] = match.group(2).strip()
+        found = _directive(line, file_wide=False)
+        if found:
+            column, rules, why = found
+            result[number] = ({s.strip() for s in (rules or "").split(",") if s.strip()}, column)
+            if why:
+                justifications[number] = why.strip()
             continue
-        whole = _FILE_SUPPRESS_RE.search(line)
-        if whole:  # `# numalint: disable-file[=rules]`: the whole file; several lines add up
-            slugs = {s.strip() for s in (whole.group(1) or "all").split(",") if s.strip()}
+        found = _directive(line, file_wide=True)
+        if found:  # `# numalint: disable-file[=rules]`: the whole file; several lines add up
+            column, rules, why = found
+            slugs = {s.strip() for s in (rules if rules is not None else "all").split(",") if s.strip()}
             earlier = result.get(FILE_WIDE)
-            place = earlier[1] if earlier else number * 1_000_000 + whole.start() + 1  # line and column, packed
+            place = earlier[1] if earlier else number * 1_000_000 + column  # line and column, packed
             result[FILE_WIDE] = ((earlier[0] if earlier else set()) | slugs, place)
-            if whole.group(2):
-                justifications[FILE_WIDE] = whole.group(2).strip()
+            if why:
+                justifications[FILE_WIDE] = why.strip()
     return result
+
+
+def _directive(line: str, file_wide: bool) -> tuple[int, str | None, str | None] | None:
+    """The first ``# numalint: disable=RULES [-- why]`` (``file_wide``: ``disable-file[=RULES] [-- why]``) of the
+    line: (its column, the rules as written or None, the justification or None). RULES are letters, digits and
+    ``_,-`` and spaces, up to the first run of white space followed by ``--``; only white space may follow.
+
+    Parsed by hand in one pass: the regular expression it replaces (a lazy ``[A-Za-z0-9_,\\- ]+?`` before
+    ``\\s+--``) was quadratic in a long run of spaces."""
+    for match in _DIRECTIVE_RE.finditer(line):
+        if (match.group(1) is not None) != file_wide:
+            continue
+        rest = line[match.end():]
+        if file_wide and not rest.startswith("="):
+            matches, why = _justification(rest, 0, _space_runs(rest))
+            if matches:
+                return match.start() + 1, None, why
+            continue
+        if not file_wide and not rest.startswith("="):
+            continue
+        rest = rest[1:]
+        spaces = _space_runs(rest)
+        for end in range(1, len(rest) + 1):  # the shortest rules the rest of the line allows
+            if rest[end - 1] not in _RULE_CHARS:
+                break
+            matches, why = _justification(rest, end, spaces)
+            if matches:
+                return match.start() + 1, rest[:end], why
+    return None
+
+
+def _space_runs(text: str) -> list[int]:
+    """For each offset, where the run of white space starting there ends (the offset itself when none does)."""
+    ends = list(range(len(text) + 1))
+    for index in range(len(text) - 1, -1, -1):
+        if text[index].isspace():
+            ends[index] = ends[index + 1]
+    return ends
+
+
+def _justification(text: str, start: int, spaces: list[int]) -> tuple[bool, str | None]:
+    """Whether ``text[start:]`` is ``(?:\\s+--(.*))?\\s*$``, and the justification after ``--`` (None when only
+    white space is left); ``spaces``: ``_space_runs(text)``."""
+    end = spaces[start]
+    if end > start and text.startswith("--", end):
+        return True, text[end + 2:]
+    return end == len(text), None

@@ -21,7 +21,7 @@ from numalint.k8s.quantity import QuantityError, parse_quantity, try_quantity
 from numalint.reading.locate import Path, locate
 from numalint.reading.scalars import value_start
 from numalint.reading.sources import Document
-from numalint.reading.yamlpos import resolve_plain
+from numalint.reading.yamlpos import line_starts, resolve_plain
 from numalint.views.literals import consumer, fraction_quoted, quoting_keeps_digits
 
 KUBELET_SCHEMA = "kubelet-config.schema.json"
@@ -425,10 +425,14 @@ class _Number:
 
 def _offset(text: str, line: int, col: int) -> int:
     """The character offset of a 1-based line and column (lines end at LF, as spans do)."""
-    at = 0
-    for _ in range(line - 1):
-        at = text.find("\n", at) + 1
-    return at + col - 1
+    return _line_starts(text)[line - 1] + col - 1
+
+
+@lru_cache(maxsize=2)
+def _line_starts(text: str) -> list[int]:
+    """``line_starts`` of the file being checked, once per file: a file of thousands of documents, each with a
+    value of the wrong type, looked for each one's line from the start of the file (quadratic)."""
+    return line_starts(text)
 
 
 def _retype(error: Any, span: Any, number: _Number | None = None, word: str | None = None) -> Fix | None:

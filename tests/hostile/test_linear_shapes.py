@@ -1,0 +1,43 @@
+"""Shapes that were quadratic (found by a hostile-input hunt): each is read in time linear in its size. Each
+input below took from 8 s to over 30 s before; the limit only catches a return to that."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.hostile.test_output_and_values import _timed
+
+POD = "apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}, labels: {{dedicated: {label}}}}}\nspec:\n" \
+      "  containers: [{{name: c, image: x}}]\n"
+
+
+def test_wrong_types_in_thousands_of_documents_of_one_file(tmp_path: Path) -> None:
+    # each finding looked for its line from the start of the file
+    (tmp_path / "pods.yaml").write_text("---\n".join(POD.format(i=i, label="[1]") for i in range(4000)))
+    result = _timed("check", "--format", "json", "pods.yaml", cwd=tmp_path)
+    schema = [f for f in json.loads(result.stdout)["findings"] if f["rule"] == "schema"]
+    assert (schema[0]["line"], schema[0]["column"]) == (3, 42)
+    assert (schema[99]["line"], schema[99]["column"]) == (3 + 6 * 99, 43)  # the hundredth (p99), then a summary
+
+
+def test_an_unclosed_placeholder_repeated_in_a_value(tmp_path: Path) -> None:
+    # "${a-" thousands of times and no "}": no envsubst placeholder, so the pod is checked as written
+    (tmp_path / "pod.yaml").write_text(POD.format(i=0, label="'" + "${a-" * 40000 + "'"))
+    result = _timed("check", "--format", "json", "pod.yaml", cwd=tmp_path)
+    assert [f["rule"] for f in json.loads(result.stdout)["findings"]] == []
+    (tmp_path / "pod.yaml").write_text(POD.format(i=0, label="'" + "${a-" * 40000 + "}'"))
+    result = _timed("check", "--format", "json", "pod.yaml", cwd=tmp_path)
+    assert [f["rule"] for f in json.loads(result.stdout)["findings"]] == ["not-lintable"]
+
+
+def test_a_suppression_comment_followed_by_a_long_run_of_spaces(tmp_path: Path) -> None:
+    pod = POD.format(i=0, label='"x"')
+    for directive in ("disable=", "disable-file="):
+        (tmp_path / "pod.yaml").write_text(pod + f"# numalint: {directive}NL001" + " " * 40000 + "!\n")
+        result = _timed("check", "--format", "json", "pod.yaml", cwd=tmp_path)
+        assert json.loads(result.stdout)["findings"] == []  # not a suppression (the "!"), so none is unused
+        (tmp_path / "pod.yaml").write_text(pod + f"# numalint: {directive}NL001" + " " * 40000 + "-- kept\n")
+        result = _timed("check", "--format", "json", "pod.yaml", cwd=tmp_path)
+        found = json.loads(result.stdout)["findings"]  # a suppression with its reason, with nothing to suppress
+        assert [f["rule"] for f in found] == ["unused-suppression"] and "NL001" in found[0]["message"]
