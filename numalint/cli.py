@@ -605,13 +605,17 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
 
 def _left_out(result: Any) -> list[str]:
     """The fixes a fix run did not apply, and why (the closing line of `fix`, and under `fix --diff`)."""
+    from numalint.fixer import MAX_PASSES
+
     held = max(len(result.held), result.held_back - result.untried)  # a later proof may turn one into a hint
     untried = max(len(result.not_tried), result.untried)
     return ([f"{len(result.skipped)} fix(es) could not be applied (overlapping edits)"] if result.skipped else []) \
         + ([f"{held} fix(es) held back (applied, they would bring a new error)"] if held else []) \
         + ([f"{untried} fix(es) held back untried (too many fixes of one pass interact; run fix again)"]
            if untried else []) \
-        + ([f"not written (fixed text would not parse): {', '.join(result.broken)}"] if result.broken else [])
+        + ([f"not written (fixed text would not parse): {', '.join(result.broken)}"] if result.broken else []) \
+        + ([f"{result.unfinished}{' or more' if result.unfinished_more else ''} fix(es) left for another run (fix "
+            f"stops after {MAX_PASSES} passes; run fix again)"] if result.unfinished else [])
 
 
 _STDIN_BYTES: list[bytes] = []  # what stdin held, for `fix -` to pass unchanged input through byte for byte

@@ -16,7 +16,7 @@ from numalint.catalogue import catalogue
 from numalint.checks import run_checks
 from numalint.checks.edits import shape_edits
 from numalint.checks.forked import fork_context, share, usable_cpus
-from numalint.checks.input_rules import FindingCap, cap_per_file, input_findings
+from numalint.checks.input_rules import MAX_PER_RULE, MAX_PER_RULE_PROVEN, FindingCap, cap_per_file, input_findings
 from numalint.checks.selection import SelectorError, matches, resolve
 from numalint.findings import Finding, Hit, ObjectRef
 from numalint.k8s.kinds import (
@@ -99,7 +99,7 @@ class Report:
     halted: set[tuple[str, ObjectRef | None]] = field(default_factory=set)
 
 
-def process_file(path: str, texts: dict[str, str] | None = None) -> Read:
+def process_file(path: str, texts: dict[str, str] | None = None, limit: int = MAX_PER_RULE) -> Read:
     """Read one file and turn its known documents into typed views (runs in workers); a file that gives
     nothing but its path comes back as its path (``model.run.compact``).
 
@@ -110,13 +110,13 @@ def process_file(path: str, texts: dict[str, str] | None = None) -> Read:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return compact(_process_file(path, texts))
+        return compact(_process_file(path, texts, limit))
     finally:
         if collecting:
             gc.enable()
 
 
-def _process_file(path: str, texts: dict[str, str] | None) -> FileResult:
+def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_RULE) -> FileResult:
     """The views of the kinds other than workloads are imported when a file holds such a kind: a run of
     workloads alone never imports the kubelet, PerformanceProfile and topology views or the alignment core's
     hardware model they build on (start-up time of a one-file run)."""
@@ -135,7 +135,7 @@ def _process_file(path: str, texts: dict[str, str] | None) -> FileResult:
         known += [e for d in carriers for e in embedded_profiles(d, source.text)]
     source.documents = []  # the views keep what they need; trees are not sent between processes
     text, source.text = source.text, None
-    cap = FindingCap()
+    cap = FindingCap(limit)  # findings of one rule past ``limit`` become one summary
     cap.add(source.findings)
     topology_findings: list[Finding] = []
     for doc in known:
@@ -445,7 +445,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
 
         prove_fixes(proven, lambda path: analyses.get(options.cluster_of(path) if options.cluster_of else None),
                     lambda path: _text_of(path, given),
-                    lambda path, text: expanded(process_file(path, {path: text})),
+                    lambda path, text: expanded(process_file(path, {path: text}, MAX_PER_RULE_PROVEN)),
                     options.jobs or usable_cpus())
     for path in missing:
         findings.append(registry.finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1)))

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from numalint.checks.input_rules import is_summary
 from numalint.engine import Options, Report, run_check
 from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix, shorten
 from numalint.reading.scalars import value_start
@@ -57,6 +58,8 @@ class FixResult:
     held_back: int = 0  # fixes held back in any pass (a later proof may have turned one into a hint)
     untried: int = 0  # of which not tried at all: the checks of their pass ran out first (MAX_TRIES)
     report: Report | None = None  # the check after fixing
+    unfinished: int = 0  # fixes still applicable when MAX_PASSES ran out (another run applies them)
+    unfinished_more: bool = False  # and more beyond the findings shown (a file over the per-rule cap)
     boms: set[str] = field(default_factory=set)  # files that start with a UTF-8 BOM (kept when written)
 
     def diff(self) -> str:
@@ -234,6 +237,10 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
         for finding in fixed:
             applied.setdefault(finding.input, []).append(finding)
         report = after
+    else:  # every pass fixed something: what the last one leaves applicable waits for another run
+        result.unfinished = sum(1 for f in report.findings if allowed(f, unsafe) and f.input not in report.unparsed
+                                and f.input not in result.refused and _held_key(f) not in held)
+        result.unfinished_more = any(is_summary(f) for f in report.findings)
     result.report = report
     result.held_back = len(held)
     result.untried = sum(1 for why in held.values() if why == UNTRIED)
@@ -357,6 +364,8 @@ def _new_errors(before: Report, after: Report, start: dict[str, str], texts: dic
     new = []
     for finding in after.errors:
         if finding.obj is not None and (finding.input, finding.obj) in before.halted:
+            continue
+        if is_summary(finding):  # "… and N more": fixes move which findings are the first hundred, not an error
             continue
         path = finding.input
         if path not in maps:

@@ -50,6 +50,15 @@ REQUIRED_ONE_OF: dict[tuple[str, Path], tuple[tuple[str, ...], str, str]] = {
 _PLACEHOLDER_VALUE = re.compile(r': "\$\{?[A-Za-z_][A-Za-z0-9_]*\}?" is not ')
 
 MAX_PER_RULE = 100  # findings of one rule in one file before a summary finding
+# what a proof reads of a file (its fixes change which findings fall within the first hundred, so it compares
+# them all); past it the proof gives up rather than hold a megabyte of duplicate keys as findings
+MAX_PER_RULE_PROVEN = 10_000
+_SUMMARY = "finding(s) in this file (only the first"
+
+
+def is_summary(finding: Finding) -> bool:
+    """Whether ``finding`` is FindingCap's "… and N more" summary, not a finding of its own."""
+    return finding.message.startswith("… and ") and _SUMMARY in finding.message
 
 
 class FindingCap:
@@ -83,8 +92,8 @@ class FindingCap:
         summaries = []
         for rule, first in self.first_dropped.items():
             more = "more" if rule in self.uncounted else f"{self.counts[rule] - self.limit} more"
-            summaries.append(registry.finding(rule, f"… and {more} {rule} finding(s) in this file (only the first "
-                                           f"{self.limit} are shown)", first.file, first.span, first.obj))
+            summaries.append(registry.finding(rule, f"… and {more} {rule} {_SUMMARY} {self.limit} are shown)",
+                                              first.file, first.span, first.obj))
         return self.kept + summaries
 
 

@@ -38,6 +38,7 @@ from numalint.analysis import Analysis, analyse
 from numalint.catalogue import catalogue
 from numalint.checks import all_checks, annotation_values, hits
 from numalint.checks.forked import run_tasks
+from numalint.checks.input_rules import MAX_PER_RULE_PROVEN, is_summary
 from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix, Hit, shorten
 from numalint.model.pools import Pool, PoolMatcher, build_pools
 from numalint.model.run import FileResult, Run
@@ -197,6 +198,24 @@ class _Prover:
         self.texts: dict[str, str | None] = {}
         self.alone: dict[int, str | None] = {}  # by profile: its document alone, at its own lines
         self.pods: dict[int, list[PodView]] = {}  # by profile: the workloads its pools run
+        self.originals: dict[str, Source | None] = {}  # by file: read again as it is, every finding kept
+
+    def originals_of(self, sources: Iterable[Source], files: Collection[str]) -> list[Source]:
+        """``sources`` with those of ``files`` read again with every finding (MAX_PER_RULE_PROVEN): the run keeps
+        the first hundred of a rule per file, and a fix moves which ones those are, so a proof compares them all.
+        A file that cannot be read so keeps its source as the run read it."""
+        for file in files:
+            if file not in self.originals:
+                text = self.text(file)
+                result = None if text is None else self.reread(file, text)
+                self.originals[file] = result.source if result is not None and result.source.parsed and not any(
+                    is_summary(f) for f in result.source.findings) else None
+        return [self.originals.get(s.path) or s if s.path in files else s for s in sources]
+
+    def text(self, file: str) -> str | None:
+        if file not in self.texts:
+            self.texts[file] = self.text_of(file)
+        return self.texts[file]
 
     def prove(self, analysis: Analysis, profile: KubeletProfile, finding: Finding) -> Fix:
         assert finding.fix is not None
@@ -316,6 +335,8 @@ class _Prover:
         result = self.reread(file, applied[0])
         if not result.source.parsed or result.source.template:
             return f"{what} would no longer read; decide by hand"
+        if any(is_summary(f) for f in result.source.findings):
+            return f"the file has over {MAX_PER_RULE_PROVEN:,} findings of one rule to compare; decide by hand"
         return whole, applied, result
 
     def shares_anchors(self, file: str, span: Span) -> bool:
@@ -375,9 +396,11 @@ class _WorkloadProver:
                     group: list[tuple[PodView, int]]) -> list[tuple[int, Fix | None]]:
         """The fixes of one set of pools' workloads, as their proofs leave them."""
         items = [(pod, proven[index]) for pod, index in group]
-        before = self._seen(analysis, pods, {}, [pod for pod, _ in items]) + [
+        tried = [pod for pod, _ in items]
+        sources = self.prover.originals_of(analysis.run.sources, {pod.file for pod in tried})
+        before = self._seen(analysis, pods, {}, tried) + [
             _Seen(f.rule, (f.file, f.span.line, f.span.col), _error(f.rule, f.severity), f.message, f.fix)
-            for f in self._own_findings(analysis.run.sources, [pod for pod, _ in items])]
+            for f in self._own_findings(sources, tried)]
         self._settle(analysis, pods, before, items)
         return [(index, proven[index].fix) for _, index in group]
 
@@ -478,7 +501,9 @@ class _DocumentProver:
     def prove_group(self, proven: list[Finding], analysis: Analysis,
                     indexes: list[int]) -> list[tuple[int, Fix | None]]:
         """The fixes at ``indexes``, as their proofs leave them."""
-        before = None if self.workloads_only.get(id(analysis)) else self._seen(analysis, {})
+        files = {proven[index].file for index in indexes}
+        before = None if self.workloads_only.get(id(analysis)) else self._seen(
+            analysis, {}, self.prover.originals_of(analysis.run.sources, files))
         self._settle(proven, analysis, before, indexes)
         return [(index, proven[index].fix) for index in indexes]
 
@@ -526,14 +551,16 @@ class _DocumentProver:
         run = _with_files(analysis.run, results)
         if before is None:
             old_run, run = _workloads_of_edited(analysis.run, run, set(edits))
-            before = self._seen(analyse(old_run, analysis.options), {})
+            before = self._seen(analyse(old_run, analysis.options), {},
+                                self.prover.originals_of(old_run.sources, set(edits)))
         after = self._seen(analyse(run, analysis.options), backs)
         return _verdict(before, after, [proven[index] for index in indexes])
 
     @staticmethod
-    def _seen(whole: Analysis, backs: dict[str, Callable[[int, int], tuple[int, int]]]) -> list[_Seen]:
-        """Every finding of the run ``whole`` analysed (reading's and every check's), a place in an edited file
-        mapped back."""
+    def _seen(whole: Analysis, backs: dict[str, Callable[[int, int], tuple[int, int]]],
+              sources: Sequence[Source] | None = None) -> list[_Seen]:
+        """Every finding of the run ``whole`` analysed (reading's, of ``sources`` when given, and every check's), a
+        place in an edited file mapped back."""
         seen: list[_Seen] = []
 
         def add(rule: str, file: str, line: int, col: int, severity: str | None, fix: Fix | None,
@@ -542,7 +569,7 @@ class _DocumentProver:
                 line, col = backs[file](line, col)
             seen.append(_Seen(rule, (file, line, col), _error(rule, severity), message, fix))
 
-        for source in whole.run.sources:
+        for source in whole.run.sources if sources is None else sources:
             for found in source.findings:
                 add(found.rule, found.file, found.span.line, found.span.col, found.severity, found.fix,
                     found.message)
