@@ -417,6 +417,18 @@ def test_a_profile_in_a_configmap_is_checked_at_its_lines_in_the_configmap(tmp_p
     assert '        offlined: "8-15"\n' in (tmp_path / "cm.yaml").read_text()
 
 
+def test_a_profile_in_a_block_with_an_indentation_indicator_is_located_by_it(tmp_path: Path) -> None:
+    # "tuning: |2": the content is 2 columns right of the key, whatever the first line's own indentation
+    text = CONFIGMAP.replace("  tuning: |\n", "  tuning: |2\n").replace("\n    ", "\n      ")
+    write(tmp_path, {"cm.yaml": text, "mcp.yaml": CUSTOM_POOL})
+    found = findings(tmp_path)
+    assert sorted((f["rule"], f"{f['line']}:{f['column']}") for f in found) == [
+        ("performance-profile-cpus", "14:21"), ("performance-profile-invalid", "19:22"),
+        ("unknown-field", "16:11")]
+    run("fix", str(tmp_path))
+    assert '          offlined: "8-15"\n' in (tmp_path / "cm.yaml").read_text()
+
+
 def test_a_configmap_holding_a_tuned_or_plain_data_is_skipped(tmp_path: Path) -> None:
     tuned = CONFIGMAP.replace("performance.openshift.io/v2", "tuned.openshift.io/v1").replace(
         "PerformanceProfile", "Tuned")

@@ -13,6 +13,7 @@ land on the profile.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from numalint.alignment.machine import Machine
@@ -63,6 +64,9 @@ def _cpus(text: Any) -> frozenset[int]:
 TUNING_KEY = "tuning"  # hypershift-operator/controllers/nodepool: tuningConfigKey
 
 
+_BLOCK_HEADER = re.compile(r"\|([1-9])?[+-]?([1-9])?")  # a literal block scalar's header: indentation, chomping
+
+
 def embedded_profiles(doc: Document, text: str | None) -> list[Document]:
     """PerformanceProfiles inside a ConfigMap's ``data.tuning``, as HyperShift NodePools take them
     (``spec.tuningConfig`` names such ConfigMaps; the key may hold a Tuned or a PerformanceProfile).
@@ -77,10 +81,15 @@ def embedded_profiles(doc: Document, text: str | None) -> list[Document]:
     assert isinstance(data, YMap)
     start = data.value_spans[TUNING_KEY]
     lines = text.splitlines()
-    if not lines[start.line - 1][start.col - 1:].startswith("|"):
+    header = _BLOCK_HEADER.match(lines[start.line - 1][start.col - 1:])
+    if header is None:
         return []
-    first = next((line for line in lines[start.line:] if line.strip()), "")
-    indent = len(first) - len(first.lstrip(" "))
+    digit = header.group(1) or header.group(2)
+    if digit:  # an indentation indicator: the content sits that far right of the key's own indentation
+        indent = data.key_spans[TUNING_KEY].col - 1 + int(digit)
+    else:
+        first = next((line for line in lines[start.line:] if line.strip()), "")
+        indent = len(first) - len(first.lstrip(" "))
     try:
         parsed = load_all(value)
     except YamlError:
