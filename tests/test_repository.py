@@ -142,6 +142,19 @@ def test_an_unknown_configuration_key_is_a_usage_error_naming_the_closest(tmp_pa
     assert 'unknown key "rule"' in result.stderr and '"rules"' in result.stderr
 
 
+def test_an_empty_exclude_pattern_and_a_zero_padded_version_are_usage_errors(tmp_path: Path) -> None:
+    # an empty pattern excluded every file, and the run then said only "no YAML or JSON files found"
+    write(tmp_path, {".numalint.yaml": "exclude: ['']\n", "k.yaml": "a: 1\n"})
+    result = run("check", str(tmp_path), cwd=tmp_path)
+    assert result.exit_code == 2 and ".numalint.yaml:1:11: exclude.0: '' should be non-empty" in result.stderr
+    write(tmp_path, {".numalint.yaml": "kubernetesVersion: '1.037'\n"})
+    result = run("check", str(tmp_path), cwd=tmp_path)
+    assert result.exit_code == 2 and "kubernetesVersion: '1.037' does not match" in result.stderr
+    (tmp_path / ".numalint.yaml").unlink()
+    result = run("check", "--kubernetes-version", "1.037", str(tmp_path / "k.yaml"))
+    assert result.exit_code == 2 and "not a Kubernetes version: '1.037'" in result.stderr
+
+
 def test_the_only_kubelet_configuration_is_every_workload_s_node(tmp_path: Path) -> None:
     write(tmp_path, {
         "kubelet.yaml": KUBELET.format(reserved="0,1"),

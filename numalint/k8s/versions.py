@@ -57,7 +57,9 @@ def field_exists(field: str, version: tuple[int, int]) -> bool:
 def parse_version(text: str) -> tuple[int, int]:
     """``1.34``, ``v1.32.10`` -> (1, 34); raise ValueError otherwise, and for a version outside the
     known range (a 2.0 or a 1.9 is not silently read as something else)."""
-    match = re.fullmatch(r"v?([0-9]{1,4})\.([0-9]{1,4})(?:\.[0-9]+)?(?:[-+].*)?", str(text).strip())
+    # no leading zero: 1.037 is no version, not 1.37 (semver, and what a typo of 1.30 would look like)
+    match = re.fullmatch(r"v?(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})(?:\.(?:0|[1-9][0-9]*))?(?:[-+].*)?",
+                         str(text).strip())
     if not match:
         raise ValueError(f"not a Kubernetes version: {text!r} (expected e.g. 1.34)")
     version = int(match.group(1)), int(match.group(2))
