@@ -238,9 +238,11 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
             applied.setdefault(finding.input, []).append(finding)
         report = after
     else:  # every pass fixed something: what the last one leaves applicable waits for another run
-        result.unfinished = sum(1 for f in report.findings if allowed(f, unsafe) and f.input not in report.unparsed
-                                and f.input not in result.refused and _held_key(f) not in held)
-        result.unfinished_more = any(is_summary(f) for f in report.findings)
+        left = [f for f in report.findings if allowed(f, unsafe) and f.input not in report.unparsed
+                and f.input not in result.refused and _held_key(f) not in held]
+        result.unfinished = len(left)
+        result.unfinished_more = bool({(f.rule, f.input) for f in report.findings if is_summary(f)}
+                                      & {(f.rule, f.input) for f in left})
     result.report = report
     result.held_back = len(held)
     result.untried = sum(1 for why in held.values() if why == UNTRIED)

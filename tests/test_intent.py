@@ -443,7 +443,10 @@ def test_hugepages_on_a_static_memory_manager_pool_ask_for_alignment(tmp_path: P
 
 
 def test_hugepages_with_whole_cpus_or_a_device_ask_for_alignment(tmp_path: Path) -> None:
-    whole = '{requests: {cpu: "4", memory: 1Gi}, limits: {hugepages-1Gi: 2Gi, memory: 2Gi}}'
+    whole = '{requests: {cpu: "4", memory: 1Gi}, limits: {cpu: "4", hugepages-1Gi: 2Gi, memory: 2Gi}}'
     assert _findings(tmp_path, {"pod.yaml": _pod(whole)}) == [("not-guaranteed", "warning")]
+    # a Burstable database asking for 4 CPUs with no limit is not shaped for exclusive CPUs
+    database = '{requests: {cpu: "4", memory: 1Gi}, limits: {hugepages-1Gi: 2Gi, memory: 2Gi}}'
+    assert _findings(tmp_path, {"pod.yaml": _pod(database)}) == []
     gpu = '{requests: {cpu: 500m}, limits: {hugepages-1Gi: 2Gi, memory: 2Gi, nvidia.com/gpu: 1}}'
     assert _findings(tmp_path, {"pod.yaml": _pod(gpu)}) == [("not-guaranteed", "warning")]

@@ -106,3 +106,25 @@ spec:
     assert _rejected(tmp_path, {**files, "app.yaml": _deployment(500)}) == []
     found = _rejected(tmp_path, {**files, "app.yaml": _deployment(501)})
     assert len(found) == 1 and "maxPods of 250 pods" in found[0]["message"]
+
+
+def test_max_pods_zero_is_the_default(tmp_path: Path) -> None:
+    # v1beta1 defaults.go sets maxPods 0 to 110
+    files = {"kubelet.yaml": _kubelet("maxPods: 0\n"), "topology.yaml": TOPOLOGY % "kubeletConfig: k"}
+    assert _rejected(tmp_path, {**files, "app.yaml": _deployment(220)}) == []
+
+
+def test_an_openshift_pool_without_a_kubeletconfig_takes_250_pods_a_node(tmp_path: Path) -> None:
+    pool = """\
+apiVersion: machineconfiguration.openshift.io/v1
+kind: MachineConfigPool
+metadata: {name: small}
+spec:
+  nodeSelector:
+    matchLabels: {role: small}
+"""
+    files = {"mcp.yaml": pool, "topology.yaml": TOPOLOGY % ""}
+    assert _rejected(tmp_path, {**files, "app.yaml": _deployment(500)}) == []
+    found = _rejected(tmp_path, {**files, "app.yaml": _deployment(501)})
+    assert len(found) == 1 and "maxPods of 250 pods" in found[0]["message"]
+    assert '(the only topology of the run)' in found[0]["message"]

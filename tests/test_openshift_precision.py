@@ -128,6 +128,43 @@ def test_two_configurations_selecting_one_pool_outside_the_run_compete(tmp_path:
     assert findings(tmp_path / "apart", "kubeletconfig-pool") == []
 
 
+def test_nearness_does_not_depend_on_how_paths_are_written(tmp_path: Path) -> None:
+    write(tmp_path, {"a.yaml": profile("du"), "x/b.yaml": profile("cu"), "mcp.yaml": CUSTOM_POOL})
+    by_dir = findings(tmp_path, "performance-profile-invalid")
+    named = run("check", "--format", "json", "--fail-on", "never", "a.yaml", "./x/b.yaml", "mcp.yaml",
+                cwd=tmp_path).json()["findings"]
+    assert len(by_dir) == 2 and where(by_dir) == where([f for f in named if f["rule"] == "performance-profile-invalid"])
+
+
+def test_each_configuration_is_named_with_those_near_it_only(tmp_path: Path) -> None:
+    role = "machineconfiguration.openshift.io/role: ht"
+    write(tmp_path, {f"clusters/{c}/{n}.yaml": kubeletconfig(n, role) for c in "ab" for n in (f"{c}1", f"{c}2")})
+    found = findings(tmp_path, "kubeletconfig-pool")
+    assert len(found) == 4
+    for finding in found:
+        mine = Path(finding["file"]).parent.name
+        assert all(f"KubeletConfig {c}" not in finding["message"] for c in ("a1", "a2", "b1", "b2")
+                   if not c.startswith(mine)), finding["message"]
+
+
+def test_a_pool_declared_for_another_directory_leaves_a_configuration_on_its_topology(tmp_path: Path) -> None:
+    topology = """apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata: {name: ht-nodes}
+spec:
+  pool:
+    nodeSelector: {node-role.kubernetes.io/ht: ""}
+  numaNodes:
+    - {id: 0, memory: 64Gi, cpus: "0-7"}
+"""
+    write(tmp_path, {"cluster-a/mcp.yaml": CUSTOM_POOL, "cluster-b/topology.yaml": topology,
+                     "cluster-b/kc.yaml": kubeletconfig("ht", "machineconfiguration.openshift.io/role: ht",
+                                                        '{cpuManagerPolicy: static, reservedSystemCPUs: "0"}')})
+    alone = json.loads(run("simulate", "--format", "json", str(tmp_path / "cluster-b")).output)
+    both = json.loads(run("simulate", "--format", "json", str(tmp_path)).output)
+    assert alone["pools"][0]["kubelet_config"] == both["pools"][0]["kubelet_config"] == "ht"
+
+
 def test_competing_configurations_are_each_named_once(tmp_path: Path) -> None:
     rendered = kubeletconfig("performance-du", 'pools.operator.machineconfiguration.openshift.io/worker-cnf: ""')
     write(tmp_path, {"mcp.yaml": CUSTOM_POOL.replace(

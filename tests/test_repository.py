@@ -153,6 +153,7 @@ def test_an_empty_exclude_pattern_and_a_zero_padded_version_are_usage_errors(tmp
     (tmp_path / ".numalint.yaml").unlink()
     result = run("check", "--kubernetes-version", "1.037", str(tmp_path / "k.yaml"))
     assert result.exit_code == 2 and "not a Kubernetes version: '1.037'" in result.stderr
+    assert run("check", "--openshift-version", "4.021", str(tmp_path / "k.yaml")).exit_code == 2
 
 
 def test_the_only_kubelet_configuration_is_every_workload_s_node(tmp_path: Path) -> None:

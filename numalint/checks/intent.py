@@ -4,11 +4,12 @@ never from the node alone: an infrastructure DaemonSet on a static-CPU-manager n
 The Topology Manager aligns devices for pods of every QoS class (the device manager gives hints whatever
 the QoS), so a device alone asks for nothing that Guaranteed QoS would add: a BestEffort GPU smoke test is
 fine. Evidence is a data plane (a /dev/vfio volume); hugepages (requested or mapped by a volume) together with
-whole CPUs, or on a pool whose kubelet runs the Static memory manager, the only thing that pins them to a NUMA
-node; whole exclusive CPUs asked by one container next to a Burstable one; or a NUMA-attached device (declared
-on the pool's topology, an SR-IOV VF pool that keeps topology, a well-known device-plugin prefix) or SR-IOV
-network together with whole CPUs requested. Hugepages alone are no evidence: a database maps them to spare the
-TLB, wherever they are (the documentation's own hugepages example is a Burstable pod)."""
+a whole cpu limit in some container, a NUMA-attached device, or a pool whose kubelet runs the Static memory
+manager, the only thing that pins them to a NUMA node; whole exclusive CPUs asked by one container next to a
+Burstable one; or a NUMA-attached device (declared on the pool's topology, an SR-IOV VF pool that keeps
+topology, a well-known device-plugin prefix) or SR-IOV network together with whole CPUs requested. Hugepages
+alone are no evidence: a database maps them to spare the TLB, wherever they are (the documentation's own
+hugepages example is a Burstable pod)."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def alignment_intent(analysis: Analysis, pod: PodView) -> Intent | None:
     whole = _whole_cpus(pod)
     floating = _floating_resources(analysis)
     huge = sorted(r for r in names if is_hugepages(r))
-    if (huge or pod.hugepage_volume) and (whole or _pinned_memory(analysis, pod)
+    if (huge or pod.hugepage_volume) and (_exclusive_cpus(pod) or _pinned_memory(analysis, pod)
                                           or _devices(analysis, pod, names, floating)[0]):
         return Intent(f"it requests {', '.join(huge)}" if huge else f"it maps hugepages ({pod.hugepage_volume})",
                       True)
@@ -80,6 +81,17 @@ def _devices(analysis: Analysis, pod: PodView, names: Iterable[str], floating: s
         elif kind is None:
             unplaceable.append(resource)
     return placed, unplaceable
+
+
+def _exclusive_cpus(pod: PodView) -> bool:
+    """A container that caps itself at whole CPUs (a whole cpu limit of at least one), as one meant for exclusive
+    CPUs does, whatever its request says (a request below it is the mistake not-guaranteed reports). An integer
+    request alone (a Burstable database asking for 4 CPUs, no limit) is no such sign."""
+    for container in pod.containers:
+        limit = container.limits.get("cpu")
+        if limit is not None and limit >= 1 and limit.denominator == 1:
+            return True
+    return False
 
 
 def _pinned_memory(analysis: Analysis, pod: PodView) -> bool:

@@ -12,7 +12,7 @@ from numalint.findings import Fix, Hit, ObjectRef
 from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
 from numalint.k8s.kinds import KUBELET_SNIPPET
 from numalint.k8s.quantity import format_bytes, try_quantity
-from numalint.model.pools import explicit_pool_selector, machine_config_pools, targeted_pools
+from numalint.model.pools import explicit_pool_selector, machine_config_pools, near, reaches_no_pool, targeted_pools
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span
@@ -39,14 +39,6 @@ def _rendered_copy(profile: KubeletProfile, rendered: set[str]) -> bool:
     return profile.rendered_from is None and profile.name in rendered
 
 
-def _near(file: str, other: str) -> bool:
-    """Whether two files sit in one directory, or one's directory holds the other's: likely applied together. A
-    repository often keeps one directory per cluster (``clusters/a``, ``clusters/b``) or per variant, and what one
-    declares says nothing of the pools of another."""
-    here, there = os.path.dirname(file) + os.sep, os.path.dirname(other) + os.sep
-    return here.startswith(there) or there.startswith(here)
-
-
 def _selector_labels(profile: KubeletProfile) -> tuple[tuple[str, str], ...] | None:
     """A machineConfigPoolSelector of matchLabels only, as sorted items (two equal ones select the same pools,
     whichever they are); None for any other selector."""
@@ -60,7 +52,6 @@ def _selector_labels(profile: KubeletProfile) -> tuple[tuple[str, str], ...] | N
 @check("kubeletconfig-pool")
 def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
     pools = machine_config_pools(analysis.run)
-    declared = [p.doc.file for p in pools if p.doc is not None]
     rendered = {f"performance-{p.ref.name}" for p in analysis.profiles if p.rendered_from is not None}
     selecting: dict[str, list[KubeletProfile]] = {}
     unknown: dict[tuple[tuple[str, str], ...], list[KubeletProfile]] = {}  # by selector: pools not in the run
@@ -73,7 +64,7 @@ def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
         if unfinished(get(profile.doc.root, ("spec", "machineConfigPoolSelector"))):
             continue  # a template variable names the pool
         matched = targeted_pools(pools, profile)
-        if not matched and any(_near(profile.file, file) for file in declared):
+        if reaches_no_pool(analysis.run, profile):
             how = ("machineConfigPoolSelector matches none of their labels" if explicit_pool_selector(profile)
                    else "no pool's spec.nodeSelector matches its nodeSelector")
             yield Hit(f"{profile.ref.label()} selects no MachineConfigPool of the run nor the built-in master or "
@@ -84,14 +75,23 @@ def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
         elif not matched and explicit_pool_selector(profile) and (labels := _selector_labels(profile)) is not None:
             unknown.setdefault(labels, []).append(profile)
         for mcp in matched:
-            selecting.setdefault(f'MachineConfigPool "{mcp.name}"', []).append(profile)
-    for labels, profiles in unknown.items():  # one pool, not in the run: the configurations applied together
+            selecting.setdefault(mcp.name, []).append(profile)
+    groups: list[tuple[str, list[KubeletProfile], KubeletProfile | None]] = [
+        (f'MachineConfigPool "{name}"', profiles, None) for name, profiles in selecting.items()]
+    for labels, profiles in unknown.items():  # one pool, not in the run: each with the configurations near it
+        label = ",".join(f"{k}={v}" for k, v in labels)
         for profile in profiles:
-            near = [p for p in profiles if _near(profile.file, p.file)]
-            if len(near) > 1:
-                label = ",".join(f"{k}={v}" for k, v in labels)
-                selecting.setdefault(f"MachineConfigPool with labels {label} (not in the run)", []).append(profile)
-    for pool, profiles in selecting.items():
+            together = [p for p in profiles if near(profile.file, p.file)]
+            if len(together) > 1:
+                groups.append((f"MachineConfigPool with labels {label} (not in the run)", together, profile))
+    yield from _competing(groups)
+
+
+def _competing(groups: list[tuple[str, list[KubeletProfile], KubeletProfile | None]]) -> Iterator[Hit]:
+    """(pool, configurations selecting it, the only one to report or None for each): each configuration's finding
+    names the others; PerformanceProfiles of one nodeSelector count once (performance-profile-invalid reports
+    them)."""
+    for pool, profiles, only in groups:
         # PerformanceProfiles with one nodeSelector: performance-profile-invalid reports them (the webhook)
         same: dict[str, str] = {}
         for p in profiles:
@@ -103,7 +103,7 @@ def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
         if len(names) < 2:
             continue
         for profile in profiles:
-            if profile.ref.label() not in names:
+            if profile.ref.label() not in names or only is not None and profile is not only:
                 continue
             others = [n for n in names if n != profile.ref.label()]
             yield Hit(f"{pool} is selected by {profile.ref.label()} and "
@@ -261,7 +261,7 @@ def _profile_problems(doc: Document, docs: list[Document]) -> Iterator[Hit]:
                 continue
             # in sibling directories (one per cluster, as many repositories keep them) they may never meet
             if _ref(other).name != ref.name and get(other.root, ("spec", "nodeSelector")) == selector and \
-                    _near(doc.file, other.file):
+                    near(doc.file, other.file):
                 elsewhere = ("" if os.path.dirname(other.file) == os.path.dirname(doc.file) else
                              " (if the two files describe different clusters, declare them under `clusters:` in "
                              ".numalint.yaml)")

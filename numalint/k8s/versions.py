@@ -75,7 +75,7 @@ OPENSHIFT_OFFSET = 13
 
 def openshift_to_kubernetes(text: str) -> str:
     """``4.21`` -> ``1.34``; raise ValueError for anything that is not an OpenShift 4 release numalint knows."""
-    match = re.fullmatch(r"v?4\.([0-9]{1,3})(?:\.[0-9]+)?", str(text).strip())
+    match = re.fullmatch(r"v?4\.(0|[1-9][0-9]{0,2})(?:\.(?:0|[1-9][0-9]*))?", str(text).strip())
     if not match:
         raise ValueError(f"not an OpenShift version: {text!r} (expected e.g. 4.21)")
     minor = int(match.group(1)) + OPENSHIFT_OFFSET

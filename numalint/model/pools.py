@@ -35,6 +35,9 @@ class Pool:
     nodes: int = 1
     why: str = ""
     assumed: bool = False  # the default node: the only kubelet configuration, and nothing declares pools
+    # nodes of an OpenShift cluster (the run declares MachineConfigPools): without a KubeletConfig of their own
+    # they run the machine-config operator's kubelet template, not the kubelet's defaults
+    openshift: bool = False
 
     def matches(self, pod: PodView, only: bool) -> bool:
         """Would the scheduler put ``pod`` on this pool's nodes? The pool declares only some of its nodes' labels
@@ -243,13 +246,24 @@ def _profile_named(run: Run, name: str) -> KubeletProfile | None:
     return None
 
 
+def near(file: str, other: str) -> bool:
+    """Whether two files sit in one directory, or one's directory holds the other's: likely applied together. A
+    repository often keeps one directory per cluster (``clusters/a``, ``clusters/b``) or per variant, and what one
+    declares says nothing of another. Paths are compared made absolute (``a.yaml``, ``./x/b.yaml`` and
+    ``/repo/x/b.yaml`` name their directories alike); stdin (``-``) sits in the working directory."""
+    here, there = (os.path.join(os.path.dirname(os.path.abspath(f)), "") for f in (file, other))
+    return here.startswith(there) or there.startswith(here)
+
+
 def reaches_no_pool(run: Run, profile: KubeletProfile) -> bool:
     """An OpenShift KubeletConfig or PerformanceProfile that selects none of the MachineConfigPools the run
-    declares (nor the built-in master and worker): its settings reach no node (``kubeletconfig-pool``)."""
+    declares near it (``near``), nor the built-in master and worker: its settings reach no node
+    (``kubeletconfig-pool``). A pool declared only for another directory's cluster says nothing of it."""
     if not profile.openshift or profile.rendered_from is not None and not profile.node_selector:
         return False
     pools = machine_config_pools(run)
-    return any(p.doc is not None for p in pools) and not targeted_pools(pools, profile)
+    return any(p.doc is not None and near(profile.file, p.doc.file) for p in pools) \
+        and not targeted_pools(pools, profile)
 
 
 def build_pools(run: Run) -> list[Pool]:
@@ -260,7 +274,8 @@ def build_pools(run: Run) -> list[Pool]:
     if len(run.topologies) == 1 and (only is not None or not run.profiles):
         topo = run.topologies[0]
         return [Pool(topo.name, only, topo, topo.node_labels, topo.nodes,
-                     "the only topology and kubelet configuration of the run")]
+                     "the only topology and kubelet configuration of the run" if only is not None else
+                     "the only topology of the run", openshift=bool(run.of_kind("MachineConfigPool")))]
     used: set[int] = set()
     for topo in run.topologies:
         profile = _profile_named(run, topo.kubelet_config) if topo.kubelet_config else None
@@ -272,7 +287,8 @@ def build_pools(run: Run) -> list[Pool]:
             used.add(id(profile))
         pools.append(Pool(topo.name, profile, topo, topo.node_labels, topo.nodes,
                           f'NodeTopology "{topo.name}"' + (f' runs kubelet configuration "{profile.name}"'
-                                                            if profile else "")))
+                                                            if profile else ""),
+                          openshift=bool(run.of_kind("MachineConfigPool"))))
     for profile in run.profiles:
         if id(profile) in used:
             continue

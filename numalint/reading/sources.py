@@ -505,27 +505,28 @@ def _directive(line: str, file_wide: bool) -> tuple[int, str | None, str | None]
     line: (its column, the rules as written or None, the justification or None). RULES are letters, digits and
     ``_,-`` and spaces, up to the first run of white space followed by ``--``; only white space may follow.
 
-    Parsed by hand in one pass: the regular expression it replaces (a lazy ``[A-Za-z0-9_,\\- ]+?`` before
-    ``\\s+--``) was quadratic in a long run of spaces."""
+    Parsed by hand in one pass over the line: the regular expression it replaces (a lazy ``[A-Za-z0-9_,\\- ]+?``
+    before ``\\s+--``) was quadratic in a long run of spaces. Each directive's rules end at the first character
+    that cannot be in them (the next directive's ``#`` included), so the scans never overlap."""
+    spaces: list[int] | None = None
     for match in _DIRECTIVE_RE.finditer(line):
         if (match.group(1) is not None) != file_wide:
             continue
-        rest = line[match.end():]
-        if file_wide and not rest.startswith("="):
-            matches, why = _justification(rest, 0, _space_runs(rest))
-            if matches:
-                return match.start() + 1, None, why
+        at = match.end()
+        spaces = spaces or _space_runs(line)
+        if not line.startswith("=", at):
+            if file_wide:
+                matches, why = _justification(line, at, spaces)
+                if matches:
+                    return match.start() + 1, None, why
             continue
-        if not file_wide and not rest.startswith("="):
-            continue
-        rest = rest[1:]
-        spaces = _space_runs(rest)
-        for end in range(1, len(rest) + 1):  # the shortest rules the rest of the line allows
-            if rest[end - 1] not in _RULE_CHARS:
+        begin = at + 1
+        for end in range(begin + 1, len(line) + 1):  # the shortest rules the rest of the line allows
+            if line[end - 1] not in _RULE_CHARS:
                 break
-            matches, why = _justification(rest, end, spaces)
+            matches, why = _justification(line, end, spaces)
             if matches:
-                return match.start() + 1, rest[:end], why
+                return match.start() + 1, line[begin:end], why
     return None
 
 

@@ -36,6 +36,7 @@ from numalint.model.sriov import SriovCatalog
 from numalint.simulation.node_state import StateProblem, apply_state, read_state
 from numalint.simulation.result import Simulation
 from numalint.simulation.scheduler import PoolScheduler
+from numalint.views.kubelet import OPENSHIFT_MAX_PODS
 from numalint.views.performance import online_machine
 from numalint.views.workloads import PodView, is_extended, is_hugepages
 
@@ -260,11 +261,13 @@ def node_allocatable(node: Node, profile: KubeletProfile | None) -> dict[str, Fr
     return result
 
 
-def max_pods(profile: KubeletProfile | None, machine: Machine) -> int:
+def max_pods(pool: Pool, machine: Machine) -> int:
     """The pods a node takes: maxPods, lowered to podsPerCore times the CPUs the node reports (cadvisor's
-    NumCores counts logical CPUs) when podsPerCore is set (pkg/kubelet/kubelet_node_status.go)."""
+    NumCores counts logical CPUs) when podsPerCore is set (pkg/kubelet/kubelet_node_status.go). Without a
+    kubelet configuration: the kubelet's default, or the machine-config operator template's on OpenShift."""
+    profile = pool.profile
     if profile is None:
-        return 110
+        return OPENSHIFT_MAX_PODS if pool.openshift else 110
     if profile.pods_per_core > 0:
         return min(profile.max_pods, profile.pods_per_core * len(machine.cpus))
     return profile.max_pods
@@ -343,7 +346,7 @@ def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog
     for pool_run in results:
         if pool_run.nodes:
             pool_run.allocatable = node_allocatable(pool_run.nodes[0], pool_run.pool.profile)
-            pool_run.max_pods = max_pods(pool_run.pool.profile, pool_run.nodes[0].machine)
+            pool_run.max_pods = max_pods(pool_run.pool, pool_run.nodes[0].machine)
             pool_run.scheduler = PoolScheduler(pool_run.allocatable, len(pool_run.nodes),
                                                amounts.get(id(pool_run), {}), pool_run.max_pods)
     for pool_run, view, injected, wanted, scored in queue:
@@ -374,7 +377,7 @@ def replay_pool(original: PoolRun, settings: KubeletSettings, machine: Machine,
             amounts.setdefault(resource, set()).add(amount)
     if pool_run.nodes:
         pool_run.allocatable = node_allocatable(pool_run.nodes[0], pool_run.pool.profile)
-        pool_run.max_pods = max_pods(pool_run.pool.profile, pool_run.nodes[0].machine)
+        pool_run.max_pods = max_pods(pool_run.pool, pool_run.nodes[0].machine)
         pool_run.scheduler = PoolScheduler(pool_run.allocatable, len(pool_run.nodes), amounts, pool_run.max_pods)
         for view, injected, wanted, scored in queue:
             _place(pool_run, view, injected, wanted, scored)

@@ -321,10 +321,12 @@ def kubelet_profile(doc: Document) -> KubeletProfile | None:
     _reserved_memory(profile, value("reservedMemory"))
     if openshift:
         _openshift_defaults(profile)
-    for name, attribute in (("maxPods", "max_pods"), ("podsPerCore", "pods_per_core")):
+    for name, attribute, least in (("maxPods", "max_pods", 1), ("podsPerCore", "pods_per_core", 0)):
+        # maxPods 0 is the default again (v1beta1 defaults.go: 110; the machine-config operator's merge keeps its
+        # template's 250); another value is a schema error: the kubelet does not start
         count = value(name)
-        if isinstance(count, int) and not isinstance(count, bool) and 0 <= count < 2 ** 31:
-            setattr(profile, attribute, count)  # another value is a schema error: the kubelet does not start
+        if isinstance(count, int) and not isinstance(count, bool) and least <= count < 2 ** 31:
+            setattr(profile, attribute, count)
     return profile
 
 

@@ -163,7 +163,7 @@ def _snippet(doc: Document) -> dict[str, Any]:
         return {}
     try:
         loaded = _without_nulls(gojson.loads(text))  # a null leaves the field as NTO has it
-    except ValueError:  # not JSON, or nested too deep: unmarshal_error says which
+    except (ValueError, RecursionError):  # not JSON, or nested too deep: unmarshal_error says which
         return {}
     return loaded if isinstance(loaded, dict) else {}
 
@@ -180,14 +180,17 @@ def unmarshal_error(doc: Document) -> str | None:
         loaded = gojson.loads(text, parse_constant=_not_json, parse_float=_GoFloat)
     except json.JSONDecodeError as err:
         return f"is not JSON ({err.msg} at character {err.pos})"
-    except TooDeep as err:
-        # Go reads up to 10,000 levels, and a KubeletConfiguration has no field that deep: a list is refused
-        # whole, an object holds a value of the wrong type or one the operator ignores (unknown): numalint
-        # cannot tell which, so it says what it could not do
-        return "is a JSON array, not an object" if text.lstrip().startswith("[") else f"cannot be read: {err}"
+    except TooDeep:
+        # Go reads up to 10,000 levels: a list is refused whole; an object deeper than numalint reads holds a
+        # value of the wrong type or one the operator ignores (an unknown field), and numalint cannot tell which,
+        # so it claims nothing (its settings are left out of the rendered configuration)
+        return "is a JSON array, not an object" if text.lstrip().startswith("[") else None
     except ValueError as err:  # NaN, Infinity: Python reads them, Go does not
         return f"is not JSON ({err})"
-    loaded = _without_nulls(loaded)
+    try:
+        loaded = _without_nulls(loaded)
+    except RecursionError:  # JSON read, but nested too deep to walk: as above
+        return "is a JSON array, not an object" if isinstance(loaded, list) else None
     if loaded is None:
         return None  # json.Unmarshal of null changes nothing
     if not isinstance(loaded, dict):

@@ -41,3 +41,11 @@ def test_a_suppression_comment_followed_by_a_long_run_of_spaces(tmp_path: Path) 
         result = _timed("check", "--format", "json", "pod.yaml", cwd=tmp_path)
         found = json.loads(result.stdout)["findings"]  # a suppression with its reason, with nothing to suppress
         assert [f["rule"] for f in found] == ["unused-suppression"] and "NL001" in found[0]["message"]
+
+
+def test_thousands_of_suppression_directives_on_one_line(tmp_path: Path) -> None:
+    pod = POD.format(i=0, label='"x"')
+    for directive in ("disable-file!", "disable=x!"):
+        (tmp_path / "pod.yaml").write_text(pod + f"# numalint: {directive}" * 8000 + "\n")
+        result = _timed("check", "--format", "json", "pod.yaml", cwd=tmp_path)
+        assert json.loads(result.stdout)["findings"] == []
