@@ -128,3 +128,23 @@ spec:
     found = _rejected(tmp_path, {**files, "app.yaml": _deployment(501)})
     assert len(found) == 1 and "maxPods of 250 pods" in found[0]["message"]
     assert '(the only topology of the run)' in found[0]["message"]
+
+
+def test_a_daemonset_pod_waits_for_its_own_node(tmp_path: Path) -> None:
+    daemonset = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  template:
+    spec:
+      nodeSelector: {role: small}
+      containers:
+        - {name: agent, image: agent, resources: {requests: {cpu: 10m, memory: 16Mi}}}
+"""
+    # 5 web pods on 2 nodes of 3 slots: small-0 takes 3, small-1 takes 2, so only small-0 has no slot left
+    files = {"kubelet.yaml": _kubelet("maxPods: 3\n"), "topology.yaml": TOPOLOGY % "kubeletConfig: k",
+             "app.yaml": _deployment(5) + "---\n" + daemonset}
+    found = _rejected(tmp_path, files)
+    assert len(found) == 1 and "pod agent-0 cannot be scheduled" in found[0]["message"]
+    assert "node small-0 already runs its maxPods of 3 pods" in found[0]["message"]

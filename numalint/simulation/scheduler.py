@@ -83,9 +83,9 @@ class PoolScheduler:
             scaled["pods"] = 1
         return scaled
 
-    def full_of_pods(self) -> bool:
-        """Whether every node holds maxPods pods."""
-        return self.max_pods is not None and self.most_free["pods"][1] < 1
+    def full_of_pods(self, index: int | None = None) -> bool:
+        """Whether every node (``index``: that node) holds maxPods pods."""
+        return self.max_pods is not None and self.most_free["pods"][1 if index is None else self.size + index] < 1
 
     def _checked(self, wanted: dict[str, int]) -> list[tuple[str, int]]:
         return [(r, amount) for r, amount in wanted.items() if amount and r in self.most_free]

@@ -459,7 +459,8 @@ def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int], wanted: d
         else:
             chosen = scheduler.pick(scaled)
         if chosen is None:
-            pod.admission = Admission(False, UNSCHEDULABLE, _unschedulable_message(pool_run, wanted))
+            bound = index if view.ref.kind == "DaemonSet" else None  # a DaemonSet's pod waits for its own node
+            pod.admission = Admission(False, UNSCHEDULABLE, _unschedulable_message(pool_run, wanted, bound))
             pool_run.pods.append(pod)
         else:
             node = pool_run.nodes[chosen]
@@ -474,14 +475,21 @@ def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int], wanted: d
             break  # beyond the first replicas, one rejection stands for the rest: they meet the same state
 
 
-def _unschedulable_message(pool_run: PoolRun, wanted: dict[str, Fraction]) -> str:
+def _unschedulable_message(pool_run: PoolRun, wanted: dict[str, Fraction], bound: int | None = None) -> str:
+    """Why no node takes the pod (``bound``: the node a DaemonSet's pod is for)."""
     allocatable = pool_run.allocatable
     short = [r for r, amount in wanted.items() if amount and amount > allocatable.get(r, Fraction(0))]
     if short:
         parts = [f"{r} {format_quantity(r, wanted[r])} > allocatable {format_quantity(r, allocatable.get(r, 0))}"
                  if not is_extended(r) else f"{r} {int(wanted[r])} > {int(allocatable.get(r, 0))}" for r in short]
         return f"no node of pool \"{pool_run.pool.name}\" can ever fit it ({'; '.join(parts)}); it stays Pending"
-    if pool_run.scheduler is not None and pool_run.scheduler.full_of_pods():
+    scheduler = pool_run.scheduler
+    if bound is not None:
+        node = pool_run.nodes[bound].name
+        if scheduler is not None and scheduler.full_of_pods(bound):
+            return f"node {node} already runs its maxPods of {pool_run.max_pods} pods {TOO_MANY_PODS}; it stays Pending"
+        return f"node {node} has no room left for it; it stays Pending"
+    if scheduler is not None and scheduler.full_of_pods():
         return (f"every node of pool \"{pool_run.pool.name}\" already runs its maxPods of {pool_run.max_pods} pods "
                 f"{TOO_MANY_PODS}; it stays Pending")
     return f"no node of pool \"{pool_run.pool.name}\" has room left for it; it stays Pending"
