@@ -86,6 +86,36 @@ def json_list(n: int) -> str:
     return '{"apiVersion":"v1","kind":"List","items":[' + ",".join(item % i for i in range(n)) + "]}\n"
 
 
+def _labelled(index: int, label: str) -> str:
+    return (f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p{index}, labels: {{d: {label}}}}}\n"
+            "spec: {containers: [{name: c, image: x}]}\n")
+
+
+def wrong_types(n: int) -> str:
+    """Many documents in one file, each with a value of the wrong type (a schema finding each)."""
+    return "---\n".join(_labelled(i, "[1]") for i in range(n))
+
+
+def unclosed_placeholder(n: int) -> str:
+    """A value repeating an envsubst placeholder's start without its closing brace."""
+    return _labelled(0, "'" + "${a-" * n + "'")
+
+
+def suppression_spaces(n: int) -> str:
+    """A disable comment whose rules are followed by a long run of spaces and a character rules cannot hold."""
+    return POD + "# numalint: disable=a" + " " * n + "!\n"
+
+
+def many_directives(n: int) -> str:
+    """One comment line repeating a malformed disable-file directive."""
+    return POD + "# numalint: disable-file!" * n + "\n"
+
+
+def capped_fixes(n: int) -> str:
+    """More than a hundred findings of one rule in one file, each with a fix to prove."""
+    return "---\n".join(_labelled(i, "yes") for i in range(n))
+
+
 SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
     "nested aliases + {{ }}": (nested_aliases, 22),
     "billion laughs": (laughs, 6),
@@ -99,6 +129,11 @@ SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
     "merge keys": (merges, 10_000),
     "huge quantities": (quantities, 1_000),
     "one-line JSON List with fixes": (json_list, 50),
+    "wrong types in many documents": (wrong_types, 500),
+    "unclosed ${ in a value": (unclosed_placeholder, 8_000),
+    "disable comment and spaces": (suppression_spaces, 8_000),
+    "many directives on a line": (many_directives, 2_000),
+    "fixes past the hundredth finding": (capped_fixes, 150),
 }
 
 
