@@ -102,9 +102,10 @@ def test_without_any_pool_in_the_run_nothing_is_said_about_unknown_selectors(tmp
 
 
 def test_a_pool_declared_for_another_cluster_directory_says_nothing_of_a_profile_here(tmp_path: Path) -> None:
-    # one directory per cluster: cluster-a's pool says nothing of the pools cluster-b's profile is meant for
-    write(tmp_path, {"cluster-a/mcp.yaml": CUSTOM_POOL, "cluster-b/profile.yaml": profile("ht", "worker-ht"),
-                     "cluster-b/kc.yaml": kubeletconfig("cpu", "custom-kubelet: enabled")})
+    # one tree per cluster: cluster-a's pool says nothing of the pools cluster-b's profile is meant for
+    write(tmp_path, {"cluster-a/pools/mcp.yaml": CUSTOM_POOL,
+                     "cluster-b/tuning/profile.yaml": profile("ht", "worker-ht"),
+                     "cluster-b/tuning/kc.yaml": kubeletconfig("cpu", "custom-kubelet: enabled")})
     assert findings(tmp_path, "kubeletconfig-pool") == []
     # beside the pool, or under its directory, the same profile selects none of the pools it sits with
     write(tmp_path, {"cluster-a/nested/profile.yaml": profile("ht", "worker-ht")})
@@ -123,8 +124,9 @@ def test_two_configurations_selecting_one_pool_outside_the_run_compete(tmp_path:
     assert where(found) == ["kc.yaml:5:3", "profile.yaml:9:3"]
     assert found[0]["message"].startswith("MachineConfigPool with labels machineconfiguration.openshift.io/role=ht "
                                           "(not in the run) is selected by ")
-    # in sibling directories (two clusters, two variants) they may never meet: nothing is said
-    write(tmp_path / "apart", {"a/profile.yaml": pair["deploy/profile.yaml"], "b/kc.yaml": pair["deploy/kc.yaml"]})
+    # in two trees (two clusters, two variants) they may never meet: nothing is said
+    write(tmp_path / "apart", {"a/deploy/profile.yaml": pair["deploy/profile.yaml"],
+                               "b/deploy/kc.yaml": pair["deploy/kc.yaml"]})
     assert findings(tmp_path / "apart", "kubeletconfig-pool") == []
 
 
@@ -138,11 +140,12 @@ def test_nearness_does_not_depend_on_how_paths_are_written(tmp_path: Path) -> No
 
 def test_each_configuration_is_named_with_those_near_it_only(tmp_path: Path) -> None:
     role = "machineconfiguration.openshift.io/role: ht"
-    write(tmp_path, {f"clusters/{c}/{n}.yaml": kubeletconfig(n, role) for c in "ab" for n in (f"{c}1", f"{c}2")})
+    write(tmp_path, {f"clusters/{c}/kubelet/{n}.yaml": kubeletconfig(n, role) for c in "ab"
+                     for n in (f"{c}1", f"{c}2")})
     found = findings(tmp_path, "kubeletconfig-pool")
     assert len(found) == 4
     for finding in found:
-        mine = Path(finding["file"]).parent.name
+        mine = Path(finding["file"]).parent.parent.name
         assert all(f"KubeletConfig {c}" not in finding["message"] for c in ("a1", "a2", "b1", "b2")
                    if not c.startswith(mine)), finding["message"]
 
@@ -157,8 +160,8 @@ spec:
   numaNodes:
     - {id: 0, memory: 64Gi, cpus: "0-7"}
 """
-    write(tmp_path, {"cluster-a/mcp.yaml": CUSTOM_POOL, "cluster-b/topology.yaml": topology,
-                     "cluster-b/kc.yaml": kubeletconfig("ht", "machineconfiguration.openshift.io/role: ht",
+    write(tmp_path, {"cluster-a/pools/mcp.yaml": CUSTOM_POOL, "cluster-b/nodes/topology.yaml": topology,
+                     "cluster-b/nodes/kc.yaml": kubeletconfig("ht", "machineconfiguration.openshift.io/role: ht",
                                                         '{cpuManagerPolicy: static, reservedSystemCPUs: "0"}')})
     alone = json.loads(run("simulate", "--format", "json", str(tmp_path / "cluster-b")).output)
     both = json.loads(run("simulate", "--format", "json", str(tmp_path)).output)
@@ -316,10 +319,14 @@ def test_two_profiles_with_one_node_selector(tmp_path: Path) -> None:
     (tmp_path / "b.yaml").unlink()
     found = findings(tmp_path, "performance-profile-invalid")
     assert len(found) == 2 and all("declare them under `clusters:`" in f["message"] for f in found)
-    # in sibling directories (cluster-setup/ci-cluster, cluster-setup/manual-cluster) they are taken as two
+    # two trees (cluster-setup/ci-cluster/performance, cluster-setup/manual-cluster/performance) are taken as two
     # clusters' profiles: the webhook of one cluster never sees the other's
-    write(tmp_path / "apart", {"ci-cluster/a.yaml": profile("du"), "manual-cluster/b.yaml": profile("cu")})
+    write(tmp_path / "apart", {"ci-cluster/performance/a.yaml": profile("du"),
+                               "manual-cluster/performance/b.yaml": profile("cu")})
     assert findings(tmp_path / "apart", "performance-profile-invalid") == []
+    # one directory per object inside one cluster's tree (node-tuning/du/, node-tuning/cu/): one webhook sees both
+    write(tmp_path / "one", {"node-tuning/du/a.yaml": profile("du"), "node-tuning/cu/b.yaml": profile("cu")})
+    assert len(findings(tmp_path / "one", "performance-profile-invalid")) == 2
 
 
 def test_hugepage_sizes_in_the_operators_spelling(tmp_path: Path) -> None:

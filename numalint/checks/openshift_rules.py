@@ -259,7 +259,7 @@ def _profile_problems(doc: Document, docs: list[Document]) -> Iterator[Hit]:
         for other in docs:
             if other is doc:
                 continue
-            # in sibling directories (one per cluster, as many repositories keep them) they may never meet
+            # in two clusters' trees (as many repositories keep them) they may never meet: model.pools.near
             if _ref(other).name != ref.name and get(other.root, ("spec", "nodeSelector")) == selector and \
                     near(doc.file, other.file):
                 elsewhere = ("" if os.path.dirname(other.file) == os.path.dirname(doc.file) else

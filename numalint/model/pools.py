@@ -247,12 +247,18 @@ def _profile_named(run: Run, name: str) -> KubeletProfile | None:
 
 
 def near(file: str, other: str) -> bool:
-    """Whether two files sit in one directory, or one's directory holds the other's: likely applied together. A
-    repository often keeps one directory per cluster (``clusters/a``, ``clusters/b``) or per variant, and what one
-    declares says nothing of another. Paths are compared made absolute (``a.yaml``, ``./x/b.yaml`` and
-    ``/repo/x/b.yaml`` name their directories alike); stdin (``-``) sits in the working directory."""
-    here, there = (os.path.join(os.path.dirname(os.path.abspath(f)), "") for f in (file, other))
-    return here.startswith(there) or there.startswith(here)
+    """Whether two files are likely applied together: unless each lies two or more directories below the
+    directory they share. A repository that keeps one tree per cluster (``cluster-setup/ci/performance/``,
+    ``cluster-setup/manual/performance/``; ``clusters/east/node-tuning/``, ``clusters/west/node-tuning/``) puts
+    its clusters' files that far apart, while one cluster's objects sit in one directory, above one another, or
+    one directory each (``node-tuning/profile-a/``, ``node-tuning/profile-b/``). Paths are compared made absolute
+    (``a.yaml``, ``./x/b.yaml`` and ``/repo/x/b.yaml`` name their directories alike); stdin (``-``) sits in the
+    working directory."""
+    here, there = (os.path.dirname(os.path.abspath(f)).split(os.sep) for f in (file, other))
+    shared = 0
+    while shared < min(len(here), len(there)) and here[shared] == there[shared]:
+        shared += 1
+    return len(here) - shared < 2 or len(there) - shared < 2
 
 
 def reaches_no_pool(run: Run, profile: KubeletProfile) -> bool:
