@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -390,6 +390,8 @@ def _analyse_clusters(results: list[Read], options: Options) -> list[ClusterAnal
     for name, members in groups.items():
         registry = Registry()
         run = assemble(members, registry)
+        if name is not None:  # declared under clusters:, whatever its directories
+            run = replace(run, declared=True)
         analysed.append(ClusterAnalysis(name, analyse(run, options.analysis()), registry.repeats,
                                         registry.dropped))
     return analysed

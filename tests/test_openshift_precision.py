@@ -324,6 +324,10 @@ def test_two_profiles_with_one_node_selector(tmp_path: Path) -> None:
     write(tmp_path / "apart", {"ci-cluster/performance/a.yaml": profile("du"),
                                "manual-cluster/performance/b.yaml": profile("cu")})
     assert findings(tmp_path / "apart", "performance-profile-invalid") == []
+    # declared one cluster, they are compared whatever their directories
+    write(tmp_path / "apart", {".numalint.yaml": "clusters:\n  lab: [ci-cluster, manual-cluster]\n"})
+    found = run("check", "--format", "json", "--fail-on", "never", ".", cwd=tmp_path / "apart").json()["findings"]
+    assert len([f for f in found if "same node selector" in f["message"]]) == 2
     # one directory per object inside one cluster's tree (node-tuning/du/, node-tuning/cu/): one webhook sees both
     write(tmp_path / "one", {"node-tuning/du/a.yaml": profile("du"), "node-tuning/cu/b.yaml": profile("cu")})
     assert len(findings(tmp_path / "one", "performance-profile-invalid")) == 2

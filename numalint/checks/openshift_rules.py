@@ -12,7 +12,7 @@ from numalint.findings import Fix, Hit, ObjectRef
 from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
 from numalint.k8s.kinds import KUBELET_SNIPPET
 from numalint.k8s.quantity import format_bytes, try_quantity
-from numalint.model.pools import explicit_pool_selector, machine_config_pools, near, reaches_no_pool, targeted_pools
+from numalint.model.pools import explicit_pool_selector, machine_config_pools, reaches_no_pool, targeted_pools
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span
@@ -81,7 +81,7 @@ def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
     for labels, profiles in unknown.items():  # one pool, not in the run: each with the configurations near it
         label = ",".join(f"{k}={v}" for k, v in labels)
         for profile in profiles:
-            together = [p for p in profiles if near(profile.file, p.file)]
+            together = [p for p in profiles if analysis.run.together(profile.file, p.file)]
             if len(together) > 1:
                 groups.append((f"MachineConfigPool with labels {label} (not in the run)", together, profile))
     yield from _competing(groups)
@@ -210,7 +210,7 @@ def performance_profile_invalid(analysis: Analysis) -> Iterator[Hit]:
     docs = performance_profiles(analysis)
     for doc in docs:
         if not unfinished(doc.root):  # a template or a kustomize patch is not the object yet
-            yield from _profile_problems(doc, [d for d in docs if not unfinished(d.root)])
+            yield from _profile_problems(doc, [d for d in docs if not unfinished(d.root)], analysis.run.together)
 
 
 def performance_profiles(analysis: Analysis) -> list[Document]:
@@ -219,7 +219,9 @@ def performance_profiles(analysis: Analysis) -> list[Document]:
     return docs + [d for d in analysis.of_kind("PerformanceProfile") if all(d is not o for o in docs)]
 
 
-def _profile_problems(doc: Document, docs: list[Document]) -> Iterator[Hit]:
+def _profile_problems(doc: Document, docs: list[Document], together: Callable[[str, str], bool]) -> Iterator[Hit]:
+    """The webhook's refusals of ``doc``; ``docs``: every profile of the run, ``together``: whether two files are
+    taken as one cluster's (``Run.together``)."""
     ref = _ref(doc)
     spec = get(doc.root, ("spec",))
     if not isinstance(spec, dict):
@@ -259,9 +261,9 @@ def _profile_problems(doc: Document, docs: list[Document]) -> Iterator[Hit]:
         for other in docs:
             if other is doc:
                 continue
-            # in two clusters' trees (as many repositories keep them) they may never meet: model.pools.near
+            # in two clusters' trees, as many repositories keep them, two profiles may never meet
             if _ref(other).name != ref.name and get(other.root, ("spec", "nodeSelector")) == selector and \
-                    near(doc.file, other.file):
+                    together(doc.file, other.file):
                 elsewhere = ("" if os.path.dirname(other.file) == os.path.dirname(doc.file) else
                              " (if the two files describe different clusters, declare them under `clusters:` in "
                              ".numalint.yaml)")

@@ -246,29 +246,14 @@ def _profile_named(run: Run, name: str) -> KubeletProfile | None:
     return None
 
 
-def near(file: str, other: str) -> bool:
-    """Whether two files are likely applied together: unless each lies two or more directories below the
-    directory they share. A repository that keeps one tree per cluster (``cluster-setup/ci/performance/``,
-    ``cluster-setup/manual/performance/``; ``clusters/east/node-tuning/``, ``clusters/west/node-tuning/``) puts
-    its clusters' files that far apart, while one cluster's objects sit in one directory, above one another, or
-    one directory each (``node-tuning/profile-a/``, ``node-tuning/profile-b/``). Paths are compared made absolute
-    (``a.yaml``, ``./x/b.yaml`` and ``/repo/x/b.yaml`` name their directories alike); stdin (``-``) sits in the
-    working directory."""
-    here, there = (os.path.dirname(os.path.abspath(f)).split(os.sep) for f in (file, other))
-    shared = 0
-    while shared < min(len(here), len(there)) and here[shared] == there[shared]:
-        shared += 1
-    return len(here) - shared < 2 or len(there) - shared < 2
-
-
 def reaches_no_pool(run: Run, profile: KubeletProfile) -> bool:
     """An OpenShift KubeletConfig or PerformanceProfile that selects none of the MachineConfigPools the run
-    declares near it (``near``), nor the built-in master and worker: its settings reach no node
+    declares near it (``Run.together``), nor the built-in master and worker: its settings reach no node
     (``kubeletconfig-pool``). A pool declared only for another directory's cluster says nothing of it."""
     if not profile.openshift or profile.rendered_from is not None and not profile.node_selector:
         return False
     pools = machine_config_pools(run)
-    return any(p.doc is not None and near(profile.file, p.doc.file) for p in pools) \
+    return any(p.doc is not None and run.together(profile.file, p.doc.file) for p in pools) \
         and not targeted_pools(pools, profile)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -66,9 +67,30 @@ class Run:
     topologies: list[TopologyView]
     others: list[Document]
     files: int = 0  # every file read, compacted or not
+    declared: bool = False  # a cluster the configuration's ``clusters:`` declares: its files are one cluster
 
     def of_kind(self, kind: str) -> list[Document]:
         return [d for d in self.others if d.kind == kind]
+
+    def together(self, file: str, other: str) -> bool:
+        """Whether two files of the run are taken as one cluster's: always in a declared cluster, else when
+        they are ``near``."""
+        return self.declared or near(file, other)
+
+
+def near(file: str, other: str) -> bool:
+    """Whether two files are likely applied together: unless each lies two or more directories below the
+    directory they share. A repository that keeps one tree per cluster (``cluster-setup/ci/performance/``,
+    ``cluster-setup/manual/performance/``; ``clusters/east/node-tuning/``, ``clusters/west/node-tuning/``) puts
+    its clusters' files that far apart, while one cluster's objects sit in one directory, above one another, or
+    one directory each (``node-tuning/profile-a/``, ``node-tuning/profile-b/``). Paths are compared made absolute
+    (``a.yaml``, ``./x/b.yaml`` and ``/repo/x/b.yaml`` name their directories alike); stdin (``-``) sits in the
+    working directory."""
+    here, there = (os.path.dirname(os.path.abspath(f)).split(os.sep) for f in (file, other))
+    shared = 0
+    while shared < min(len(here), len(there)) and here[shared] == there[shared]:
+        shared += 1
+    return len(here) - shared < 2 or len(there) - shared < 2
 
 
 def assemble(reads: list[Read], registry: Registry) -> Run:
