@@ -450,3 +450,11 @@ def test_hugepages_with_whole_cpus_or_a_device_ask_for_alignment(tmp_path: Path)
     assert _findings(tmp_path, {"pod.yaml": _pod(database)}) == []
     gpu = '{requests: {cpu: 500m}, limits: {hugepages-1Gi: 2Gi, memory: 2Gi, nvidia.com/gpu: 1}}'
     assert _findings(tmp_path, {"pod.yaml": _pod(gpu)}) == [("not-guaranteed", "warning")]
+
+
+def test_hugepages_in_a_guaranteed_pod_ask_for_alignment(tmp_path: Path) -> None:
+    # requests equal to limits and hugepages: a DPDK testpmd with 2.5 CPUs loses its exclusive CPUs
+    write(tmp_path, {"pod.yaml": _pod('{limits: {cpu: 2500m, memory: 2Gi, hugepages-1Gi: 2Gi}}')})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert [(f["rule"], f["severity"]) for f in found] == [("fractional-cpu", "warning")]
+    assert "(it requests hugepages-1Gi)" in found[0]["message"]

@@ -3,13 +3,13 @@ never from the node alone: an infrastructure DaemonSet on a static-CPU-manager n
 
 The Topology Manager aligns devices for pods of every QoS class (the device manager gives hints whatever
 the QoS), so a device alone asks for nothing that Guaranteed QoS would add: a BestEffort GPU smoke test is
-fine. Evidence is a data plane (a /dev/vfio volume); hugepages (requested or mapped by a volume) together with
-a whole cpu limit in some container, a NUMA-attached device, or a pool whose kubelet runs the Static memory
-manager, the only thing that pins them to a NUMA node; whole exclusive CPUs asked by one container next to a
-Burstable one; or a NUMA-attached device (declared on the pool's topology, an SR-IOV VF pool that keeps
-topology, a well-known device-plugin prefix) or SR-IOV network together with whole CPUs requested. Hugepages
-alone are no evidence: a database maps them to spare the TLB, wherever they are (the documentation's own
-hugepages example is a Burstable pod)."""
+fine. Evidence is a data plane (a /dev/vfio volume); hugepages (requested or mapped by a volume) in a Guaranteed
+pod, or together with a whole cpu limit in some container, a NUMA-attached device, or a pool whose kubelet runs
+the Static memory manager, the only thing that pins them to a NUMA node; whole exclusive CPUs asked by one
+container next to a Burstable one; or a NUMA-attached device (declared on the pool's topology, an SR-IOV VF pool
+that keeps topology, a well-known device-plugin prefix) or SR-IOV network together with whole CPUs requested.
+Hugepages in a Burstable pod alone are no evidence: a database maps them to spare the TLB, wherever they are
+(the documentation's own hugepages example is such a pod)."""
 
 from __future__ import annotations
 
@@ -49,8 +49,8 @@ def alignment_intent(analysis: Analysis, pod: PodView) -> Intent | None:
     whole = _whole_cpus(pod)
     floating = _floating_resources(analysis)
     huge = sorted(r for r in names if is_hugepages(r))
-    if (huge or pod.hugepage_volume) and (_exclusive_cpus(pod) or _pinned_memory(analysis, pod)
-                                          or _devices(analysis, pod, names, floating)[0]):
+    if (huge or pod.hugepage_volume) and (pod.qos() == "Guaranteed" or _exclusive_cpus(pod) or _pinned_memory(
+            analysis, pod) or _devices(analysis, pod, names, floating)[0]):
         return Intent(f"it requests {', '.join(huge)}" if huge else f"it maps hugepages ({pod.hugepage_volume})",
                       True)
     exclusive = _exclusive_next_to_burstable(pod)
