@@ -148,3 +148,15 @@ spec:
     found = _rejected(tmp_path, files)
     assert len(found) == 1 and "pod agent-0 cannot be scheduled" in found[0]["message"]
     assert "node small-0 already runs its maxPods of 3 pods" in found[0]["message"]
+
+
+def test_a_machineconfigpool_of_another_clusters_tree_leaves_a_plain_pool_at_110(tmp_path: Path) -> None:
+    pool = "apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata: {name: rt}\n" \
+           "spec:\n  nodeSelector:\n    matchLabels: {role: rt}\n"
+    files = {"openshift/pools/mcp.yaml": pool, "vanilla/nodes/topology.yaml": TOPOLOGY % "",
+             "vanilla/nodes/app.yaml": _deployment(221)}
+    write(tmp_path, files)
+    for target in (tmp_path, tmp_path / "vanilla"):
+        found = [f for f in run("check", "--format", "json", str(target)).json()["findings"]
+                 if f["rule"] == "admission-failure"]
+        assert len(found) == 1 and "maxPods of 110 pods" in found[0]["message"], target

@@ -107,6 +107,11 @@ def test_a_pool_declared_for_another_cluster_directory_says_nothing_of_a_profile
                      "cluster-b/tuning/profile.yaml": profile("ht", "worker-ht"),
                      "cluster-b/tuning/kc.yaml": kubeletconfig("cpu", "custom-kubelet: enabled")})
     assert findings(tmp_path, "kubeletconfig-pool") == []
+    # one directory per cluster is too close to tell from one cluster's layout: the finding says how to tell
+    write(tmp_path / "flat", {"cluster-a/mcp.yaml": CUSTOM_POOL, "cluster-b/kc.yaml": kubeletconfig(
+        "cpu", "custom-kubelet: enabled")})
+    flat = findings(tmp_path / "flat", "kubeletconfig-pool")
+    assert len(flat) == 1 and "declare the clusters under `clusters:`" in flat[0]["message"]
     # beside the pool, or under its directory, the same profile selects none of the pools it sits with
     write(tmp_path, {"cluster-a/nested/profile.yaml": profile("ht", "worker-ht")})
     assert where(findings(tmp_path, "kubeletconfig-pool")) == ["profile.yaml:8:3"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +12,7 @@ from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
 from numalint.k8s.kinds import KUBELET_SNIPPET
 from numalint.k8s.quantity import format_bytes, try_quantity
 from numalint.model.pools import explicit_pool_selector, machine_config_pools, reaches_no_pool, targeted_pools
+from numalint.model.run import Run, same_directory
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span
@@ -67,8 +67,12 @@ def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
         if reaches_no_pool(analysis.run, profile):
             how = ("machineConfigPoolSelector matches none of their labels" if explicit_pool_selector(profile)
                    else "no pool's spec.nodeSelector matches its nodeSelector")
+            apart = "" if analysis.run.declared or any(same_directory(profile.file, p.doc.file) for p in pools
+                                                        if p.doc is not None) else (
+                " (if the pools' files describe another cluster, declare the clusters under `clusters:` in "
+                ".numalint.yaml)")
             yield Hit(f"{profile.ref.label()} selects no MachineConfigPool of the run nor the built-in master or "
-                      f"worker pool ({how}): its settings reach no node", profile.file, _selector_span(profile),
+                      f"worker pool ({how}): its settings reach no node{apart}", profile.file, _selector_span(profile),
                       profile.ref,
                       Fix("match the labels of the intended MachineConfigPool (e.g. "
                           "pools.operator.machineconfiguration.openshift.io/<pool>: \"\")"))
@@ -102,8 +106,9 @@ def _competing(groups: list[tuple[str, list[KubeletProfile], KubeletProfile | No
             p.node_selector else p.ref.label() for p in profiles))
         if len(names) < 2:
             continue
+        named = set(names)
         for profile in profiles:
-            if profile.ref.label() not in names or only is not None and profile is not only:
+            if profile.ref.label() not in named or only is not None and profile is not only:
                 continue
             others = [n for n in names if n != profile.ref.label()]
             yield Hit(f"{pool} is selected by {profile.ref.label()} and "
@@ -210,7 +215,7 @@ def performance_profile_invalid(analysis: Analysis) -> Iterator[Hit]:
     docs = performance_profiles(analysis)
     for doc in docs:
         if not unfinished(doc.root):  # a template or a kustomize patch is not the object yet
-            yield from _profile_problems(doc, [d for d in docs if not unfinished(d.root)], analysis.run.together)
+            yield from _profile_problems(doc, [d for d in docs if not unfinished(d.root)], analysis.run)
 
 
 def performance_profiles(analysis: Analysis) -> list[Document]:
@@ -219,9 +224,9 @@ def performance_profiles(analysis: Analysis) -> list[Document]:
     return docs + [d for d in analysis.of_kind("PerformanceProfile") if all(d is not o for o in docs)]
 
 
-def _profile_problems(doc: Document, docs: list[Document], together: Callable[[str, str], bool]) -> Iterator[Hit]:
-    """The webhook's refusals of ``doc``; ``docs``: every profile of the run, ``together``: whether two files are
-    taken as one cluster's (``Run.together``)."""
+def _profile_problems(doc: Document, docs: list[Document], run: Run) -> Iterator[Hit]:
+    """The webhook's refusals of ``doc``; ``docs``: every profile of the run (two are compared when the run takes
+    their files as one cluster's, ``Run.together``)."""
     ref = _ref(doc)
     spec = get(doc.root, ("spec",))
     if not isinstance(spec, dict):
@@ -263,8 +268,8 @@ def _profile_problems(doc: Document, docs: list[Document], together: Callable[[s
                 continue
             # in two clusters' trees, as many repositories keep them, two profiles may never meet
             if _ref(other).name != ref.name and get(other.root, ("spec", "nodeSelector")) == selector and \
-                    together(doc.file, other.file):
-                elsewhere = ("" if os.path.dirname(other.file) == os.path.dirname(doc.file) else
+                    run.together(doc.file, other.file):
+                elsewhere = ("" if run.declared or same_directory(other.file, doc.file) else
                              " (if the two files describe different clusters, declare them under `clusters:` in "
                              ".numalint.yaml)")
                 yield hit(f'the profile has the same node selector as the performance profile "{_ref(other).name}" '

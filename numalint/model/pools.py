@@ -266,7 +266,7 @@ def build_pools(run: Run) -> list[Pool]:
         topo = run.topologies[0]
         return [Pool(topo.name, only, topo, topo.node_labels, topo.nodes,
                      "the only topology and kubelet configuration of the run" if only is not None else
-                     "the only topology of the run", openshift=bool(run.of_kind("MachineConfigPool")))]
+                     "the only topology of the run", openshift=_openshift_nodes(run, topo))]
     used: set[int] = set()
     for topo in run.topologies:
         profile = _profile_named(run, topo.kubelet_config) if topo.kubelet_config else None
@@ -279,7 +279,7 @@ def build_pools(run: Run) -> list[Pool]:
         pools.append(Pool(topo.name, profile, topo, topo.node_labels, topo.nodes,
                           f'NodeTopology "{topo.name}"' + (f' runs kubelet configuration "{profile.name}"'
                                                             if profile else ""),
-                          openshift=bool(run.of_kind("MachineConfigPool"))))
+                          openshift=_openshift_nodes(run, topo)))
     for profile in run.profiles:
         if id(profile) in used:
             continue
@@ -290,6 +290,11 @@ def build_pools(run: Run) -> list[Pool]:
         pools[0].why = (f'the only kubelet configuration "{pools[0].name}" of the run: numalint assumes every '
                         "workload runs on it (declare pools with a NodeTopology or MachineConfigPool to say otherwise)")
     return pools
+
+
+def _openshift_nodes(run: Run, topology: TopologyView) -> bool:
+    """Whether a topology's nodes are an OpenShift cluster's: a MachineConfigPool of its cluster (``Run.together``)."""
+    return any(run.together(topology.doc.file, doc.file) for doc in run.of_kind("MachineConfigPool"))
 
 
 def _default_node(run: Run, pools: list[Pool]) -> bool:

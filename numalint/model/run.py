@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from numalint.model.identity import ObjectIdentity, Registry
@@ -86,11 +87,21 @@ def near(file: str, other: str) -> bool:
     one directory each (``node-tuning/profile-a/``, ``node-tuning/profile-b/``). Paths are compared made absolute
     (``a.yaml``, ``./x/b.yaml`` and ``/repo/x/b.yaml`` name their directories alike); stdin (``-``) sits in the
     working directory."""
-    here, there = (os.path.dirname(os.path.abspath(f)).split(os.sep) for f in (file, other))
+    here, there = _directories(file), _directories(other)
     shared = 0
     while shared < min(len(here), len(there)) and here[shared] == there[shared]:
         shared += 1
     return len(here) - shared < 2 or len(there) - shared < 2
+
+
+@lru_cache(maxsize=1 << 16)
+def _directories(file: str) -> tuple[str, ...]:
+    """The directories of ``file``'s absolute path, once per file: ``near`` is asked of many pairs."""
+    return tuple(os.path.dirname(os.path.abspath(file)).split(os.sep))
+
+
+def same_directory(file: str, other: str) -> bool:
+    return _directories(file) == _directories(other)
 
 
 def assemble(reads: list[Read], registry: Registry) -> Run:
