@@ -64,7 +64,7 @@ def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
         if unfinished(get(profile.doc.root, ("spec", "machineConfigPoolSelector"))):
             continue  # a template variable names the pool
         matched = targeted_pools(pools, profile)
-        if reaches_no_pool(analysis.run, profile):
+        if reaches_no_pool(analysis.run, profile, pools):
             how = ("machineConfigPoolSelector matches none of their labels" if explicit_pool_selector(profile)
                    else "no pool's spec.nodeSelector matches its nodeSelector")
             apart = "" if analysis.run.declared or any(same_directory(profile.file, p.doc.file) for p in pools

@@ -213,6 +213,7 @@ class _Prover:
         return [self.originals.get(s.path) or s if s.path in files else s for s in sources]
 
     def text(self, file: str) -> str | None:
+        """The file's text as the run read it, fetched once."""
         if file not in self.texts:
             self.texts[file] = self.text_of(file)
         return self.texts[file]
@@ -221,9 +222,7 @@ class _Prover:
         assert finding.fix is not None
         fix = finding.fix
         if id(profile) not in self.alone:
-            if finding.file not in self.texts:
-                self.texts[finding.file] = self.text_of(finding.file)
-            whole = self.texts[finding.file]
+            whole = self.text(finding.file)
             self.alone[id(profile)] = None if whole is None else _alone(whole, _carrier(analysis, profile).span)
         text = self.alone[id(profile)]
         if text is None:
@@ -324,9 +323,7 @@ class _Prover:
     def edited(self, file: str, changes: list[Edit], what: str) -> tuple[str, tuple[str, Mapper], FileResult] | str:
         """The file's text, the text with ``changes`` applied (and the way back), and the file read from it; or
         why the fixes cannot be tried (``what``: what would no longer read)."""
-        if file not in self.texts:
-            self.texts[file] = self.text_of(file)
-        whole = self.texts[file]
+        whole = self.text(file)
         if whole is None:
             return "the file cannot be read again to try it; decide by hand"
         applied = _apply(whole, changes)
@@ -344,9 +341,7 @@ class _Prover:
         merging another's ``&base``, a Pod's ``requests: *r``): read alone, it would not read as in its file, and
         a fix of it changes what the other document says too. Text that merely looks like an anchor only costs a
         wider proof, or a fix left as a hint."""
-        if file not in self.texts:
-            self.texts[file] = self.text_of(file)
-        text = self.texts[file]
+        text = self.text(file)
         if text is None or ("&" not in text and "*" not in text):
             return False
         starts = line_starts(text)

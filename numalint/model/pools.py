@@ -246,13 +246,14 @@ def _profile_named(run: Run, name: str) -> KubeletProfile | None:
     return None
 
 
-def reaches_no_pool(run: Run, profile: KubeletProfile) -> bool:
+def reaches_no_pool(run: Run, profile: KubeletProfile, pools: Sequence[MachineConfigPoolView] | None = None) -> bool:
     """An OpenShift KubeletConfig or PerformanceProfile that selects none of the MachineConfigPools the run
     declares near it (``Run.together``), nor the built-in master and worker: its settings reach no node
-    (``kubeletconfig-pool``). A pool declared only for another directory's cluster says nothing of it."""
+    (``kubeletconfig-pool``). A pool declared only for another directory's cluster says nothing of it.
+    ``pools``: ``machine_config_pools(run)``, when the caller has them."""
     if not profile.openshift or profile.rendered_from is not None and not profile.node_selector:
         return False
-    pools = machine_config_pools(run)
+    pools = machine_config_pools(run) if pools is None else pools
     return any(p.doc is not None and run.together(profile.file, p.doc.file) for p in pools) \
         and not targeted_pools(pools, profile)
 

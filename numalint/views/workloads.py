@@ -259,19 +259,27 @@ def pod_view(doc: Document) -> PodView | None:
                    replicas=_replicas(doc), annotations=read_annotations(template_annotations or own),
                    node_selector=shared_map(_string_map(spec.get("nodeSelector"))), required_terms=terms,
                    pod_resources=pod_resources, pod_limits=pod_limits if pod_resources is not None else None,
-                   data_plane=_volume(spec, vfio=True), hugepage_volume=_volume(spec, vfio=False))
+                   data_plane=_vfio_volume(spec), hugepage_volume=_hugepage_volume(spec))
 
 
-def _volume(spec: YMap, vfio: bool) -> str | None:
-    """The first volume that drives VFIO devices (``vfio``: the mark of a DPDK-style data plane), or else the first
-    that maps hugepages. (IPC_LOCK alone is no mark: RDMA applications need it to register memory, whatever their
-    CPUs.)"""
+def _vfio_volume(spec: YMap) -> str | None:
+    """A volume that drives VFIO devices: the mark of a DPDK-style data plane. (IPC_LOCK alone is no mark: RDMA
+    applications need it to register memory, whatever their CPUs.)"""
+    for volume in as_list(spec.get("volumes")):
+        path = get(volume, ("hostPath", "path"))
+        if isinstance(path, str) and path.startswith("/dev/vfio"):
+            return f"a hostPath volume {path}"
+    return None
+
+
+def _hugepage_volume(spec: YMap) -> str | None:
+    """A volume that maps hugepages: an emptyDir of medium HugePages*, or the /dev/hugepages host directory."""
     for volume in as_list(spec.get("volumes")):
         medium = get(volume, ("emptyDir", "medium"))
-        if not vfio and isinstance(medium, str) and medium.startswith("HugePages"):
+        if isinstance(medium, str) and medium.startswith("HugePages"):
             return f"an emptyDir of medium {medium}"
         path = get(volume, ("hostPath", "path"))
-        if isinstance(path, str) and path.startswith("/dev/vfio" if vfio else "/dev/hugepages"):
+        if isinstance(path, str) and path.startswith("/dev/hugepages"):
             return f"a hostPath volume {path}"
     return None
 
