@@ -439,6 +439,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
         if judge or "duplicate-object" not in disabled:
             findings.extend(Finding.of("duplicate-object", hit, cluster.name) for hit in cluster.repeats)
         reported |= {p.file for p in cluster.analysis.simulation.node_state_problems}
+    findings = _without_overlay_fields(findings, results, given)
     shape_edits(findings, lambda path: _text_of(path, given))  # as `fix` writes them, before they are proven
     proven = [f for f in findings if _is_error(f)] if trial else findings
     if analyses and any(f.fix is not None and f.fix.edits for f in proven):
@@ -466,6 +467,27 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
                   incomplete=any(s.unchecked for s in sources),
                   suppressed=sorted(suppressed, key=Finding.sort_key), checked=files + missing,
                   errors=errors, halted=halted)
+
+
+def _without_overlay_fields(findings: list[Finding], results: list[Read], given: dict[str, str]) -> list[Finding]:
+    """Drop the findings on a kustomize base's fields that every overlay building it patches (``model.overlays``):
+    the base alone is never applied."""
+    kustomizations = [path for path in map(path_of, results) if os.path.basename(path) in KUSTOMIZATION_NAMES]
+    on_objects = [f for f in findings if f.obj is not None and f.rule != "yaml-syntax" and f.input != "-"]
+    if not kustomizations or not on_objects:
+        return findings
+    from numalint.model.overlays import Overlays, settles  # here: only a run with kustomizations needs it
+    from numalint.output.sources import SourceFiles
+
+    overlays, files = Overlays(kustomizations), SourceFiles(given)
+    settled: set[int] = set()
+    for finding in on_objects:
+        assert finding.obj is not None
+        decided = overlays.decided(finding.file, finding.obj.kind, finding.obj.name)
+        key = files.key_path(finding) if decided else None
+        if key is not None and settles(decided, key, files.document(finding), absent=finding.key is not None):
+            settled.add(id(finding))
+    return [f for f in findings if id(f) not in settled] if settled else findings
 
 
 def _is_error(finding: Finding) -> bool:

@@ -199,7 +199,7 @@ spec:
 
 
 @pytest.mark.parametrize("memory_policy,kept", [
-    (None, "is not pinned either"),
+    (None, "memory and hugepages-1Gi are not pinned either"),
     ("Static", "still pinned to the NUMA nodes the Topology Manager picks, by the Static memory manager"),
 ])
 def test_fractional_cpu_says_what_is_lost_and_kept(tmp_path: Path, memory_policy: str | None, kept: str) -> None:

@@ -231,11 +231,13 @@ def _profile_problems(doc: Document, docs: list[Document], run: Run) -> Iterator
     spec = get(doc.root, ("spec",))
     if not isinstance(spec, dict):
         yield Hit("PerformanceProfile without a spec: the webhook requires spec.cpu and spec.nodeSelector",
-                  doc.file, locate(doc.root, ("kind",)), ref, Fix("add spec.cpu and spec.nodeSelector"))
+                  doc.file, locate(doc.root, ("kind",)), ref, Fix("add spec.cpu and spec.nodeSelector"), key="spec")
         return
 
-    def hit(message: str, *path: str | int, key: bool = False, fix: str = "") -> Hit:
-        return Hit(message, doc.file, locate(doc.root, ("spec", *path), key=key), ref, Fix(fix) if fix else None)
+    def hit(message: str, *path: str | int, key: bool = False, fix: str = "", absent: str | None = None) -> Hit:
+        """``absent``: the missing field the finding is about (its key path, for fingerprints and overlays)."""
+        return Hit(message, doc.file, locate(doc.root, ("spec", *path), key=key), ref, Fix(fix) if fix else None,
+                   key=absent)
 
     from numalint.views.performance import unrenderable  # here: only a run with PerformanceProfiles needs it
 
@@ -250,7 +252,8 @@ def _profile_problems(doc: Document, docs: list[Document], run: Run) -> Iterator
     elif not isinstance(selector, dict) or not selector:
         yield hit('spec.nodeSelector is required ("the nodeSelector required"): without it the profile '
                   "selects no nodes and the webhook rejects it", "nodeSelector", key=True,
-                  fix='add spec.nodeSelector, e.g. {node-role.kubernetes.io/worker-cnf: ""}')
+                  fix='add spec.nodeSelector, e.g. {node-role.kubernetes.io/worker-cnf: ""}',
+                  absent="spec.nodeSelector")
     else:
         if len(selector) > 1:
             yield hit("spec.nodeSelector has several labels; the webhook accepts exactly one "
@@ -283,13 +286,14 @@ def _profile_problems(doc: Document, docs: list[Document], run: Run) -> Iterator
     cpu = spec.get("cpu")
     if not isinstance(cpu, dict):
         yield hit('spec.cpu is required ("cpu section required"): reserved and isolated CPUs must be given',
-                  "cpu", key=True, fix='add spec.cpu.reserved and spec.cpu.isolated (e.g. "0-1" and "2-31")')
+                  "cpu", key=True, fix='add spec.cpu.reserved and spec.cpu.isolated (e.g. "0-1" and "2-31")',
+                  absent="spec.cpu")
     else:
         for field in ("reserved", "isolated"):
             value = cpu.get(field)
             if field not in cpu or value is None:
                 yield hit(f'spec.cpu.{field} is required ("{field} CPUs required")', "cpu", key=True,
-                          fix=f"add spec.cpu.{field}")
+                          fix=f"add spec.cpu.{field}", absent=f"spec.cpu.{field}")
             elif isinstance(value, str) and not value.strip():
                 yield hit(f'spec.cpu.{field} is empty ("{field} CPUs can not be empty")', "cpu", field,
                           fix=f"list the {field} CPUs")

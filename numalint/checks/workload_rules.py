@@ -153,14 +153,15 @@ def _still_aligned(analysis: Analysis, pod: PodView, container: ContainerView) -
     devices = sorted(r for r in container.limits if is_extended(r) and container.limits[r])
     policies = {p.name: p.profile.memory_policy for p in analysis.pools_for(pod) if p.profile is not None}
     what = " and ".join(memory) if memory else "memory"
+    verb = "are" if len(memory) > 1 else "is"
     if policies and all(v == "Static" for v in policies.values()):
-        kept = (f"Its {what} {'are' if len(memory) > 1 else 'is'} still pinned to the NUMA nodes the Topology "
+        kept = (f"Its {what} {verb} still pinned to the NUMA nodes the Topology "
                 f"Manager picks, by the Static memory manager of pool {', '.join(map(repr, sorted(policies)))}")
     elif policies and all(v != "Static" for v in policies.values()):
         kept = (f"Pool {', '.join(map(repr, sorted(policies)))} runs no Static memory manager, so its {what} "
-                "is not pinned either")
+                f"{verb} not pinned either")
     else:
-        kept = f"Its {what} is still pinned where the node runs the Static memory manager"
+        kept = f"Its {what} {verb} still pinned where the node runs the Static memory manager"
     if devices:
         kept += f"; its devices ({', '.join(devices)}) are still aligned by the Topology Manager"
     return kept + "."

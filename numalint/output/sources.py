@@ -70,12 +70,14 @@ class SourceFiles:
         list items by their ``name`` when they have one, else by index)."""
         if finding.key:
             return finding.key
+        root = self.document(finding)
+        steps = _descend(root, (finding.span.line, finding.span.col)) if root is not None else None
+        return ".".join(steps) if steps else None
+
+    def document(self, finding: Finding) -> Any:
+        """The tree of the document the finding starts in, None if it is in none (or the file does not parse)."""
         where = (finding.span.line, finding.span.col)
-        for root, span in self.documents(finding.input):
-            if _inside(where, span):
-                steps = _descend(root, where)
-                return ".".join(steps) if steps else None
-        return None
+        return next((root for root, span in self.documents(finding.input) if _inside(where, span)), None)
 
     def replicas(self, finding: Finding) -> int | None:
         """How many pods the finding's workload asks for (replicas, parallelism), as written; None if unknown."""

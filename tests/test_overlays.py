@@ -1,0 +1,164 @@
+"""Kustomize bases: a field every overlay building the base patches in is not reported missing or wrong on the
+base (the base alone is never applied); a field some build leaves as the base has it still is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import run, write
+
+PROFILE = """\
+    apiVersion: performance.openshift.io/v2
+    kind: PerformanceProfile
+    metadata:
+      name: ran
+    spec:
+      cpu:
+        isolated: "2-31"
+      numa:
+        topologyPolicy: single-numa-node
+    """
+SELECTOR_PATCH = """\
+    apiVersion: performance.openshift.io/v2
+    kind: PerformanceProfile
+    metadata:
+      name: ran
+    spec:
+      nodeSelector:
+        node-role.kubernetes.io/worker-cnf: ""
+    """
+KUBELET = """\
+    apiVersion: kubelet.config.k8s.io/v1beta1
+    kind: KubeletConfiguration
+    cpuManagerPolicy: static
+    reservedSystemCPUs: "0-1"
+    topologyManagerPolicy: single-numa-node
+    """
+DEPLOYMENT = """\
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: dpdk
+    spec:
+      selector: {matchLabels: {app: dpdk}}
+      template:
+        metadata:
+          labels: {app: dpdk}
+        spec:
+          containers:
+            - name: sidecar
+              image: busybox
+              resources:
+                limits: {cpu: 100m, memory: 64Mi}
+            - name: app
+              image: dpdk
+              resources:
+                limits: {cpu: 2500m, memory: 1Gi, hugepages-1Gi: 2Gi}
+    """
+
+
+def messages(tmp_path: Path, *args: str) -> list[str]:
+    result = run("check", "--format", "json", "--fail-on", "never", *args, cwd=tmp_path)
+    assert result.exit_code == 0, result.output + result.stderr
+    return [f"{f['rule']} {f['file'].removeprefix(str(tmp_path) + '/').removeprefix('./')}: {f['message']}"
+            for f in result.json()["findings"] if f["rule"] != "not-lintable"]
+
+
+def profile_tree(tmp_path: Path, *overlays: tuple[str, str | None]) -> None:
+    """base/ with the profile; each overlay (name, patch text or None) builds it, patching it when given."""
+    write(tmp_path, {"base/pp.yaml": PROFILE, "base/kustomization.yaml": "resources:\n  - pp.yaml\n"})
+    for name, patch in overlays:
+        files = {f"overlays/{name}/kustomization.yaml": "resources:\n  - ../../base\n"
+                 + ("patches:\n  - path: patch.yaml\n" if patch else "")}
+        if patch:
+            files[f"overlays/{name}/patch.yaml"] = patch
+        write(tmp_path, files)
+
+
+def test_a_selector_every_overlay_patches_in_is_not_missing_from_the_base(tmp_path: Path) -> None:
+    profile_tree(tmp_path, ("site-a", SELECTOR_PATCH), ("site-b", SELECTOR_PATCH))
+    found = messages(tmp_path, str(tmp_path))
+    assert not any("nodeSelector" in m for m in found), found
+    # the base still lacks spec.cpu.reserved, which no overlay sets: still reported
+    assert any("performance-profile-invalid base/pp.yaml: spec.cpu.reserved is required" in m for m in found), found
+
+
+def test_an_overlay_that_does_not_patch_the_field_keeps_the_finding(tmp_path: Path) -> None:
+    profile_tree(tmp_path, ("site-a", SELECTOR_PATCH), ("lab", None))
+    found = messages(tmp_path, str(tmp_path))
+    assert any("base/pp.yaml: spec.nodeSelector is required" in m for m in found), found
+
+
+def test_the_base_checked_alone_is_reported_and_context_overlays_settle_it(tmp_path: Path) -> None:
+    profile_tree(tmp_path, ("site-a", SELECTOR_PATCH))
+    alone = messages(tmp_path, str(tmp_path / "base"))
+    assert any("spec.nodeSelector is required" in m for m in alone), alone
+    # a pre-commit run on the base, the overlays named as context in .numalint.yaml
+    write(tmp_path, {".numalint.yaml": "context:\n  - overlays\n"})
+    with_context = messages(tmp_path, "base/pp.yaml")
+    assert not any("nodeSelector" in m for m in with_context), with_context
+
+
+def test_a_patch_for_another_object_or_another_field_settles_nothing(tmp_path: Path) -> None:
+    other = SELECTOR_PATCH.replace("name: ran", "name: other")
+    cpu_only = SELECTOR_PATCH.replace('nodeSelector:\n        node-role.kubernetes.io/worker-cnf: ""',
+                                      'cpu:\n        isolated: "4-31"')
+    profile_tree(tmp_path, ("site-a", other), ("site-b", cpu_only))
+    found = messages(tmp_path, str(tmp_path))
+    assert any("spec.nodeSelector is required" in m for m in found), found
+    # spec.cpu.isolated in a patch is not spec.cpu.reserved
+    assert any("spec.cpu.reserved is required" in m for m in found), found
+
+
+def test_a_json6902_patch_by_target_settles_the_container_it_names_by_index(tmp_path: Path) -> None:
+    patch = """\
+        resources:
+          - ../base
+        patches:
+          - target: {kind: Deployment, name: dp.*}
+            patch: |-
+              - op: replace
+                path: /spec/template/spec/containers/%d/resources/limits/cpu
+                value: "4"
+        """
+    write(tmp_path, {"node.yaml": KUBELET, "base/dep.yaml": DEPLOYMENT,
+                     "base/kustomization.yaml": "resources:\n  - dep.yaml\n",
+                     "prod/kustomization.yaml": patch % 0})
+    # container 0 is the sidecar: the app's 2500m stays as the base has it
+    found = messages(tmp_path, str(tmp_path))
+    assert any('fractional-cpu base/dep.yaml: container "app"' in m for m in found), found
+    write(tmp_path, {"prod/kustomization.yaml": patch % 1})
+    found = messages(tmp_path, str(tmp_path))
+    assert not any('container "app"' in m for m in found), found
+
+
+def test_a_strategic_merge_patch_inline_and_a_component_count(tmp_path: Path) -> None:
+    component = """\
+        apiVersion: kustomize.config.k8s.io/v1alpha1
+        kind: Component
+        patches:
+          - patch: |-
+              apiVersion: performance.openshift.io/v2
+              kind: PerformanceProfile
+              metadata:
+                name: ran
+              spec:
+                nodeSelector:
+                  node-role.kubernetes.io/worker-cnf: ""
+        """
+    profile_tree(tmp_path)
+    write(tmp_path, {"components/selector/kustomization.yaml": component,
+                     "overlays/site/kustomization.yaml":
+                         "resources:\n  - ../../base\ncomponents:\n  - ../../components/selector\n"})
+    found = messages(tmp_path, str(tmp_path))
+    assert not any("nodeSelector" in m for m in found), found
+
+
+def test_a_broken_kustomization_or_patch_is_no_traceback(tmp_path: Path) -> None:
+    profile_tree(tmp_path, ("site-a", "kind: [unclosed\n"))
+    write(tmp_path, {"overlays/odd/kustomization.yaml":
+                     "resources: [../../base, 7, {a: b}, https://example.com/x]\n"
+                     "patches:\n  - target: {kind: '('}\n    patch: '[1, 2'\n  - path: missing.yaml\n  - 5\n"})
+    result = run("check", str(tmp_path))
+    assert "Traceback" not in result.stderr
+    assert "spec.nodeSelector is required" in result.output  # neither overlay sets it
