@@ -31,7 +31,7 @@ from numalint.k8s.kinds import (
 )
 from numalint.model.identity import ObjectIdentity, Registry, object_identity
 from numalint.model.kustomize import KUSTOMIZATION_NAMES, patch_files, patch_targets
-from numalint.model.run import FileResult, Read, assemble, compact, expanded, path_of
+from numalint.model.run import FileResult, Read, assemble, compact, expanded, near, path_of
 from numalint.model.sriov import DEFAULT_PREFIX
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import (
@@ -388,7 +388,8 @@ def _analyse_clusters(results: list[Read], options: Options) -> list[ClusterAnal
         groups.setdefault(cluster, []).append(result)
     analysed = []
     for name, members in groups.items():
-        registry = Registry()
+        # in a declared cluster every two files are one cluster's; else namesakes far apart are two clusters'
+        registry = Registry() if name is not None else Registry(near)
         run = assemble(members, registry)
         if name is not None:  # declared under clusters:, whatever its directories
             run = replace(run, declared=True)

@@ -114,7 +114,9 @@ def test_a_pool_declared_for_another_cluster_directory_says_nothing_of_a_profile
     assert len(flat) == 1 and "declare the clusters under `clusters:`" in flat[0]["message"]
     # beside the pool, or under its directory, the same profile selects none of the pools it sits with
     write(tmp_path, {"cluster-a/nested/profile.yaml": profile("ht", "worker-ht")})
-    assert where(findings(tmp_path, "kubeletconfig-pool")) == ["profile.yaml:8:3"]
+    # (flat/cluster-b/kc.yaml, a copy of cluster-b/tuning/kc.yaml in another tree, is checked in its own tree,
+    # as it is when flat/ is checked alone)
+    assert sorted(where(findings(tmp_path, "kubeletconfig-pool"))) == ["kc.yaml:5:3", "profile.yaml:8:3"]
 
 
 def test_two_configurations_selecting_one_pool_outside_the_run_compete(tmp_path: Path) -> None:
@@ -646,3 +648,40 @@ def test_an_admission_hint_on_a_performance_profile_pool_names_its_topology_poli
     assert "kubelet configuration" not in hint
     write(tmp_path, {"pp.yaml": profile.replace("topologyPolicy: restricted", "topologyPolicy: best-effort")})
     assert findings(tmp_path, "admission-failure") == []
+
+
+def test_one_name_in_two_clusters_trees_is_two_objects_each_checked(tmp_path: Path) -> None:
+    # clusters/east/... and clusters/west/...: a KubeletConfig of one name in each is each cluster's own, not a
+    # duplicate of which only the first is checked; west's misspelled policy is reported
+    write(tmp_path, {"clusters/east/node-tuning/kc.yaml": kubeletconfig("cpumanager", WORKER),
+                     "clusters/west/node-tuning/kc.yaml": kubeletconfig(
+                         "cpumanager", WORKER, "{cpuManagerPolicy: static, topologyManagerPolicy: single-numa-nod}")})
+    found = findings(tmp_path)
+    assert [f["rule"] for f in found] == ["invalid-policy-name"], found
+    assert "clusters/west/" in found[0]["file"]
+    # in one tree, the second definition is a duplicate, and only the first is checked
+    write(tmp_path / "one", {"node-tuning/a/kc.yaml": kubeletconfig("cpumanager", WORKER),
+                             "node-tuning/b/kc.yaml": kubeletconfig(
+                                 "cpumanager", WORKER, "{topologyManagerPolicy: single-numa-nod}")})
+    assert [f["rule"] for f in findings(tmp_path / "one")] == ["duplicate-object"]
+
+
+def test_configurations_for_the_built_in_worker_pool_compete_only_near_each_other(tmp_path: Path) -> None:
+    write(tmp_path, {"clusters/east/tuning/kc.yaml": kubeletconfig("pods", WORKER),
+                     "clusters/west/tuning/kc.yaml": kubeletconfig("cpu", WORKER)})
+    assert findings(tmp_path, "kubeletconfig-pool") == []
+    # one directory: they compete, and nothing hints at clusters
+    write(tmp_path, {"clusters/west/tuning/kc2.yaml": kubeletconfig("scope", WORKER)})
+    found = findings(tmp_path, "kubeletconfig-pool")
+    assert where(found) == ["kc.yaml:5:3", "kc2.yaml:5:3"]
+    assert all("KubeletConfig cpu" in f["message"] and "KubeletConfig pods" not in f["message"]
+               and "`clusters:`" not in f["message"] for f in found), found
+    # one directory per cluster is too close to tell: they compete, and the finding says how to tell
+    write(tmp_path / "flat", {"east/kc.yaml": kubeletconfig("pods", WORKER),
+                              "west/kc.yaml": kubeletconfig("cpu", WORKER)})
+    flat = findings(tmp_path / "flat", "kubeletconfig-pool")
+    assert len(flat) == 2 and all("declare the clusters under `clusters:`" in f["message"] for f in flat)
+    # declared as one cluster, two trees compete
+    write(tmp_path, {".numalint.yaml": "clusters:\n  all: [clusters]\n"})
+    declared = run("check", "--format", "json", "--fail-on", "never", "clusters", cwd=tmp_path).json()["findings"]
+    assert len([f for f in declared if f["rule"] == "kubeletconfig-pool"]) == 3

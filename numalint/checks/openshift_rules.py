@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -11,7 +12,13 @@ from numalint.findings import Fix, Hit, ObjectRef
 from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
 from numalint.k8s.kinds import KUBELET_SNIPPET
 from numalint.k8s.quantity import format_bytes, try_quantity
-from numalint.model.pools import explicit_pool_selector, machine_config_pools, reaches_no_pool, targeted_pools
+from numalint.model.pools import (
+    MachineConfigPoolView,
+    explicit_pool_selector,
+    machine_config_pools,
+    reaches_no_pool,
+    targeted_pools,
+)
 from numalint.model.run import Run, same_directory
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
@@ -53,7 +60,7 @@ def _selector_labels(profile: KubeletProfile) -> tuple[tuple[str, str], ...] | N
 def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
     pools = machine_config_pools(analysis.run)
     rendered = {f"performance-{p.ref.name}" for p in analysis.profiles if p.rendered_from is not None}
-    selecting: dict[str, list[KubeletProfile]] = {}
+    selecting: dict[int, tuple[MachineConfigPoolView, list[KubeletProfile]]] = {}
     unknown: dict[tuple[tuple[str, str], ...], list[KubeletProfile]] = {}  # by selector: pools not in the run
     for profile in analysis.profiles:
         if not profile.openshift or _rendered_copy(profile, rendered) or \
@@ -79,22 +86,50 @@ def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
         elif not matched and explicit_pool_selector(profile) and (labels := _selector_labels(profile)) is not None:
             unknown.setdefault(labels, []).append(profile)
         for mcp in matched:
-            selecting.setdefault(mcp.name, []).append(profile)
-    groups: list[tuple[str, list[KubeletProfile], KubeletProfile | None]] = [
-        (f'MachineConfigPool "{name}"', profiles, None) for name, profiles in selecting.items()]
-    for labels, profiles in unknown.items():  # one pool, not in the run: each with the configurations near it
+            selecting.setdefault(id(mcp), (mcp, []))[1].append(profile)
+    run = analysis.run
+    groups: list[tuple[str, list[KubeletProfile], KubeletProfile | None]] = []
+    for mcp, profiles in selecting.values():  # each with the configurations near it and near the pool's file
+        pool_file = mcp.doc.file if mcp.doc is not None else None
+        near_pool = [p for p in profiles if pool_file is None or run.together(p.file, pool_file)]
+        groups += [(f'MachineConfigPool "{mcp.name}"', together, profile)
+                   for profile, together in _near_each(run, near_pool)]
+    for labels, profiles in unknown.items():  # one pool, not in the run
         label = ",".join(f"{k}={v}" for k, v in labels)
-        for profile in profiles:
-            together = [p for p in profiles if analysis.run.together(profile.file, p.file)]
-            if len(together) > 1:
-                groups.append((f"MachineConfigPool with labels {label} (not in the run)", together, profile))
-    yield from _competing(groups)
+        groups += [(f"MachineConfigPool with labels {label} (not in the run)", together, profile)
+                   for profile, together in _near_each(run, profiles)]
+    seen: set[tuple[str, str]] = set()  # a configuration near two trees' copies of one pool: reported once
+    for hit in _competing(groups, run.declared):
+        if (hit.file, hit.message) not in seen:
+            seen.add((hit.file, hit.message))
+            yield hit
 
 
-def _competing(groups: list[tuple[str, list[KubeletProfile], KubeletProfile | None]]) -> Iterator[Hit]:
+def _near_each(run: Run, profiles: list[KubeletProfile]) -> Iterator[tuple[KubeletProfile, list[KubeletProfile]]]:
+    """Each configuration with those of ``profiles`` the run takes as its cluster's (``Run.together``), when
+    there are others; nearness is worked out once per two directories, not per two files (1,600 configurations
+    of one pool)."""
+    if len(profiles) < 2:
+        return
+    if run.declared:
+        yield from ((profile, profiles) for profile in profiles)
+        return
+    by_directory: dict[str, list[KubeletProfile]] = {}
+    for profile in profiles:
+        by_directory.setdefault(os.path.dirname(os.path.abspath(profile.file)), []).append(profile)
+    for here in by_directory.values():
+        # one file of a directory stands for them all: nearness depends on directories only
+        together = [p for there in by_directory.values() if run.together(here[0].file, there[0].file) for p in there]
+        if len(together) > 1:
+            yield from ((profile, together) for profile in here)
+
+
+def _competing(groups: list[tuple[str, list[KubeletProfile], KubeletProfile | None]], declared: bool
+               ) -> Iterator[Hit]:
     """(pool, configurations selecting it, the only one to report or None for each): each configuration's finding
     names the others; PerformanceProfiles of one nodeSelector count once (performance-profile-invalid reports
-    them)."""
+    them). Outside a declared cluster, configurations in two directories may be two clusters': the finding
+    says how to tell."""
     for pool, profiles, only in groups:
         # PerformanceProfiles with one nodeSelector: performance-profile-invalid reports them (the webhook)
         same: dict[str, str] = {}
@@ -111,10 +146,14 @@ def _competing(groups: list[tuple[str, list[KubeletProfile], KubeletProfile | No
             if profile.ref.label() not in named or only is not None and profile is not only:
                 continue
             others = [n for n in names if n != profile.ref.label()]
+            apart = "" if declared or all(same_directory(profile.file, p.file) for p in profiles) else (
+                " (if the files describe different clusters, declare the clusters under `clusters:` in "
+                ".numalint.yaml)")
             yield Hit(f"{pool} is selected by {profile.ref.label()} and "
                       f"{', '.join(others)}: KubeletConfigs do not merge, only the newest one's kubelet.conf "
                       "applies (what an older one writes to other files, such as systemReserved to "
-                      "/etc/node-sizing-enabled.env, may still apply where the newest writes none)", profile.file,
+                      f"/etc/node-sizing-enabled.env, may still apply where the newest writes none){apart}",
+                      profile.file,
                       _selector_span(profile), profile.ref,
                       Fix("merge the settings into one KubeletConfig per pool (a PerformanceProfile renders its "
                           "own performance-<name> KubeletConfig)"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,11 +68,17 @@ FIRST_ONLY = frozenset({"KubeletConfig", "MachineConfigPool", "PerformanceProfil
                         "NodeTopology", "FeatureGate"})
 
 
-class Registry:
-    """The objects of one cluster seen so far, in input order."""
+TREES = 32  # namesakes in files apart from each other taken as other clusters' objects, at most
 
-    def __init__(self) -> None:
-        self.first: dict[tuple[str, str, str, str], ObjectIdentity] = {}
+
+class Registry:
+    """The objects of one cluster seen so far, in input order. ``together(file, other)``: whether two files are
+    taken as one cluster's (``model.run.near`` outside a declared cluster); a namesake in a file apart from every
+    earlier definition's is another cluster's object, not a repeat: both are checked, neither is reported."""
+
+    def __init__(self, together: Callable[[str, str], bool] = lambda file, other: True) -> None:
+        self.together = together
+        self.first: dict[tuple[str, str, str, str], list[ObjectIdentity]] = {}
         self.repeats: list[Hit] = []
         self.dropped: list[tuple[str, Span]] = []  # (file, document) of the repeats no check looks at
         self.decided: dict[int, bool] = {}  # one decision per document, however many views it gave
@@ -83,9 +90,12 @@ class Registry:
             return True
         if id(identity) in self.decided:
             return self.decided[id(identity)]
-        first = self.first.get(identity.key)
+        earlier = self.first.setdefault(identity.key, [])
+        # past a few clusters' trees, the first definition stands for all (no scan of thousands of namesakes)
+        first = (earlier[0] if len(earlier) >= TREES else
+                 next((e for e in earlier if self.together(e.file, identity.file)), None))
         if first is None:
-            self.first[identity.key] = identity
+            earlier.append(identity)
             kept = True
         elif first.digest == identity.digest:
             kept = False  # the same object again: merged silently
