@@ -9,6 +9,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
+from zlib import crc32
 
 from numalint import catalogue as registry
 from numalint.analysis import Analysis, AnalysisOptions, analyse
@@ -97,6 +98,7 @@ class Report:
     # say (what the kubelet and API server refuse), and the workloads on a pool whose kubelet does not start
     errors: list[Finding] = field(default_factory=list)
     halted: set[tuple[str, ObjectRef | None]] = field(default_factory=set)
+    stamps: dict[str, int] = field(default_factory=dict)  # file -> CRC-32 of the bytes checked (``Source.stamp``)
 
 
 def process_file(path: str, texts: dict[str, str] | None = None, limit: int = MAX_PER_RULE) -> Read:
@@ -441,14 +443,16 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
             findings.extend(Finding.of("duplicate-object", hit, cluster.name) for hit in cluster.repeats)
         reported |= {p.file for p in cluster.analysis.simulation.node_state_problems}
     findings = _without_overlay_fields(findings, results, given)
-    shape_edits(findings, lambda path: _text_of(path, given))  # as `fix` writes them, before they are proven
+    stamps = {s.path: s.stamp for s in sources if s.stamp is not None}
+    # as `fix` writes them, before they are proven
+    shape_edits(findings, lambda path: _text_of(path, given, stamps))
     proven = [f for f in findings if _is_error(f)] if trial else findings
     if analyses and any(f.fix is not None and f.fix.edits for f in proven):
         # imported here for start-up time: only a run with a fix to offer proves it
         from numalint.checks.proofs import prove_fixes
 
         prove_fixes(proven, lambda path: analyses.get(options.cluster_of(path) if options.cluster_of else None),
-                    lambda path: _text_of(path, given),
+                    lambda path: _text_of(path, given, stamps),
                     lambda path, text: expanded(process_file(path, {path: text}, MAX_PER_RULE_PROVEN)),
                     options.jobs or usable_cpus())
     for path in missing:
@@ -467,7 +471,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     return Report(sorted(findings, key=Finding.sort_key), count + len(missing), readable, unparsed,
                   incomplete=any(s.unchecked for s in sources),
                   suppressed=sorted(suppressed, key=Finding.sort_key), checked=files + missing,
-                  errors=errors, halted=halted)
+                  errors=errors, halted=halted, stamps=stamps if judge else {})
 
 
 def _without_overlay_fields(findings: list[Finding], results: list[Read], given: dict[str, str]) -> list[Finding]:
@@ -506,12 +510,15 @@ def _halted(analysis: Analysis) -> set[tuple[str, ObjectRef | None]]:
                    for pool in analysis.pools_for(pod))}
 
 
-def _text_of(path: str, given: dict[str, str]) -> str | None:
-    """A file's text as reading saw it (for proving fixes): the given text, or the file read again."""
+def _text_of(path: str, given: dict[str, str], stamps: dict[str, int]) -> str | None:
+    """A file's text as reading saw it (for shaping and proving fixes): the given text, or the file read again;
+    None when it cannot be read, or changed since it was checked (its findings' spans may not fit it)."""
     if path in given:
         return given[path]
     try:
-        return decode(read_capped(path))
+        data = read_capped(path)
+        stamp = stamps.get(path)
+        return None if stamp is not None and crc32(data) != stamp else decode(data)
     except (ReadError, UnicodeDecodeError, OSError):
         return None
 

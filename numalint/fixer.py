@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from zlib import crc32
 
 from numalint.checks.input_rules import is_summary
 from numalint.engine import Options, Report, run_check
@@ -226,7 +227,7 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
         chosen = [f for f in report.findings if allowed(f, unsafe) and f.input not in report.unparsed
                   and f.input not in result.refused and _held_key(f) not in held]
         start = dict(texts)
-        fixed, deferred = _apply_pass(chosen, texts, result)
+        fixed, deferred = _apply_pass(chosen, texts, result, report.stamps)
         if texts == start:
             break
         after = run_check(paths, options, texts=texts, judge=True)
@@ -270,10 +271,11 @@ def _held_key(finding: Finding) -> tuple[str, str, int, str]:
     return (finding.rule, finding.input, finding.span.line, finding.fix.description if finding.fix else "")
 
 
-def _apply_pass(chosen: list[Finding], texts: dict[str, str], result: FixResult) -> tuple[list[Finding],
-                                                                                          list[Finding]]:
+def _apply_pass(chosen: list[Finding], texts: dict[str, str], result: FixResult, stamps: dict[str, int]
+                ) -> tuple[list[Finding], list[Finding]]:
     """Apply the edits of ``chosen`` to ``texts`` (in place); return (findings fixed, findings deferred). A file
-    with an edit that does not match its text is refused: back to its original, never written."""
+    with an edit that does not match its text is refused: back to its original, never written; so is a file
+    whose bytes are not those the check read (``stamps``: it changed meanwhile, and the spans are stale)."""
     per_file: dict[str, list[tuple[Edit, Finding]]] = {}
     for finding in chosen:
         for edit in finding.fix.edits if finding.fix is not None else ():
@@ -288,10 +290,14 @@ def _apply_pass(chosen: list[Finding], texts: dict[str, str], result: FixResult)
             read = _read(path)
             if read is None:
                 continue
-            current, bom = read
+            current, bom, stamp = read
             result.originals[path] = current
             if bom:
                 result.boms.add(path)
+            if path in stamps and stamp != stamps[path]:
+                result.refused[path] = "file changed since numalint checked it"
+                texts[path] = current
+                continue
         problem = verify_edits(current, edits)
         if problem is not None:
             result.refused[path] = problem
@@ -330,7 +336,7 @@ def _in_halves(paths: list[str], options: Options, chosen: list[Finding], before
                 held[_held_key(finding)] = UNTRIED
             return
         trial = dict(start)
-        done, later = _apply_pass([*kept, *group], trial, result)
+        done, later = _apply_pass([*kept, *group], trial, result, before.stamps)
         if trial == texts:
             return  # nothing the fixes kept did not already write
         tries += 1
@@ -392,12 +398,12 @@ def _line_map(old: str | None, new: str | None) -> Callable[[int], int]:
     return lambda line: mapping.get(line, line)
 
 
-def _read(path: str) -> tuple[str, bool] | None:
-    """A file's text without its BOM, and whether it had one."""
+def _read(path: str) -> tuple[str, bool, int] | None:
+    """A file's text without its BOM, whether it had one, and the CRC-32 of its bytes (``Source.stamp``)."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
-        return data.decode("utf-8-sig"), data.startswith(BOM)
+        return data.decode("utf-8-sig"), data.startswith(BOM), crc32(data)
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -123,10 +123,11 @@ def test_number_in_a_field_without_a_known_parser_is_left_to_the_author(tmp_path
 
 
 def test_anchor_and_tag_stay_when_the_value_is_edited(tmp_path: Path) -> None:
+    # the aliases mirror the same setting (under the same key): they follow the edit, as the anchor means
     target = tmp_path / "kc.yaml"
     target.write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
-                      'failSwapOn: &f "false"\nx-copy: *f\ncpuManagerPolicy: !!str   none\n'
-                      "topologyManagerPolicy: &t # note\n  Restricted\nx-other: *t\n")
+                      'failSwapOn: &f "false"\nx-copy: {failSwapOn: *f}\ncpuManagerPolicy: !!str   none\n'
+                      "topologyManagerPolicy: &t # note\n  Restricted\nx-other:\n  topologyManagerPolicy: *t\n")
     result = run("fix", str(target))
     fixed = target.read_text()
     assert "failSwapOn: &f false\n" in fixed
@@ -140,10 +141,32 @@ def test_workload_edit_keeps_the_anchor_an_alias_uses(tmp_path: Path) -> None:
     pod = tmp_path / "pod.yaml"
     pod.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: d\n"
                    "      image: x\n      resources:\n        limits: {cpu: &c 1500m, memory: 1Gi}\n"
-                   "        requests: {cpu: 1500m, memory: 1Gi}\n      env: [{name: CPUS, value: *c}]\n")
+                   "        requests: {cpu: *c, memory: 1Gi}\n")
     result = run("fix", "--unsafe-fixes", str(tmp_path))
     assert "yaml-syntax" not in result.output and "would not parse" not in result.stderr
-    assert 'limits: {cpu: &c "2", memory: 1Gi}' in pod.read_text()
+    assert 'limits: {cpu: &c "2", memory: 1Gi}\n        requests: {cpu: "2", memory: 1Gi}' in pod.read_text()
+
+
+@pytest.mark.parametrize("text,anchor", [
+    # quoting the label would turn hostNetwork, which reads it, from true into the string "yes"
+    ("metadata:\n  name: p\n  labels: {dedicated: &y yes}\nspec:\n  hostNetwork: *y\n"
+     "  containers:\n  - {name: a, image: x}\n", "y"),
+    # the hugepages request made equal to its limit would change the env variable that reads it too
+    ("metadata: {name: p}\nspec:\n  containers:\n  - name: a\n    image: x\n    resources:\n"
+     "      requests: {cpu: \"2\", memory: 1Gi, hugepages-1Gi: &h 2Gi}\n"
+     "      limits: {cpu: \"2\", memory: 1Gi, hugepages-1Gi: 4Gi}\n    env: [{name: HEAP, value: *h}]\n", "h"),
+    # a list item reading it, under no key
+    ("metadata:\n  name: p\n  labels:\n    dedicated: &y yes\nspec:\n  containers:\n"
+     "  - name: a\n    image: x\n    args: [*y]\n", "y"),
+])
+def test_an_anchored_value_read_as_another_setting_is_not_edited(tmp_path: Path, text: str, anchor: str) -> None:
+    pod = tmp_path / "pod.yaml"
+    pod.write_text("apiVersion: v1\nkind: Pod\n" + text)
+    checked = run("check", str(pod))
+    assert f"not offered automatically: the value it edits is anchored (&{anchor}) and read elsewhere" in checked.output
+    result = run("fix", "--unsafe-fixes", str(pod))
+    assert pod.read_text() == "apiVersion: v1\nkind: Pod\n" + text
+    assert "fixed 0 finding(s)" in result.stderr
 
 
 def _break_fixed_texts(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -306,3 +329,27 @@ def test_a_merge_overrides_a_key_written_before_it_as_go_yaml_v2_reads_it(tmp_pa
     assert found == {("unknown-field", 4), ("invalid-policy-name", 5)}, found
     target.write_text(head + "<<: {cpuManagerPolicy: Static}\ncpuManagerPolicy: static\n")
     assert run("check", "--format", "json", str(target)).json()["findings"] == []
+
+
+def test_a_file_changed_after_it_was_checked_is_not_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # an editor saves the file while fix runs: the spans fix found fit the old text, not the new one
+    import numalint.fixer
+
+    target = tmp_path / "kc.yaml"
+    head = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+    target.write_text(head + "reservedSystemCPUs: 0\n")
+    checked = numalint.fixer.run_check
+    calls: list[int] = []
+
+    def saved_meanwhile(*args: object, **kwargs: object) -> object:
+        report = checked(*args, **kwargs)  # type: ignore[arg-type]
+        if not calls:
+            target.write_text(head + "reservedSystemCPUs: 5\n")
+        calls.append(1)
+        return report
+
+    monkeypatch.setattr(numalint.fixer, "run_check", saved_meanwhile)
+    result = run("fix", str(target))
+    assert target.read_text() == head + "reservedSystemCPUs: 5\n"
+    assert "not fixed, nothing written: file changed since numalint checked it" in result.stderr
+    assert result.exit_code == 1

@@ -63,6 +63,10 @@ WORKLOAD_ALONE = frozenset({"invalid-resources", "not-guaranteed", "fractional-c
 MAX_DOCUMENT_TRIES = 64
 _ANCHOR = re.compile(r"&([^\s\[\]{},]+)")
 _ALIAS = re.compile(r"\*([^\s\[\]{},]+)")
+_KEY = r"[^\s\[\]{},:#&*!'\"][^\s\[\]{},:]*|\"[^\"\n]*\"|'[^'\n]*'"
+# the key and anchor (maybe a tag and a comment after it) just before a node's value, where an edit starts
+_ANCHORED = re.compile(r"(?:(" + _KEY + r")[ \t]*:[ \t]+)?&([^\s\[\]{},]+)"
+                       r"(?:\s+![^\s\[\]{},]*)?(?:[ \t]+#[^\n]*)?\s+\Z")
 Reread = Callable[[str, str], FileResult]  # (path, text) -> the file read from that text
 
 
@@ -103,8 +107,12 @@ def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analys
         analysis = analysis_of(finding.file)
         if analysis is None:
             continue
+        anchor = prover.aliased_anchor(finding.input, finding.fix.edits)
         profile = _document_of(analysis, finding, files)
-        if profile is False:
+        if anchor is not None:
+            finding.fix = _refused(finding.fix, f"the value it edits is anchored (&{anchor}) and read elsewhere "
+                                                f"through *{anchor}, which the change would alter too; decide by hand")
+        elif profile is False:
             finding.fix = _refused(finding.fix, "numalint cannot tell which configuration of the line it is in; "
                                                 "decide by hand")
         elif isinstance(profile, KubeletProfile) and not prover.shares_anchors(profile.file,
@@ -335,6 +343,29 @@ class _Prover:
         if any(is_summary(f) for f in result.source.findings):
             return f"the file has over {MAX_PER_RULE_PROVEN:,} findings of one rule to compare; decide by hand"
         return whole, applied, result
+
+    def aliased_anchor(self, file: str, edits: Iterable[Edit]) -> str | None:
+        """The anchor of a node an edit replaces (written before its value: ``&y yes``, ``&y !!str yes``) when an
+        alias elsewhere in the file reads it as another setting: the edit keeps the anchor, so every ``*y`` reads
+        the new value too. An alias under the same key (``cpu: &c 1500m`` in requests, ``cpu: *c`` in limits)
+        mirrors the setting and follows it, as the fix means; one under another key, or not under a key, is
+        another setting the fix would change unseen (a label's ``&y yes`` quoted turns ``hostNetwork: *y`` from
+        true into a string)."""
+        text = self.text(file)
+        if text is None or "&" not in text or "*" not in text:
+            return None
+        starts = line_starts(text)
+        for edit in edits:
+            begin = _offset(starts, edit.span.line, edit.span.col)
+            anchored = _ANCHORED.search(text, max(0, begin - 512), begin)
+            if anchored is None:
+                continue
+            name = anchored.group(2)
+            key = _unquoted(anchored.group(1))
+            alias = re.compile(r"(?:(" + _KEY + r")[ \t]*:[ \t]+)?\*" + re.escape(name) + r"(?![^\s\[\]{},])")
+            if any(key is None or _unquoted(m.group(1)) != key for m in alias.finditer(text)):
+                return name
+        return None
 
     def shares_anchors(self, file: str, span: Span) -> bool:
         """Whether the document at ``span`` and the rest of its file share YAML anchors (an item of a List
@@ -785,6 +816,10 @@ def _apply(text: str, edits: list[Edit]) -> tuple[str, Mapper] | None:
         return offset - delta
 
     return text, back
+
+
+def _unquoted(key: str | None) -> str | None:
+    return key[1:-1] if key and key[0] in "'\"" else key
 
 
 def _refused(fix: Fix, why: str) -> Fix:

@@ -14,6 +14,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
+from zlib import crc32
 
 from numalint import catalogue as registry
 from numalint.findings import Finding
@@ -102,6 +103,7 @@ class Source:
     labels: list[tuple[int, str]] = field(default_factory=list)
     fragment: str | None = None  # the kustomization that uses this file as a patch
     patches: tuple[str, ...] = ()  # a kustomization: the real paths of the files it names as patches
+    stamp: int | None = None  # CRC-32 of the bytes read from disk: `fix` edits no file that changed since
 
     def seal(self) -> None:
         """Once read: the text and trees go, and the empty containers (all of them in most files) become ones
@@ -318,7 +320,9 @@ def read_source(path: str, given: str | None = None, checked_only: bool = False)
             if _has_surrogates(text):
                 text = decode(text.encode("utf-8", "surrogateescape"))
         else:
-            text = decode(read_capped(path))
+            data = read_capped(path)
+            source.stamp = crc32(data)
+            text = decode(data)
     except UnicodeDecodeError as exc:
         message = f"file is not UTF-8 text ({exc.reason} at byte {exc.start})"
         source.findings.append(registry.finding("yaml-syntax", message, path, Span(1, 1, 1, 1)))
