@@ -420,3 +420,29 @@ def test_an_sriov_kind_of_another_api_group_is_not_read(tmp_path: Path) -> None:
     assert found == [], found
     found = findings(tmp_path, {"p.yaml": policy("real", "nic").replace("spec:\n", "spec:\n  foo: bar\n", 1)})
     assert [f["rule"] for f in found] == ["unknown-field"], found
+
+
+@pytest.mark.parametrize("template", [
+    policy("dpdk", "${SRIOV_RESOURCE}"),  # envsubst
+    policy("dpdk", "{{ .Values.resource }}"),  # Helm
+])
+def test_a_templated_policy_may_provide_what_no_other_policy_does(tmp_path: Path, template: str) -> None:
+    limits = '{cpu: "4", memory: 4Gi, openshift.io/fh: "1"}'
+    files = {"mgmt.yaml": policy("mgmt", "mgmtnic"), "pod.yaml": pod("[]", limits=limits)}
+    write(tmp_path, files)
+    result = run("check", "--format", "json", "--fail-on", "never", str(tmp_path))
+    assert "sriov-unknown-resource" in [f["rule"] for f in result.json()["findings"]]
+    write(tmp_path, {"templated.yaml": template})
+    result = run("check", "--format", "json", "--fail-on", "never", str(tmp_path))
+    rules = [f["rule"] for f in result.json()["findings"]]
+    assert "sriov-unknown-resource" not in rules and "not-lintable" in rules
+
+
+def test_a_templated_network_may_be_the_one_a_pod_attaches(tmp_path: Path) -> None:
+    write(tmp_path, {"mgmt.yaml": policy("mgmt", "mgmtnic"), "pod.yaml": pod("fronthaul")})
+    result = run("check", "--format", "json", "--fail-on", "never", str(tmp_path))
+    assert any('attaches network "fronthaul"' in f["message"] for f in result.json()["findings"])
+    write(tmp_path, {"net.yaml": network("x", "mgmtnic").replace("{name: x, ", "\n  name: ${NETWORK_NAME}\n  ")
+                     .replace(f"namespace: {NS}}}", f"namespace: {NS}")})
+    result = run("check", "--format", "json", "--fail-on", "never", str(tmp_path))
+    assert not any('attaches network "fronthaul"' in f["message"] for f in result.json()["findings"])

@@ -9,6 +9,8 @@ from numalint.analysis import Analysis
 from numalint.checks.input_rules import did_you_mean
 from numalint.checks.registry import check
 from numalint.findings import Fix, Hit, Related
+from numalint.k8s.kinds import FOREIGN_NETWORK_KINDS, SRIOV_NETWORK_KINDS, SRIOV_POLICY
+from numalint.model.run import Run
 from numalint.model.sriov import (
     DEFAULT_PREFIX,
     NETWORKS_ANNOTATION,
@@ -25,6 +27,8 @@ from numalint.reading.yamlpos import Span
 from numalint.views.workloads import PodView
 
 NO_PROVIDER = "no SriovNetworkNodePolicy of the run provides it"
+# what a pod's networks annotation may name
+ATTACHABLE_KINDS = frozenset({*SRIOV_NETWORK_KINDS, *FOREIGN_NETWORK_KINDS, "NetworkAttachmentDefinition"})
 
 
 def _annotation_span(pod: PodView) -> Span:
@@ -36,14 +40,15 @@ def _annotation_span(pod: PodView) -> Span:
     return pod.anchor()
 
 
-def _unprovided(sriov: SriovCatalog, network: Network) -> bool:
+def _unprovided(sriov: SriovCatalog, network: Network, run: Run) -> bool:
     """A network consuming a resource under the operator's prefix that no policy of the run creates.
 
     Only judged when the run holds policies at all (a repository of networks alone stays quiet), and only
     for the operator's prefix: a NetworkAttachmentDefinition for another prefix belongs to a plain
     device-plugin deployment the run cannot see; one under a prefix of the user's choice, to an SR-IOV
     resource only when ``_sriov_resource`` says so."""
-    if not (sriov.policies or sriov.rejected) or not network.resource or is_placeholder(network.resource):
+    if not (sriov.policies or sriov.rejected) or not network.resource or is_placeholder(network.resource) \
+            or sriov.templated_near((SRIOV_POLICY,), network.doc.file, run):
         return False
     if network.resource in sriov.provided() or network.resource.split("/", 1)[0] != sriov.prefix:
         return False
@@ -102,7 +107,7 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
 
     for nets in sriov.networks.values():
         for net in nets:
-            if _unprovided(sriov, net):
+            if _unprovided(sriov, net, analysis.run):
                 # an operator network names the bare resourceName (the operator adds the prefix); a
                 # NetworkAttachmentDefinition's annotation, the whole resource
                 named = (choices(net.resource.split("/", 1)[1], {p.resource_name for p in sriov.policies})
@@ -128,13 +133,15 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
             seen.add(attachment.label)
             network = attachment.network
             if network is None:
+                if sriov.templated_near(ATTACHABLE_KINDS, pod.file, analysis.run):
+                    continue  # a templated network near it may be the one
                 yield Hit(f'{pod.ref.label()} attaches network "{attachment.label}" ({NETWORKS_ANNOTATION}) but no '
                           "SriovNetwork, SriovIBNetwork, OVSNetwork, NetworkAttachmentDefinition or NVIDIA network "
                           "operator network of that name is in the run: Multus cannot find it and the pod stays in "
                           "ContainerCreating",
                           pod.file, _annotation_span(pod), pod.ref,
                           Fix(f'create the network "{attachment.label}" or correct the annotation'))
-            elif _unprovided(sriov, network) and network.resource not in reported:
+            elif _unprovided(sriov, network, analysis.run) and network.resource not in reported:
                 reported.add(network.resource)
                 yield Hit(f'{pod.ref.label()} attaches network "{attachment.label}", whose resource '
                           f"{network.resource} no SriovNetworkNodePolicy of the run provides: the injected request is "
@@ -143,8 +150,8 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                               f"{network.resource.split('/', 1)[1]} or correct the network"), "error",
                           (Related(network.doc.file, network.resource_span(), f"{network.ref.label()} names the "
                                                                               "resource"),))
-        if not (sriov.policies or sriov.rejected):
-            continue
+        if not (sriov.policies or sriov.rejected) or sriov.templated_near((SRIOV_POLICY,), pod.file, analysis.run):
+            continue  # no policy to judge by, or a templated one near it that may provide any resource
         for container in pod.containers:
             names = {*container.requests, *container.limits}
             for resource in sorted(r for r in names if "/" in r and r.split("/", 1)[0] == sriov.prefix):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -183,10 +184,18 @@ class SriovCatalog:
     networks: dict[str, list[Network]]  # network name -> candidates
     prefix: str
     rejected: list[Policy] = field(default_factory=list)  # policies the webhook refuses: they create nothing
+    # the files of the run's templates (Helm, envsubst) by the kinds they write: a templated policy may provide
+    # any resource, a templated network may be the one a pod attaches
+    templated: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def present(self) -> bool:
         return bool(self.policies or self.networks or self.rejected)
+
+    def templated_near(self, kinds: Iterable[str], file: str, run: Run) -> bool:
+        """Does a template of the run near ``file`` (``Run.together``: a chart of another cluster's tree says
+        nothing here) write one of ``kinds``?"""
+        return any(run.together(file, template) for kind in kinds for template in self.templated.get(kind, ()))
 
     def resources(self) -> set[str]:
         """Every VF resource the run names, provided (by a policy) or merely consumed (by a network)."""
@@ -402,4 +411,9 @@ def catalog(run: Run, prefix: str = DEFAULT_PREFIX) -> SriovCatalog:
         ref = ObjectRef(doc.api_version, doc.kind, str(name), _text(namespace))
         networks.setdefault(str(name), []).append(Network(doc, ref, str(resource) if resource else "",
                                                           {str(namespace)} if namespace else set()))
-    return SriovCatalog(policies, networks, prefix, [p for p in read if not _RESOURCE_NAME_RE.match(p.resource_name)])
+    templated: dict[str, list[str]] = {}
+    for source in run.sources:
+        for kind in source.template_kinds:
+            templated.setdefault(kind, []).append(source.path)
+    return SriovCatalog(policies, networks, prefix, [p for p in read if not _RESOURCE_NAME_RE.match(p.resource_name)],
+                        templated)

@@ -104,6 +104,7 @@ class Source:
     fragment: str | None = None  # the kustomization that uses this file as a patch
     patches: tuple[str, ...] = ()  # a kustomization: the real paths of the files it names as patches
     stamp: int | None = None  # CRC-32 of the bytes read from disk: `fix` edits no file that changed since
+    template_kinds: tuple[str, ...] = ()  # a template (Helm, envsubst): the kinds it writes, as far as they show
 
     def seal(self) -> None:
         """Once read: the text and trees go, and the empty containers (all of them in most files) become ones
@@ -364,6 +365,7 @@ def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
         if looks_templated and not err.hostile:
             source.template = True  # read, and reported once as not lintable
             source.parsed = True
+            source.template_kinds = tuple(dict.fromkeys(_KIND_LINE.findall(text)))
             return
         message = err.message if err.hostile else f"YAML syntax error: {err.message}"
         source.findings.append(registry.finding("yaml-syntax", message, source.path,
@@ -386,15 +388,19 @@ def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
         is_known(doc.api_version, doc.kind) and _templated(doc.root) for doc in source.documents
     ):
         source.template = True
-        source.documents = []
     elif "$" in text:
         known = [doc for doc in source.documents if is_known(doc.api_version, doc.kind)]
         if any(_patch_directive(doc.root) for doc in known):
             source.template, source.template_kind = True, "patch"
-            source.documents = []
         elif any(_placeholder(doc.root) for doc in known):
             source.template, source.template_kind = True, "envsubst"
-            source.documents = []
+    if source.template:
+        if source.template_kind != "patch":  # a patch writes no object of its own
+            source.template_kinds = tuple(dict.fromkeys(doc.kind for doc in source.documents if doc.kind))
+        source.documents = []
+
+
+_KIND_LINE = re.compile(r"^[ \t-]*kind:[ \t]*[\"']?([A-Za-z][A-Za-z0-9]*)[\"']?[ \t]*(?:#.*)?$", re.M)
 
 
 def _wanted(text: str) -> Callable[[str, str], bool]:
