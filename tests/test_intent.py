@@ -442,6 +442,24 @@ def test_hugepages_on_a_static_memory_manager_pool_ask_for_alignment(tmp_path: P
     assert _findings(tmp_path, {**pool, "pod.yaml": _pod(HUGEPAGES_ONLY)}) == [("not-guaranteed", "warning")]
 
 
+def test_a_workload_that_selects_no_nodes_is_not_asked_to_align_by_a_labelled_pool(tmp_path: Path) -> None:
+    # a PerformanceProfile's worker-cnf pool runs the Static memory manager; a database with hugepages and no
+    # nodeSelector lands there only by chance: that says nothing of what it wants
+    profile = """\
+        apiVersion: performance.openshift.io/v2
+        kind: PerformanceProfile
+        metadata: {name: cnf}
+        spec:
+          cpu: {reserved: "0-1", isolated: "2-31"}
+          nodeSelector: {node-role.kubernetes.io/worker-cnf: ""}
+          numa: {topologyPolicy: single-numa-node}
+        """
+    database = _pod("{requests: {memory: 2Gi, hugepages-2Mi: 512Mi}, limits: {memory: 2Gi, hugepages-2Mi: 512Mi}}")
+    assert _findings(tmp_path, {"pp.yaml": profile, "db.yaml": database}) == [("not-guaranteed", "warning")]
+    unselected = database.replace('  nodeSelector: {node-role.kubernetes.io/worker-cnf: ""}\n', "")
+    assert _findings(tmp_path, {"pp.yaml": profile, "db.yaml": unselected}) == []
+
+
 def test_hugepages_with_whole_cpus_or_a_device_ask_for_alignment(tmp_path: Path) -> None:
     whole = '{requests: {cpu: "4", memory: 1Gi}, limits: {cpu: "4", hugepages-1Gi: 2Gi, memory: 2Gi}}'
     assert _findings(tmp_path, {"pod.yaml": _pod(whole)}) == [("not-guaranteed", "warning")]

@@ -96,8 +96,12 @@ def _exclusive_cpus(pod: PodView) -> bool:
 
 def _pinned_memory(analysis: Analysis, pod: PodView) -> bool:
     """Whether a pool the workload runs on has the Static memory manager, which pins a Guaranteed pod's memory
-    and hugepages to its NUMA nodes (with any other policy, hugepages come from any NUMA node, whatever the QoS)."""
-    return any(pool.profile is not None and pool.profile.memory_policy == "Static"
+    and hugepages to its NUMA nodes (with any other policy, hugepages come from any NUMA node, whatever the QoS).
+    A labelled pool (a PerformanceProfile's worker-cnf) counts only when the workload asks for its nodes: one
+    that selects no nodes lands there only by chance (a database with hugepages on any worker), which says
+    nothing of what it wants; a pool of every node (no labels) counts for all."""
+    asks = bool(pod.node_selector or pod.required_terms)
+    return any(pool.profile is not None and pool.profile.memory_policy == "Static" and (asks or not pool.node_labels)
                for pool in analysis.pools_for(pod))
 
 
