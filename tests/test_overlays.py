@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import run, write
 
 PROFILE = """\
@@ -162,3 +164,25 @@ def test_a_broken_kustomization_or_patch_is_no_traceback(tmp_path: Path) -> None
     result = run("check", str(tmp_path))
     assert "Traceback" not in result.stderr
     assert "spec.nodeSelector is required" in result.output  # neither overlay sets it
+
+
+@pytest.mark.parametrize("target,settled", [("du-perf-x", True), ("perf", True), ("perf-x", False)])
+def test_a_target_names_the_object_as_renamed_below_it_or_as_written(tmp_path: Path, target: str,
+                                                                     settled: bool) -> None:
+    # flavor/ renames the base's "perf" to "du-perf-x": kustomize matches a target on the original name or the
+    # current one, and on no other
+    write(tmp_path, {"base/pp.yaml": PROFILE.replace("name: ran", "name: perf"),
+                     "base/kustomization.yaml": "resources:\n  - pp.yaml\n",
+                     "flavor/kustomization.yaml": "resources:\n  - ../base\nnamePrefix: du-\nnameSuffix: -x\n",
+                     "site/kustomization.yaml": f"""\
+                         resources:
+                           - ../flavor
+                         patches:
+                           - target: {{kind: PerformanceProfile, name: {target}}}
+                             patch: |-
+                               - op: add
+                                 path: /spec/nodeSelector
+                                 value: {{node-role.kubernetes.io/worker-du: ""}}
+                         """})
+    found = messages(tmp_path, str(tmp_path))
+    assert any("spec.nodeSelector is required" in m for m in found) is not settled, found

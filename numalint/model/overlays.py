@@ -48,6 +48,8 @@ class Kustomization:
     children: list[str] = field(default_factory=list)  # its bases: resources that are directories
     components: list[str] = field(default_factory=list)
     patches: list[Patch] = field(default_factory=list)
+    prefix: str = ""  # namePrefix
+    suffix: str = ""  # nameSuffix
 
 
 class Overlays:
@@ -70,7 +72,9 @@ class Overlays:
         """The fields of object ``kind``/``name`` in ``file`` that every build reaching it patches (dotted paths
         as ``output.sources`` names keys: ``spec.nodeSelector``, list items as ``[name]``)."""
         real = os.path.realpath(file)
-        sets = [frozenset(f for p in reach[real] if p.targets(kind, name) for f in p.fields)
+        sets = [frozenset(f for patch, *renames in reach[real]
+                          if any(patch.targets(kind, n) for n in {name, *(p + name + s for p, s in renames)})
+                          for f in patch.fields)
                 for reach in self._builds if real in reach]
         return frozenset.intersection(*sets) if sets else frozenset()
 
@@ -104,11 +108,19 @@ def _indexed(root: Any, key: str) -> str:
     return ".".join(steps)
 
 
-def _builds(tops: Iterable[str], graph: dict[str, Kustomization]) -> list[dict[str, frozenset[Patch]]]:
+Rename = tuple[str, str]  # (prefix, suffix) kustomize's namePrefix and nameSuffix have put around a name
+# a patch reaching an object: the patch, the renames of the object's name when the patch applies (before and
+# after the patch's own kustomization renames), any of which the patch's target may name
+Reach = tuple[Patch, Rename, Rename]
+
+
+def _builds(tops: Iterable[str], graph: dict[str, Kustomization]) -> list[dict[str, frozenset[Reach]]]:
     """For each top: resource file -> the patches of the kustomizations from the top down to it (a
-    kustomization's patches reach every resource under it). Each kustomization is worked out once, children
-    first, without recursion (a base may be shared by many overlays, a chain may be long)."""
-    below: dict[str, dict[str, frozenset[Patch]]] = {}
+    kustomization's patches reach every resource under it), with the names they know the file's objects by:
+    kustomize matches a target on an object's original name or its current one, which the namePrefix and
+    nameSuffix of the kustomizations below have changed. Each kustomization is worked out once, children first,
+    without recursion (a base may be shared by many overlays, a chain may be long)."""
+    below: dict[str, tuple[dict[str, frozenset[Reach]], dict[str, frozenset[Rename]]]] = {}
     for top in tops:
         stack, entered = [top], set()
         while stack:
@@ -124,12 +136,21 @@ def _builds(tops: Iterable[str], graph: dict[str, Kustomization]) -> list[dict[s
                 continue
             stack.pop()  # a child still entered is a cycle (kustomize's error): it adds nothing here
             own, files = _with_components(kustomization, graph)
-            reach = dict.fromkeys(files, own)
+            renames: dict[str, set[Rename]] = {file: {("", "")} for file in files}  # names coming in
+            reach: dict[str, set[Reach]] = {file: set() for file in files}
             for child in kustomization.children:
-                for file, patches in below.get(child, {}).items():
-                    reach[file] = reach.get(file, own) | patches | own
-            below[path] = reach
-    return [below[top] for top in tops]
+                child_reach, child_out = below.get(child, ({}, {}))
+                for file, reaches in child_reach.items():
+                    reach.setdefault(file, set()).update(reaches)
+                for file, coming in child_out.items():
+                    renames.setdefault(file, set()).update(coming)
+            prefix, suffix = kustomization.prefix, kustomization.suffix
+            out = {file: frozenset((prefix + p, s + suffix) for p, s in names) for file, names in renames.items()}
+            for file, incoming in renames.items():
+                reach.setdefault(file, set()).update((patch, name, (prefix + name[0], name[1] + suffix))
+                                                     for patch in own for name in incoming)
+            below[path] = ({file: frozenset(r) for file, r in reach.items()}, out)
+    return [below[top][0] for top in tops]
 
 
 def _with_components(kustomization: Kustomization, graph: dict[str, Kustomization]
@@ -166,6 +187,10 @@ def _read(path: str) -> Kustomization:
                 else:
                     kustomization.files.append(target)
         kustomization.patches += _patches(root, base)
+        if isinstance(root.get("namePrefix"), str):
+            kustomization.prefix = root["namePrefix"]
+        if isinstance(root.get("nameSuffix"), str):
+            kustomization.suffix = root["nameSuffix"]
     return kustomization
 
 
