@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import os
+import shlex
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -343,6 +344,7 @@ def _read_files(paths: list[str], options: Options, texts: dict[str, str]) -> tu
     fragments = patch_files([*(f for f in files + context_files if os.path.basename(f) in KUSTOMIZATION_NAMES),
                              *beside], known)
     names = {os.path.basename(f) for f in fragments}  # a file of another name can only be one through a symlink
+    kustomizations = [f for f in files + context_files if os.path.basename(f) in KUSTOMIZATION_NAMES]
     realpath = _RealPaths(inputs.walked)
     for index, read in enumerate(results if fragments else ()):
         path = path_of(read)
@@ -350,7 +352,7 @@ def _read_files(paths: list[str], options: Options, texts: dict[str, str]) -> tu
         kustomization = fragments.get(realpath(path)) if named else None
         if kustomization is not None:
             results[index] = result = expanded(read)
-            _as_fragment(result, kustomization)
+            _as_fragment(result, kustomization, kustomizations)
     return results, len(files), missing
 
 
@@ -359,17 +361,35 @@ def _kustomizations(listing: Listing | None) -> Collection[str]:
     return KUSTOMIZATION_NAMES if listing is None else listing.kustomizations
 
 
-def _as_fragment(result: FileResult, kustomization: str) -> None:
-    """A kustomize patch: no object of it is checked; one not-lintable finding says where to look instead."""
+def _as_fragment(result: FileResult, kustomization: str, kustomizations: list[str]) -> None:
+    """A kustomize patch: no object of it is checked; one not-lintable finding says where to look instead (a
+    component builds only inside a kustomization that includes it: one of ``kustomizations`` when one does)."""
     source = result.source
     source.fragment = kustomization
     source.findings = [f for f in source.findings if f.rule == "yaml-syntax"]
     result.profiles, result.pods, result.topologies, result.others, result.identities = (), (), (), (), ()
-    if not source.findings:
-        source.findings.append(registry.finding(
-            "not-lintable", f"file is a kustomize patch named in {kustomization}: not a whole object; check the "
-            f"build output instead, e.g. `kustomize build {os.path.dirname(kustomization) or '.'} | numalint "
-            "check -`", source.path, Span(1, 1, 1, 1)))
+    if source.findings:
+        return
+    build = os.path.dirname(kustomization) or "."
+    named = f"named in {kustomization}"
+    if any(doc.kind == "Component" for doc in read_source(kustomization).documents):
+        named = f"named in the component {kustomization}"
+        build = next((os.path.dirname(k) or "." for k in kustomizations if _includes(k, kustomization)),
+                     "OVERLAY-THAT-INCLUDES-IT")
+    source.findings.append(registry.finding(
+        "not-lintable", f"file is a kustomize patch {named}: not a whole object; check the build output instead, "
+        f"e.g. `kustomize build {shlex.quote(build)} | numalint check -`", source.path, Span(1, 1, 1, 1)))
+
+
+def _includes(kustomization: str, component: str) -> bool:
+    """Does ``kustomization`` list the directory of ``component`` under ``components``?"""
+    base, wanted = os.path.dirname(kustomization), os.path.realpath(os.path.dirname(component))
+    for doc in read_source(kustomization).documents:
+        entries = doc.root.get("components")
+        if isinstance(entries, list) and any(isinstance(entry, str) and os.path.realpath(os.path.join(base, entry))
+                                             == wanted for entry in entries):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -425,7 +445,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     for result in (r for r in results if not isinstance(r, str)):
         findings.extend(result.source.findings)
         if result.source.template:
-            findings.append(registry.finding("not-lintable", TEMPLATE_MESSAGES[result.source.template_kind],
+            findings.append(registry.finding("not-lintable", _template_message(result.source),
                                              result.source.path, Span(1, 1, 1, 1)))
     disabled = {slug for slug, severity in options.severities.items() if severity == "off"}
     if options.enabled is not None:
@@ -493,6 +513,32 @@ def _without_overlay_fields(findings: list[Finding], results: list[Read], given:
         if key is not None and settles(decided, key, files.document(finding), absent=finding.key is not None):
             settled.add(id(finding))
     return [f for f in findings if id(f) not in settled] if settled else findings
+
+
+def _template_message(source: Source) -> str:
+    """What to run instead, with the file's own path: a Helm template renders from its chart's directory (the
+    nearest holding Chart.yaml), an envsubst template from the file."""
+    message = TEMPLATE_MESSAGES[source.template_kind]
+    if source.path == "-":
+        return message
+    if source.template_kind == "helm":
+        chart = _chart_of(source.path)
+        return message.replace("helm template .", f"helm template {shlex.quote(chart)}") if chart else message
+    if source.template_kind == "envsubst":
+        return message.replace("< FILE", f"< {shlex.quote(source.path)}")
+    return message
+
+
+def _chart_of(path: str) -> str | None:
+    """The directory of the Helm chart ``path`` belongs to (the nearest above it holding Chart.yaml), named as
+    ``path`` is: absolute, or relative to the working directory."""
+    directory = os.path.dirname(os.path.abspath(path))
+    while not os.path.isfile(os.path.join(directory, "Chart.yaml")):
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+    return directory if os.path.isabs(path) else os.path.relpath(directory)
 
 
 def _is_error(finding: Finding) -> bool:

@@ -1,0 +1,46 @@
+"""The command a not-lintable finding says to run instead works where the file is: a Helm template renders from
+its chart's directory, an envsubst template from its own path, a patch of a kustomize component from a
+kustomization that includes the component (a component does not build alone)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import run, write
+
+POD = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\nspec:\n  containers: [{{name: a, image: x}}]\n"
+
+
+def hints(cwd: Path, *paths: str) -> list[str]:
+    result = run("check", "--format", "json", "--fail-on", "never", *paths, cwd=cwd)
+    assert "Traceback" not in result.stderr
+    return [f["message"] for f in result.json()["findings"] if f["rule"] == "not-lintable"]
+
+
+def test_a_helm_template_renders_from_its_chart(tmp_path: Path) -> None:
+    write(tmp_path, {"charts/sriov/Chart.yaml": "name: sriov\nversion: 1.0.0\n",
+                     "charts/sriov/templates/pod.yaml": POD.format(name="{{ .Values.name }}")})
+    assert any("`helm template charts/sriov | numalint check -`" in m for m in hints(tmp_path, "."))
+    # named from elsewhere, absolute: the chart's absolute directory
+    found = hints(tmp_path.parent, str(tmp_path / "charts/sriov/templates/pod.yaml"))
+    assert any(f"`helm template {tmp_path / 'charts/sriov'} | numalint check -`" in m for m in found), found
+
+
+def test_an_envsubst_template_names_its_file(tmp_path: Path) -> None:
+    write(tmp_path, {"apps/pod.yaml": POD.format(name="${NAME}")})
+    assert any("`envsubst < apps/pod.yaml | numalint check -`" in m for m in hints(tmp_path, "apps/pod.yaml"))
+
+
+def test_a_component_patch_builds_through_the_overlay_that_includes_it(tmp_path: Path) -> None:
+    component = ("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n"
+                 "  - path: hugepages.yaml\n")
+    patch = POD.format(name="app").replace("image: x}", "image: x, resources: {limits: {hugepages-1Gi: 2Gi}}}")
+    write(tmp_path, {"base/pod.yaml": POD.format(name="app"), "base/kustomization.yaml": "resources: [pod.yaml]\n",
+                     "components/numa/kustomization.yaml": component, "components/numa/hugepages.yaml": patch})
+    found = hints(tmp_path, ".")
+    assert any("named in the component ./components/numa/kustomization.yaml" in m
+               and "`kustomize build OVERLAY-THAT-INCLUDES-IT | numalint check -`" in m for m in found), found
+    write(tmp_path, {"overlays/prod/kustomization.yaml":
+                     "resources: [../../base]\ncomponents: [../../components/numa]\n"})
+    found = hints(tmp_path, ".")
+    assert any("`kustomize build ./overlays/prod | numalint check -`" in m for m in found), found
