@@ -59,6 +59,8 @@ TEMPLATE_MESSAGES = {
                 "`envsubst < FILE | numalint check -`",
     "patch": "file is a strategic-merge patch ($patch directives), not a whole object; check the build output "
              "instead, e.g. `kustomize build DIR | numalint check -`",
+    "ztp": "file is a ZTP source CR (in source-crs/) with values left for PolicyGenerator or PolicyGenTemplate to "
+           "fill in ($var, or blank); check the objects the policies generate instead",
     "": "file is a template; render it first",
 }
 DISABLE_ANNOTATION = "numalint.io/disable"

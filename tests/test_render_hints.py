@@ -44,3 +44,49 @@ def test_a_component_patch_builds_through_the_overlay_that_includes_it(tmp_path:
                      "resources: [../../base]\ncomponents: [../../components/numa]\n"})
     found = hints(tmp_path, ".")
     assert any("`kustomize build ./overlays/prod | numalint check -`" in m for m in found), found
+
+
+def test_a_ztp_source_cr_with_blanks_is_a_template_not_an_invalid_object(tmp_path: Path) -> None:
+    # GitOps ZTP keeps the CRs PolicyGenerator fills in under source-crs/: blank and $var values are its to fill
+    profile = """\
+        apiVersion: performance.openshift.io/v2
+        kind: PerformanceProfile
+        metadata: {name: openshift-node-performance-profile}
+        spec:
+          cpu:
+          #  isolated: $isolated
+          nodeSelector:
+          numa: {topologyPolicy: restricted}
+        """
+    network = """\
+        apiVersion: sriovnetwork.openshift.io/v1
+        kind: SriovNetwork
+        metadata: {name: "", namespace: openshift-sriov-network-operator}
+        spec: {resourceName: "", vlan: "", spoofChk: ""}
+        """
+    write(tmp_path, {"policies/source-crs/PerformanceProfile.yaml": profile,
+                     "policies/source-crs/SriovNetwork.yaml": network})
+    result = run("check", "--format", "json", "--fail-on", "never", ".", cwd=tmp_path)
+    found = [(f["rule"], f["message"]) for f in result.json()["findings"]]
+    assert [rule for rule, _ in found] == ["not-lintable", "not-lintable"], found
+    assert all("ZTP source CR" in message for _, message in found)
+    # the same files elsewhere are objects, checked as such
+    (tmp_path / "policies/source-crs").rename(tmp_path / "policies/crs")
+    result = run("check", "--format", "json", "--fail-on", "never", ".", cwd=tmp_path)
+    rules = {f["rule"] for f in result.json()["findings"]}
+    assert {"performance-profile-invalid", "schema"} <= rules, rules
+
+
+def test_a_complete_ztp_source_cr_is_checked(tmp_path: Path) -> None:
+    # labels and node selectors of "" are values, not blanks
+    profile = """\
+        apiVersion: performance.openshift.io/v2
+        kind: PerformanceProfile
+        metadata: {name: p, labels: {a: ""}}
+        spec:
+          cpu: {reserved: "0-3", isolated: "2-31"}
+          nodeSelector: {node-role.kubernetes.io/worker-cnf: ""}
+        """
+    write(tmp_path, {"source-crs/pp.yaml": profile})
+    result = run("check", "--format", "json", "--fail-on", "never", ".", cwd=tmp_path)
+    assert [f["rule"] for f in result.json()["findings"]] == ["performance-profile-cpus"]

@@ -119,7 +119,8 @@ def _near_each(run: Run, profiles: list[KubeletProfile]) -> Iterator[tuple[Kubel
         by_directory.setdefault(os.path.dirname(os.path.abspath(profile.file)), []).append(profile)
     for here in by_directory.values():
         # one file of a directory stands for them all: nearness depends on directories only
-        together = [p for there in by_directory.values() if run.together(here[0].file, there[0].file) for p in there]
+        near = {id(p) for there in by_directory.values() if run.together(here[0].file, there[0].file) for p in there}
+        together = [p for p in profiles if id(p) in near]  # in the order of the run
         if len(together) > 1:
             yield from ((profile, together) for profile in here)
 

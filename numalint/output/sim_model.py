@@ -26,6 +26,8 @@ TEMPLATE_WHY = {
                 "simulate -`",
     "patch": "a strategic-merge patch, not a whole object: simulate the build output (`kustomize build DIR | "
              "numalint simulate -`)",
+    "ztp": "a ZTP source CR (in source-crs/) that PolicyGenerator or PolicyGenTemplate fills in: simulate the "
+           "objects the policies generate",
     "": "a template: render it first",
 }
 

@@ -388,11 +388,13 @@ def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
         is_known(doc.api_version, doc.kind) and _templated(doc.root) for doc in source.documents
     ):
         source.template = True
-    elif "$" in text:
+    elif "$" in text or _ztp_source(source.path):
         known = [doc for doc in source.documents if is_known(doc.api_version, doc.kind)]
-        if any(_patch_directive(doc.root) for doc in known):
+        if "$" in text and any(_patch_directive(doc.root) for doc in known):
             source.template, source.template_kind = True, "patch"
-        elif any(_placeholder(doc.root) for doc in known):
+        elif _ztp_source(source.path) and any(_placeholder(doc.root) or _blank(doc.root) for doc in known):
+            source.template, source.template_kind = True, "ztp"
+        elif "$" in text and any(_placeholder(doc.root) for doc in known):
             source.template, source.template_kind = True, "envsubst"
     if source.template:
         if source.template_kind != "patch":  # a patch writes no object of its own
@@ -472,6 +474,34 @@ def _placeholder(root: Any) -> bool:
     """True when a value the checks read is an envsubst placeholder (``${NUM_VFS}``, ``$VAR``)."""
     return _walk(root, lambda v: isinstance(v, str) and "$" in v
                  and (_braced(v) or _BARE_RE.fullmatch(v) is not None), _SHELL_KEYS)
+
+
+def _ztp_source(path: str) -> bool:
+    """Is the file a ZTP source CR: in a directory named ``source-crs``, where GitOps ZTP keeps the CRs that
+    PolicyGenerator and PolicyGenTemplate copy and fill in (``$isolated``, or a value left blank)?"""
+    return f"{os.sep}source-crs{os.sep}" in f"{os.sep}{os.path.dirname(path)}{os.sep}"
+
+
+# maps of labels and text, whose empty values are values
+_TEXT_MAPS = _SHELL_KEYS | {"labels", "nodeSelector", "matchLabels", "machineConfigPoolSelector"}
+
+
+def _blank(root: Any) -> bool:
+    """True when a field of the document is left blank (``cpu:`` with nothing under it, ``vlan: ""``) outside
+    maps of labels and text, where an empty value means something (``node-role.kubernetes.io/worker: ""``)."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        for key, value in node.items() if isinstance(node, dict) else enumerate(node):
+            if value is None or value == "":
+                return True
+            if isinstance(value, (dict, list)) and key not in _TEXT_MAPS:
+                stack.append(value)
+    return False
 
 
 def _braced(value: str) -> bool:
