@@ -560,6 +560,10 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
     _refuse_report_over_inputs(outputs, report.checked, look.config, options)  # before any file is written
     for path, problem in sorted(result.refused.items()):
         click.echo(f"numalint: {path}: not fixed, nothing written: {problem}", err=True)
+    links = {} if stdin_text is not None else _link_refusals(result.texts, paths, options)
+    for path, problem in sorted(links.items()):
+        click.echo(f"numalint: {path}: {problem}; not written", err=True)
+    result.texts = {p: t for p, t in result.texts.items() if p not in links}
     if show_diff:
         text = result.diff()
         click.echo(text, nl=False)
@@ -567,14 +571,15 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
         if left_out:  # a fix held back is no edit: say so, or an empty diff reads as "nothing to fix"
             click.echo(f"numalint: not in the diff: {'; '.join(left_out)}", err=True)
         sys.exit(1 if text or result.refused else 0)
-    errors: dict[str, str] = {}
+    errors: dict[str, str] = dict(links)
     if stdin_text is None:
         from numalint.reading.sources import discover
 
         checked = discover(paths, options.exclude, options.exclude_base)[0]
-        done, errors = write_all(result.texts, result.originals, checked)
+        done, unwritten = write_all(result.texts, result.originals, checked)
+        errors.update(unwritten)
         written.extend(done)
-        for path, error in sorted(errors.items()):
+        for path, error in sorted(unwritten.items()):
             click.echo(f"numalint: {path}: {error}; not written", err=True)
         if errors:  # what remains is what is on disk
             report = run_check(paths, options)
@@ -601,6 +606,15 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
     threshold = FAIL_LEVELS[fail_on or options.fail_on or "warning"]
     failed = any(SEVERITY_LEVEL[f.severity or "error"] >= threshold for f in remaining)
     sys.exit(1 if failed or result.refused else 0)
+
+
+def _link_refusals(texts: dict[str, str], paths: list[str], options: Any) -> dict[str, str]:
+    """The fixed paths not to write through their symbolic links (``fixer.link_refusals``)."""
+    from numalint.fixer import link_refusals
+    from numalint.reading.sources import path_matches
+
+    return link_refusals(texts, paths, lambda real: any(path_matches(real, pattern, options.exclude_base)
+                                                         for pattern in options.exclude))
 
 
 def _left_out(result: Any) -> list[str]:

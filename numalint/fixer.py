@@ -21,7 +21,7 @@ import signal
 import stat
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from zlib import crc32
@@ -468,7 +468,7 @@ def _writable(path: str, info: os.stat_result) -> bool:
 def write_atomically(path: str, text: str, original: str | None = None) -> None:
     """Replace the regular file ``path`` by ``text`` through a temporary file in the same directory.
 
-    The BOM, mode, owner and group are kept. Raises WriteError (nothing written) when the file is
+    The BOM, mode, owner, group and extended attributes are kept. Raises WriteError (nothing written) when the file is
     read-only, has other hard links, changed since ``original`` was read, or its directory is not writable.
     """
     try:
@@ -502,6 +502,7 @@ def write_atomically(path: str, text: str, original: str | None = None) -> None:
                 except OSError:
                     raise WriteError("cannot keep the file's owner and group") from None
             os.fchmod(handle.fileno(), info.st_mode & 0o7777)
+            _copy_attributes(path, handle.fileno())
         os.replace(temporary, path)
     except BaseException as err:
         if os.path.exists(temporary):
@@ -509,6 +510,45 @@ def write_atomically(path: str, text: str, original: str | None = None) -> None:
         if isinstance(err, OSError):
             raise WriteError(f"cannot replace file: {err.strerror or err}") from None
         raise
+
+
+def _copy_attributes(path: str, fd: int) -> None:
+    """Give the new file the extended attributes of the one it replaces (user.*, an SELinux label, ACLs): a
+    rename would drop them. One that cannot be kept is an error: nothing is written."""
+    if not hasattr(os, "listxattr"):  # pragma: no cover - not Linux
+        return
+    try:
+        names = os.listxattr(path)
+    except OSError:
+        return  # a file system without extended attributes has none to keep
+    for name in names:
+        try:
+            os.setxattr(fd, name, os.getxattr(path, name))
+        except OSError as err:
+            raise WriteError(f"cannot keep the file's extended attribute {name} ({err.strerror or err})") from None
+
+
+def link_refusals(paths: Iterable[str], named: Iterable[str], excluded: Callable[[str], bool]) -> dict[str, str]:
+    """Why a fixed path that reaches its file through a symbolic link must not be written through it: the file
+    lies outside the paths named (a link into another tree, or to /etc), or inside them where the run would not
+    have read it (``excluded``: an exclude pattern, or a hidden directory). A link named itself is written
+    through: that is what was asked."""
+    roots = [(os.path.realpath(p), os.path.abspath(p)) for p in named if p != "-"]
+    named_links = {os.path.abspath(p) for p in named if p != "-"}
+    refused: dict[str, str] = {}
+    for path in paths:
+        real = os.path.realpath(path)
+        if path == "-" or real == os.path.abspath(path) or os.path.abspath(path) in named_links:
+            continue
+        inside = [root for root, _ in roots if os.path.isdir(root) and real.startswith(root.rstrip(os.sep) + os.sep)]
+        if not inside:
+            refused[path] = f"a symbolic link to {real}, outside the paths named; fix that file itself"
+            continue
+        relative = os.path.relpath(real, inside[0])
+        if any(part.startswith(".") for part in relative.split(os.sep)[:-1]) or excluded(real):
+            refused[path] = (f"a symbolic link to {real}, which the run would not read (excluded, or in a hidden "
+                             "directory); fix that file itself")
+    return refused
 
 
 def write_all(texts: dict[str, str], originals: dict[str, str],

@@ -63,6 +63,7 @@ def stray(directory: Path) -> list[str]:
 
 
 def write_bytes(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(text.encode("utf-8"))
     return path
 
@@ -174,21 +175,46 @@ def test_temporaries_of_a_killed_run_are_removed_by_the_next(tmp_path: Path) -> 
 
 
 def test_fix_goes_through_symlinks_and_keeps_them(tmp_path: Path) -> None:
-    outside = tmp_path / "shared"
-    outside.mkdir()
-    target = write_bytes(outside / "kubelet.yaml", BAD)
     repo = tmp_path / "repo"
-    repo.mkdir()
+    target = write_bytes(repo / "shared" / "kubelet.yaml", BAD)
     for name in ("a.yaml", "b.yaml"):
         (repo / name).symlink_to(target)
     result = cli("fix", str(repo))
     assert target.read_text() == GOOD
     assert all((repo / n).is_symlink() and os.readlink(repo / n) == str(target) for n in ("a.yaml", "b.yaml"))
     assert "in 1 file(s)" in result.stderr and result.returncode == 0
-    write_bytes(target, BAD)
-    assert cli("fix", str(repo / "a.yaml")).returncode == 0
-    assert target.read_text() == GOOD and (repo / "a.yaml").is_symlink()
     assert stray(tmp_path) == []
+
+
+def test_a_link_to_a_file_the_run_would_not_fix_is_not_written_through(tmp_path: Path) -> None:
+    # fixing repo/ must not write outside it, nor into what it excludes or hides
+    repo = tmp_path / "repo"
+    targets = [write_bytes(tmp_path / "shared" / "kubelet.yaml", BAD), write_bytes(repo / "vendor" / "k.yaml", BAD),
+               write_bytes(repo / ".hidden" / "k.yaml", BAD)]
+    write_bytes(repo / ".numalint.yaml", "exclude:\n  - vendor\n")
+    for name, target in zip(("a.yaml", "b.yaml", "c.yaml"), targets, strict=True):
+        (repo / name).symlink_to(target)
+    result = cli("fix", ".", cwd=repo)
+    assert [t.read_text() for t in targets] == [BAD, BAD, BAD]
+    assert "a.yaml: a symbolic link to " in result.stderr and "outside the paths named" in result.stderr
+    assert result.stderr.count("which the run would not read (excluded, or in a hidden directory)") == 2
+    assert result.returncode == 2
+    diff = cli("fix", "--diff", ".", cwd=repo)
+    assert diff.stdout == "" and "outside the paths named" in diff.stderr
+    # a link named itself is written through: that is what was asked
+    assert cli("fix", "a.yaml", cwd=repo).returncode == 0
+    assert targets[0].read_text() == GOOD and (repo / "a.yaml").is_symlink()
+    assert stray(tmp_path) == [str(repo / ".numalint.yaml")]  # no temporary left
+
+
+def test_extended_attributes_are_kept(tmp_path: Path) -> None:
+    target = write_bytes(tmp_path / "k.yaml", BAD)
+    try:
+        os.setxattr(target, "user.numalint-test", b"kept")
+    except (OSError, AttributeError):
+        pytest.skip("this file system takes no user extended attributes")
+    assert cli("fix", str(target)).returncode == 0
+    assert target.read_text() == GOOD and os.getxattr(target, "user.numalint-test") == b"kept"
 
 
 def test_mode_owner_and_group_are_kept(tmp_path: Path) -> None:
