@@ -9,7 +9,7 @@ import shlex
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zlib import crc32
 
 from numalint import catalogue as registry
@@ -50,6 +50,9 @@ from numalint.reading.sources import (
 )
 from numalint.reading.yamlpos import Span
 from numalint.views.workloads import pod_view
+
+if TYPE_CHECKING:
+    from numalint.model.overlays import Kustomization
 
 PARALLEL_THRESHOLD = 300  # fewer files are read in one process
 PER_PROCESS = 150  # and each further process must have at least this many to read
@@ -128,8 +131,12 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
     kustomization = os.path.basename(path) in KUSTOMIZATION_NAMES
     # a kustomization is read whole: the files it names as patches are found here, in parallel, not read again
     source = read_source(path, (texts or {}).get(path), checked_only=not kustomization)
+    built: Kustomization | None = None
     if kustomization:
         source.patches = patch_targets(path, source.documents)
+        from numalint.model.overlays import read_kustomization  # here: only a run with kustomizations needs it
+
+        built = read_kustomization(os.path.realpath(path), [d.root for d in source.documents])
     kept: dict[str, list[Any]] = {"profiles": [], "pods": [], "topologies": [], "others": []}
     identities: list[tuple[str, int, ObjectIdentity]] = []
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
@@ -190,7 +197,7 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
     source.findings = cap.result()
     source.seal()
     return FileResult(source, tuple(kept["profiles"]), tuple(kept["pods"]), tuple(kept["topologies"]),
-                      tuple(kept["others"]), tuple(identities))
+                      tuple(kept["others"]), tuple(identities), built)
 
 
 def _record_annotation(source: Source, doc: Document) -> None:
@@ -439,6 +446,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     if stdin_text is not None:
         given["-"] = stdin_text
     results, count, missing = _read_files(paths, options, given)
+    builds = _take_kustomizations(results)
     files = [path_of(r) for r in results[:count]]
     reported = set(files)
     findings: list[Finding] = []
@@ -464,7 +472,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
         if judge or "duplicate-object" not in disabled:
             findings.extend(Finding.of("duplicate-object", hit, cluster.name) for hit in cluster.repeats)
         reported |= {p.file for p in cluster.analysis.simulation.node_state_problems}
-    findings = _without_overlay_fields(findings, results, given)
+    findings = _without_overlay_fields(findings, results, given, builds)
     stamps = {s.path: s.stamp for s in sources if s.stamp is not None}
     # as `fix` writes them, before they are proven
     shape_edits(findings, lambda path: _text_of(path, given, stamps))
@@ -496,9 +504,22 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
                   errors=errors, halted=halted, stamps=stamps if judge else {})
 
 
-def _without_overlay_fields(findings: list[Finding], results: list[Read], given: dict[str, str]) -> list[Finding]:
+def _take_kustomizations(results: list[Read]) -> dict[str, Kustomization]:
+    """The kustomizations the workers read (by path), taken off their files, which are then kept as compactly as
+    any other: thousands of them held a few MiB."""
+    taken: dict[str, Kustomization] = {}
+    for index, read in enumerate(results):
+        if not isinstance(read, str) and read.kustomization is not None:
+            taken[read.source.path] = read.kustomization
+            read.kustomization = None
+            results[index] = compact(read)
+    return taken
+
+
+def _without_overlay_fields(findings: list[Finding], results: list[Read], given: dict[str, str],
+                            builds: dict[str, Kustomization]) -> list[Finding]:
     """Drop the findings on a kustomize base's fields that every overlay building it patches (``model.overlays``):
-    the base alone is never applied."""
+    the base alone is never applied. ``builds``: the kustomizations the workers read, by path."""
     kustomizations = [path for path in map(path_of, results) if os.path.basename(path) in KUSTOMIZATION_NAMES]
     on_objects = [f for f in findings if f.obj is not None and f.rule != "yaml-syntax" and f.input != "-"]
     if not kustomizations or not on_objects:
@@ -506,7 +527,9 @@ def _without_overlay_fields(findings: list[Finding], results: list[Read], given:
     from numalint.model.overlays import Overlays, settles  # here: only a run with kustomizations needs it
     from numalint.output.sources import SourceFiles
 
-    overlays, files = Overlays(kustomizations), SourceFiles(given)
+    known = {k.path: k for k in builds.values()}
+    overlays = Overlays([path for path in kustomizations if path not in builds], known)
+    files = SourceFiles(given)
     settled: set[int] = set()
     for finding in on_objects:
         assert finding.obj is not None

@@ -446,3 +446,16 @@ def test_a_templated_network_may_be_the_one_a_pod_attaches(tmp_path: Path) -> No
                      .replace(f"namespace: {NS}}}", f"namespace: {NS}")})
     result = run("check", "--format", "json", "--fail-on", "never", str(tmp_path))
     assert not any('attaches network "fronthaul"' in f["message"] for f in result.json()["findings"])
+
+
+def test_policies_in_two_clusters_trees_do_not_conflict(tmp_path: Path) -> None:
+    # one PF, overlapping VF ranges: the webhook of one cluster rejects the second; two clusters' webhooks never
+    # see each other's policies
+    east, west = policy("fh", "fh", "[ens1f0#0-3]"), policy("mh", "mh", "[ens1f0#2-5]")
+    write(tmp_path, {"clusters/east/sriov/fh.yaml": east, "clusters/west/sriov/mh.yaml": west})
+    result = run("check", "--format", "json", "--fail-on", "never", str(tmp_path))
+    assert "sriov-policy-conflict" not in [f["rule"] for f in result.json()["findings"]]
+    write(tmp_path, {"clusters/west/sriov/fh.yaml": east})
+    result = run("check", "--format", "json", "--fail-on", "never", str(tmp_path))
+    conflicts = [f for f in result.json()["findings"] if f["rule"] == "sriov-policy-conflict"]
+    assert len(conflicts) == 1 and "clusters/west/sriov/" in conflicts[0]["related"][0]["file"]

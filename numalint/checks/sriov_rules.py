@@ -3,6 +3,7 @@ annotation (sriov-network-operator api/v1 and pkg/webhook/validate.go; multus-cn
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 from numalint.analysis import Analysis
@@ -242,12 +243,19 @@ def sriov_policy_conflict(analysis: Analysis) -> Iterator[Hit]:
         for key in {("resource", policy.resource_name), *(("pf", pf.name) for pf in policy.pf_names)}:
             sharing.setdefault(key, []).append(index)
     pairs = sorted({(i, j) for group in sharing.values() for n, i in enumerate(group) for j in group[n + 1:]})
+    run = analysis.run
+    together: dict[tuple[str, str], bool] = {}  # nearness depends on directories only: worked out once per two
     for i, j in pairs:
         first, other = policies[i], policies[j]
         # the webhook skips a policy of the same name (an update of the object, or a copy of it)
         if other.ref.name == first.ref.name or not _shares_nodes(first, other):
             continue
-        yield from _pair(first, other)
+        # policies in two clusters' trees never meet in one webhook
+        directories = (os.path.dirname(first.doc.file), os.path.dirname(other.doc.file))
+        if directories not in together:
+            together[directories] = run.together(first.doc.file, other.doc.file)
+        if together[directories]:
+            yield from _pair(first, other)
 
 
 def _pair(first: Policy, other: Policy) -> Iterator[Hit]:

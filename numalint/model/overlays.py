@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,45 +38,116 @@ class Patch:
         return _matches(self.kind, kind) and _matches(self.name, name)
 
 
-@dataclass
+@dataclass(slots=True)
 class Kustomization:
-    """A kustomization's resources (real paths of files, and of the kustomizations of directories) and patches
-    (a component's count as the including kustomization's: they apply to its resources)."""
+    """A kustomization's resources and patches (a component's count as the including kustomization's: they apply
+    to its resources). Workers send its entries as written (short strings: thousands of kustomizations cost
+    little to keep); ``resolve`` turns them into real paths of files and of the kustomizations of directories."""
 
     path: str
+    entries: tuple[tuple[str, str], ...] = ()  # (resources | bases | components, the entry as written)
+    patches: tuple[Patch, ...] = ()
+    prefix: str = ""  # namePrefix
+    suffix: str = ""  # nameSuffix
     files: list[str] = field(default_factory=list)
     children: list[str] = field(default_factory=list)  # its bases: resources that are directories
     components: list[str] = field(default_factory=list)
-    patches: list[Patch] = field(default_factory=list)
-    prefix: str = ""  # namePrefix
-    suffix: str = ""  # nameSuffix
+
+    def resolve(self) -> Kustomization:
+        base = os.path.dirname(self.path)
+        self.files, self.children, self.components = [], [], []
+        for key, entry in self.entries:
+            # normalised, not resolved: ``base`` is a real path, and resolving every entry's links cost a second
+            # on 3,000 kustomizations (an entry through a symbolic link settles nothing: no harm)
+            target = os.path.normpath(os.path.join(base, entry))
+            if os.path.isdir(target):
+                inner = _kustomization_in(target)
+                if inner is not None:
+                    (self.components if key == "components" else self.children).append(inner)
+            else:
+                self.files.append(target)
+        return self
 
 
 class Overlays:
-    """The kustomizations of a run, read once, answering for objects of the files they name as resources."""
+    """The kustomizations of a run, read once, answering for objects of the files they name as resources: from
+    the kustomizations naming a file up to the builds (kustomizations of the run no other names), per file
+    asked about; nothing is worked out for the thousands of files no finding is on."""
 
-    def __init__(self, kustomizations: Iterable[str]) -> None:
+    MAX_PATHS = 256  # ways up from one file to its builds, at most: past them, nothing is decided
+
+    def __init__(self, kustomizations: Iterable[str], known: Mapping[str, Kustomization] | None = None) -> None:
+        """``kustomizations``: the run's, by path, besides ``known``: those its workers have read already
+        (``read_kustomization``), by real path; the others are read here."""
         graph: dict[str, Kustomization] = {}
-        runs = {os.path.realpath(path) for path in kustomizations}
+        runs = {os.path.realpath(path) for path in kustomizations} | set(known or ())
         waiting = sorted(runs)
         while waiting:  # the bases and components they name are read too, in the run or not
             real = waiting.pop()
             if real not in graph:
-                graph[real] = _read(real)
+                graph[real] = ((known or {}).get(real) or read_kustomization(
+                    real, [d.root for d in read_source(real).documents])).resolve()
                 waiting += graph[real].children + graph[real].components
-        named = {child for k in graph.values() for child in (*k.children, *k.components)}
-        # one per build: a kustomization of the run that no other names
-        self._builds = _builds(sorted(runs - named), graph)
+        self._graph = graph
+        self._parents: dict[str, list[str]] = {}  # a kustomization -> those naming it as a base
+        self._including: dict[str, list[str]] = {}  # a component -> the kustomizations including it
+        self._naming: dict[str, list[str]] = {}  # a resource file -> the kustomizations naming it
+        for path, kustomization in graph.items():
+            for child in kustomization.children:
+                self._parents.setdefault(child, []).append(path)
+            for component in kustomization.components:
+                self._including.setdefault(component, []).append(path)
+            for file in kustomization.files:
+                self._naming.setdefault(file, []).append(path)
+        self._runs = runs
+        self._real: dict[str, str] = {}  # a finding's file -> its real path
 
     def decided(self, file: str, kind: str, name: str) -> frozenset[str]:
         """The fields of object ``kind``/``name`` in ``file`` that every build reaching it patches (dotted paths
-        as ``output.sources`` names keys: ``spec.nodeSelector``, list items as ``[name]``)."""
-        real = os.path.realpath(file)
-        sets = [frozenset(f for patch, *renames in reach[real]
-                          if any(patch.targets(kind, n) for n in {name, *(p + name + s for p, s in renames)})
-                          for f in patch.fields)
-                for reach in self._builds if real in reach]
-        return frozenset.intersection(*sets) if sets else frozenset()
+        as ``output.sources`` names keys: ``spec.nodeSelector``, list items as ``[name]``). kustomize matches a
+        target on an object's original name or its current one, which the namePrefix and nameSuffix of the
+        kustomizations below the patch have changed."""
+        if file not in self._real:
+            self._real[file] = os.path.realpath(file)
+        per_build: dict[str, set[str]] = {}
+        # (kustomization, the rename of the object's name coming into it, the fields patched so far)
+        stack = [(k, ("", ""), frozenset[str]()) for k in self._owners(self._real[file])]
+        paths = 0
+        while stack:
+            path, (prefix, suffix), fields = stack.pop()
+            kustomization = self._graph[path]
+            names = {name, prefix + name + suffix,
+                     kustomization.prefix + prefix + name + suffix + kustomization.suffix}
+            fields = fields | {f for patch in self._patches(path) if any(patch.targets(kind, n) for n in names)
+                               for f in patch.fields}
+            rename = (kustomization.prefix + prefix, suffix + kustomization.suffix)
+            parents = [p for p in self._parents.get(path, ()) if p in self._graph]
+            if path in self._runs and not [p for p in parents if p in self._runs]:
+                per_build.setdefault(path, set()).update(fields)  # a build
+            paths += len(parents)
+            if paths > self.MAX_PATHS:
+                return frozenset()
+            stack += [(parent, rename, fields) for parent in parents]
+        return frozenset.intersection(*map(frozenset, per_build.values())) if per_build else frozenset()
+
+    def _owners(self, file: str) -> list[str]:
+        """The kustomizations a resource file belongs to: those naming it, and those including a component
+        that names it."""
+        owners = []
+        for path in self._naming.get(file, ()):
+            owners += self._including[path] if path in self._including else [path]
+        return owners
+
+    def _patches(self, path: str) -> list[Patch]:
+        """A kustomization's patches and its components' (they apply to its resources), and theirs."""
+        patches, seen, waiting = list(self._graph[path].patches), {path}, list(self._graph[path].components)
+        while waiting:
+            component = waiting.pop()
+            if component in self._graph and component not in seen:
+                seen.add(component)
+                patches += self._graph[component].patches
+                waiting += self._graph[component].components
+        return patches
 
 
 def settles(decided: frozenset[str], key: str, root: Any = None, absent: bool = False) -> bool:
@@ -108,90 +179,22 @@ def _indexed(root: Any, key: str) -> str:
     return ".".join(steps)
 
 
-Rename = tuple[str, str]  # (prefix, suffix) kustomize's namePrefix and nameSuffix have put around a name
-# a patch reaching an object: the patch, the renames of the object's name when the patch applies (before and
-# after the patch's own kustomization renames), any of which the patch's target may name
-Reach = tuple[Patch, Rename, Rename]
-
-
-def _builds(tops: Iterable[str], graph: dict[str, Kustomization]) -> list[dict[str, frozenset[Reach]]]:
-    """For each top: resource file -> the patches of the kustomizations from the top down to it (a
-    kustomization's patches reach every resource under it), with the names they know the file's objects by:
-    kustomize matches a target on an object's original name or its current one, which the namePrefix and
-    nameSuffix of the kustomizations below have changed. Each kustomization is worked out once, children first,
-    without recursion (a base may be shared by many overlays, a chain may be long)."""
-    below: dict[str, tuple[dict[str, frozenset[Reach]], dict[str, frozenset[Rename]]]] = {}
-    for top in tops:
-        stack, entered = [top], set()
-        while stack:
-            path = stack[-1]
-            if path in below:
-                stack.pop()
-                continue
-            kustomization = graph[path]
-            pending = [c for c in kustomization.children if c in graph and c not in below and c not in entered]
-            if path not in entered and pending:
-                entered.add(path)
-                stack += pending
-                continue
-            stack.pop()  # a child still entered is a cycle (kustomize's error): it adds nothing here
-            own, files = _with_components(kustomization, graph)
-            renames: dict[str, set[Rename]] = {file: {("", "")} for file in files}  # names coming in
-            reach: dict[str, set[Reach]] = {file: set() for file in files}
-            for child in kustomization.children:
-                child_reach, child_out = below.get(child, ({}, {}))
-                for file, reaches in child_reach.items():
-                    reach.setdefault(file, set()).update(reaches)
-                for file, coming in child_out.items():
-                    renames.setdefault(file, set()).update(coming)
-            prefix, suffix = kustomization.prefix, kustomization.suffix
-            out = {file: frozenset((prefix + p, s + suffix) for p, s in names) for file, names in renames.items()}
-            for file, incoming in renames.items():
-                reach.setdefault(file, set()).update((patch, name, (prefix + name[0], name[1] + suffix))
-                                                     for patch in own for name in incoming)
-            below[path] = ({file: frozenset(r) for file, r in reach.items()}, out)
-    return [below[top][0] for top in tops]
-
-
-def _with_components(kustomization: Kustomization, graph: dict[str, Kustomization]
-                     ) -> tuple[frozenset[Patch], list[str]]:
-    """Its patches and resource files with those of its components, and theirs (a component's patches apply to
-    the resources of the kustomization that includes it)."""
-    patches, files = set(kustomization.patches), list(kustomization.files)
-    seen, waiting = {kustomization.path}, list(kustomization.components)
-    while waiting:
-        path = waiting.pop()
-        if path in graph and path not in seen:
-            seen.add(path)
-            patches.update(graph[path].patches)
-            files += graph[path].files
-            waiting += graph[path].components
-    return frozenset(patches), files
-
-
-def _read(path: str) -> Kustomization:
-    kustomization = Kustomization(path)
-    source = read_source(path)
+def read_kustomization(path: str, roots: Iterable[Any]) -> Kustomization:
+    """The kustomization at real path ``path`` from its parsed documents, with the patches it names read (in a
+    worker while the run reads files, or here for a base outside the run)."""
     base = os.path.dirname(path)
-    for doc in source.documents:
-        root = doc.root
-        for key in ("resources", "bases", "components"):
-            for entry in _strings(root.get(key)):
-                if "://" in entry or entry.startswith("git@"):
-                    continue  # a remote base: not in the run
-                target = os.path.realpath(os.path.join(base, entry))
-                if os.path.isdir(target):
-                    inner = _kustomization_in(target)
-                    if inner is not None:
-                        (kustomization.components if key == "components" else kustomization.children).append(inner)
-                else:
-                    kustomization.files.append(target)
-        kustomization.patches += _patches(root, base)
-        if isinstance(root.get("namePrefix"), str):
-            kustomization.prefix = root["namePrefix"]
-        if isinstance(root.get("nameSuffix"), str):
-            kustomization.suffix = root["nameSuffix"]
-    return kustomization
+    entries: list[tuple[str, str]] = []
+    patches: list[Patch] = []
+    prefix = suffix = ""
+    for root in roots:
+        if not isinstance(root, dict):
+            continue
+        entries += [(key, entry) for key in ("resources", "bases", "components") for entry in _strings(root.get(key))
+                    if "://" not in entry and not entry.startswith("git@")]  # a remote base is not in the run
+        patches += _patches(root, base)
+        prefix = root["namePrefix"] if isinstance(root.get("namePrefix"), str) else prefix
+        suffix = root["nameSuffix"] if isinstance(root.get("nameSuffix"), str) else suffix
+    return Kustomization(path, tuple(entries), tuple(patches), prefix, suffix)
 
 
 def _strings(value: Any) -> list[str]:

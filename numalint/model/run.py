@@ -12,6 +12,7 @@ from numalint.model.identity import ObjectIdentity, Registry
 from numalint.reading.sources import Document, Source
 
 if TYPE_CHECKING:  # a run of workloads alone never imports the kubelet and topology views (start-up time)
+    from numalint.model.overlays import Kustomization
     from numalint.views.kubelet import KubeletProfile
     from numalint.views.topology import TopologyView
     from numalint.views.workloads import PodView
@@ -29,6 +30,7 @@ class FileResult:
     others: Sequence[Document] = field(default_factory=list)
     # (list name, index in that list, identity) of every named object among the views above
     identities: Sequence[tuple[str, int, ObjectIdentity]] = field(default_factory=list)
+    kustomization: Kustomization | None = None  # a kustomization file: what it builds (``model.overlays``)
 
 
 # What is kept of one file read: its FileResult, or only its path when the file was read and parsed and gave
@@ -44,7 +46,7 @@ def compact(result: FileResult) -> Read:
             and source.fragment is None and not source.patches and not source.findings and not source.suppressions
             and not source.justifications and not source.annotations and not source.labels and not source.documents
             and not result.profiles and not result.pods and not result.topologies and not result.others
-            and not result.identities):
+            and not result.identities and result.kustomization is None):
         return source.path
     return result
 

@@ -479,7 +479,7 @@ def _placeholder(root: Any) -> bool:
 def _ztp_source(path: str) -> bool:
     """Is the file a ZTP source CR: in a directory named ``source-crs``, where GitOps ZTP keeps the CRs that
     PolicyGenerator and PolicyGenTemplate copy and fill in (``$isolated``, or a value left blank)?"""
-    return f"{os.sep}source-crs{os.sep}" in f"{os.sep}{os.path.dirname(path)}{os.sep}"
+    return "source-crs" in path and f"{os.sep}source-crs{os.sep}" in f"{os.sep}{os.path.dirname(path)}{os.sep}"
 
 
 # maps of labels and text, whose empty values are values
