@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gc
 import os
-import shlex
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -379,6 +378,8 @@ def _as_fragment(result: FileResult, kustomization: str, kustomizations: list[st
     result.profiles, result.pods, result.topologies, result.others, result.identities = (), (), (), (), ()
     if source.findings:
         return
+    import shlex  # here, not at the top: only a run with a kustomize patch needs it (start-up time)
+
     build = os.path.dirname(kustomization) or "."
     named = f"named in {kustomization}"
     if any(doc.kind == "Component" for doc in read_source(kustomization).documents):
@@ -546,6 +547,8 @@ def _template_message(source: Source) -> str:
     message = TEMPLATE_MESSAGES[source.template_kind]
     if source.path == "-":
         return message
+    import shlex  # here, not at the top: only a run with a template needs it (start-up time)
+
     if source.template_kind == "helm":
         chart = _chart_of(source.path)
         return message.replace("helm template .", f"helm template {shlex.quote(chart)}") if chart else message
