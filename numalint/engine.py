@@ -352,7 +352,7 @@ def _read_files(paths: list[str], options: Options, texts: dict[str, str]) -> tu
     fragments = patch_files([*(f for f in files + context_files if os.path.basename(f) in KUSTOMIZATION_NAMES),
                              *beside], known)
     names = {os.path.basename(f) for f in fragments}  # a file of another name can only be one through a symlink
-    kustomizations = [f for f in files + context_files if os.path.basename(f) in KUSTOMIZATION_NAMES]
+    including = _Including([f for f in files + context_files if os.path.basename(f) in KUSTOMIZATION_NAMES])
     realpath = _RealPaths(inputs.walked)
     for index, read in enumerate(results if fragments else ()):
         path = path_of(read)
@@ -360,7 +360,7 @@ def _read_files(paths: list[str], options: Options, texts: dict[str, str]) -> tu
         kustomization = fragments.get(realpath(path)) if named else None
         if kustomization is not None:
             results[index] = result = expanded(read)
-            _as_fragment(result, kustomization, kustomizations)
+            _as_fragment(result, kustomization, including)
     return results, len(files), missing
 
 
@@ -369,9 +369,30 @@ def _kustomizations(listing: Listing | None) -> Collection[str]:
     return KUSTOMIZATION_NAMES if listing is None else listing.kustomizations
 
 
-def _as_fragment(result: FileResult, kustomization: str, kustomizations: list[str]) -> None:
+class _Including:
+    """Which kustomization of the run includes a component (by the component's directory): the kustomizations
+    are read once, when the first patch of a component asks."""
+
+    def __init__(self, kustomizations: list[str]) -> None:
+        self.kustomizations = kustomizations
+        self.known: dict[str, str] | None = None
+
+    def of(self, component: str) -> str | None:
+        if self.known is None:
+            self.known = {}
+            for path in self.kustomizations:
+                base = os.path.dirname(path)
+                for doc in read_source(path).documents:
+                    entries = doc.root.get("components")
+                    for entry in entries if isinstance(entries, list) else ():
+                        if isinstance(entry, str):
+                            self.known.setdefault(os.path.realpath(os.path.join(base, entry)), path)
+        return self.known.get(os.path.realpath(os.path.dirname(component)))
+
+
+def _as_fragment(result: FileResult, kustomization: str, including: _Including) -> None:
     """A kustomize patch: no object of it is checked; one not-lintable finding says where to look instead (a
-    component builds only inside a kustomization that includes it: one of ``kustomizations`` when one does)."""
+    component builds only inside a kustomization that includes it: one of the run's when one does)."""
     source = result.source
     source.fragment = kustomization
     source.findings = [f for f in source.findings if f.rule == "yaml-syntax"]
@@ -384,22 +405,11 @@ def _as_fragment(result: FileResult, kustomization: str, kustomizations: list[st
     named = f"named in {kustomization}"
     if any(doc.kind == "Component" for doc in read_source(kustomization).documents):
         named = f"named in the component {kustomization}"
-        build = next((os.path.dirname(k) or "." for k in kustomizations if _includes(k, kustomization)),
-                     "OVERLAY-THAT-INCLUDES-IT")
+        overlay = including.of(kustomization)
+        build = (os.path.dirname(overlay) or ".") if overlay else "OVERLAY-THAT-INCLUDES-IT"
     source.findings.append(registry.finding(
         "not-lintable", f"file is a kustomize patch {named}: not a whole object; check the build output instead, "
         f"e.g. `kustomize build {shlex.quote(build)} | numalint check -`", source.path, Span(1, 1, 1, 1)))
-
-
-def _includes(kustomization: str, component: str) -> bool:
-    """Does ``kustomization`` list the directory of ``component`` under ``components``?"""
-    base, wanted = os.path.dirname(kustomization), os.path.realpath(os.path.dirname(component))
-    for doc in read_source(kustomization).documents:
-        entries = doc.root.get("components")
-        if isinstance(entries, list) and any(isinstance(entry, str) and os.path.realpath(os.path.join(base, entry))
-                                             == wanted for entry in entries):
-            return True
-    return False
 
 
 @dataclass(frozen=True)
@@ -534,7 +544,8 @@ def _without_overlay_fields(findings: list[Finding], results: list[Read], given:
     settled: set[int] = set()
     for finding in on_objects:
         assert finding.obj is not None
-        decided = overlays.decided(finding.file, finding.obj.kind, finding.obj.name)
+        decided = overlays.decided(finding.file, finding.obj.kind, finding.obj.name, finding.obj.namespace,
+                                   finding.obj.api_version)
         key = files.key_path(finding) if decided else None
         if key is not None and settles(decided, key, files.document(finding), absent=finding.key is not None):
             settled.add(id(finding))

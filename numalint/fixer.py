@@ -531,20 +531,23 @@ def _copy_attributes(path: str, fd: int) -> None:
 def link_refusals(paths: Iterable[str], named: Iterable[str], excluded: Callable[[str], bool]) -> dict[str, str]:
     """Why a fixed path that reaches its file through a symbolic link must not be written through it: the file
     lies outside the paths named (a link into another tree, or to /etc), or inside them where the run would not
-    have read it (``excluded``: an exclude pattern, or a hidden directory). A link named itself is written
-    through: that is what was asked."""
-    roots = [(os.path.realpath(p), os.path.abspath(p)) for p in named if p != "-"]
-    named_links = {os.path.abspath(p) for p in named if p != "-"}
+    have read it (``excluded``: an exclude pattern, or a hidden directory below the deepest named directory
+    holding it). A link named itself, or a file named itself, is written through: that is what was asked."""
+    given = [p for p in named if p != "-"]
+    directories = [os.path.realpath(p) for p in given if os.path.isdir(p)]
+    named_files = {os.path.realpath(p) for p in given if not os.path.isdir(p)}
+    named_links = {os.path.abspath(p) for p in given}
     refused: dict[str, str] = {}
     for path in paths:
         real = os.path.realpath(path)
-        if path == "-" or real == os.path.abspath(path) or os.path.abspath(path) in named_links:
+        if path == "-" or real == os.path.abspath(path) or os.path.abspath(path) in named_links \
+                or real in named_files:
             continue
-        inside = [root for root, _ in roots if os.path.isdir(root) and real.startswith(root.rstrip(os.sep) + os.sep)]
+        inside = [d for d in directories if real.startswith(d.rstrip(os.sep) + os.sep)]
         if not inside:
             refused[path] = f"a symbolic link to {real}, outside the paths named; fix that file itself"
             continue
-        relative = os.path.relpath(real, inside[0])
+        relative = os.path.relpath(real, max(inside, key=len))
         if any(part.startswith(".") for part in relative.split(os.sep)[:-1]) or excluded(real):
             refused[path] = (f"a symbolic link to {real}, which the run would not read (excluded, or in a hidden "
                              "directory); fix that file itself")

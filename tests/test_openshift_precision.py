@@ -685,3 +685,21 @@ def test_configurations_for_the_built_in_worker_pool_compete_only_near_each_othe
     write(tmp_path, {".numalint.yaml": "clusters:\n  all: [clusters]\n"})
     declared = run("check", "--format", "json", "--fail-on", "never", "clusters", cwd=tmp_path).json()["findings"]
     assert len([f for f in declared if f["rule"] == "kubeletconfig-pool"]) == 3
+
+
+def test_configurations_compete_for_the_only_pool_of_its_name_wherever_it_is_defined(tmp_path: Path) -> None:
+    # one cluster: the pool under day2/, its two KubeletConfigs under tuning/ (each two directories below the
+    # cluster's): with one definition of the pool, nearness to its file does not matter
+    role = "machineconfiguration.openshift.io/role: worker-cnf"
+    write(tmp_path, {"cluster/day2/mcp/worker-cnf.yaml": CUSTOM_POOL,
+                     "cluster/tuning/kubelet/cpu.yaml": kubeletconfig("cpu", role),
+                     "cluster/tuning/kubelet/pods.yaml": kubeletconfig("pods", role)})
+    assert where(findings(tmp_path, "kubeletconfig-pool")) == ["cpu.yaml:5:3", "pods.yaml:5:3"]
+
+
+def test_forty_clusters_trees_of_one_name_are_each_checked(tmp_path: Path) -> None:
+    files = {f"clusters/c{n:02}/tuning/kc.yaml": kubeletconfig("cpumanager", WORKER) for n in range(1, 41)}
+    files["clusters/c40/tuning/kc.yaml"] = kubeletconfig("cpumanager", WORKER,
+                                                         "{topologyManagerPolicy: single-numa-nod}")
+    write(tmp_path, files)
+    assert [(f["rule"], Path(f["file"]).parts[-3]) for f in findings(tmp_path)] == [("invalid-policy-name", "c40")]

@@ -186,3 +186,75 @@ def test_a_target_names_the_object_as_renamed_below_it_or_as_written(tmp_path: P
                          """})
     found = messages(tmp_path, str(tmp_path))
     assert any("spec.nodeSelector is required" in m for m in found) is not settled, found
+
+
+def _deployment_tree(tmp_path: Path, target: str, operation: str = "replace") -> None:
+    write(tmp_path, {"node.yaml": KUBELET, "base/dep.yaml": DEPLOYMENT,
+                     "base/kustomization.yaml": "resources:\n  - dep.yaml\n",
+                     "prod/kustomization.yaml": f"""\
+                         resources:
+                           - ../base
+                         patches:
+                           - target: {target}
+                             patch: |-
+                               - op: {operation}
+                                 path: /spec/template/spec/containers/1/resources/limits/cpu
+                                 value: "4"
+                         """})
+
+
+@pytest.mark.parametrize("target,operation", [
+    ("{kind: Deployment, name: dpdk, namespace: other}", "replace"),  # another namespace's Deployment
+    ("{kind: Deployment, labelSelector: app=dpdk}", "replace"),  # chosen by labels: not read here
+    ("{kind: Deployment, name: dpdk, group: extensions}", "replace"),  # another group
+    ("{kind: Deployment, name: dpdk}", "test"),  # a test writes nothing
+])
+def test_a_patch_that_does_not_write_this_object_settles_nothing(tmp_path: Path, target: str,
+                                                                 operation: str) -> None:
+    _deployment_tree(tmp_path, target, operation)
+    assert any('fractional-cpu base/dep.yaml: container "app"' in m for m in messages(tmp_path, str(tmp_path)))
+
+
+def test_a_patch_of_part_of_a_field_does_not_settle_the_rest(tmp_path: Path) -> None:
+    # strategic merge keeps the base's other labels: a selector of two stays two; cpu.isolated alone leaves
+    # cpu.reserved missing
+    two = PROFILE.replace("spec:\n", 'spec:\n      nodeSelector: {a/b: "", c/d: ""}\n      cpu: {isolated: "2-31"}\n')
+    two = two.replace('      cpu:\n        isolated: "2-31"\n', "")
+    patch = SELECTOR_PATCH.replace('node-role.kubernetes.io/worker-cnf: ""', 'a/b: "x"')
+    profile_tree(tmp_path, ("site", patch))
+    write(tmp_path, {"base/pp.yaml": two})
+    found = messages(tmp_path, str(tmp_path))
+    assert any("nodeSelector has several labels" in m for m in found), found
+    cpu_only = SELECTOR_PATCH.replace('nodeSelector:\n        node-role.kubernetes.io/worker-cnf: ""',
+                                      'cpu:\n        isolated: "2-31"')
+    write(tmp_path / "nocpu", {"base/pp.yaml": PROFILE.replace('  cpu:\n    isolated: "2-31"\n', "")})
+    profile_tree(tmp_path / "nocpu", ("site", cpu_only))
+    write(tmp_path / "nocpu", {"base/pp.yaml": PROFILE.replace('      cpu:\n        isolated: "2-31"\n', "")})
+    found = messages(tmp_path / "nocpu", str(tmp_path / "nocpu"))
+    assert any("spec.cpu is required" in m for m in found), found
+
+
+def test_every_way_into_a_build_must_patch_the_field(tmp_path: Path) -> None:
+    # site takes the base twice, through mid-a (renamed a-, patched) and mid-b (renamed b-, not patched): the
+    # build's b-dpdk keeps 2500m
+    write(tmp_path, {"node.yaml": KUBELET, "base/dep.yaml": DEPLOYMENT,
+                     "base/kustomization.yaml": "resources:\n  - dep.yaml\n",
+                     "mid-a/kustomization.yaml": """\
+                         resources: [../base]
+                         namePrefix: a-
+                         patches:
+                           - target: {kind: Deployment, name: dpdk}
+                             patch: |-
+                               - {op: replace, path: /spec/template/spec/containers/1/resources/limits/cpu, value: "4"}
+                         """,
+                     "mid-b/kustomization.yaml": "resources: [../base]\nnamePrefix: b-\n",
+                     "site/kustomization.yaml": "resources: [../mid-a, ../mid-b]\n"})
+    assert any('container "app"' in m for m in messages(tmp_path, str(tmp_path)))
+
+
+def test_a_base_named_through_a_symbolic_link_is_the_same_base(tmp_path: Path) -> None:
+    profile_tree(tmp_path, ("site-a", SELECTOR_PATCH))
+    (tmp_path / "base-link").symlink_to(tmp_path / "base")
+    write(tmp_path, {"overlays/lab/kustomization.yaml": "resources:\n  - ../../base-link\n"})
+    found = messages(tmp_path, str(tmp_path / "base"), str(tmp_path / "overlays"))
+    assert any("spec.nodeSelector is required" in m for m in found), found

@@ -78,14 +78,17 @@ def test_a_ztp_source_cr_with_blanks_is_a_template_not_an_invalid_object(tmp_pat
 
 
 def test_a_complete_ztp_source_cr_is_checked(tmp_path: Path) -> None:
-    # labels and node selectors of "" are values, not blanks
+    # labels and node selectors of "" are values, not blanks; so are an exported object's creationTimestamp:
+    # null and an empty list item
     profile = """\
         apiVersion: performance.openshift.io/v2
         kind: PerformanceProfile
-        metadata: {name: p, labels: {a: ""}}
+        metadata: {name: p, labels: {a: ""}, creationTimestamp: null}
         spec:
+          additionalKernelArgs: [""]
           cpu: {reserved: "0-3", isolated: "2-31"}
           nodeSelector: {node-role.kubernetes.io/worker-cnf: ""}
+        status: {conditions: null}
         """
     write(tmp_path, {"source-crs/pp.yaml": profile})
     result = run("check", "--format", "json", "--fail-on", "never", ".", cwd=tmp_path)

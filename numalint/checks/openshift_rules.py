@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -89,8 +90,10 @@ def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
             selecting.setdefault(id(mcp), (mcp, []))[1].append(profile)
     run = analysis.run
     groups: list[tuple[str, list[KubeletProfile], KubeletProfile | None]] = []
-    for mcp, profiles in selecting.values():  # each with the configurations near it and near the pool's file
-        pool_file = mcp.doc.file if mcp.doc is not None else None
+    copies = Counter(mcp.name for mcp, _ in selecting.values())
+    for mcp, profiles in selecting.values():  # each with the configurations near it
+        # a pool defined in several clusters' trees: each copy takes the configurations near its file
+        pool_file = mcp.doc.file if mcp.doc is not None and copies[mcp.name] > 1 else None
         near_pool = [p for p in profiles if pool_file is None or run.together(p.file, pool_file)]
         groups += [(f'MachineConfigPool "{mcp.name}"', together, profile)
                    for profile, together in _near_each(run, near_pool)]
@@ -275,7 +278,8 @@ def _profile_problems(doc: Document, docs: list[Document], run: Run) -> Iterator
         return
 
     def hit(message: str, *path: str | int, key: bool = False, fix: str = "", absent: str | None = None) -> Hit:
-        """``absent``: the missing field the finding is about (its key path, for fingerprints and overlays)."""
+        """``absent``: the missing fields the finding is about (key paths, comma-separated: for fingerprints and
+        overlays)."""
         return Hit(message, doc.file, locate(doc.root, ("spec", *path), key=key), ref, Fix(fix) if fix else None,
                    key=absent)
 
@@ -327,7 +331,7 @@ def _profile_problems(doc: Document, docs: list[Document], run: Run) -> Iterator
     if not isinstance(cpu, dict):
         yield hit('spec.cpu is required ("cpu section required"): reserved and isolated CPUs must be given',
                   "cpu", key=True, fix='add spec.cpu.reserved and spec.cpu.isolated (e.g. "0-1" and "2-31")',
-                  absent="spec.cpu")
+                  absent="spec.cpu.reserved,spec.cpu.isolated")
     else:
         for field in ("reserved", "isolated"):
             value = cpu.get(field)

@@ -68,7 +68,7 @@ FIRST_ONLY = frozenset({"KubeletConfig", "MachineConfigPool", "PerformanceProfil
                         "NodeTopology", "FeatureGate"})
 
 
-TREES = 32  # namesakes in files apart from each other taken as other clusters' objects, at most
+TREES = 256  # directories of namesakes taken as other clusters' objects, at most
 
 
 class Registry:
@@ -78,7 +78,7 @@ class Registry:
 
     def __init__(self, together: Callable[[str, str], bool] = lambda file, other: True) -> None:
         self.together = together
-        self.first: dict[tuple[str, str, str, str], list[ObjectIdentity]] = {}
+        self.first: dict[tuple[str, str, str, str], dict[str, ObjectIdentity]] = {}
         self.repeats: list[Hit] = []
         self.dropped: list[tuple[str, Span]] = []  # (file, document) of the repeats no check looks at
         self.decided: dict[int, bool] = {}  # one decision per document, however many views it gave
@@ -90,12 +90,15 @@ class Registry:
             return True
         if id(identity) in self.decided:
             return self.decided[id(identity)]
-        earlier = self.first.setdefault(identity.key, [])
-        # past a few clusters' trees, the first definition stands for all (no scan of thousands of namesakes)
-        first = (earlier[0] if len(earlier) >= TREES else
-                 next((e for e in earlier if self.together(e.file, identity.file)), None))
+        earlier = self.first.setdefault(identity.key, {})  # by directory: one definition stands for its directory
+        directory = os.path.dirname(identity.file)
+        first = earlier.get(directory)
         if first is None:
-            earlier.append(identity)
+            # past TREES directories, the first definition stands for all (no scan of thousands of namesakes)
+            first = (next(iter(earlier.values())) if len(earlier) >= TREES else
+                     next((e for e in earlier.values() if self.together(e.file, identity.file)), None))
+        if first is None:
+            earlier[directory] = identity
             kept = True
         elif first.digest == identity.digest:
             kept = False  # the same object again: merged silently

@@ -2,13 +2,12 @@
 
 A base PerformanceProfile often leaves ``spec.nodeSelector`` to each site's overlay, and a base Deployment its
 resources. The base is never applied alone, so "spec.nodeSelector is required" on it is a finding an expert
-dismisses. A field counts as decided for an object of a base when every kustomization that is the top of a
-build reaching it (named by no other kustomization of the run) patches that field, through its own patches or
-those of a kustomization or component between it and the base. Patches are matched to objects by kind and
-name: a strategic-merge patch by its own ``kind`` and ``metadata.name``, a ``target`` by its ``kind`` and
-``name`` (regular expressions, as kustomize reads them); a target chosen only by labels or annotations is not
-matched (the finding stays). Kustomizations are read again here, in the main process, and only by a run with
-two or more of them and a finding on a named object.
+dismisses. A field counts as decided for an object of a base when every way a build reaches it (from a
+kustomization of the run named by no other, down through bases and components) patches that field. Patches are
+matched to objects as kustomize matches them: a strategic-merge patch by its own kind, name and namespace, a
+``target`` by its kind and name (regular expressions), namespace, group and version; a target that also chooses
+by labels or annotations is not matched (the finding stays). The workers that read the run's kustomizations
+send what they name (``read_kustomization``); bases outside the run are read here.
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from numalint.model.kustomize import KUSTOMIZATION_NAMES
@@ -28,20 +28,31 @@ _IDENTITY = frozenset({"apiVersion", "kind"})  # a strategic-merge patch's ident
 
 @dataclass(frozen=True)
 class Patch:
-    """One patch: the objects it targets (kind and name patterns; None matches any) and the fields it sets."""
+    """One patch: the objects it targets (kind and name patterns, namespace, group and version; None matches
+    any) and the fields it sets."""
 
     kind: str | None
     name: str | None
     fields: frozenset[str]
+    namespace: str | None = None
+    group: str | None = None
+    version: str | None = None
 
-    def targets(self, kind: str, name: str) -> bool:
-        return _matches(self.kind, kind) and _matches(self.name, name)
+    def targets(self, kind: str, names: Iterable[str], namespace: str | None, api_version: str) -> bool:
+        """Does it target the object of ``kind`` known by any of ``names``, in ``namespace`` (None: the default
+        one, as kustomize takes it) with ``api_version``? (A kustomization's ``namespace:`` is not applied here:
+        a target naming that namespace then matches nothing, and the finding stays.)"""
+        group, _, version = api_version.rpartition("/")
+        return (_matches(self.kind, kind) and any(_matches(self.name, n) for n in names)
+                and (self.namespace is None or self.namespace == (namespace or "default"))
+                and (self.group is None or self.group == group)
+                and (self.version is None or not version or self.version == version))
 
 
 @dataclass(slots=True)
 class Kustomization:
-    """A kustomization's resources and patches (a component's count as the including kustomization's: they apply
-    to its resources). Workers send its entries as written (short strings: thousands of kustomizations cost
+    """A kustomization's resources and patches, and the components whose patches apply to its resources (as their
+    resource files are its). Workers send its entries as written (short strings: thousands of kustomizations cost
     little to keep); ``resolve`` turns them into real paths of files and of the kustomizations of directories."""
 
     path: str
@@ -57,9 +68,10 @@ class Kustomization:
         base = os.path.dirname(self.path)
         self.files, self.children, self.components = [], [], []
         for key, entry in self.entries:
-            # normalised, not resolved: ``base`` is a real path, and resolving every entry's links cost a second
-            # on 3,000 kustomizations (an entry through a symbolic link settles nothing: no harm)
-            target = os.path.normpath(os.path.join(base, entry))
+            # resolved through symbolic links (``../base-link`` is ``../base``), a directory once for all the
+            # entries in it: resolving each entry cost a second on 3,000 kustomizations
+            joined = os.path.normpath(os.path.join(base, entry))
+            target = os.path.join(_real_directory(os.path.dirname(joined)), os.path.basename(joined))
             if os.path.isdir(target):
                 inner = _kustomization_in(target)
                 if inner is not None:
@@ -74,7 +86,7 @@ class Overlays:
     the kustomizations naming a file up to the builds (kustomizations of the run no other names), per file
     asked about; nothing is worked out for the thousands of files no finding is on."""
 
-    MAX_PATHS = 256  # ways up from one file to its builds, at most: past them, nothing is decided
+    MAX_ROUTES = 4096  # ways up from one file to its builds, at most: past them, nothing is decided
 
     def __init__(self, kustomizations: Iterable[str], known: Mapping[str, Kustomization] | None = None) -> None:
         """``kustomizations``: the run's, by path, besides ``known``: those its workers have read already
@@ -101,34 +113,38 @@ class Overlays:
                 self._naming.setdefault(file, []).append(path)
         self._runs = runs
         self._real: dict[str, str] = {}  # a finding's file -> its real path
+        self._indexed: dict[str, tuple[dict[tuple[str, str], list[Patch]], list[Patch]]] = {}
 
-    def decided(self, file: str, kind: str, name: str) -> frozenset[str]:
-        """The fields of object ``kind``/``name`` in ``file`` that every build reaching it patches (dotted paths
-        as ``output.sources`` names keys: ``spec.nodeSelector``, list items as ``[name]``). kustomize matches a
-        target on an object's original name or its current one, which the namePrefix and nameSuffix of the
-        kustomizations below the patch have changed."""
+    def decided(self, file: str, kind: str, name: str, namespace: str | None = None,
+                api_version: str = "") -> frozenset[str]:
+        """The fields of the object ``kind``/``name`` (in ``namespace``, of ``api_version``) in ``file`` that
+        every way a build reaches it patches (dotted paths as ``output.sources`` names keys:
+        ``spec.nodeSelector``, list items as ``[name]``). Two ways into one build (a diamond of two bases, each
+        renaming) are two: each must patch the field. kustomize matches a target on an object's original name or
+        its current one, which the namePrefix and nameSuffix of the kustomizations below the patch have
+        changed."""
         if file not in self._real:
             self._real[file] = os.path.realpath(file)
-        per_build: dict[str, set[str]] = {}
+        routes: list[frozenset[str]] = []
         # (kustomization, the rename of the object's name coming into it, the fields patched so far)
         stack = [(k, ("", ""), frozenset[str]()) for k in self._owners(self._real[file])]
-        paths = 0
         while stack:
             path, (prefix, suffix), fields = stack.pop()
             kustomization = self._graph[path]
             names = {name, prefix + name + suffix,
                      kustomization.prefix + prefix + name + suffix + kustomization.suffix}
-            fields = fields | {f for patch in self._patches(path) if any(patch.targets(kind, n) for n in names)
+            by_name, others = self._patches(path)
+            candidates = [*(p for n in names for p in by_name.get((kind, n), ())), *others]
+            fields = fields | {f for patch in candidates if patch.targets(kind, names, namespace, api_version)
                                for f in patch.fields}
-            rename = (kustomization.prefix + prefix, suffix + kustomization.suffix)
             parents = [p for p in self._parents.get(path, ()) if p in self._graph]
-            if path in self._runs and not [p for p in parents if p in self._runs]:
-                per_build.setdefault(path, set()).update(fields)  # a build
-            paths += len(parents)
-            if paths > self.MAX_PATHS:
-                return frozenset()
+            if path in self._runs and not any(p in self._runs for p in parents):
+                routes.append(fields)  # a build
+            rename = (kustomization.prefix + prefix, suffix + kustomization.suffix)
             stack += [(parent, rename, fields) for parent in parents]
-        return frozenset.intersection(*map(frozenset, per_build.values())) if per_build else frozenset()
+            if len(routes) + len(stack) > self.MAX_ROUTES:
+                return frozenset()
+        return frozenset.intersection(*routes) if routes else frozenset()
 
     def _owners(self, file: str) -> list[str]:
         """The kustomizations a resource file belongs to: those naming it, and those including a component
@@ -138,27 +154,40 @@ class Overlays:
             owners += self._including[path] if path in self._including else [path]
         return owners
 
-    def _patches(self, path: str) -> list[Patch]:
-        """A kustomization's patches and its components' (they apply to its resources), and theirs."""
-        patches, seen, waiting = list(self._graph[path].patches), {path}, list(self._graph[path].components)
-        while waiting:
-            component = waiting.pop()
-            if component in self._graph and component not in seen:
-                seen.add(component)
-                patches += self._graph[component].patches
-                waiting += self._graph[component].components
-        return patches
+    def _patches(self, path: str) -> tuple[dict[tuple[str, str], list[Patch]], list[Patch]]:
+        """A kustomization's patches and its components' (they apply to its resources), and theirs: those
+        naming one kind and name (most) by them, the patterns apart; worked out once per kustomization (a
+        thousand objects under 250 sites of 143 patches each took 50 s scanned one by one)."""
+        if path not in self._indexed:
+            patches, seen, waiting = list(self._graph[path].patches), {path}, list(self._graph[path].components)
+            while waiting:
+                component = waiting.pop()
+                if component in self._graph and component not in seen:
+                    seen.add(component)
+                    patches += self._graph[component].patches
+                    waiting += self._graph[component].components
+            by_name: dict[tuple[str, str], list[Patch]] = {}
+            others: list[Patch] = []
+            for patch in patches:
+                kind, name = _literal(patch.kind), _literal(patch.name)
+                if kind is not None and name is not None:
+                    by_name.setdefault((kind, name), []).append(patch)
+                else:
+                    others.append(patch)
+            self._indexed[path] = (by_name, others)
+        return self._indexed[path]
 
 
 def settles(decided: frozenset[str], key: str, root: Any = None, absent: bool = False) -> bool:
     """Does a patch that sets ``decided`` decide the finding at ``key`` of the object ``root``: it sets that
-    field, the mapping it sits in, or a field inside it? Inside a top-level field (``spec``, ``metadata``) counts
-    only when the finding is about that field missing (``absent``): a finding found at ``metadata`` is about
-    the object, not its labels. A list item is named by its ``name`` in ``key`` and by its index in a JSON 6902
-    path: both are tried."""
-    inside = absent or "." in key
-    return any(f == k or k.startswith(f + ".") or (inside and f.startswith(k + "."))
-               for f in decided for k in {key, _indexed(root, key)})
+    field or the mapping it sits in? A patch setting a field inside it changes part of it only (strategic merge
+    keeps the rest: one label patched into a selector of two leaves two), unless the finding is about the field
+    missing (``absent``), which the patch then supplies; a finding about several missing fields (``a,b``) is
+    settled only when every one is. A list item is named by its ``name`` in ``key`` and by its index in a JSON
+    6902 path: both are tried."""
+    return all(any(f == k or k.startswith(f + ".") or (absent and f.startswith(k + "."))
+                   for f in decided for k in {one, _indexed(root, one)})
+               for one in key.split(","))
 
 
 def _indexed(root: Any, key: str) -> str:
@@ -218,9 +247,8 @@ def _patches(root: dict[Any, Any], base: str) -> Iterator[Patch]:
             elif isinstance(entry, dict):
                 target = entry.get("target")
                 target = target if isinstance(target, dict) else None
-                if target is not None and not (isinstance(target.get("kind"), str)
-                                               or isinstance(target.get("name"), str)):
-                    continue  # chosen by labels or annotations only: which objects is not read here
+                if target is not None and (target.get("labelSelector") or target.get("annotationSelector")):
+                    continue  # chosen by labels or annotations: which objects is not read here
                 text = entry.get("patch")
                 if isinstance(text, str):
                     yield from _from_documents(_load(text), target)
@@ -244,21 +272,25 @@ def _load(text: str) -> list[Any]:
 
 
 def _from_documents(roots: list[Any], target: dict[Any, Any] | None) -> Iterator[Patch]:
+    chosen = None if target is None else (_pattern(target.get("kind")), _pattern(target.get("name")),
+                                          _pattern(target.get("namespace")), _pattern(target.get("group")),
+                                          _pattern(target.get("version")))
     for root in roots:
         if isinstance(root, list):  # a JSON 6902 patch: a list of operations, always with a target
-            if target is not None:
-                yield Patch(_pattern(target.get("kind")), _pattern(target.get("name")), frozenset(_operations(root)))
+            if chosen is not None:
+                yield Patch(chosen[0], chosen[1], frozenset(_operations(root)), *chosen[2:])
         elif isinstance(root, dict):
-            if target is not None:
-                kind, name = _pattern(target.get("kind")), _pattern(target.get("name"))
-            else:
-                metadata = root.get("metadata")
-                kind = re.escape(root["kind"]) if isinstance(root.get("kind"), str) else None
-                name = (re.escape(metadata["name"]) if isinstance(metadata, dict)
-                        and isinstance(metadata.get("name"), str) else None)
-                if kind is None or name is None:
-                    continue  # kustomize refuses a strategic-merge patch without kind and name
-            yield Patch(kind, name, frozenset(_leaves(root)))
+            if chosen is not None:
+                yield Patch(chosen[0], chosen[1], frozenset(_leaves(root)), *chosen[2:])
+                continue
+            metadata: dict[Any, Any] = root["metadata"] if isinstance(root.get("metadata"), dict) else {}
+            kind, name = root.get("kind"), metadata.get("name")
+            if not isinstance(kind, str) or not isinstance(name, str):
+                continue  # kustomize refuses a strategic-merge patch without kind and name
+            api_version: str = root["apiVersion"] if isinstance(root.get("apiVersion"), str) else ""
+            group, _, version = api_version.rpartition("/")
+            yield Patch(re.escape(kind), re.escape(name), frozenset(_leaves(root)),
+                        _pattern(metadata.get("namespace")), group if api_version else None, version or None)
 
 
 def _pattern(value: Any) -> str | None:
@@ -269,10 +301,36 @@ def _matches(pattern: str | None, value: str) -> bool:
     """kustomize matches a target's kind and name as regular expressions anchored at both ends."""
     if pattern is None:
         return True
+    compiled = _compiled(pattern)
+    return compiled.fullmatch(value) is not None if compiled is not None else pattern == value
+
+
+@lru_cache(maxsize=1 << 14)
+def _compiled(pattern: str) -> re.Pattern[str] | None:
+    """Each pattern compiled once (thousands of targets overflowed ``re``'s own cache of 512)."""
     try:
-        return re.fullmatch(pattern, value) is not None
+        return re.compile(pattern)
     except re.error:
-        return pattern == value
+        return None
+
+
+def _literal(pattern: str | None) -> str | None:
+    """The one string a pattern matches, when it is plain text (``dpdk``, or ``du\\-perf`` as re.escape writes
+    it); None for a regular expression."""
+    if pattern is None:
+        return None
+    if not _METACHARACTERS.search(pattern):
+        return pattern
+    plain = re.sub(r"\\(.)", r"\1", pattern)
+    return plain if re.escape(plain) == pattern else None
+
+
+_METACHARACTERS = re.compile(r"[.^$*+?{}\[\]|()\\]")
+
+
+@lru_cache(maxsize=1 << 14)
+def _real_directory(directory: str) -> str:
+    return os.path.realpath(directory)
 
 
 def _leaves(root: dict[Any, Any]) -> Iterator[str]:
@@ -294,8 +352,10 @@ def _leaves(root: dict[Any, Any]) -> Iterator[str]:
 
 
 def _operations(operations: list[Any]) -> Iterator[str]:
-    """The fields JSON 6902 operations write or remove (``/spec/nodeSelector`` -> ``spec.nodeSelector``)."""
+    """The fields JSON 6902 operations write (``/spec/nodeSelector`` -> ``spec.nodeSelector``): the path of an
+    add, replace, copy or move; a test writes nothing, and a remove leaves the field unset."""
     for operation in operations:
-        if isinstance(operation, dict) and isinstance(operation.get("path"), str):
+        if isinstance(operation, dict) and isinstance(operation.get("path"), str) \
+                and operation.get("op") in ("add", "replace", "copy", "move"):
             steps = [s.replace("~1", "/").replace("~0", "~") for s in operation["path"].strip("/").split("/")]
             yield ".".join(f"[{s}]" if s.isdigit() or s == "-" else s for s in steps)

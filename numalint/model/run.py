@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -94,6 +94,28 @@ def near(file: str, other: str) -> bool:
     while shared < min(len(here), len(there)) and here[shared] == there[shared]:
         shared += 1
     return len(here) - shared < 2 or len(there) - shared < 2
+
+
+class NearIndex:
+    """Whether a file is ``near`` any of many files, without comparing it with each (thousands of pods and
+    thousands of templates). ``near(file, other)`` holds when the directory above ``file``'s is one of
+    ``other``'s directories or their ancestors, or the directory above ``other``'s is one of ``file``'s."""
+
+    def __init__(self, others: Iterable[str]) -> None:
+        self.ancestors: set[tuple[str, ...]] = set()  # every directory of the others and above
+        self.parents: set[tuple[str, ...]] = set()  # the directory above each other's
+        self.empty = True
+        for other in others:
+            self.empty = False
+            there = _directories(other)
+            self.ancestors.update(there[:n] for n in range(len(there) + 1))
+            self.parents.add(there[:-1])
+
+    def near_any(self, file: str) -> bool:
+        if self.empty:
+            return False
+        here = _directories(file)
+        return here[:-1] in self.ancestors or any(here[:n] in self.parents for n in range(len(here) + 1))
 
 
 @lru_cache(maxsize=1 << 16)

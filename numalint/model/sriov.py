@@ -25,6 +25,7 @@ from numalint.findings import ObjectRef
 from numalint.k8s import gojson
 from numalint.k8s.gojson import TooDeep
 from numalint.k8s.kinds import FOREIGN_NETWORK_KINDS, NETWORKS_ANNOTATION, SRIOV_NETWORK_KINDS, SRIOV_POLICY
+from numalint.model.run import NearIndex
 from numalint.reading.locate import as_list, get, locate
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span
@@ -187,6 +188,7 @@ class SriovCatalog:
     # the files of the run's templates (Helm, envsubst) by the kinds they write: a templated policy may provide
     # any resource, a templated network may be the one a pod attaches
     templated: dict[str, list[str]] = field(default_factory=dict)
+    _near: dict[tuple[str, ...], NearIndex] = field(default_factory=dict)  # ``templated_near``'s, by kinds
 
     @property
     def present(self) -> bool:
@@ -194,8 +196,15 @@ class SriovCatalog:
 
     def templated_near(self, kinds: Iterable[str], file: str, run: Run) -> bool:
         """Does a template of the run near ``file`` (``Run.together``: a chart of another cluster's tree says
-        nothing here) write one of ``kinds``?"""
-        return any(run.together(file, template) for kind in kinds for template in self.templated.get(kind, ()))
+        nothing here) write one of ``kinds``? Worked out once per directory and kinds (nearness depends on
+        directories only: thousands of pods and templates made millions of comparisons)."""
+        kinds = tuple(kinds)
+        templates = [t for kind in kinds for t in self.templated.get(kind, ())]
+        if not templates or run.declared:
+            return bool(templates)
+        if kinds not in self._near:
+            self._near[kinds] = NearIndex(templates)
+        return self._near[kinds].near_any(file)
 
     def resources(self) -> set[str]:
         """Every VF resource the run names, provided (by a policy) or merely consumed (by a network)."""

@@ -487,20 +487,25 @@ _TEXT_MAPS = _SHELL_KEYS | {"labels", "nodeSelector", "matchLabels", "machineCon
 
 
 def _blank(root: Any) -> bool:
-    """True when a field of the document is left blank (``cpu:`` with nothing under it, ``vlan: ""``) outside
-    maps of labels and text, where an empty value means something (``node-role.kubernetes.io/worker: ""``)."""
+    """True when a field of the document's spec is left blank (``cpu:`` with nothing under it, ``vlan: ""``)
+    outside maps of labels and text, where an empty value means something (``node-role.kubernetes.io/worker:
+    ""``). Metadata and status are not looked at (``creationTimestamp: null`` in every export), nor list items
+    (an empty kernel argument is a value)."""
     seen: set[int] = set()
-    stack = [root]
+    stack = [root.get("spec")] if isinstance(root, dict) else []
     while stack:
         node = stack.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
-        for key, value in node.items() if isinstance(node, dict) else enumerate(node):
-            if value is None or value == "":
-                return True
-            if isinstance(value, (dict, list)) and key not in _TEXT_MAPS:
-                stack.append(value)
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if value is None or value == "":
+                    return True
+                if isinstance(value, (dict, list)) and key not in _TEXT_MAPS:
+                    stack.append(value)
+        elif isinstance(node, list):
+            stack += [item for item in node if isinstance(item, (dict, list))]
     return False
 
 

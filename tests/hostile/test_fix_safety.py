@@ -201,9 +201,12 @@ def test_a_link_to_a_file_the_run_would_not_fix_is_not_written_through(tmp_path:
     assert result.returncode == 2
     diff = cli("fix", "--diff", ".", cwd=repo)
     assert diff.stdout == "" and "outside the paths named" in diff.stderr
-    # a link named itself is written through: that is what was asked
+    # a link named itself, or reaching a file or directory named itself, is written through: that is what was asked
     assert cli("fix", "a.yaml", cwd=repo).returncode == 0
     assert targets[0].read_text() == GOOD and (repo / "a.yaml").is_symlink()
+    write_bytes(targets[0], BAD)
+    cli("fix", ".", ".hidden", str(targets[0]), cwd=repo)
+    assert [t.read_text() for t in targets] == [GOOD, BAD, GOOD]
     assert stray(tmp_path) == [str(repo / ".numalint.yaml")]  # no temporary left
 
 
