@@ -353,3 +353,14 @@ def test_a_file_changed_after_it_was_checked_is_not_written(tmp_path: Path, monk
     assert target.read_text() == head + "reservedSystemCPUs: 5\n"
     assert "not fixed, nothing written: file changed since numalint checked it" in result.stderr
     assert result.exit_code == 1
+
+
+def test_an_anchor_of_the_same_name_in_another_document_is_another_anchor(tmp_path: Path) -> None:
+    # anchors are per document: the ConfigMap's *n reads its own &n, not the kubelet configuration's
+    kubelet = tmp_path / "kc.yaml"
+    text = ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+            "reservedSystemCPUs: &n 0\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
+            "data: {a: &n one, b: *n}\n")
+    kubelet.write_text(text)
+    assert run("fix", str(kubelet)).exit_code == 0
+    assert kubelet.read_text() == text.replace("&n 0", '&n "0"')

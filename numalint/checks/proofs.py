@@ -346,11 +346,11 @@ class _Prover:
 
     def aliased_anchor(self, file: str, edits: Iterable[Edit]) -> str | None:
         """The anchor of a node an edit replaces (written before its value: ``&y yes``, ``&y !!str yes``) when an
-        alias elsewhere in the file reads it as another setting: the edit keeps the anchor, so every ``*y`` reads
-        the new value too. An alias under the same key (``cpu: &c 1500m`` in requests, ``cpu: *c`` in limits)
-        mirrors the setting and follows it, as the fix means; one under another key, or not under a key, is
-        another setting the fix would change unseen (a label's ``&y yes`` quoted turns ``hostNetwork: *y`` from
-        true into a string)."""
+        alias of its document (anchors are per document) reads it as another setting: the edit keeps the anchor,
+        so every ``*y`` reads the new value too. An alias under the same key (``cpu: &c 1500m`` in requests,
+        ``cpu: *c`` in limits) mirrors the setting and follows it, as the fix means; one under another key, or
+        not under a key, is another setting the fix would change unseen (a label's ``&y yes`` quoted turns
+        ``hostNetwork: *y`` from true into a string)."""
         text = self.text(file)
         if text is None or "&" not in text or "*" not in text:
             return None
@@ -363,7 +363,11 @@ class _Prover:
             name = anchored.group(2)
             key = _unquoted(anchored.group(1))
             alias = re.compile(r"(?:(" + _KEY + r")[ \t]*:[ \t]+)?\*" + re.escape(name) + r"(?![^\s\[\]{},])")
-            if any(key is None or _unquoted(m.group(1)) != key for m in alias.finditer(text)):
+            # an anchor is its document's: aliases of other documents name their own
+            start = max(text.rfind("\n---", 0, begin), text.rfind("\n...", 0, begin)) + 1
+            ends = [i for i in (text.find("\n---", begin), text.find("\n...", begin)) if i >= 0]
+            if any(key is None or _unquoted(m.group(1)) != key
+                   for m in alias.finditer(text, start, min(ends) if ends else len(text))):
                 return name
         return None
 
