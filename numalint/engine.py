@@ -56,9 +56,8 @@ if TYPE_CHECKING:
 PARALLEL_THRESHOLD = 300  # fewer files are read in one process
 PER_PROCESS = 150  # and each further process must have at least this many to read
 TEMPLATE_MESSAGES = {
-    "helm": "file is a Helm/Go template ({{ ... }}); render it first, e.g. `helm template . | numalint check -`",
-    "envsubst": "file is a template (placeholders such as ${VAR} or $var in values); render it first, e.g. "
-                "`envsubst < FILE | numalint check -`",
+    "helm": "file is a Helm/Go template ({{ ... }}); render it first, e.g. `{render}`",
+    "envsubst": "file is a template (placeholders such as ${VAR} or $var in values); render it first, e.g. `{render}`",
     "patch": "file is a strategic-merge patch ($patch directives), not a whole object; check the build output "
              "instead, e.g. `kustomize build DIR | numalint check -`",
     "ztp": "file is a ZTP source CR (in source-crs/) with values left for PolicyGenerator or PolicyGenTemplate to "
@@ -553,31 +552,13 @@ def _without_overlay_fields(findings: list[Finding], results: list[Read], given:
 
 
 def _template_message(source: Source) -> str:
-    """What to run instead, with the file's own path: a Helm template renders from its chart's directory (the
-    nearest holding Chart.yaml), an envsubst template from the file."""
+    """What to run instead, with the file's own chart or path (``reading.rendering``)."""
     message = TEMPLATE_MESSAGES[source.template_kind]
-    if source.path == "-":
+    if "{render}" not in message:
         return message
-    import shlex  # here, not at the top: only a run with a template needs it (start-up time)
+    from numalint.reading.rendering import render_command  # here: only a run with a template needs it
 
-    if source.template_kind == "helm":
-        chart = _chart_of(source.path)
-        return message.replace("helm template .", f"helm template {shlex.quote(chart)}") if chart else message
-    if source.template_kind == "envsubst":
-        return message.replace("< FILE", f"< {shlex.quote(source.path)}")
-    return message
-
-
-def _chart_of(path: str) -> str | None:
-    """The directory of the Helm chart ``path`` belongs to (the nearest above it holding Chart.yaml), named as
-    ``path`` is: absolute, or relative to the working directory."""
-    directory = os.path.dirname(os.path.abspath(path))
-    while not os.path.isfile(os.path.join(directory, "Chart.yaml")):
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
-    return directory if os.path.isabs(path) else os.path.relpath(directory)
+    return message.replace("{render}", render_command(source, "check"))
 
 
 def _is_error(finding: Finding) -> bool:

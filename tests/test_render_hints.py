@@ -26,6 +26,16 @@ def test_a_helm_template_renders_from_its_chart(tmp_path: Path) -> None:
     assert any(f"`helm template {tmp_path / 'charts/sriov'} | numalint check -`" in m for m in found), found
 
 
+def test_simulate_names_the_chart_and_the_file_too(tmp_path: Path) -> None:
+    write(tmp_path, {"charts/sriov/Chart.yaml": "name: sriov\nversion: 1.0.0\n",
+                     "charts/sriov/templates/pod.yaml": POD.format(name="{{ .Values.name }}"),
+                     "apps/pod.yaml": POD.format(name="${NAME}")})
+    result = run("simulate", "--format", "json", ".", cwd=tmp_path)
+    text = result.output.replace("\n", " ")
+    assert "helm template charts/sriov | numalint simulate -" in text, text
+    assert "envsubst < ./apps/pod.yaml | numalint simulate -" in text, text
+
+
 def test_an_envsubst_template_names_its_file(tmp_path: Path) -> None:
     write(tmp_path, {"apps/pod.yaml": POD.format(name="${NAME}")})
     assert any("`envsubst < apps/pod.yaml | numalint check -`" in m for m in hints(tmp_path, "apps/pod.yaml"))

@@ -12,6 +12,7 @@ from fractions import Fraction
 from numalint.alignment.memory_static import MEMORY
 from numalint.alignment.node import Node
 from numalint.analysis import Analysis
+from numalint.reading.rendering import render_command
 from numalint.simulation.fixes import smt_fix, unschedulable_fix, verified_fixes
 from numalint.simulation.simulate import UNSCHEDULABLE, PodRun, PoolRun, node_allocatable, pod_requests
 from numalint.views.workloads import PodView
@@ -21,9 +22,8 @@ MAX_FIX_SEARCHES = 25  # as check's admission-failure: each search re-simulates 
 NOT_SIMULATED_PREFIX = "not simulated: "
 
 TEMPLATE_WHY = {
-    "helm": "a Helm/Go template ({{ ... }}): render it first, e.g. `helm template . | numalint simulate -`",
-    "envsubst": "an envsubst template (${VAR} in values): render it first, e.g. `envsubst < FILE | numalint "
-                "simulate -`",
+    "helm": "a Helm/Go template ({{ ... }}): render it first, e.g. `{render}`",
+    "envsubst": "an envsubst template (${VAR} in values): render it first, e.g. `{render}`",
     "patch": "a strategic-merge patch, not a whole object: simulate the build output (`kustomize build DIR | "
              "numalint simulate -`)",
     "ztp": "a ZTP source CR (in source-crs/) that PolicyGenerator or PolicyGenTemplate fills in: simulate the "
@@ -160,8 +160,10 @@ def build_report(analyses: list[Analysis]) -> Report:
         for source in analysis.run.sources:
             if source.template and source.path not in templates:
                 templates.add(source.path)
-                workloads.append(Workload(None, source.path, why_code="template",
-                                          why=TEMPLATE_WHY.get(source.template_kind, TEMPLATE_WHY[""])))
+                why = TEMPLATE_WHY.get(source.template_kind, TEMPLATE_WHY[""])
+                if "{render}" in why:
+                    why = why.replace("{render}", render_command(source, "simulate"))
+                workloads.append(Workload(None, source.path, why_code="template", why=why))
     return Report(pools, workloads)
 
 
