@@ -459,3 +459,18 @@ def test_policies_in_two_clusters_trees_do_not_conflict(tmp_path: Path) -> None:
     result = run("check", "--format", "json", "--fail-on", "never", str(tmp_path))
     conflicts = [f for f in result.json()["findings"] if f["rule"] == "sriov-policy-conflict"]
     assert len(conflicts) == 1 and "clusters/west/sriov/" in conflicts[0]["related"][0]["file"]
+
+
+def test_a_templated_policy_with_a_plain_resource_name_provides_only_that_one(tmp_path: Path) -> None:
+    # a Helm chart whose namespace is templated but whose resourceName is written plainly provides "othernic"
+    chart = policy("dpdk", "othernic").replace(f"metadata: {{name: dpdk, namespace: {NS}}}",
+                                               "metadata:\n  name: dpdk\n  namespace: {{ .Release.Namespace }}")
+    limits = '{cpu: "4", memory: 4Gi, openshift.io/fh: "1"}'
+    write(tmp_path, {"mgmt.yaml": policy("mgmt", "mgmtnic"), "pod.yaml": pod("[]", limits=limits),
+                     "chart/templates/policy.yaml": chart})
+    result = run("check", "--format", "json", "--fail-on", "never", str(tmp_path))
+    found = [f for f in result.json()["findings"] if f["rule"] == "sriov-unknown-resource"]
+    assert len(found) == 1 and "openshift.io/fh" in found[0]["message"], result.output
+    write(tmp_path, {"pod.yaml": pod("[]", limits=limits.replace("openshift.io/fh", "openshift.io/othernic"))})
+    result = run("check", "--format", "json", "--fail-on", "never", str(tmp_path))
+    assert "sriov-unknown-resource" not in [f["rule"] for f in result.json()["findings"]]

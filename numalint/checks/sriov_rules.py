@@ -49,7 +49,7 @@ def _unprovided(sriov: SriovCatalog, network: Network, run: Run) -> bool:
     device-plugin deployment the run cannot see; one under a prefix of the user's choice, to an SR-IOV
     resource only when ``_sriov_resource`` says so."""
     if not (sriov.policies or sriov.rejected) or not network.resource or is_placeholder(network.resource) \
-            or sriov.templated_near((SRIOV_POLICY,), network.doc.file, run):
+            or sriov.templated_near((SRIOV_POLICY,), network.resource.split("/", 1)[-1], network.doc.file, run):
         return False
     if network.resource in sriov.provided() or network.resource.split("/", 1)[0] != sriov.prefix:
         return False
@@ -134,7 +134,7 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
             seen.add(attachment.label)
             network = attachment.network
             if network is None:
-                if sriov.templated_near(ATTACHABLE_KINDS, pod.file, analysis.run):
+                if sriov.templated_near(ATTACHABLE_KINDS, attachment.label.split("/")[-1], pod.file, analysis.run):
                     continue  # a templated network near it may be the one
                 yield Hit(f'{pod.ref.label()} attaches network "{attachment.label}" ({NETWORKS_ANNOTATION}) but no '
                           "SriovNetwork, SriovIBNetwork, OVSNetwork, NetworkAttachmentDefinition or NVIDIA network "
@@ -151,13 +151,14 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                               f"{network.resource.split('/', 1)[1]} or correct the network"), "error",
                           (Related(network.doc.file, network.resource_span(), f"{network.ref.label()} names the "
                                                                               "resource"),))
-        if not (sriov.policies or sriov.rejected) or sriov.templated_near((SRIOV_POLICY,), pod.file, analysis.run):
-            continue  # no policy to judge by, or a templated one near it that may provide any resource
+        if not (sriov.policies or sriov.rejected):
+            continue
         for container in pod.containers:
             names = {*container.requests, *container.limits}
             for resource in sorted(r for r in names if "/" in r and r.split("/", 1)[0] == sriov.prefix):
-                if resource in provided or resource in reported or not _sriov_resource(sriov, resource):
-                    continue
+                if resource in provided or resource in reported or not _sriov_resource(sriov, resource) or \
+                        sriov.templated_near((SRIOV_POLICY,), resource.split("/", 1)[1], pod.file, analysis.run):
+                    continue  # provided, said, not SR-IOV's, or a templated policy near it may provide it
                 reported.add(resource)
                 yield Hit(f"{container.label} of {pod.ref.label()} requests {resource}, but {NO_PROVIDER}: the pod "
                           "stays Pending", pod.file, pod.span(container.path + ("resources",), key=True), pod.ref,

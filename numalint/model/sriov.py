@@ -185,26 +185,29 @@ class SriovCatalog:
     networks: dict[str, list[Network]]  # network name -> candidates
     prefix: str
     rejected: list[Policy] = field(default_factory=list)  # policies the webhook refuses: they create nothing
-    # the files of the run's templates (Helm, envsubst) by the kinds they write: a templated policy may provide
-    # any resource, a templated network may be the one a pod attaches
-    templated: dict[str, list[str]] = field(default_factory=dict)
-    _near: dict[tuple[str, ...], NearIndex] = field(default_factory=dict)  # ``templated_near``'s, by kinds
+    # the run's templates (Helm, envsubst, ZTP) by the kinds they write: (file, the name they are sure to give,
+    # None when a placeholder writes it); a templated policy may provide a resource, a templated network may be
+    # the one a pod attaches
+    templated: dict[str, list[tuple[str, str | None]]] = field(default_factory=dict)
+    _near: dict[tuple[tuple[str, ...], str | None], NearIndex] = field(default_factory=dict)  # ``templated_near``'s
 
     @property
     def present(self) -> bool:
         return bool(self.policies or self.networks or self.rejected)
 
-    def templated_near(self, kinds: Iterable[str], file: str, run: Run) -> bool:
-        """Does a template of the run near ``file`` (``Run.together``: a chart of another cluster's tree says
-        nothing here) write one of ``kinds``? Worked out once per directory and kinds (nearness depends on
-        directories only: thousands of pods and templates made millions of comparisons)."""
+    def templated_near(self, kinds: Iterable[str], name: str, file: str, run: Run) -> bool:
+        """May a template of the run near ``file`` (``Run.together``: a chart of another cluster's tree says
+        nothing here) write an object of ``kinds`` called ``name`` (a resourceName for a policy): one whose name
+        a placeholder writes, or one written with that very name? Worked out once per kinds and name, for all
+        files at once (thousands of pods and templates made millions of comparisons)."""
         kinds = tuple(kinds)
-        templates = [t for kind in kinds for t in self.templated.get(kind, ())]
+        templates = [file for kind in kinds for file, written in self.templated.get(kind, ())
+                     if written is None or written == name]
         if not templates or run.declared:
             return bool(templates)
-        if kinds not in self._near:
-            self._near[kinds] = NearIndex(templates)
-        return self._near[kinds].near_any(file)
+        if (kinds, name) not in self._near:
+            self._near[(kinds, name)] = NearIndex(templates)
+        return self._near[(kinds, name)].near_any(file)
 
     def resources(self) -> set[str]:
         """Every VF resource the run names, provided (by a policy) or merely consumed (by a network)."""
@@ -420,9 +423,9 @@ def catalog(run: Run, prefix: str = DEFAULT_PREFIX) -> SriovCatalog:
         ref = ObjectRef(doc.api_version, doc.kind, str(name), _text(namespace))
         networks.setdefault(str(name), []).append(Network(doc, ref, str(resource) if resource else "",
                                                           {str(namespace)} if namespace else set()))
-    templated: dict[str, list[str]] = {}
+    templated: dict[str, list[tuple[str, str | None]]] = {}
     for source in run.sources:
-        for kind in source.template_kinds:
-            templated.setdefault(kind, []).append(source.path)
+        for kind, name in source.template_kinds:
+            templated.setdefault(kind, []).append((source.path, name))
     return SriovCatalog(policies, networks, prefix, [p for p in read if not _RESOURCE_NAME_RE.match(p.resource_name)],
                         templated)

@@ -104,7 +104,9 @@ class Source:
     fragment: str | None = None  # the kustomization that uses this file as a patch
     patches: tuple[str, ...] = ()  # a kustomization: the real paths of the files it names as patches
     stamp: int | None = None  # CRC-32 of the bytes read from disk: `fix` edits no file that changed since
-    template_kinds: tuple[str, ...] = ()  # a template (Helm, envsubst): the kinds it writes, as far as they show
+    # a template (Helm, envsubst, ZTP): (kind, the name it gives, None when templated or unknown) of each object
+    # it writes, as far as they show; the name of an SR-IOV policy is its resourceName
+    template_kinds: tuple[tuple[str, str | None], ...] = ()
 
     def seal(self) -> None:
         """Once read: the text and trees go, and the empty containers (all of them in most files) become ones
@@ -365,7 +367,7 @@ def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
         if looks_templated and not err.hostile:
             source.template = True  # read, and reported once as not lintable
             source.parsed = True
-            source.template_kinds = tuple(dict.fromkeys(_KIND_LINE.findall(text)))
+            source.template_kinds = _helm_objects(text)
             return
         message = err.message if err.hostile else f"YAML syntax error: {err.message}"
         source.findings.append(registry.finding("yaml-syntax", message, source.path,
@@ -398,10 +400,36 @@ def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
             source.template, source.template_kind = True, "envsubst"
     if source.template:
         if source.template_kind != "patch":  # a patch writes no object of its own
-            source.template_kinds = tuple(dict.fromkeys(doc.kind for doc in source.documents if doc.kind))
+            source.template_kinds = tuple(dict.fromkeys((doc.kind, _literal_name(doc)) for doc in source.documents
+                                                        if doc.kind))
         source.documents = []
 
 
+def _literal_name(doc: Document) -> str | None:
+    """The name a templated object is sure to have: its resourceName for an SR-IOV policy, else its name; None
+    when a placeholder writes it."""
+    root = doc.root
+    spec, metadata = root.get("spec"), root.get("metadata")
+    value = (spec.get("resourceName") if isinstance(spec, dict) else None) if doc.kind == "SriovNetworkNodePolicy" \
+        else (metadata.get("name") if isinstance(metadata, dict) else None)
+    return value if isinstance(value, str) and value and "$" not in value and "{{" not in value else None
+
+
+def _helm_objects(text: str) -> tuple[tuple[str, str | None], ...]:
+    """(kind, name) of what a Helm template that does not parse writes, read from its lines: the kinds, and the
+    resourceNames of SR-IOV policies when every one is written plainly; other names are unknown (None)."""
+    kinds = dict.fromkeys(_KIND_LINE.findall(text))
+    found = [(kind, None) for kind in kinds if kind != "SriovNetworkNodePolicy"]
+    if "SriovNetworkNodePolicy" in kinds:
+        names = _RESOURCE_LINE.findall(text)
+        plain = names and all(_PLAIN_NAME.fullmatch(n) for n in names)
+        found += [("SriovNetworkNodePolicy", n) for n in dict.fromkeys(names)] if plain else \
+            [("SriovNetworkNodePolicy", None)]
+    return tuple(found)
+
+
+_RESOURCE_LINE = re.compile(r"^[ \t]*resourceName:[ \t]*[\"']?([^\s\"'#]*)", re.M)
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_]+")
 _KIND_LINE = re.compile(r"^[ \t-]*kind:[ \t]*[\"']?([A-Za-z][A-Za-z0-9]*)[\"']?[ \t]*(?:#.*)?$", re.M)
 
 
