@@ -105,7 +105,8 @@ class Report:
     stamps: dict[str, int] = field(default_factory=dict)  # file -> CRC-32 of the bytes checked (``Source.stamp``)
 
 
-def process_file(path: str, texts: dict[str, str] | None = None, limit: int = MAX_PER_RULE) -> Read:
+def process_file(path: str, texts: dict[str, str] | None = None, limit: int = MAX_PER_RULE,
+                 stamped: bool = False) -> Read:
     """Read one file and turn its known documents into typed views (runs in workers); a file that gives
     nothing but its path comes back as its path (``model.run.compact``).
 
@@ -116,19 +117,20 @@ def process_file(path: str, texts: dict[str, str] | None = None, limit: int = MA
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return compact(_process_file(path, texts, limit))
+        return compact(_process_file(path, texts, limit, stamped))
     finally:
         if collecting:
             gc.enable()
 
 
-def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_RULE) -> FileResult:
+def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_RULE,
+                  stamped: bool = False) -> FileResult:
     """The views of the kinds other than workloads are imported when a file holds such a kind: a run of
     workloads alone never imports the kubelet, PerformanceProfile and topology views or the alignment core's
     hardware model they build on (start-up time of a one-file run)."""
     kustomization = os.path.basename(path) in KUSTOMIZATION_NAMES
     # a kustomization is read whole: the files it names as patches are found here, in parallel, not read again
-    source = read_source(path, (texts or {}).get(path), checked_only=not kustomization)
+    source = read_source(path, (texts or {}).get(path), checked_only=not kustomization, stamped=stamped)
     built: Kustomization | None = None
     if kustomization:
         source.patches = patch_targets(path, source.documents)
@@ -220,17 +222,17 @@ def _processes(jobs: int, files: int) -> int:
     return max(1, min(usable_cpus(), files // PER_PROCESS))
 
 
-def _read_all(paths: list[str], texts: dict[str, str], jobs: int) -> list[Read]:
+def _read_all(paths: list[str], texts: dict[str, str], jobs: int, stamped: bool = False) -> list[Read]:
     """Read every file (``texts`` replaces what is on disk, e.g. stdin or text being fixed): in chunks shared
     out among forked processes and this one (``checks.forked.share``); the files of a worker that died (the
     out-of-memory killer) become "not checked" findings and the run ends as incomplete."""
     processes = _processes(jobs, len(paths))
     ctx = fork_context() if processes > 1 and not texts else None
     if ctx is None:
-        return [process_file(p, texts) for p in paths]
+        return [process_file(p, texts, stamped=stamped) for p in paths]
     size = min(64, max(8, len(paths) // (processes * 16)))  # a chunk's results fit in a pipe's buffer
     chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
-    tasks: list[Callable[[], list[Read]]] = [partial(_read_chunk, chunk) for chunk in chunks]
+    tasks: list[Callable[[], list[Read]]] = [partial(_read_chunk, chunk, stamped) for chunk in chunks]
 
     def lost(index: int) -> list[Read]:
         return [_unchecked(p) for p in chunks[index]]
@@ -238,8 +240,8 @@ def _read_all(paths: list[str], texts: dict[str, str], jobs: int) -> list[Read]:
     return [r for chunk in share(tasks, processes - 1, ctx, lost) for r in chunk]
 
 
-def _read_chunk(paths: list[str]) -> list[Read]:
-    return [process_file(p) for p in paths]
+def _read_chunk(paths: list[str], stamped: bool) -> list[Read]:
+    return [process_file(p, stamped=stamped) for p in paths]
 
 
 def _unchecked(path: str) -> FileResult:
@@ -324,15 +326,16 @@ def _inputs(paths: list[str], options: Options) -> _Inputs:
     return _Inputs(files, _once(context, seen, realpath), missing, realpath.links, walked)
 
 
-def _read_files(paths: list[str], options: Options, texts: dict[str, str]) -> tuple[list[Read], int,
-                                                                                  list[str]]:
-    """Read the named files, then the context files; each file once. Returns (results, named count, missing)."""
+def _read_files(paths: list[str], options: Options, texts: dict[str, str], stamped: bool = False
+                ) -> tuple[list[Read], int, list[str]]:
+    """Read the named files, then the context files; each file once. Returns (results, named count, missing).
+    ``stamped``: keep each file's CRC-32 (``Source.stamp``), which only `fix` reads."""
     inputs = _inputs(paths, options)
     files, context_files, missing, links = inputs.files, inputs.context, inputs.missing, inputs.links
     collecting = gc.isenabled()
     gc.disable()  # reading makes next to no cyclic garbage (hundreds of objects for 20,000 files)
     try:
-        results = _read_all(files + context_files, texts, options.jobs)
+        results = _read_all(files + context_files, texts, options.jobs, stamped)
     finally:
         if collecting:
             gc.enable()
@@ -455,7 +458,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     given = dict(texts or {})
     if stdin_text is not None:
         given["-"] = stdin_text
-    results, count, missing = _read_files(paths, options, given)
+    results, count, missing = _read_files(paths, options, given, stamped=judge)  # `fix` compares the bytes
     builds = _take_kustomizations(results)
     files = [path_of(r) for r in results[:count]]
     reported = set(files)

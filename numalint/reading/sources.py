@@ -312,10 +312,11 @@ def stdin_text(data: bytes) -> str:
     return data.decode("utf-8-sig", "surrogateescape")
 
 
-def read_source(path: str, given: str | None = None, checked_only: bool = False) -> Source:
+def read_source(path: str, given: str | None = None, checked_only: bool = False, stamped: bool = False) -> Source:
     """Read (or take ``given`` text for) one file and parse it; every problem becomes a finding.
 
-    ``checked_only``: build only the documents numalint checks (see ``parse_text``)."""
+    ``checked_only``: build only the documents numalint checks (see ``parse_text``). ``stamped``: keep the
+    CRC-32 of the bytes read (``Source.stamp``, for `fix`)."""
     source = Source(path=path)
     try:
         if given is not None or path == "-":
@@ -324,7 +325,7 @@ def read_source(path: str, given: str | None = None, checked_only: bool = False)
                 text = decode(text.encode("utf-8", "surrogateescape"))
         else:
             data = read_capped(path)
-            source.stamp = crc32(data)
+            source.stamp = crc32(data) if stamped else None
             text = decode(data)
     except UnicodeDecodeError as exc:
         message = f"file is not UTF-8 text ({exc.reason} at byte {exc.start})"
