@@ -387,8 +387,11 @@ class _Including:
                 for doc in read_source(path).documents:
                     entries = doc.root.get("components")
                     for entry in entries if isinstance(entries, list) else ():
-                        if isinstance(entry, str):
-                            self.known.setdefault(os.path.realpath(os.path.join(base, entry)), path)
+                        try:
+                            if isinstance(entry, str):
+                                self.known.setdefault(os.path.realpath(os.path.join(base, entry)), path)
+                        except (ValueError, OSError):  # a NUL in the entry, a loop of links
+                            continue
         return self.known.get(os.path.realpath(os.path.dirname(component)))
 
 

@@ -258,3 +258,30 @@ def test_a_base_named_through_a_symbolic_link_is_the_same_base(tmp_path: Path) -
     write(tmp_path, {"overlays/lab/kustomization.yaml": "resources:\n  - ../../base-link\n"})
     found = messages(tmp_path, str(tmp_path / "base"), str(tmp_path / "overlays"))
     assert any("spec.nodeSelector is required" in m for m in found), found
+
+
+def test_a_cycle_of_kustomizations_ends_and_decides_nothing(tmp_path: Path) -> None:
+    # kustomize refuses a cycle; numalint must not walk round it for ever (nor crash on a NUL in an entry)
+    profile_tree(tmp_path, ("site", SELECTOR_PATCH))
+    write(tmp_path, {"base/kustomization.yaml": "resources:\n  - pp.yaml\n  - ../overlays/site\n  - .\n"
+                                                "  - \"x\\0y/z.yaml\"\n"})
+    found = messages(tmp_path, str(tmp_path))
+    assert any("spec.nodeSelector is required" in m for m in found), found
+
+
+def test_a_base_through_a_linked_directory_is_settled_like_the_base(tmp_path: Path) -> None:
+    profile_tree(tmp_path)
+    (tmp_path / "base-link").symlink_to(tmp_path / "base")
+    write(tmp_path, {"overlays/lab/kustomization.yaml": "resources:\n  - ../../base-link\npatches:\n"
+                                                        "  - path: patch.yaml\n",
+                     "overlays/lab/patch.yaml": SELECTOR_PATCH})
+    found = messages(tmp_path, str(tmp_path / "base"), str(tmp_path / "overlays"))
+    assert not any("nodeSelector" in m for m in found), found
+
+
+def test_a_profile_without_a_spec_is_settled_only_by_a_whole_one(tmp_path: Path) -> None:
+    profile_tree(tmp_path, ("site", SELECTOR_PATCH))
+    write(tmp_path, {"base/pp.yaml": "apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\n"
+                                     "metadata: {name: ran}\n"})
+    found = messages(tmp_path, str(tmp_path))
+    assert any("PerformanceProfile without a spec" in m for m in found), found

@@ -103,3 +103,10 @@ def test_a_complete_ztp_source_cr_is_checked(tmp_path: Path) -> None:
     write(tmp_path, {"source-crs/pp.yaml": profile})
     result = run("check", "--format", "json", "--fail-on", "never", ".", cwd=tmp_path)
     assert [f["rule"] for f in result.json()["findings"]] == ["performance-profile-cpus"]
+
+
+def test_a_ztp_source_cr_with_its_whole_spec_blank_is_a_template(tmp_path: Path) -> None:
+    write(tmp_path, {"source-crs/pp.yaml": "apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\n"
+                                           "metadata: {name: p}\nspec:\n"})
+    result = run("check", "--format", "json", "--fail-on", "never", ".", cwd=tmp_path)
+    assert [f["rule"] for f in result.json()["findings"]] == ["not-lintable"]

@@ -474,3 +474,15 @@ def test_a_templated_policy_with_a_plain_resource_name_provides_only_that_one(tm
     write(tmp_path, {"pod.yaml": pod("[]", limits=limits.replace("openshift.io/fh", "openshift.io/othernic"))})
     result = run("check", "--format", "json", "--fail-on", "never", str(tmp_path))
     assert "sriov-unknown-resource" not in [f["rule"] for f in result.json()["findings"]]
+
+
+def test_a_networks_resource_name_in_a_template_provides_nothing(tmp_path: Path) -> None:
+    # the chart's policy names "othernic"; its network's resourceName "fh" is what it consumes, not provides
+    chart = policy("dpdk", "othernic").replace(f"metadata: {{name: dpdk, namespace: {NS}}}",
+                                               "metadata:\n  name: dpdk\n  namespace: {{ .Release.Namespace }}")
+    limits = '{cpu: "4", memory: 4Gi, openshift.io/fh: "1"}'
+    write(tmp_path, {"mgmt.yaml": policy("mgmt", "mgmtnic"), "pod.yaml": pod("[]", limits=limits),
+                     "chart/templates/all.yaml": chart + "---\n" + network("fh-net", "fh")})
+    result = run("check", "--format", "json", "--fail-on", "never", str(tmp_path))
+    assert any("openshift.io/fh" in f["message"] for f in result.json()["findings"]
+               if f["rule"] == "sriov-unknown-resource"), result.output

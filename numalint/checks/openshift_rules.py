@@ -274,7 +274,8 @@ def _profile_problems(doc: Document, docs: list[Document], run: Run) -> Iterator
     spec = get(doc.root, ("spec",))
     if not isinstance(spec, dict):
         yield Hit("PerformanceProfile without a spec: the webhook requires spec.cpu and spec.nodeSelector",
-                  doc.file, locate(doc.root, ("kind",)), ref, Fix("add spec.cpu and spec.nodeSelector"), key="spec")
+                  doc.file, locate(doc.root, ("kind",)), ref, Fix("add spec.cpu and spec.nodeSelector"),
+                  key="spec.cpu.reserved,spec.cpu.isolated,spec.nodeSelector")
         return
 
     def hit(message: str, *path: str | int, key: bool = False, fix: str = "", absent: str | None = None) -> Hit:

@@ -16,7 +16,13 @@ KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization
 def patch_targets(path: str, documents: Iterable[Document]) -> tuple[str, ...]:
     """The real paths of the files the kustomization at ``path`` (its ``documents``) names as patches, in order."""
     base = os.path.dirname(path)
-    return tuple(os.path.realpath(os.path.join(base, name)) for doc in documents for name in _patch_paths(doc.root))
+    found = []
+    for name in (name for doc in documents for name in _patch_paths(doc.root)):
+        try:
+            found.append(os.path.realpath(os.path.join(base, name)))
+        except (ValueError, OSError):  # a NUL in the path, a loop of links: no file kustomize reads
+            continue
+    return tuple(found)
 
 
 def patch_files(paths: Iterable[str], known: Mapping[str, tuple[str, ...]]) -> dict[str, str]:

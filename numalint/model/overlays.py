@@ -75,9 +75,14 @@ class Kustomization:
             key, entry = line[0], line[2:]
             # resolved through symbolic links (``../base-link`` is ``../base``), a directory once for all the
             # entries in it: resolving each entry cost a second on 3,000 kustomizations
-            joined = os.path.normpath(os.path.join(base, entry))
-            target = os.path.join(_real_directory(os.path.dirname(joined)), os.path.basename(joined))
-            if os.path.isdir(target):
+            try:
+                joined = os.path.normpath(os.path.join(base, entry))
+                target = os.path.join(_real_directory(os.path.dirname(joined)), os.path.basename(joined))
+                directory = os.path.isdir(target)
+                target = _real_directory(target) if directory else target  # a linked base is the base
+            except (ValueError, OSError):  # a NUL in the entry, a loop of links: nothing kustomize reads
+                continue
+            if directory:
                 inner = _kustomization_in(target)
                 if inner is not None:
                     (components if key == "c" else children).append(inner)
@@ -92,7 +97,7 @@ class Overlays:
     the kustomizations naming a file up to the builds (kustomizations of the run no other names), per file
     asked about; nothing is worked out for the thousands of files no finding is on."""
 
-    MAX_ROUTES = 4096  # ways up from one file to its builds, at most: past them, nothing is decided
+    MAX_ROUTES = 1 << 14  # steps up from one file to its builds, at most: past them, nothing is decided
 
     def __init__(self, kustomizations: Iterable[str], known: Mapping[str, Kustomization] | None = None) -> None:
         """``kustomizations``: the run's, by path, besides ``known``: those its workers have read already
@@ -132,10 +137,15 @@ class Overlays:
         if file not in self._real:
             self._real[file] = os.path.realpath(file)
         routes: list[frozenset[str]] = []
-        # (kustomization, the rename of the object's name coming into it, the fields patched so far)
-        stack = [(k, ("", ""), frozenset[str]()) for k in self._owners(self._real[file])]
+        # (kustomization, the rename of the object's name coming into it, the fields patched so far, the
+        # kustomizations of the route so far: a cycle, which kustomize refuses, is not walked round)
+        stack = [(k, ("", ""), frozenset[str](), frozenset({k})) for k in self._owners(self._real[file])]
+        steps = 0
         while stack:
-            path, (prefix, suffix), fields = stack.pop()
+            path, (prefix, suffix), fields, route = stack.pop()
+            steps += 1
+            if steps > self.MAX_ROUTES:
+                return frozenset()
             kustomization = self._graph[path]
             names = {name, prefix + name + suffix,
                      kustomization.prefix + prefix + name + suffix + kustomization.suffix}
@@ -147,9 +157,7 @@ class Overlays:
             if path in self._runs and not any(p in self._runs for p in parents):
                 routes.append(fields)  # a build
             rename = (kustomization.prefix + prefix, suffix + kustomization.suffix)
-            stack += [(parent, rename, fields) for parent in parents]
-            if len(routes) + len(stack) > self.MAX_ROUTES:
-                return frozenset()
+            stack += [(parent, rename, fields, route | {parent}) for parent in parents if parent not in route]
         return frozenset.intersection(*routes) if routes else frozenset()
 
     def _owners(self, file: str) -> list[str]:

@@ -421,14 +421,16 @@ def _helm_objects(text: str) -> tuple[tuple[str, str | None], ...]:
     resourceNames of SR-IOV policies when every one is written plainly; other names are unknown (None)."""
     kinds = dict.fromkeys(_KIND_LINE.findall(text))
     found = [(kind, None) for kind in kinds if kind != "SriovNetworkNodePolicy"]
-    if "SriovNetworkNodePolicy" in kinds:
-        names = _RESOURCE_LINE.findall(text)
+    if "SriovNetworkNodePolicy" in kinds:  # the resourceNames of the policies' documents, not the networks'
+        names = [name for chunk in _DOCUMENT_START.split(text) if "SriovNetworkNodePolicy" in _KIND_LINE.findall(chunk)
+                 for name in _RESOURCE_LINE.findall(chunk)]
         plain = names and all(_PLAIN_NAME.fullmatch(n) for n in names)
         found += [("SriovNetworkNodePolicy", n) for n in dict.fromkeys(names)] if plain else \
             [("SriovNetworkNodePolicy", None)]
     return tuple(found)
 
 
+_DOCUMENT_START = re.compile(r"^---", re.M)
 _RESOURCE_LINE = re.compile(r"^[ \t]*resourceName:[ \t]*[\"']?([^\s\"'#]*)", re.M)
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_]+")
 _KIND_LINE = re.compile(r"^[ \t-]*kind:[ \t]*[\"']?([A-Za-z][A-Za-z0-9]*)[\"']?[ \t]*(?:#.*)?$", re.M)
@@ -520,8 +522,10 @@ def _blank(root: Any) -> bool:
     outside maps of labels and text, where an empty value means something (``node-role.kubernetes.io/worker:
     ""``). Metadata and status are not looked at (``creationTimestamp: null`` in every export), nor list items
     (an empty kernel argument is a value)."""
+    if not isinstance(root, dict) or ("spec" in root and root["spec"] in (None, "")):
+        return isinstance(root, dict)  # a spec left blank whole
     seen: set[int] = set()
-    stack = [root.get("spec")] if isinstance(root, dict) else []
+    stack = [root.get("spec")]
     while stack:
         node = stack.pop()
         if id(node) in seen:
