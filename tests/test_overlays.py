@@ -3,6 +3,7 @@ base (the base alone is never applied); a field some build leaves as the base ha
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -135,19 +136,8 @@ def test_a_json6902_patch_by_target_settles_the_container_it_names_by_index(tmp_
 
 
 def test_a_strategic_merge_patch_inline_and_a_component_count(tmp_path: Path) -> None:
-    component = """\
-        apiVersion: kustomize.config.k8s.io/v1alpha1
-        kind: Component
-        patches:
-          - patch: |-
-              apiVersion: performance.openshift.io/v2
-              kind: PerformanceProfile
-              metadata:
-                name: ran
-              spec:
-                nodeSelector:
-                  node-role.kubernetes.io/worker-cnf: ""
-        """
+    component = ("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n  - patch: |-\n"
+                 + textwrap.indent(textwrap.dedent(SELECTOR_PATCH), "      "))
     profile_tree(tmp_path)
     write(tmp_path, {"components/selector/kustomization.yaml": component,
                      "overlays/site/kustomization.yaml":
