@@ -549,11 +549,13 @@ def _without_overlay_fields(findings: list[Finding], results: list[Read], given:
     settled: set[int] = set()
     for finding in on_objects:
         assert finding.obj is not None
-        decided = overlays.decided(finding.file, finding.obj.kind, finding.obj.name, finding.obj.namespace,
-                                   finding.obj.api_version)
-        key = files.key_path(finding) if decided else None
-        if key is not None and settles(decided, key, files.document(finding), absent=finding.key is not None):
-            settled.add(id(finding))
+        routes = overlays.decided(finding.file, finding.obj.kind, finding.obj.name, finding.obj.namespace,
+                                  finding.obj.api_version)
+        key = files.key_path(finding) if routes and all(routes) else None
+        if key is not None:
+            root = files.document(finding)
+            if all(settles(fields, key, root, absent=finding.key is not None) for fields in routes):
+                settled.add(id(finding))
     return [f for f in findings if id(f) not in settled] if settled else findings
 
 

@@ -114,9 +114,7 @@ def test_a_pool_declared_for_another_cluster_directory_says_nothing_of_a_profile
     assert len(flat) == 1 and "declare the clusters under `clusters:`" in flat[0]["message"]
     # beside the pool, or under its directory, the same profile selects none of the pools it sits with
     write(tmp_path, {"cluster-a/nested/profile.yaml": profile("ht", "worker-ht")})
-    # (flat/cluster-b/kc.yaml, a copy of cluster-b/tuning/kc.yaml in another tree, is checked in its own tree,
-    # as it is when flat/ is checked alone)
-    assert sorted(where(findings(tmp_path, "kubeletconfig-pool"))) == ["kc.yaml:5:3", "profile.yaml:8:3"]
+    assert where(findings(tmp_path, "kubeletconfig-pool")) == ["profile.yaml:8:3"]
 
 
 def test_two_configurations_selecting_one_pool_outside_the_run_compete(tmp_path: Path) -> None:
@@ -650,20 +648,42 @@ def test_an_admission_hint_on_a_performance_profile_pool_names_its_topology_poli
     assert findings(tmp_path, "admission-failure") == []
 
 
-def test_one_name_in_two_clusters_trees_is_two_objects_each_checked(tmp_path: Path) -> None:
-    # clusters/east/... and clusters/west/...: a KubeletConfig of one name in each is each cluster's own, not a
-    # duplicate of which only the first is checked; west's misspelled policy is reported
+POD = """apiVersion: v1
+kind: Pod
+metadata: {{name: dpdk}}
+spec:
+  containers:
+    - name: app
+      image: x
+      resources: {{limits: {{cpu: "2", memory: 1Gi, hugepages-1Gi: {limit}}}, requests: {{hugepages-1Gi: 1Gi}}}}
+"""
+
+
+def test_one_workload_name_in_two_clusters_trees_is_two_objects_each_checked(tmp_path: Path) -> None:
+    # clusters/east/... and clusters/west/...: a Pod of one name in each is each cluster's own, not a duplicate;
+    # west's hugepages request below its limit is reported
+    write(tmp_path, {"clusters/east/apps/pod.yaml": POD.format(limit="1Gi"),
+                     "clusters/west/apps/pod.yaml": POD.format(limit="2Gi")})
+    found = findings(tmp_path)
+    assert [f["rule"] for f in found] == ["invalid-resources"], found
+    assert "clusters/west/" in found[0]["file"]
+    # in one tree, the second definition is a duplicate
+    write(tmp_path / "one", {"apps/a/pod.yaml": POD.format(limit="1Gi"), "apps/b/pod.yaml": POD.format(limit="2Gi")})
+    assert sorted(f["rule"] for f in findings(tmp_path / "one")) == ["duplicate-object", "invalid-resources"]
+
+
+def test_node_side_namesakes_in_two_trees_stay_one_definition(tmp_path: Path) -> None:
+    # kubelet configurations, pools and topologies are looked up by name across the run: the second definition
+    # of a name is a duplicate however far apart, and the finding says how to declare the clusters
     write(tmp_path, {"clusters/east/node-tuning/kc.yaml": kubeletconfig("cpumanager", WORKER),
                      "clusters/west/node-tuning/kc.yaml": kubeletconfig(
                          "cpumanager", WORKER, "{cpuManagerPolicy: static, topologyManagerPolicy: single-numa-nod}")})
     found = findings(tmp_path)
-    assert [f["rule"] for f in found] == ["invalid-policy-name"], found
-    assert "clusters/west/" in found[0]["file"]
-    # in one tree, the second definition is a duplicate, and only the first is checked
-    write(tmp_path / "one", {"node-tuning/a/kc.yaml": kubeletconfig("cpumanager", WORKER),
-                             "node-tuning/b/kc.yaml": kubeletconfig(
-                                 "cpumanager", WORKER, "{topologyManagerPolicy: single-numa-nod}")})
-    assert [f["rule"] for f in findings(tmp_path / "one")] == ["duplicate-object"]
+    assert [f["rule"] for f in found] == ["duplicate-object"], found
+    assert "declare them under `clusters:`" in found[0]["message"]
+    write(tmp_path, {".numalint.yaml": "clusters:\n  east: [clusters/east]\n  west: [clusters/west]\n"})
+    result = run("check", "--format", "json", "--fail-on", "never", "clusters", cwd=tmp_path)
+    assert [f["rule"] for f in result.json()["findings"]] == ["invalid-policy-name"]
 
 
 def test_configurations_for_the_built_in_worker_pool_compete_only_near_each_other(tmp_path: Path) -> None:
@@ -697,9 +717,8 @@ def test_configurations_compete_for_the_only_pool_of_its_name_wherever_it_is_def
     assert where(findings(tmp_path, "kubeletconfig-pool")) == ["cpu.yaml:5:3", "pods.yaml:5:3"]
 
 
-def test_forty_clusters_trees_of_one_name_are_each_checked(tmp_path: Path) -> None:
-    files = {f"clusters/c{n:02}/tuning/kc.yaml": kubeletconfig("cpumanager", WORKER) for n in range(1, 41)}
-    files["clusters/c40/tuning/kc.yaml"] = kubeletconfig("cpumanager", WORKER,
-                                                         "{topologyManagerPolicy: single-numa-nod}")
+def test_forty_clusters_trees_of_one_workload_name_are_each_checked(tmp_path: Path) -> None:
+    files = {f"clusters/c{n:02}/apps/pod.yaml": POD.format(limit="1Gi") for n in range(1, 41)}
+    files["clusters/c40/apps/pod.yaml"] = POD.format(limit="2Gi")
     write(tmp_path, files)
-    assert [(f["rule"], Path(f["file"]).parts[-3]) for f in findings(tmp_path)] == [("invalid-policy-name", "c40")]
+    assert [(f["rule"], Path(f["file"]).parts[-3]) for f in findings(tmp_path)] == [("invalid-resources", "c40")]

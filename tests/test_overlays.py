@@ -275,3 +275,11 @@ def test_a_profile_without_a_spec_is_settled_only_by_a_whole_one(tmp_path: Path)
                                      "metadata: {name: ran}\n"})
     found = messages(tmp_path, str(tmp_path))
     assert any("PerformanceProfile without a spec" in m for m in found), found
+
+
+def test_sites_patching_different_selector_labels_each_supply_the_selector(tmp_path: Path) -> None:
+    # site-a selects worker-a, site-b worker-b: each build has a nodeSelector, so the base's missing one is settled
+    profile_tree(tmp_path, ("site-a", SELECTOR_PATCH.replace("worker-cnf", "worker-a")),
+                 ("site-b", SELECTOR_PATCH.replace("worker-cnf", "worker-b")))
+    found = messages(tmp_path, str(tmp_path))
+    assert not any("nodeSelector" in m for m in found), found

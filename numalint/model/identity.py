@@ -73,8 +73,11 @@ TREES = 256  # directories of namesakes taken as other clusters' objects, at mos
 
 class Registry:
     """The objects of one cluster seen so far, in input order. ``together(file, other)``: whether two files are
-    taken as one cluster's (``model.run.near`` outside a declared cluster); a namesake in a file apart from every
-    earlier definition's is another cluster's object, not a repeat: both are checked, neither is reported."""
+    taken as one cluster's (``model.run.near`` outside a declared cluster); a workload or SR-IOV object named
+    like one in a file apart from every earlier definition's is another cluster's: both are checked (as any two
+    definitions of those kinds are), and neither is reported as a duplicate. Node-side kinds (FIRST_ONLY) keep
+    one definition per name whatever the distance: the run looks them up by name (a topology's kubeletConfig,
+    the simulation's pools), and two would mix two clusters' nodes."""
 
     def __init__(self, together: Callable[[str, str], bool] = lambda file, other: True) -> None:
         self.together = together
@@ -93,7 +96,11 @@ class Registry:
         earlier = self.first.setdefault(identity.key, {})  # by directory: one definition stands for its directory
         directory = os.path.dirname(identity.file)
         first = earlier.get(directory)
-        if first is None:
+        if first is None and earlier and identity.key[1] in FIRST_ONLY:
+            # pools, kubelet configurations and hardware are looked up by name across the run (a topology's
+            # kubeletConfig, the simulation's pools): one definition of a name, wherever the other is
+            first = next(iter(earlier.values()))
+        elif first is None:
             # past TREES directories, the first definition stands for all (no scan of thousands of namesakes)
             first = (next(iter(earlier.values())) if len(earlier) >= TREES else
                      next((e for e in earlier.values() if self.together(e.file, identity.file)), None))

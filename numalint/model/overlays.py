@@ -127,13 +127,14 @@ class Overlays:
         self._indexed: dict[str, tuple[dict[tuple[str, str], list[Patch]], list[Patch]]] = {}
 
     def decided(self, file: str, kind: str, name: str, namespace: str | None = None,
-                api_version: str = "") -> frozenset[str]:
-        """The fields of the object ``kind``/``name`` (in ``namespace``, of ``api_version``) in ``file`` that
-        every way a build reaches it patches (dotted paths as ``output.sources`` names keys:
-        ``spec.nodeSelector``, list items as ``[name]``). Two ways into one build (a diamond of two bases, each
-        renaming) are two: each must patch the field. kustomize matches a target on an object's original name or
-        its current one, which the namePrefix and nameSuffix of the kustomizations below the patch have
-        changed."""
+                api_version: str = "") -> list[frozenset[str]]:
+        """For each way a build reaches the object ``kind``/``name`` (in ``namespace``, of ``api_version``) in
+        ``file``, the fields patched on the way (dotted paths as ``output.sources`` names keys:
+        ``spec.nodeSelector``, list items as ``[name]``); empty when no build reaches it. A finding is settled
+        when every way settles it (``settles``), each with its own fields: two sites patching two different
+        node selector labels each supply the selector. Two ways into one build (a diamond of two bases, each
+        renaming) are two. kustomize matches a target on an object's original name or its current one, which
+        the namePrefix and nameSuffix of the kustomizations below the patch have changed."""
         if file not in self._real:
             self._real[file] = os.path.realpath(file)
         routes: list[frozenset[str]] = []
@@ -145,7 +146,7 @@ class Overlays:
             path, (prefix, suffix), fields, route = stack.pop()
             steps += 1
             if steps > self.MAX_ROUTES:
-                return frozenset()
+                return []
             kustomization = self._graph[path]
             names = {name, prefix + name + suffix,
                      kustomization.prefix + prefix + name + suffix + kustomization.suffix}
@@ -158,7 +159,7 @@ class Overlays:
                 routes.append(fields)  # a build
             rename = (kustomization.prefix + prefix, suffix + kustomization.suffix)
             stack += [(parent, rename, fields, route | {parent}) for parent in parents if parent not in route]
-        return frozenset.intersection(*routes) if routes else frozenset()
+        return routes
 
     def _owners(self, file: str) -> list[str]:
         """The kustomizations a resource file belongs to: those naming it, and those including a component
