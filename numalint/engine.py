@@ -9,7 +9,6 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
-from zlib import crc32
 
 from numalint import catalogue as registry
 from numalint.analysis import Analysis, AnalysisOptions, analyse
@@ -372,16 +371,24 @@ def _kustomizations(listing: Listing | None) -> Collection[str]:
 
 
 class _Including:
-    """Which kustomization of the run includes a component (by the component's directory): the kustomizations
-    are read once, when the first patch of a component asks."""
+    """Which kustomizations are components, and which kustomization of the run includes a component (by the
+    component's directory): each kustomization is read at most once, and only when a patch asks (a component
+    with hundreds of patches, beside thousands of overlays)."""
 
     def __init__(self, kustomizations: list[str]) -> None:
         self.kustomizations = kustomizations
-        self.known: dict[str, str] | None = None
+        self.includer: dict[str, str] | None = None
+        self.components: dict[str, bool] = {}
+
+    def is_component(self, kustomization: str) -> bool:
+        if kustomization not in self.components:
+            self.components[kustomization] = any(doc.kind == "Component"
+                                                 for doc in read_source(kustomization).documents)
+        return self.components[kustomization]
 
     def of(self, component: str) -> str | None:
-        if self.known is None:
-            self.known = {}
+        if self.includer is None:
+            self.includer = {}
             for path in self.kustomizations:
                 base = os.path.dirname(path)
                 for doc in read_source(path).documents:
@@ -389,10 +396,10 @@ class _Including:
                     for entry in entries if isinstance(entries, list) else ():
                         try:
                             if isinstance(entry, str):
-                                self.known.setdefault(os.path.realpath(os.path.join(base, entry)), path)
+                                self.includer.setdefault(os.path.realpath(os.path.join(base, entry)), path)
                         except (ValueError, OSError):  # a NUL in the entry, a loop of links
                             continue
-        return self.known.get(os.path.realpath(os.path.dirname(component)))
+        return self.includer.get(os.path.realpath(os.path.dirname(component)))
 
 
 def _as_fragment(result: FileResult, kustomization: str, including: _Including) -> None:
@@ -408,7 +415,7 @@ def _as_fragment(result: FileResult, kustomization: str, including: _Including) 
 
     build = os.path.dirname(kustomization) or "."
     named = f"named in {kustomization}"
-    if any(doc.kind == "Component" for doc in read_source(kustomization).documents):
+    if including.is_component(kustomization):
         named = f"named in the component {kustomization}"
         overlay = including.of(kustomization)
         build = (os.path.dirname(overlay) or ".") if overlay else "OVERLAY-THAT-INCLUDES-IT"
@@ -592,7 +599,12 @@ def _text_of(path: str, given: dict[str, str], stamps: dict[str, int]) -> str | 
     try:
         data = read_capped(path)
         stamp = stamps.get(path)
-        return None if stamp is not None and crc32(data) != stamp else decode(data)
+        if stamp is not None:
+            from zlib import crc32  # here, not at the top: only `fix` keeps stamps (start-up time)
+
+            if crc32(data) != stamp:
+                return None
+        return decode(data)
     except (ReadError, UnicodeDecodeError, OSError):
         return None
 

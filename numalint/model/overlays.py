@@ -97,7 +97,7 @@ class Overlays:
     the kustomizations naming a file up to the builds (kustomizations of the run no other names), per file
     asked about; nothing is worked out for the thousands of files no finding is on."""
 
-    MAX_ROUTES = 1 << 14  # steps up from one file to its builds, at most: past them, nothing is decided
+    MAX_STEPS = 1 << 14  # steps up from one file to its builds, at most: past them, nothing is decided
 
     def __init__(self, kustomizations: Iterable[str], known: Mapping[str, Kustomization] | None = None) -> None:
         """``kustomizations``: the run's, by path, besides ``known``: those its workers have read already
@@ -145,7 +145,7 @@ class Overlays:
         while stack:
             path, (prefix, suffix), fields, route = stack.pop()
             steps += 1
-            if steps > self.MAX_ROUTES:
+            if steps > self.MAX_STEPS:
                 return []
             kustomization = self._graph[path]
             names = {name, prefix + name + suffix,

@@ -104,15 +104,13 @@ class NearIndex:
     def __init__(self, others: Iterable[str]) -> None:
         self.ancestors: set[tuple[str, ...]] = set()  # every directory of the others and above
         self.parents: set[tuple[str, ...]] = set()  # the directory above each other's
-        self.empty = True
         for other in others:
-            self.empty = False
             there = _directories(other)
             self.ancestors.update(there[:n] for n in range(len(there) + 1))
             self.parents.add(there[:-1])
 
     def near_any(self, file: str) -> bool:
-        if self.empty:
+        if not self.parents:  # no other file
             return False
         here = _directories(file)
         return here[:-1] in self.ancestors or any(here[:n] in self.parents for n in range(len(here) + 1))

@@ -14,7 +14,6 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
-from zlib import crc32
 
 from numalint import catalogue as registry
 from numalint.findings import Finding
@@ -325,7 +324,10 @@ def read_source(path: str, given: str | None = None, checked_only: bool = False,
                 text = decode(text.encode("utf-8", "surrogateescape"))
         else:
             data = read_capped(path)
-            source.stamp = crc32(data) if stamped else None
+            if stamped:
+                from zlib import crc32  # here, not at the top: only `fix` needs it (start-up time)
+
+                source.stamp = crc32(data)
             text = decode(data)
     except UnicodeDecodeError as exc:
         message = f"file is not UTF-8 text ({exc.reason} at byte {exc.start})"
@@ -522,8 +524,10 @@ def _blank(root: Any) -> bool:
     outside maps of labels and text, where an empty value means something (``node-role.kubernetes.io/worker:
     ""``). Metadata and status are not looked at (``creationTimestamp: null`` in every export), nor list items
     (an empty kernel argument is a value)."""
-    if not isinstance(root, dict) or ("spec" in root and root["spec"] in (None, "")):
-        return isinstance(root, dict)  # a spec left blank whole
+    if not isinstance(root, dict):
+        return False
+    if "spec" in root and root["spec"] in (None, ""):
+        return True  # a spec left blank whole
     seen: set[int] = set()
     stack = [root.get("spec")]
     while stack:
