@@ -71,7 +71,8 @@ class FixResult:
         chunks: list[str] = []
         for path in sorted(self.texts):
             name = _diff_name(path)
-            old, new = (name, name) if os.path.isabs(name) else (f"a/{name}", f"b/{name}")
+            # stdin and absolute paths are labelled as they are (as GNU diff labels stdin "-"): no a/ b/ tree
+            old, new = (name, name) if path == "-" or os.path.isabs(name) else (f"a/{name}", f"b/{name}")
             old, new = _patch_name(old), _patch_name(new)
             bom = "\ufeff" if path in self.boms else ""
             lines = difflib.unified_diff(_lines(bom + self.originals[path]), _lines(bom + self.texts[path]),

@@ -99,6 +99,15 @@ def test_stdin_in_fixed_text_out() -> None:
     assert result.output == AFTER_SAFE
 
 
+def test_stdin_diff_is_labelled_as_stdin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # stdin has no file a patch could name: "-" as GNU diff labels it, not a/- (a file named "-")
+    result = run("fix", "--diff", "-", stdin=BEFORE)
+    assert result.output.startswith("--- -\n+++ -\n@@ ")
+    (tmp_path / "-").write_text(BEFORE)  # a file really named "-" keeps git's a/ b/ names
+    monkeypatch.chdir(tmp_path)
+    assert run("fix", "--diff", "./-").output.startswith("--- a/-\n+++ b/-\n@@ ")
+
+
 def test_check_fix_reports_what_remains(tmp_path: Path) -> None:
     target = tmp_path / "kubelet.yaml"
     target.write_text(BEFORE)
