@@ -20,7 +20,9 @@ from numalint.views.workloads import ContainerView, PodView, is_extended, is_hug
 
 def _static_pool_reason(analysis: Analysis, pod: PodView) -> str | None:
     """A Guaranteed pod placed on a pool whose kubelet runs the static CPU manager: by nodeSelector onto a
-    labelled pool, or on the assumed default node. Guaranteed QoS there is the request for exclusive CPUs."""
+    labelled pool, on the only pool of the run when it declares no labels (every node is the pool's: a declared
+    NodeTopology of no labels), or on the assumed default node. Guaranteed QoS there is the request for
+    exclusive CPUs."""
     for pool in analysis.pools_for(pod):
         if pool.profile is None or pool.profile.cpu_manager_policy != "static":
             continue
@@ -30,6 +32,8 @@ def _static_pool_reason(analysis: Analysis, pod: PodView) -> str | None:
                     "otherwise")
         if pool.node_labels and (pod.node_selector or pod.required_terms):
             return f'it is scheduled onto pool "{pool.name}", whose kubelet runs the static CPU manager'
+        if not pool.node_labels and len(analysis.pools) == 1:
+            return f'it runs on pool "{pool.name}" ({pool.why}), whose kubelet runs the static CPU manager'
     return None
 
 
