@@ -46,3 +46,26 @@ def test_fractional_cpu_stays_once_the_pool_is_declared(tmp_path: Path) -> None:
              if f["rule"] == "fractional-cpu"]
     assert len(after) == 1 and 'it runs on pool "box"' in after[0]["message"]
     assert "declare pools" not in after[0]["message"]
+
+
+def _numa_nodes(count: int) -> str:
+    return ("apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: big}\nspec:\n  numaNodes:\n"
+            + "".join(f'  - {{id: {i}, cpus: "{i * 4}-{i * 4 + 3}", memory: 8Gi}}\n' for i in range(count)))
+
+
+def test_too_many_numa_nodes_offers_only_what_the_target_version_knows(tmp_path: Path) -> None:
+    """max-allowable-numa-nodes exists from 1.31 (topologymanager/policy_options.go): before, the advice is to
+    turn the policy off; writing the option would be a new error (policy-option, unknown option)."""
+    kubelet = ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+               "topologyManagerPolicy: best-effort\n")
+    files = {"topo.yaml": _numa_nodes(16), "kc.yaml": kubelet}
+    old = [f for f in findings(tmp_path, files, "--kubernetes-version", "1.30") if f["rule"] == "too-many-numa-nodes"]
+    assert len(old) == 1 and "max-allowable-numa-nodes:" not in old[0]["fix"]["description"]
+    assert old[0]["fix"]["description"].startswith("use topologyManagerPolicy: none")
+    new = [f for f in findings(tmp_path, files, "--kubernetes-version", "1.35") if f["rule"] == "too-many-numa-nodes"]
+    assert 'add topologyManagerPolicyOptions: {max-allowable-numa-nodes: "16"}' in new[0]["fix"]["description"]
+    # following the 1.35 advice clears it, and brings no error
+    files["kc.yaml"] = kubelet + 'topologyManagerPolicyOptions: {max-allowable-numa-nodes: "16"}\n'
+    after = findings(tmp_path, files, "--kubernetes-version", "1.35")
+    assert not [f for f in after if f["rule"] == "too-many-numa-nodes" or f["severity"] == "error"], after
+

@@ -186,7 +186,8 @@ def test_too_many_numa_nodes_names_the_feature_gate_a_beta_option_needs(tmp_path
     write(tmp_path, {"topo.yaml": topology, "kc.yaml": kubelet})
     found = run("check", "--format", "json", "--kubernetes-version", "1.33", str(tmp_path)).json()["findings"]
     hint = next(f["fix"]["description"] for f in found if f["rule"] == "too-many-numa-nodes")
-    assert "featureGates: {TopologyManagerPolicyBetaOptions: true}" in hint, hint
+    # the gate is written (false): "set" it, not a second featureGates
+    assert "set featureGates.TopologyManagerPolicyBetaOptions: true" in hint, hint
     write(tmp_path, {"kc.yaml": kubelet.replace("false}", "true}") + 'topologyManagerPolicyOptions: '
                      '{max-allowable-numa-nodes: "10"}\n'})
     found = run("check", "--format", "json", "--kubernetes-version", "1.33", str(tmp_path)).json()["findings"]

@@ -16,6 +16,7 @@ from numalint.alignment.node import (
     settings_problems,
 )
 from numalint.analysis import Analysis
+from numalint.checks.kubelet_rules import gate_fix
 from numalint.checks.registry import check
 from numalint.findings import Fix, Hit, Related
 from numalint.k8s.cpuset import format_cpuset
@@ -158,9 +159,7 @@ def too_many_numa_nodes(analysis: Analysis) -> Iterator[Hit]:
             yield Hit(f'topology "{pool.topology.name}" has {count} NUMA nodes and topologyManagerPolicy is '
                       f'"{profile.topology_policy}": the kubelet refuses to start ({refused[0].message})',
                       profile.file, profile.span("topologyManagerPolicy"), profile.ref,
-                      Fix(f"{_max_numa_option(profile, count, analysis.version)} (Kubernetes 1.31+; expect slower "
-                          "admission) or use " + ("spec.numa.topologyPolicy: none" if profile.rendered_from is not None
-                                                 else "topologyManagerPolicy: none")))
+                      Fix(_too_many_numa_fix(profile, count, analysis.version)))
         elif count > MAX_SIMULATED_NUMA_NODES:  # the kubelet starts, but numalint cannot follow it
             yield Hit(f'topology "{pool.topology.name}" has {count} NUMA nodes: numalint simulates at most '
                       f"{MAX_SIMULATED_NUMA_NODES}, so no pod of this pool is checked against it", profile.file,
@@ -246,14 +245,27 @@ def node_state(analysis: Analysis) -> Iterator[Hit]:
         yield Hit(problem.message, problem.file, Span(1, 1, 1, 1), None, Fix(problem.fix))
 
 
-def _max_numa_option(profile: KubeletProfile, count: int, version: tuple[int, int]) -> str:
+def _too_many_numa_fix(profile: KubeletProfile, count: int, version: tuple[int, int]) -> str:
+    """Raise the limit where the target version's kubelet has the option, else turn the policy off."""
+    none = "spec.numa.topologyPolicy: none" if profile.rendered_from is not None else "topologyManagerPolicy: none"
+    option = _max_numa_option(profile, count, version)
+    if option is None:  # before 1.31 the option is unknown: writing it is a new error (policy-option)
+        return (f"use {none} (max-allowable-numa-nodes, which keeps the policy, needs Kubernetes 1.31+; the "
+                f"target is {version[0]}.{version[1]})")
+    return f"{option} (Kubernetes 1.31+; expect slower admission) or use {none}"
+
+
+def _max_numa_option(profile: KubeletProfile, count: int, version: tuple[int, int]) -> str | None:
     """Raise max-allowable-numa-nodes: "set" when the option is written, "add" when it is not; in a
     PerformanceProfile, through its kubeletconfig.experimental annotation (the spec has no such field); with the
-    feature gate a beta option needs (TopologyManagerPolicyBetaOptions, 1.31-1.34) when it is off."""
+    feature gate a beta option needs (TopologyManagerPolicyBetaOptions, 1.31-1.34) when it is off. None where
+    the target version's kubelet knows no such option (pkg/kubelet/cm/topologymanager/policy_options.go)."""
     stage = next((s for since, s in reversed(TOPOLOGY_OPTIONS["max-allowable-numa-nodes"]) if version[1] >= since),
                  None)
-    gate = TOPOLOGY_GATES.get(stage or "")
-    gated = (f" and featureGates: {{{gate}: true}}" if gate and not gate_enabled(gate, profile.feature_gates, version)
+    if stage is None:
+        return None
+    gate = TOPOLOGY_GATES.get(stage)
+    gated = (f" and {gate_fix(profile, gate)}" if gate and not gate_enabled(gate, profile.feature_gates, version)
              else "")
     if profile.rendered_from is not None:
         return (f'add "topologyManagerPolicyOptions": {{"max-allowable-numa-nodes": "{count}"}}'
