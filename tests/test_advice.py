@@ -69,3 +69,40 @@ def test_too_many_numa_nodes_offers_only_what_the_target_version_knows(tmp_path:
     after = findings(tmp_path, files, "--kubernetes-version", "1.35")
     assert not [f for f in after if f["rule"] == "too-many-numa-nodes" or f["severity"] == "error"], after
 
+
+
+SRIOV_TOPOLOGY = """\
+    apiVersion: numalint.io/v1alpha1
+    kind: NodeTopology
+    metadata: {name: w}
+    spec:
+      pool: {nodeSelector: {node-role.kubernetes.io/worker: ""}}
+      numaNodes: [{id: 0, cpus: "0-7", memory: 16Gi}]
+      nics:
+        - {pciAddress: "0000:3b:00.0", interface: ens1f0, totalVfs: 64, numaNode: 0}
+        - {pciAddress: "0000:3b:00.1", interface: ens1f1, totalVfs: 64, numaNode: 0}
+    """
+
+
+def _policy(num_vfs: int, pf: str) -> str:
+    return f"""\
+        apiVersion: sriovnetwork.openshift.io/v1
+        kind: SriovNetworkNodePolicy
+        metadata: {{name: fh, namespace: openshift-sriov-network-operator}}
+        spec:
+          resourceName: fh
+          nodeSelector: {{node-role.kubernetes.io/worker: ""}}
+          numVfs: {num_vfs}
+          nicSelector: {{pfNames: [ens1f0, "{pf}"]}}
+        """
+
+
+def test_sriov_numvfs_range_and_count_advice_hold_together(tmp_path: Path) -> None:
+    """numVfs 128 on PFs of 64 VFs and a range #2-200: the range advice is cut below what the lowered numVfs
+    gives (#2-63), so following both fixes leaves no sriov-numvfs error (it said #2-127)."""
+    files = {"topology.yaml": SRIOV_TOPOLOGY, "policy.yaml": _policy(128, "ens1f1#2-200")}
+    found = [f for f in findings(tmp_path, files) if f["rule"] == "sriov-numvfs"]
+    advice = sorted(f["fix"]["description"] for f in found)
+    assert advice == ["set numVfs to at most 64", "use ens1f1#2-63"], advice
+    after = findings(tmp_path, {"topology.yaml": SRIOV_TOPOLOGY, "policy.yaml": _policy(64, "ens1f1#2-63")})
+    assert not [f for f in after if f["rule"] == "sriov-numvfs"], after

@@ -302,18 +302,21 @@ def _pair(first: Policy, other: Policy) -> Iterator[Hit]:
 
 def _range_fix(analysis: Analysis, policy: Policy, pf: PFName) -> str:
     """Ranges that would pass the webhook: the entry's own VFs (in order) cut below numVfs, or numVfs raised
-    to hold them where no PF of the run's topologies that the policy selects has fewer VFs."""
+    to hold them where no PF of the run's topologies that the policy selects has fewer VFs. A numVfs above what
+    a selected PF supports is itself an error (its fix lowers it), so the range is cut below that too: the two
+    fixes hold together."""
     assert pf.first is not None and pf.last is not None
     low, high = min(pf.first, pf.last), max(pf.first, pf.last)
-    options = []
-    if low < policy.num_vfs:
-        options.append(f"use {pf.name}#{low}-{min(high, policy.num_vfs - 1)}")
     totals = [nic.total_vfs for topo in analysis.run.topologies for nic in topo.nics
               if nic.total_vfs and policy.range_on(nic) is not False]
+    cap = min([policy.num_vfs, *totals])  # the most VFs a valid numVfs gives
+    options = []
+    if low < cap:
+        options.append(f"use {pf.name}#{low}-{min(high, cap - 1)}")
     if high >= policy.num_vfs and all(high < total for total in totals):
         options.append(f"raise numVfs to {high + 1}")
     elif not options:
-        options.append(f"use a range below numVfs {policy.num_vfs}, such as {pf.name}#0-{max(policy.num_vfs - 1, 0)}")
+        options.append(f"use a range below numVfs {cap}, such as {pf.name}#0-{max(cap - 1, 0)}")
     return " or ".join(options)
 
 
@@ -332,13 +335,17 @@ def sriov_numvfs(analysis: Analysis) -> Iterator[Hit]:
                           "the operator webhook rejects the policy",
                           policy.doc.file, policy.span("nicSelector", "pfNames", pf.index), policy.ref,
                           Fix(_range_fix(analysis, policy, pf)))
-        reported = set()
+        # one finding for the policy's numVfs, naming every PF it exceeds (one per PF repeated the same fix)
+        over: dict[str, str] = {}
+        cap = policy.num_vfs
         for topo in analysis.run.topologies:
             for nic in topo.nics:
                 if nic.total_vfs and policy.range_on(nic) is not False and policy.num_vfs > nic.total_vfs \
-                        and nic.pci_address not in reported:
-                    reported.add(nic.pci_address)
-                    yield Hit(f'numVfs {policy.num_vfs} of "{policy.ref.name}" is above the {nic.total_vfs} VFs '
-                                  f"PF {nic.interface or nic.pci_address} supports (topology \"{topo.name}\"): the "
-                                  "operator webhook rejects the policy", policy.doc.file, policy.span("numVfs"),
-                                  policy.ref, Fix(f"set numVfs to at most {nic.total_vfs}"))
+                        and nic.pci_address not in over:
+                    over[nic.pci_address] = (f"the {nic.total_vfs} VFs PF {nic.interface or nic.pci_address} "
+                                             f'supports (topology "{topo.name}")')
+                    cap = min(cap, nic.total_vfs)
+        if over:
+            yield Hit(f'numVfs {policy.num_vfs} of "{policy.ref.name}" is above {" and ".join(over.values())}: the '
+                      "operator webhook rejects the policy", policy.doc.file, policy.span("numVfs"),
+                      policy.ref, Fix(f"set numVfs to at most {cap}"))
