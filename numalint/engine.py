@@ -486,15 +486,19 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     analyses: dict[str | None, Analysis] = {}
     halted: set[tuple[str, ObjectRef | None]] = set()
     dropped: list[tuple[str, Span]] = []
+    unchecked: set[tuple[str, Span]] = set()  # resourceNames no webhook checks (see SriovCatalog.unchecked_names)
     for cluster in _analyse_clusters(results, options):
         analyses[cluster.name] = cluster.analysis
         dropped += cluster.dropped
+        unchecked |= cluster.analysis.sriov.unchecked_names()
         findings.extend(cap_per_file(run_checks(cluster.analysis, () if judge else disabled, cluster.name)))
         if judge:
             halted |= _halted(cluster.analysis)
         if judge or "duplicate-object" not in disabled:
             findings.extend(Finding.of("duplicate-object", hit, cluster.name) for hit in cluster.repeats)
         reported |= {p.file for p in cluster.analysis.simulation.node_state_problems}
+    if unchecked:
+        findings = [f for f in findings if f.rule != "schema" or (f.file, f.span) not in unchecked]
     findings = _without_overlay_fields(findings, results, given, builds)
     stamps = {s.path: s.stamp for s in sources if s.stamp is not None}
     # as `fix` writes them, before they are proven

@@ -486,3 +486,26 @@ def test_a_networks_resource_name_in_a_template_provides_nothing(tmp_path: Path)
     result = run("check", "--format", "json", "--fail-on", "never", str(tmp_path))
     assert any("openshift.io/fh" in f["message"] for f in result.json()["findings"]
                if f["rule"] == "sriov-unknown-resource"), result.output
+
+
+def _operator_config(webhook: bool) -> str:
+    return (f"apiVersion: sriovnetwork.openshift.io/v1\nkind: SriovOperatorConfig\nmetadata: {{name: default, "
+            f"namespace: {NS}}}\nspec:\n  enableOperatorWebhook: {str(webhook).lower()}\n")
+
+
+@pytest.mark.parametrize("webhook", [True, False])
+def test_a_dash_in_a_resource_name_is_refused_only_by_the_webhook(tmp_path: Path, webhook: bool) -> None:
+    """The operator webhook (as OpenShift ships it) accepts letters, digits and _; the device plugin also takes
+    "-" (sriov-network-device-plugin PR #481). With the webhook off the policy creates its resource, and the
+    network naming it is no "unknown resource"."""
+    write(tmp_path, {"operator.yaml": _operator_config(webhook), "policy.yaml": policy("p", "du-net"),
+                     "network.yaml": network("net", "du-net")})
+    rules = run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).rules()
+    assert sorted(rules) == (["schema", "sriov-unknown-resource"] if webhook else []), rules
+
+
+def test_a_dot_in_a_resource_name_is_refused_by_the_device_plugin_too(tmp_path: Path) -> None:
+    write(tmp_path, {"operator.yaml": _operator_config(False), "policy.yaml": policy("p", "du.net"),
+                     "network.yaml": network("net", "du.net")})
+    rules = run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).rules()
+    assert sorted(rules) == ["schema", "sriov-unknown-resource"], rules

@@ -24,6 +24,8 @@ KUBELET_SNIPPET = ("metadata", "annotations", "kubeletconfig.experimental")
 NODE_TOPOLOGY = "NodeTopology"
 NODE_RESOURCE_TOPOLOGY = "NodeResourceTopology"
 SRIOV_POLICY = "SriovNetworkNodePolicy"
+# the operator's configuration: whether its webhook validates policies (enableOperatorWebhook)
+SRIOV_OPERATOR_CONFIG = "SriovOperatorConfig"
 # the SR-IOV operator renders each of these into a NetworkAttachmentDefinition named like the object
 SRIOV_NETWORK_KINDS = ("SriovNetwork", "SriovIBNetwork", "OVSNetwork")
 # the NVIDIA network operator (mellanox.com/v1alpha1) renders each of these into a NetworkAttachmentDefinition
@@ -34,9 +36,9 @@ NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
 FEATURE_GATE = "FeatureGate"  # config.openshift.io/v1: the cluster's feature set (OpenShift)
 
 OTHER_KINDS = frozenset({
-    KUBELET_CONFIGURATION, KUBELET_CONFIG, SRIOV_POLICY, *SRIOV_NETWORK_KINDS, *FOREIGN_NETWORK_KINDS,
-    "NetworkAttachmentDefinition", "MachineConfigPool", NODE_RESOURCE_TOPOLOGY, NODE_TOPOLOGY, PERFORMANCE_PROFILE,
-    FEATURE_GATE,
+    KUBELET_CONFIGURATION, KUBELET_CONFIG, SRIOV_POLICY, SRIOV_OPERATOR_CONFIG, *SRIOV_NETWORK_KINDS,
+    *FOREIGN_NETWORK_KINDS, "NetworkAttachmentDefinition", "MachineConfigPool", NODE_RESOURCE_TOPOLOGY,
+    NODE_TOPOLOGY, PERFORMANCE_PROFILE, FEATURE_GATE,
 })
 KUBEVIRT_KINDS = frozenset({"VirtualMachine", "VirtualMachineInstance"})
 KNOWN_KINDS = frozenset(POD_SPEC_PATHS) | OTHER_KINDS | KUBEVIRT_KINDS
@@ -65,7 +67,7 @@ for _kind in POD_SPEC_PATHS:
 # kinds that exist only in one API group: another group's object of that kind is some other CRD (kubebuilder
 # samples of sriovnetwork.k8s.cni.cncf.io), which no operator numalint models acts on
 KIND_GROUPS = {
-    **dict.fromkeys((SRIOV_POLICY, *SRIOV_NETWORK_KINDS), "sriovnetwork.openshift.io/"),
+    **dict.fromkeys((SRIOV_POLICY, SRIOV_OPERATOR_CONFIG, *SRIOV_NETWORK_KINDS), "sriovnetwork.openshift.io/"),
     "NetworkAttachmentDefinition": "k8s.cni.cncf.io/",
     "MachineConfigPool": "machineconfiguration.openshift.io/",
     NODE_RESOURCE_TOPOLOGY: "topology.node.k8s.io/",

@@ -24,7 +24,13 @@ from typing import TYPE_CHECKING, Any
 from numalint.findings import ObjectRef
 from numalint.k8s import gojson
 from numalint.k8s.gojson import TooDeep
-from numalint.k8s.kinds import FOREIGN_NETWORK_KINDS, NETWORKS_ANNOTATION, SRIOV_NETWORK_KINDS, SRIOV_POLICY
+from numalint.k8s.kinds import (
+    FOREIGN_NETWORK_KINDS,
+    NETWORKS_ANNOTATION,
+    SRIOV_NETWORK_KINDS,
+    SRIOV_OPERATOR_CONFIG,
+    SRIOV_POLICY,
+)
 from numalint.model.run import NearIndex
 from numalint.reading.locate import as_list, get, locate
 from numalint.reading.sources import Document
@@ -42,10 +48,14 @@ _DOC_PLACEHOLDER = re.compile(r"<[A-Za-z_][\w.-]*>")
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _SIMPLE_VARIABLE = re.compile(r"\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*|<[A-Za-z_][\w.-]*>")
 _PF_RE = re.compile(r"^(?P<name>[^#]+)(?:#(?P<first>\d+)-(?P<last>\d+))?$")
-# the operator webhook's resourceName (schemas/sriovnetworknodepolicy): a policy naming another is rejected
 # what Multus accepts as a namespace or network name in the comma form (parsePodNetworkObjectName)
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
+# the operator webhook's resourceName (pkg/webhook/validate.go staticValidateSriovNetworkNodePolicy, as OpenShift
+# ships it; schemas/sriovnetworknodepolicy): a policy naming another is rejected
 _RESOURCE_NAME_RE = re.compile(r"[a-zA-Z0-9_]+\Z")
+# the device plugin's (pkg/utils ValidResourceName; "-" allowed since sriov-network-device-plugin PR #481, 2023):
+# what a policy may name when no webhook checks it (SriovOperatorConfig enableOperatorWebhook: false)
+_PLUGIN_RESOURCE_NAME_RE = re.compile(r"[a-zA-Z0-9_-]+\Z")
 
 
 def valid_resource_name(name: str) -> str:
@@ -208,6 +218,12 @@ class SriovCatalog:
         if (kinds, name) not in self._near:
             self._near[(kinds, name)] = NearIndex(templates)
         return self._near[(kinds, name)].near_any(file)
+
+    def unchecked_names(self) -> set[tuple[str, Span]]:
+        """(file, span) of the resourceNames the webhook's syntax refuses that create a resource all the same:
+        no webhook checks them (``accepted_name``). Their schema finding is not reported."""
+        return {(p.doc.file, p.span("resourceName")) for p in self.policies
+                if not _RESOURCE_NAME_RE.match(p.resource_name)}
 
     def resources(self) -> set[str]:
         """Every VF resource the run names, provided (by a policy) or merely consumed (by a network)."""
@@ -392,10 +408,26 @@ def networks_problem(value: str) -> str | None:
     return None
 
 
+def unchecked_by_webhook(run: Run, policy: Document) -> bool:
+    """Whether the run's SriovOperatorConfig near ``policy`` turns the operator webhook off: nothing then checks
+    a policy's resourceName but the device plugin, which accepts "-" too."""
+    return any(get(doc.root, ("spec", "enableOperatorWebhook")) is False and run.together(policy.file, doc.file)
+               for doc in run.of_kind(SRIOV_OPERATOR_CONFIG))
+
+
+def accepted_name(run: Run, policy: Policy) -> bool:
+    """Whether ``policy``'s resourceName creates a resource: the webhook's syntax, or, where no webhook checks
+    it, the device plugin's."""
+    if _RESOURCE_NAME_RE.match(policy.resource_name):
+        return True
+    return bool(_PLUGIN_RESOURCE_NAME_RE.match(policy.resource_name)) and unchecked_by_webhook(run, policy.doc)
+
+
 def catalog(run: Run, prefix: str = DEFAULT_PREFIX) -> SriovCatalog:
     """The run's SR-IOV policies and networks (built once per analysis)."""
     read = [p for d in run.of_kind(SRIOV_POLICY) if (p := _policy(d)) is not None]
-    policies = [p for p in read if _RESOURCE_NAME_RE.match(p.resource_name)]
+    accepted = {id(p) for p in read if accepted_name(run, p)}
+    policies = [p for p in read if id(p) in accepted]
     networks: dict[str, list[Network]] = {}
     for kind in SRIOV_NETWORK_KINDS:
         for doc in run.of_kind(kind):
@@ -427,5 +459,4 @@ def catalog(run: Run, prefix: str = DEFAULT_PREFIX) -> SriovCatalog:
     for source in run.sources:
         for kind, name in source.template_kinds:
             templated.setdefault(kind, []).append((source.path, name))
-    return SriovCatalog(policies, networks, prefix, [p for p in read if not _RESOURCE_NAME_RE.match(p.resource_name)],
-                        templated)
+    return SriovCatalog(policies, networks, prefix, [p for p in read if id(p) not in accepted], templated)
