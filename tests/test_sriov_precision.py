@@ -509,3 +509,17 @@ def test_a_dot_in_a_resource_name_is_refused_by_the_device_plugin_too(tmp_path: 
                      "network.yaml": network("net", "du.net")})
     rules = run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).rules()
     assert sorted(rules) == ["schema", "sriov-unknown-resource"], rules
+
+
+def test_another_port_is_no_spelling_of_a_resource(tmp_path: Path) -> None:
+    """port3 for port4 (or ens1f0 for ens1f1) is another physical port, not a misspelling: no "use" hint; a
+    real misspelling of a numbered name still gets one."""
+    write(tmp_path, {"policy.yaml": policy("p", "port3"), "network.yaml": network("net", "port4")})
+    found = [f for f in run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).json()["findings"]
+             if f["rule"] == "sriov-unknown-resource"]
+    assert [f["fix"]["description"] for f in found] == ["add the SriovNetworkNodePolicy that creates the resource"]
+    write(tmp_path, {"network.yaml": network("net", "prot3")})
+    found = [f for f in run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).json()["findings"]
+             if f["rule"] == "sriov-unknown-resource"]
+    assert [f["fix"]["description"] for f in found] == ['correct resourceName (use "port3") or add the '
+                                                        "SriovNetworkNodePolicy"]

@@ -4,6 +4,7 @@ annotation (sriov-network-operator api/v1 and pkg/webhook/validate.go; multus-cn
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 
 from numalint.analysis import Analysis
@@ -71,14 +72,19 @@ def _sriov_resource(sriov: SriovCatalog, resource: str) -> bool:
 
 def _near(resource: str, names: set[str]) -> list[str]:
     """The ``names`` close enough to ``resource`` to be what was meant (a misspelling), at most three; compared
-    without a prefix, which makes every name of one prefix look alike."""
+    without a prefix, which makes every name of one prefix look alike. A name that differs only in its numbers
+    is a sibling, not a misspelling: port3 for port4, ens1f0 for ens1f1 (another port of the NIC)."""
     import difflib  # here, not at the top: only an unprovided resource needs it
 
     def bare(name: str) -> str:
         return name.rsplit("/", 1)[-1].lower()
 
-    by_bare = {bare(n): n for n in names}
-    return [by_bare[n] for n in difflib.get_close_matches(bare(resource), list(by_bare), n=3, cutoff=0.75)]
+    def numbered(name: str) -> str:
+        return re.sub(r"\d+", "0", name)
+
+    wanted = bare(resource)
+    by_bare = {bare(n): n for n in names if numbered(bare(n)) != numbered(wanted)}
+    return [by_bare[n] for n in difflib.get_close_matches(wanted, list(by_bare), n=3, cutoff=0.75)]
 
 
 def _rejected_fix(policy: Policy, wanted: str) -> Fix:
