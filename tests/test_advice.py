@@ -3,9 +3,10 @@ error, and a finding does not go silent once its advice is followed. Through the
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
-from tests.conftest import findings
+from tests.conftest import findings, run
 
 KUBELET = """\
     apiVersion: kubelet.config.k8s.io/v1beta1
@@ -106,3 +107,39 @@ def test_sriov_numvfs_range_and_count_advice_hold_together(tmp_path: Path) -> No
     assert advice == ["set numVfs to at most 64", "use ens1f1#2-63"], advice
     after = findings(tmp_path, {"topology.yaml": SRIOV_TOPOLOGY, "policy.yaml": _policy(64, "ens1f1#2-63")})
     assert not [f for f in after if f["rule"] == "sriov-numvfs"], after
+
+
+TRAINER = """\
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: trainer
+    spec:
+      containers:
+        - name: app
+          image: x
+          resources:
+            requests: {cpu: 2, memory: "8Gi"}   # keep this comment
+            limits:
+              cpu: "4"
+              memory: 8Gi
+              nvidia.com/gpu: 1
+    """
+
+
+def test_not_guaranteed_sets_requests_to_limits_as_its_catalogue_promises(tmp_path: Path) -> None:
+    """The catalogue says not-guaranteed's fix is unsafe (requests set to limits): `fix --unsafe-fixes` makes it,
+    only the request changes, and the pod is then Guaranteed."""
+    found = [f for f in findings(tmp_path, {"pod.yaml": TRAINER}) if f["rule"] == "not-guaranteed"]
+    assert [f["fix"]["safety"] for f in found] == ["unsafe"]
+    run("fix", "--unsafe-fixes", str(tmp_path))
+    fixed = (tmp_path / "pod.yaml").read_text()
+    assert fixed == textwrap.dedent(TRAINER).replace("{cpu: 2,", '{cpu: "4",')
+    assert findings(tmp_path, {}) == []
+
+
+def test_not_guaranteed_without_a_limit_stays_a_hint(tmp_path: Path) -> None:
+    """A limit to add is a display-only hint (numalint adds no keys): nothing is written."""
+    text = TRAINER.replace('cpu: "4"\n              ', "")
+    found = [f for f in findings(tmp_path, {"pod.yaml": text}) if f["rule"] == "not-guaranteed"]
+    assert [(f["fix"]["safety"], f["fix"]["edits"]) for f in found] == [("display", [])]
