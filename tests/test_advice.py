@@ -143,3 +143,40 @@ def test_not_guaranteed_without_a_limit_stays_a_hint(tmp_path: Path) -> None:
     text = TRAINER.replace('cpu: "4"\n              ', "")
     found = [f for f in findings(tmp_path, {"pod.yaml": text}) if f["rule"] == "not-guaranteed"]
     assert [(f["fix"]["safety"], f["fix"]["edits"]) for f in found] == [("display", [])]
+
+
+GPU_POOL = """\
+    apiVersion: kubelet.config.k8s.io/v1beta1
+    kind: KubeletConfiguration
+    cpuManagerPolicy: static
+    reservedSystemCPUs: "0"
+    topologyManagerPolicy: single-numa-node
+    ---
+    apiVersion: numalint.io/v1alpha1
+    kind: NodeTopology
+    metadata: {name: w}
+    spec:
+      numaNodes: [{id: 0, cpus: "0-7", memory: 16Gi}]
+      devices:
+        - {resource: nvidia.com/gpu, numaNode: 0, count: 2}
+    """
+
+
+def _gpu_pod(resource: str) -> str:
+    return ("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec:\n  containers:\n  - name: c\n    image: x\n"
+            f"    resources: {{limits: {{cpu: '2', memory: 1Gi, {resource}: 1}}}}\n")
+
+
+def test_a_resource_no_node_has_is_no_matter_of_adding_nodes(tmp_path: Path) -> None:
+    """admission-failure said "lower its requests or add nodes to the pool" for a resource no node of the pool
+    has: no number of nodes provides it. The advice names the resource, and a close name the pool has."""
+    found = [f for f in findings(tmp_path, {"pool.yaml": GPU_POOL, "pod.yaml": _gpu_pod("nvidia.com/gpus")})
+             if f["rule"] == "admission-failure"]
+    assert [f["fix"]["description"] for f in found] == [
+        'no node of the pool has nvidia.com/gpus: correct the name (use "nvidia.com/gpu") or declare the device '
+        "on the pool's nodes (its topology, an SR-IOV policy)"]
+    found = [f for f in findings(tmp_path, {"pod.yaml": _gpu_pod("example.com/fpga")})
+             if f["rule"] == "admission-failure"]
+    assert "add nodes" not in found[0]["fix"]["description"]
+    assert not [f for f in findings(tmp_path, {"pod.yaml": _gpu_pod("nvidia.com/gpu")})
+                if f["rule"] == "admission-failure"]

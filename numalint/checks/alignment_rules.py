@@ -16,6 +16,7 @@ from numalint.alignment.node import (
     settings_problems,
 )
 from numalint.analysis import Analysis
+from numalint.checks.input_rules import did_you_mean, near_resources
 from numalint.checks.kubelet_rules import gate_fix
 from numalint.checks.registry import check
 from numalint.findings import Fix, Hit, Related
@@ -26,8 +27,9 @@ from numalint.model.pools import Pool
 from numalint.reading.locate import locate
 from numalint.reading.yamlpos import Span
 from numalint.simulation.fixes import free_summary, smt_fix, unschedulable_fix, verified_fixes
-from numalint.simulation.simulate import MAX_SIMULATED_NUMA_NODES, UNSCHEDULABLE, PodRun
+from numalint.simulation.simulate import MAX_SIMULATED_NUMA_NODES, UNSCHEDULABLE, PodRun, PoolRun, pod_requests
 from numalint.views.kubelet import KubeletProfile
+from numalint.views.workloads import is_extended
 
 MAX_FIX_SEARCHES = 25
 
@@ -66,7 +68,8 @@ def admission_failure(analysis: Analysis) -> Iterator[Hit]:
             where = f'pool "{pool_run.pool.name}" ({pool_run.pool.why})'
             if admission.reason == UNSCHEDULABLE:
                 yield _pod_finding(analysis, pod, f"pod {pod.name} cannot be scheduled in {where}: "
-                                   f"{admission.message}", Fix(unschedulable_fix(admission.message)))
+                                   f"{admission.message}", Fix(_absent_fix(pool_run, pod)
+                                                               or unschedulable_fix(admission.message)))
                 continue
             state = free_summary(pod.before) if pod.before else ""
             fixes = (verified_fixes(analysis.sriov, pool_run, pod, analysis.pool_runs) if searched < MAX_FIX_SEARCHES
@@ -135,6 +138,24 @@ def exceeds_numa_node(analysis: Analysis) -> Iterator[Hit]:
                         pod.view.file, pod.view.anchor(), pod.view.ref,
                         Fix("split the workload or lower its requests to fit one NUMA node"), severity,
                         pool_related(analysis, pool_run.pool, pod.spec))
+
+
+def _absent_fix(pool_run: PoolRun, pod: PodRun) -> str | None:
+    """For a pod asking for a device or extended resource no node of the pool has at all: no number of nodes
+    and no smaller request lets it in, the name or the pool's devices must change (a misspelt resource, or
+    a device the pool's topology does not declare)."""
+    absent = sorted(r for r, amount in pod_requests(pod.spec).items()
+                    if amount and is_extended(r) and not pool_run.allocatable.get(r))
+    if not absent:
+        return None
+    offered = [r for r, amount in pool_run.allocatable.items() if amount and is_extended(r)]
+    fixes = []
+    for resource in absent:
+        near = near_resources(resource, offered)
+        fixes.append(f"no node of the pool has {resource}: " + (
+            f"correct the name ({did_you_mean(resource, near).replace('did you mean', 'use', 1).rstrip('?')}) or "
+            if near else "") + "declare the device on the pool's nodes (its topology, an SR-IOV policy)")
+    return "; ".join(fixes)
 
 
 def _describe(resource: str, amount: int, best: int) -> str:

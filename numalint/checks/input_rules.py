@@ -237,6 +237,23 @@ def closest(value: str, candidates: Iterable[str], n: int = 3) -> list[str]:
     return scored[:n]
 
 
+def near_resources(resource: str, names: Iterable[str]) -> list[str]:
+    """The ``names`` close enough to ``resource`` to be what was meant (a misspelling), at most three; compared
+    without a prefix, which makes every name of one prefix look alike. A name that differs only in its numbers
+    is a sibling, not a misspelling: port3 for port4, ens1f0 for ens1f1 (another port of the NIC)."""
+    import difflib  # here, not at the top: only an unprovided resource needs it
+
+    def bare(name: str) -> str:
+        return name.rsplit("/", 1)[-1].lower()
+
+    def numbered(name: str) -> str:
+        return re.sub(r"\d+", "0", name)
+
+    wanted = bare(resource)
+    by_bare = {bare(n): n for n in names if numbered(bare(n)) != numbered(wanted)}
+    return [by_bare[n] for n in difflib.get_close_matches(wanted, list(by_bare), n=3, cutoff=0.75)]
+
+
 def did_you_mean(value: str, candidates: Iterable[str], n: int = 3) -> str:
     """``did you mean "a", "b" or "c"?`` (the closest ``n``; all of them when there are no more)."""
     names = [f'"{c}"' for c in closest(value, candidates, n)]

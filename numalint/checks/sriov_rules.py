@@ -4,11 +4,10 @@ annotation (sriov-network-operator api/v1 and pkg/webhook/validate.go; multus-cn
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 
 from numalint.analysis import Analysis
-from numalint.checks.input_rules import did_you_mean
+from numalint.checks.input_rules import did_you_mean, near_resources
 from numalint.checks.registry import check
 from numalint.findings import Fix, Hit, Related
 from numalint.k8s.kinds import FOREIGN_NETWORK_KINDS, SRIOV_NETWORK_KINDS, SRIOV_POLICY
@@ -67,24 +66,8 @@ def _sriov_resource(sriov: SriovCatalog, resource: str) -> bool:
         return True
     if any(n.rendered and n.resource == resource for nets in sriov.networks.values() for n in nets):
         return True
-    return bool(_near(resource, {p.resource_name.rsplit("/", 1)[-1] for p in (*sriov.policies, *sriov.rejected)}))
-
-
-def _near(resource: str, names: set[str]) -> list[str]:
-    """The ``names`` close enough to ``resource`` to be what was meant (a misspelling), at most three; compared
-    without a prefix, which makes every name of one prefix look alike. A name that differs only in its numbers
-    is a sibling, not a misspelling: port3 for port4, ens1f0 for ens1f1 (another port of the NIC)."""
-    import difflib  # here, not at the top: only an unprovided resource needs it
-
-    def bare(name: str) -> str:
-        return name.rsplit("/", 1)[-1].lower()
-
-    def numbered(name: str) -> str:
-        return re.sub(r"\d+", "0", name)
-
-    wanted = bare(resource)
-    by_bare = {bare(n): n for n in names if numbered(bare(n)) != numbered(wanted)}
-    return [by_bare[n] for n in difflib.get_close_matches(wanted, list(by_bare), n=3, cutoff=0.75)]
+    created = {p.resource_name.rsplit("/", 1)[-1] for p in (*sriov.policies, *sriov.rejected)}
+    return bool(near_resources(resource, created))
 
 
 def _rejected_fix(policy: Policy, wanted: str) -> Fix:
@@ -107,9 +90,9 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
     provided = sriov.provided()
 
     def choices(resource: str, names: set[str] = provided) -> str | None:
-        """``use "a" or "b"``: the provided resources close enough to be what was meant (``_near``), None when
-        none is (an unrelated resource of the run is no fix: the policy is missing)."""
-        near = _near(resource, names)
+        """``use "a" or "b"``: the provided resources close enough to be what was meant (``near_resources``), None
+        when none is (an unrelated resource of the run is no fix: the policy is missing)."""
+        near = near_resources(resource, names)
         return did_you_mean(resource, near).replace("did you mean", "use", 1).rstrip("?") if near else None
 
     for nets in sriov.networks.values():
