@@ -180,3 +180,36 @@ def test_a_resource_no_node_has_is_no_matter_of_adding_nodes(tmp_path: Path) -> 
     assert "add nodes" not in found[0]["fix"]["description"]
     assert not [f for f in findings(tmp_path, {"pod.yaml": _gpu_pod("nvidia.com/gpu")})
                 if f["rule"] == "admission-failure"]
+
+
+MCP = """\
+    apiVersion: machineconfiguration.openshift.io/v1
+    kind: MachineConfigPool
+    metadata:
+      name: worker-cnf
+      labels: {machineconfiguration.openshift.io/role: worker-cnf}
+    spec:
+      machineConfigSelector:
+        matchExpressions:
+          - {key: machineconfiguration.openshift.io/role, operator: In, values: [worker, worker-cnf]}
+      nodeSelector:
+        matchLabels: {node-role.kubernetes.io/worker-cnf: ""}
+    """
+
+
+def _kubeletconfig(labels: str) -> str:
+    return ("apiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata: {name: cpu}\nspec:\n"
+            f"  machineConfigPoolSelector:\n    matchLabels: {{{labels}}}\n"
+            "  kubeletConfig: {cpuManagerPolicy: static}\n")
+
+
+def test_kubeletconfig_pool_names_the_labels_of_the_runs_pools(tmp_path: Path) -> None:
+    """The generic example (pools.operator.machineconfiguration.openshift.io/<pool>) is not on a custom pool:
+    the advice lists the labels the run's pools carry, and selecting by them clears the finding."""
+    found = [f for f in findings(tmp_path, {"mcp.yaml": MCP, "kc.yaml": _kubeletconfig("custom-kubelet: on")})
+             if f["rule"] == "kubeletconfig-pool"]
+    assert [f["fix"]["description"] for f in found] == [
+        'select the intended MachineConfigPool by its labels: "worker-cnf" carries '
+        'machineconfiguration.openshift.io/role: "worker-cnf"']
+    after = findings(tmp_path, {"kc.yaml": _kubeletconfig('machineconfiguration.openshift.io/role: "worker-cnf"')})
+    assert not [f for f in after if f["rule"] == "kubeletconfig-pool"], after

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from numalint.analysis import Analysis
@@ -57,6 +57,27 @@ def _selector_labels(profile: KubeletProfile) -> tuple[tuple[str, str], ...] | N
     return tuple(sorted((str(k), "" if v is None else str(v)) for k, v in selector["matchLabels"].items()))
 
 
+def _pool_labels_fix(profile: KubeletProfile, pools: Sequence[MachineConfigPoolView]) -> str:
+    """Match the intended pool: the labels each MachineConfigPool of the run carries (what a
+    machineConfigPoolSelector matches), or its spec.nodeSelector (what a PerformanceProfile's nodeSelector must
+    match when it names no pool); a generic example only when the run declares no pool of its own."""
+    declared = [p for p in pools if p.doc is not None]
+    if explicit_pool_selector(profile):
+        offers = [f'"{p.name}" carries {_label_list(p.labels)}' for p in declared if p.labels]
+        if offers:
+            return "select the intended MachineConfigPool by its labels: " + "; ".join(offers)
+        return ("match the labels of the intended MachineConfigPool (e.g. "
+                'pools.operator.machineconfiguration.openshift.io/<pool>: "")')
+    offers = [f'"{p.name}" selects {_label_list(p.node_labels)}' for p in declared if p.node_labels]
+    if offers:
+        return "give the profile the nodeSelector of the intended MachineConfigPool: " + "; ".join(offers)
+    return "give the profile the nodeSelector of the intended MachineConfigPool, or a machineConfigPoolSelector"
+
+
+def _label_list(labels: dict[str, str]) -> str:
+    return ", ".join(f'{k}: "{v}"' for k, v in sorted(labels.items()))
+
+
 @check("kubeletconfig-pool")
 def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
     pools = machine_config_pools(analysis.run)
@@ -81,9 +102,7 @@ def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
                 ".numalint.yaml)")
             yield Hit(f"{profile.ref.label()} selects no MachineConfigPool of the run nor the built-in master or "
                       f"worker pool ({how}): its settings reach no node{apart}", profile.file, _selector_span(profile),
-                      profile.ref,
-                      Fix("match the labels of the intended MachineConfigPool (e.g. "
-                          "pools.operator.machineconfiguration.openshift.io/<pool>: \"\")"))
+                      profile.ref, Fix(_pool_labels_fix(profile, pools)))
         elif not matched and explicit_pool_selector(profile) and (labels := _selector_labels(profile)) is not None:
             unknown.setdefault(labels, []).append(profile)
         for mcp in matched:
