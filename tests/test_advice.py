@@ -6,6 +6,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import findings, run
 
 KUBELET = """\
@@ -213,3 +215,19 @@ def test_kubeletconfig_pool_names_the_labels_of_the_runs_pools(tmp_path: Path) -
         'machineconfiguration.openshift.io/role: "worker-cnf"']
     after = findings(tmp_path, {"kc.yaml": _kubeletconfig('machineconfiguration.openshift.io/role: "worker-cnf"')})
     assert not [f for f in after if f["rule"] == "kubeletconfig-pool"], after
+
+
+@pytest.mark.parametrize("policy,stranded", [("single-numa-node", True), ("restricted", True),
+                                             ("best-effort", False)])
+def test_numa_imbalance_is_about_stranded_devices(tmp_path: Path, policy: str, stranded: bool) -> None:
+    """A pod needing no GPU fills the GPUs' NUMA node: the GPUs are stranded where alignment is enforced; under
+    best-effort a GPU pod is admitted anyway (unaligned). The same pod on a topology without devices is no
+    finding: NUMA 1 stays free for the next pod (a single pod filling one NUMA node was reported)."""
+    from numalint.catalogue import catalogue
+
+    files = dict(catalogue()["numa-imbalance"].examples[0]["files"])
+    files["kubelet.yaml"] = files["kubelet.yaml"].replace("single-numa-node", policy)
+    found = [f for f in findings(tmp_path / "gpu", files) if f["rule"] == "numa-imbalance"]
+    assert bool(found) is stranded, found
+    files["topology.yaml"] = files["topology.yaml"].split("  devices:")[0]
+    assert not [f for f in findings(tmp_path / "plain", files) if f["rule"] == "numa-imbalance"]

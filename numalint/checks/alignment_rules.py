@@ -187,32 +187,42 @@ def too_many_numa_nodes(analysis: Analysis) -> Iterator[Hit]:
                       profile.span("topologyManagerPolicy"), profile.ref, severity="warning")
 
 
+# what an aligned pod needs on the NUMA node of its devices: its exclusive CPUs, and its memory where the Static
+# memory manager pins it (without it memory is not tracked per NUMA node and never runs out here)
+_COMPANIONS = ("cpu", "memory")
+
+
 @check("numa-imbalance")
 def numa_imbalance(analysis: Analysis) -> Iterator[Hit]:
+    """Devices left idle on a NUMA node whose CPUs (or pinned memory) the simulated placements used up. Under
+    single-numa-node or restricted, a Guaranteed pod asking for such a device needs its exclusive CPUs on the
+    device's NUMA node too, so the kubelet rejects it (TopologyAffinityError) while the device sits idle. A NUMA
+    node full beside an empty one strands nothing by itself: the next pod needing no device goes to the other."""
     for pool_run in analysis.pool_runs:
-        if not any(p.admission and p.admission.admitted for p in pool_run.pods) or pool_run.pool.topology is None:
+        if (pool_run.pool.topology is None
+                or pool_run.settings.topology_policy not in ("single-numa-node", "restricted")
+                or not any(p.admission and p.admission.admitted for p in pool_run.pods)):
             continue
-        reported: set[str] = set()
+        reported: set[tuple[int, str]] = set()
         for node in pool_run.nodes:
             capacity, free = node.capacity(), node.free()
-            resources = {r for cap in capacity.values() for r in cap}
-            for resource in sorted(resources - reported):
-                # one device per NUMA node is always "exhausted" by the pod that takes it: granularity, not
-                # stranding, and no spreading or sizing changes it
-                exhausted = [n for n in capacity if capacity[n].get(resource, 0) > 1 and free[n].get(resource, 0) == 0]
-                spare = [n for n in capacity if capacity[n].get(resource, 0) > 0 and
-                         free[n].get(resource, 0) * 2 >= capacity[n][resource]]
-                if exhausted and spare:
-                    reported.add(resource)
-                    topo = pool_run.pool.topology
-                    amount = (lambda v: format_bytes(v)) if resource == "memory" or resource.startswith(
-                        "hugepages-") else str
-                    spare_text = ", ".join(f"NUMA {n} keeps {amount(free[n][resource])} of "
-                                           f"{amount(capacity[n][resource])}" for n in spare)
-                    yield Hit(f"after the simulated placements on {node.name}, {resource} is exhausted on NUMA "
-                        f"{', '.join(map(str, exhausted))} while {spare_text}: stranded capacity that aligned pods "
-                        "needing the exhausted NUMA node cannot use", topo.file, topo.anchor(), topo.ref,
-                        Fix("spread devices/requests across NUMA nodes, or size pods so they fill NUMA nodes evenly"))
+            for numa in sorted(capacity):
+                spent = [r for r in _COMPANIONS if capacity[numa].get(r, 0) > 0 and free[numa].get(r, 0) == 0]
+                idle = {r: free[numa][r] for r in sorted(capacity[numa])
+                        if is_extended(r) and free[numa].get(r, 0) > 0 and (numa, r) not in reported}
+                if not spent or not idle:
+                    continue
+                reported |= {(numa, r) for r in idle}
+                topo = pool_run.pool.topology
+                devices = ", ".join(f"{count} {r}" for r, count in idle.items())
+                words = {"cpu": "exclusive CPUs", "memory": "memory"}
+                yield Hit(f"after the simulated placements on {node.name}, NUMA {numa} has no "
+                          f"{' and no '.join(words[r] for r in spent)} left while {devices} stay free there: a Guaranteed pod asking "
+                          f"for {'them' if sum(idle.values()) > 1 else 'it'} needs its CPUs on that NUMA node too, "
+                          f"so under {pool_run.settings.topology_policy} the kubelet rejects it "
+                          "(TopologyAffinityError) while the devices sit idle", topo.file, topo.anchor(), topo.ref,
+                          Fix(f"run the pods that need no device on nodes without these devices (a pool of their "
+                              f"own), or lower their requests so NUMA {numa} keeps CPUs for the pods that use them"))
 
 
 @check("reserved-cpus-on-device-numa")
