@@ -231,3 +231,71 @@ def test_numa_imbalance_is_about_stranded_devices(tmp_path: Path, policy: str, s
     assert bool(found) is stranded, found
     files["topology.yaml"] = files["topology.yaml"].split("  devices:")[0]
     assert not [f for f in findings(tmp_path / "plain", files) if f["rule"] == "numa-imbalance"]
+
+
+RAN = {
+    "kubelet.yaml": """\
+        apiVersion: kubelet.config.k8s.io/v1beta1
+        kind: KubeletConfiguration
+        cpuManagerPolicy: static
+        reservedSystemCPUs: "0,8"
+        topologyManagerPolicy: single-numa-node
+        """,
+    "topology.yaml": """\
+        apiVersion: numalint.io/v1alpha1
+        kind: NodeTopology
+        metadata: {name: ran}
+        spec:
+          pool: {nodes: 1, nodeSelector: {node-role.kubernetes.io/worker: ""}}
+          numaNodes:
+            - {id: 0, cpus: "0-7", memory: 32Gi}
+            - {id: 1, cpus: "8-15", memory: 32Gi}
+          nics:
+            - {pciAddress: "0000:3b:00.0", interface: ens1f0, vendor: "8086", totalVfs: 64, numaNode: 0}
+        """,
+    "sriov.yaml": """\
+        apiVersion: sriovnetwork.openshift.io/v1
+        kind: SriovNetworkNodePolicy
+        metadata: {name: fh, namespace: openshift-sriov-network-operator}
+        spec:
+          resourceName: fh
+          nodeSelector: {node-role.kubernetes.io/worker: ""}
+          numVfs: 8
+          nicSelector: {pfNames: ["ens1f0"]}
+        ---
+        apiVersion: sriovnetwork.openshift.io/v1
+        kind: SriovNetwork
+        metadata: {name: fh-net, namespace: openshift-sriov-network-operator}
+        spec:
+          resourceName: fh
+          networkNamespace: ran
+        """,
+}
+DU = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: du\n  namespace: ran\n  annotations: "
+      "{k8s.v1.cni.cncf.io/networks: fh-net}\nspec:\n  nodeSelector: {node-role.kubernetes.io/worker: \"\"}\n"
+      "  containers:\n  - name: c\n    image: x\n    resources: {limits: {cpu: \"4\", memory: 1Gi}}\n")
+FILLER = ("apiVersion: v1\nkind: Pod\nmetadata: {name: filler, namespace: ran}\nspec:\n  nodeSelector: "
+          "{node-role.kubernetes.io/worker: \"\"}\n  containers:\n  - name: c\n    image: x\n"
+          "    resources: {limits: {cpu: \"7\", memory: 1Gi}}\n")
+
+
+def _reserved_hint(tmp_path: Path, pods: str, reserved: str = "0,8") -> tuple[str, list[str]]:
+    files = {**RAN, "pods.yaml": pods}
+    files["kubelet.yaml"] = files["kubelet.yaml"].replace('"0,8"', f'"{reserved}"')
+    found = findings(tmp_path, files)
+    hint = next((f["fix"]["description"] for f in found if f["rule"] == "reserved-cpus-on-device-numa"), "")
+    return hint, [f["message"] for f in found if f["rule"] == "admission-failure"]
+
+
+def test_moving_reserved_cpus_off_the_nic_is_proven_on_the_pools_pods(tmp_path: Path) -> None:
+    """reserved-cpus-on-device-numa said "reserve CPUs on NUMA 1 instead" unproven. With the DU first, both pods
+    fit; moved to NUMA 1 the filler no longer does: the hint says so. With the filler first the DU is rejected
+    either way, and the move, which keeps every admitted pod, is offered with the CPUs to write."""
+    hint, rejected = _reserved_hint(tmp_path / "a", DU + "---\n" + FILLER)
+    assert not rejected and hint.startswith('reserving CPUs on NUMA 1 instead (reservedSystemCPUs: "8-9") would '
+                                            "reject a pod the pool admits now"), hint
+    hint, rejected = _reserved_hint(tmp_path / "b", DU + "---\n" + FILLER, reserved="8-9")
+    assert hint == "" and len(rejected) == 1 and "filler" in rejected[0]  # what the hint foretold
+    hint, rejected = _reserved_hint(tmp_path / "c", FILLER + "---\n" + DU)
+    assert hint == ('reserve CPUs on NUMA 1 instead, such as reservedSystemCPUs: "8-9" (verified: every pod the '
+                    "pool admits stays admitted)"), hint

@@ -26,7 +26,13 @@ from numalint.k8s.versions import TOPOLOGY_GATES, TOPOLOGY_OPTIONS, gate_enabled
 from numalint.model.pools import Pool
 from numalint.reading.locate import locate
 from numalint.reading.yamlpos import Span
-from numalint.simulation.fixes import free_summary, smt_fix, unschedulable_fix, verified_fixes
+from numalint.simulation.fixes import (
+    free_summary,
+    moved_reservation,
+    smt_fix,
+    unschedulable_fix,
+    verified_fixes,
+)
 from numalint.simulation.simulate import MAX_SIMULATED_NUMA_NODES, UNSCHEDULABLE, PodRun, PoolRun, pod_requests
 from numalint.views.kubelet import KubeletProfile
 from numalint.views.workloads import is_extended
@@ -217,9 +223,9 @@ def numa_imbalance(analysis: Analysis) -> Iterator[Hit]:
                 devices = ", ".join(f"{count} {r}" for r, count in idle.items())
                 words = {"cpu": "exclusive CPUs", "memory": "memory"}
                 yield Hit(f"after the simulated placements on {node.name}, NUMA {numa} has no "
-                          f"{' and no '.join(words[r] for r in spent)} left while {devices} stay free there: a Guaranteed pod asking "
-                          f"for {'them' if sum(idle.values()) > 1 else 'it'} needs its CPUs on that NUMA node too, "
-                          f"so under {pool_run.settings.topology_policy} the kubelet rejects it "
+                          f"{' and no '.join(words[r] for r in spent)} left while {devices} stay free there: a "
+                          f"Guaranteed pod asking for {'them' if sum(idle.values()) > 1 else 'it'} needs its CPUs "
+                          f"on that NUMA node too, so under {pool_run.settings.topology_policy} the kubelet rejects it "
                           "(TopologyAffinityError) while the devices sit idle", topo.file, topo.anchor(), topo.ref,
                           Fix(f"run the pods that need no device on nodes without these devices (a pool of their "
                               f"own), or lower their requests so NUMA {numa} keeps CPUs for the pods that use them"))
@@ -248,7 +254,26 @@ def reserved_cpus_on_device_numa(analysis: Analysis) -> Iterator[Hit]:
                 f"the devices (GPUs/NICs), while NUMA {', '.join(map(str, free_numas))} hosts none: aligned pods "
                 "lose those CPUs next to their devices", profile.file,
                 profile.span("reservedSystemCPUs") if profile.has("reservedSystemCPUs") else profile.anchor(),
-                profile.ref, Fix(f"reserve CPUs on NUMA {free_numas[0]} instead"))
+                profile.ref, Fix(_move_reservation_hint(analysis, pool, profile, free_numas[0], len(reserved))))
+
+
+def _move_reservation_hint(analysis: Analysis, pool: Pool, profile: KubeletProfile, numa: int, count: int) -> str:
+    """Reserve the same number of CPUs on a NUMA node without devices, proven on the pool's simulated pods:
+    moving the reservation frees the device node's CPUs, and pods needing no device may then take them first,
+    pushing a device pod out (TopologyAffinityError). Said when it does, so the author weighs it."""
+    pool_run = next((r for r in analysis.pool_runs if r.pool is pool), None)
+    moved = moved_reservation(pool_run, analysis.sriov, numa, count) if pool_run is not None else None
+    if moved is None:
+        return f"reserve CPUs on NUMA {numa} instead"
+    chosen, keeps = moved
+    field = ("spec.cpu.reserved (and spec.cpu.isolated to match)" if profile.rendered_from is not None
+             else "reservedSystemCPUs")
+    where = f'{field}: "{format_cpuset(chosen)}"'
+    if keeps:
+        return (f"reserve CPUs on NUMA {numa} instead, such as {where} (verified: every pod the pool admits stays "
+                "admitted)")
+    return (f"reserving CPUs on NUMA {numa} instead ({where}) would reject a pod the pool admits now: other pods "
+            "would then take the devices' NUMA node first; weigh that before moving them")
 
 
 def _computed_reservation(profile: object, machine: object) -> frozenset[int]:
