@@ -299,3 +299,16 @@ def test_moving_reserved_cpus_off_the_nic_is_proven_on_the_pools_pods(tmp_path: 
     hint, rejected = _reserved_hint(tmp_path / "c", FILLER + "---\n" + DU)
     assert hint == ('reserve CPUs on NUMA 1 instead, such as reservedSystemCPUs: "8-9" (verified: every pod the '
                     "pool admits stays admitted)"), hint
+
+
+def test_a_block_scalar_policy_name_says_its_line_break_and_is_fixed(tmp_path: Path) -> None:
+    """`memoryManagerPolicy: >` over `None` is "None\\n" (clip chomping keeps the line break): the kubelet refuses
+    it. The advice said "use one of None, Static", which is what the author wrote; it names the line break and
+    writes the plain value (proven like every kubelet fix)."""
+    text = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmemoryManagerPolicy: >\n  None\n"
+    found = [f for f in findings(tmp_path, {"k.yaml": text}) if f["rule"] == "invalid-policy-name"]
+    assert len(found) == 1 and "block scalar keeps its last line break" in found[0]["message"]
+    assert found[0]["fix"]["safety"] == "safe"
+    run("fix", str(tmp_path))
+    assert (tmp_path / "k.yaml").read_text() == text.replace(">\n  None\n", '"None"\n')
+    assert findings(tmp_path, {}) == []

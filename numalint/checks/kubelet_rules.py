@@ -54,14 +54,22 @@ def invalid_policy_name(analysis: Analysis) -> Iterator[Hit]:
             value = profile.raw[profile.keys[name]]
             if not isinstance(value, str) or value in allowed or value == "":
                 continue
-            same_case = [a for a in allowed if a.lower() == value.lower()]
+            # a block scalar (`>` or `|`) keeps its last line break, a quoted one its spaces: part of the value
+            stripped = value.strip()
+            same_case = [a for a in allowed if a.lower() == stripped.lower()]
             if name == "memoryManagerPolicy" and value == "BestEffort":
                 message = ('memoryManagerPolicy "BestEffort" is only available on Windows; '
                            "Linux kubelets refuse to start")
                 yield _finding(profile, message, name,
                                fix=Fix('use "Static" (or "None")'))
                 continue
-            if same_case:
+            if same_case and stripped != value:
+                message = (f'{name} "{value}" is not accepted: the line break or spaces around the name are part '
+                           "of the value (a > or | block scalar keeps its last line break; >- drops it)"
+                           + ("" if stripped == same_case[0] else ", and values are case-sensitive")
+                           + f'; the kubelet refuses to start. Use "{same_case[0]}"')
+                fix = Fix(f'write "{same_case[0]}"', [Edit(profile.span(name), same_case[0], value, string=True)], SAFE)
+            elif same_case:
                 message = (f'{name} "{value}" is not accepted (values are case-sensitive); '
                            f'the kubelet refuses to start. Use "{same_case[0]}"')
                 fix = Fix(f'write "{same_case[0]}"', [Edit(profile.span(name), same_case[0], value, string=True)], SAFE)
