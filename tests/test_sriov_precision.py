@@ -523,3 +523,19 @@ def test_another_port_is_no_spelling_of_a_resource(tmp_path: Path) -> None:
              if f["rule"] == "sriov-unknown-resource"]
     assert [f["fix"]["description"] for f in found] == ['correct resourceName (use "port3") or add the '
                                                         "SriovNetworkNodePolicy"]
+
+
+def test_two_policies_on_one_root_device_are_rejected_by_the_webhook(tmp_path: Path) -> None:
+    """validateRootDevices: a root device in two policies on the same nodes is refused whatever their numVfs or
+    deviceType (VF ranges exist only for pfNames); distinct root devices are fine."""
+    first = policy("vfio", "x710_vfio", extra="  deviceType: vfio-pci\n").replace(
+        "pfNames: [ens1f0]", 'rootDevices: ["0000:19:00.0"]')
+    second = policy("netdev", "x710_netdevice").replace("pfNames: [ens1f0]", 'rootDevices: ["0000:19:00.0"]')
+    write(tmp_path, {"a.yaml": first, "b.yaml": second})
+    found = [f for f in run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).json()["findings"]
+             if f["rule"] == "sriov-policy-conflict"]
+    assert [Path(f["file"]).name for f in found] == ["b.yaml"], found
+    assert found[0]["message"].startswith('root device 0000:19:00.0 of "netdev" is overlapped with existing policy '
+                                          '"vfio"'), found
+    write(tmp_path, {"b.yaml": second.replace("0000:19:00.0", "0000:19:00.1")})
+    assert "sriov-policy-conflict" not in run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).rules()

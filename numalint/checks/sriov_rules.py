@@ -225,12 +225,13 @@ def _pf_conflict(current: Policy, previous: Policy) -> tuple[PFName, str] | None
 
 @check("sriov-policy-conflict")
 def sriov_policy_conflict(analysis: Analysis) -> Iterator[Hit]:
-    """Pairs of policies in input order; only those sharing a resourceName or a PF name can conflict, so only
-    those are compared (thousands of policies on distinct PFs cost no pair each)."""
+    """Pairs of policies in input order; only those sharing a resourceName, a PF name or a root device can
+    conflict, so only those are compared (thousands of policies on distinct PFs cost no pair each)."""
     policies = [p for p in analysis.sriov.policies if not is_placeholder(p.ref.name + p.resource_name)]
     sharing: dict[tuple[str, str], list[int]] = {}
     for index, policy in enumerate(policies):
-        for key in {("resource", policy.resource_name), *(("pf", pf.name) for pf in policy.pf_names)}:
+        for key in {("resource", policy.resource_name), *(("pf", pf.name) for pf in policy.pf_names),
+                    *(("root", device) for device in policy.root_devices)}:
             sharing.setdefault(key, []).append(index)
     pairs = sorted({(i, j) for group in sharing.values() for n, i in enumerate(group) for j in group[n + 1:]})
     run = analysis.run
@@ -286,7 +287,17 @@ def _pair(first: Policy, other: Policy) -> Iterator[Hit]:
         yield Hit(message, current.doc.file, current.span("nicSelector", "pfNames", pf.index), current.ref, Fix(fix),
                   None, (Related(previous.doc.file, previous.span("nicSelector", "pfNames"),
                                  f"{previous.ref.label()}"),))
-        break  # the webhook reports one of the two directions
+        return  # the webhook reports one of the two directions, and stops at the first conflict
+    # validateRootDevices (after validatePfNames): one root device in two policies, whatever their VFs
+    shared = next((index for index, device in enumerate(other.root_devices) if device in first.root_devices), None)
+    if shared is not None:
+        device = other.root_devices[shared]
+        message = (f'root device {device} of "{other.ref.name}" is overlapped with existing policy '
+                   f'"{first.ref.name}": the operator webhook rejects the policy (by rootDevices a PF is configured '
+                   "by one policy only; VF index ranges exist for pfNames)")
+        fix = 'configure the PF in one policy, or select it by pfNames with disjoint "<pf>#first-last" ranges in each'
+        yield Hit(message, other.doc.file, other.span("nicSelector", "rootDevices", shared), other.ref, Fix(fix), None,
+                  (Related(first.doc.file, first.span("nicSelector", "rootDevices"), f"{first.ref.label()}"),))
 
 
 def _range_fix(analysis: Analysis, policy: Policy, pf: PFName) -> str:
