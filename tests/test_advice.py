@@ -312,3 +312,36 @@ def test_a_block_scalar_policy_name_says_its_line_break_and_is_fixed(tmp_path: P
     run("fix", str(tmp_path))
     assert (tmp_path / "k.yaml").read_text() == text.replace(">\n  None\n", '"None"\n')
     assert findings(tmp_path, {}) == []
+
+
+DEDICATED_VM = """\
+    apiVersion: kubevirt.io/v1
+    kind: VirtualMachine
+    metadata: {name: vm1}
+    spec:
+      template:
+        spec:
+          domain:
+            cpu: {cores: 4, dedicatedCpuPlacement: true}
+            resources:
+              requests: {memory: 4Gi}
+            devices: {}
+    """
+
+
+@pytest.mark.parametrize("policy,topology", [("none", False), ("none", True), ("static", False), ("static", True)])
+def test_a_vm_with_dedicated_cpus_needs_a_static_cpu_manager(tmp_path: Path, policy: str, topology: bool) -> None:
+    """virt-controller gives a dedicatedCpuPlacement VM's pod nodeSelector cpumanager=true, which virt-handler
+    sets only where the kubelet runs the static CPU manager: on a pool of another policy the VM stays Pending,
+    simulated or not."""
+    kubelet = ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+               f"cpuManagerPolicy: {policy}\n" + ('reservedSystemCPUs: "0"\n' if policy == "static" else ""))
+    files = {"kubelet.yaml": kubelet, "vm.yaml": DEDICATED_VM}
+    if topology:
+        files["topology.yaml"] = UNLABELLED_TOPOLOGY
+    found = [f for f in findings(tmp_path, files) if f["rule"] == "admission-failure"]
+    if policy == "static":
+        assert found == []
+        return
+    assert len(found) == 1 and "labelled cpumanager=true" in found[0]["message"]
+    assert found[0]["fix"]["description"].startswith("set cpuManagerPolicy: static")

@@ -33,7 +33,14 @@ from numalint.simulation.fixes import (
     unschedulable_fix,
     verified_fixes,
 )
-from numalint.simulation.simulate import MAX_SIMULATED_NUMA_NODES, UNSCHEDULABLE, PodRun, PoolRun, pod_requests
+from numalint.simulation.simulate import (
+    MAX_SIMULATED_NUMA_NODES,
+    NO_CPU_MANAGER,
+    UNSCHEDULABLE,
+    PodRun,
+    PoolRun,
+    pod_requests,
+)
 from numalint.views.kubelet import KubeletProfile
 from numalint.views.workloads import is_extended
 
@@ -65,6 +72,7 @@ def pool_related(analysis: Analysis, pool: Pool, spec: PodSpec | None = None) ->
 
 @check("admission-failure")
 def admission_failure(analysis: Analysis) -> Iterator[Hit]:
+    yield from _vms_without_cpu_manager(analysis)
     searched = 0
     for pool_run in analysis.pool_runs:
         for pod in pool_run.pods:
@@ -144,6 +152,26 @@ def exceeds_numa_node(analysis: Analysis) -> Iterator[Hit]:
                         pod.view.file, pod.view.anchor(), pod.view.ref,
                         Fix("split the workload or lower its requests to fit one NUMA node"), severity,
                         pool_related(analysis, pool_run.pool, pod.spec))
+
+
+def _vms_without_cpu_manager(analysis: Analysis) -> Iterator[Hit]:
+    """A KubeVirt VM with dedicatedCpuPlacement whose pools are not simulated (no topology) and whose kubelets all
+    run another CPU manager policy than static: its virt-launcher pod asks for nodes labelled cpumanager=true and
+    virt-handler labels none (the simulation says the same of a simulated pool)."""
+    for view in analysis.pods:
+        if not view.needs_cpu_manager:
+            continue
+        pools = analysis.pools_for(view)
+        if not pools or any(p.topology is not None or p.profile is None or p.profile.cpu_manager_policy == "static"
+                            for p in pools):
+            continue
+        policies = ", ".join(sorted({f'"{p.profile.cpu_manager_policy}"' for p in pools if p.profile is not None}))
+        names = ", ".join(f'"{p.name}"' for p in pools)
+        yield Hit(f"{view.ref.label()} cannot be scheduled: KubeVirt puts a VM with dedicatedCpuPlacement only on "
+                  "nodes labelled cpumanager=true, which virt-handler sets where the kubelet runs the static CPU "
+                  f"manager; the kubelet of {names} runs cpuManagerPolicy {policies}; it stays Pending",
+                  view.file, view.anchor(), view.ref, Fix(unschedulable_fix(NO_CPU_MANAGER)), None,
+                  tuple(r for p in pools for r in pool_related(analysis, p)))
 
 
 def _absent_fix(pool_run: PoolRun, pod: PodRun) -> str | None:

@@ -12,15 +12,20 @@ from numalint.alignment.machine import Machine
 from numalint.alignment.node import Admission, KubeletSettings, Node, PodSpec
 from numalint.k8s.quantity import format_bytes
 from numalint.model.sriov import SriovCatalog
-from numalint.simulation.simulate import TOO_MANY_PODS, PodRun, PoolRun, pool_machine, replay_pool
+from numalint.simulation.simulate import NO_CPU_MANAGER, TOO_MANY_PODS, PodRun, PoolRun, pool_machine, replay_pool
 from numalint.views.workloads import PodView
 
 UNSCHEDULABLE_FIX = "lower its requests or add nodes to the pool"
+NO_CPU_MANAGER_FIX = ("set cpuManagerPolicy: static (with a CPU reservation) in the pool's kubelet configuration, or "
+                      "drop dedicatedCpuPlacement from the VM")
 TOO_MANY_PODS_FIX = "raise maxPods (or podsPerCore) in the pool's kubelet configuration, or add nodes to the pool"
 
 
 def unschedulable_fix(message: str) -> str:
-    """What lets an unschedulable pod in: room for its requests, or a pod slot (``message``: why it stays Pending)."""
+    """What lets an unschedulable pod in: room for its requests, a pod slot, or the static CPU manager a KubeVirt VM
+    with dedicated CPUs is scheduled by (``message``: why it stays Pending)."""
+    if NO_CPU_MANAGER in message:
+        return NO_CPU_MANAGER_FIX
     return TOO_MANY_PODS_FIX if TOO_MANY_PODS in message else UNSCHEDULABLE_FIX
 
 

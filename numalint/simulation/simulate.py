@@ -47,6 +47,9 @@ if TYPE_CHECKING:
 
 UNSCHEDULABLE = "Unschedulable"
 TOO_MANY_PODS = "(the scheduler's \"Too many pods\")"  # in the message of a pod no node has a pod slot left for
+# in the message of a KubeVirt VM with dedicatedCpuPlacement on a pool whose kubelet does not run the static CPU
+# manager: virt-handler labels its nodes cpumanager=false, and the VM's pod asks for cpumanager=true
+NO_CPU_MANAGER = "(no node labelled cpumanager=true)"
 
 
 @dataclass
@@ -449,11 +452,16 @@ def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int], wanted: d
     scaled, scored_scaled = scheduler.scaled(wanted), scheduler.scaled(scored)
     count = _instances(view, len(pool_run.nodes), pool_run.allocatable, wanted, pool_run.max_pods)
     ns = f"{view.ref.namespace}/" if view.ref.namespace else ""
+    unlabelled = view.needs_cpu_manager and pool_run.settings.cpu_policy != "static"
     for index in range(count):
         suffix = f"-{index}" if count > 1 else ""
         name = f"{ns}{view.ref.name}{suffix}"
         spec = pod_spec(view, name, injected, pool_run.pod_level_managers)
         pod = PodRun(view, name, pool_run.pool, spec)
+        if unlabelled:  # KubeVirt's nodeSelector: the pool's nodes are labelled cpumanager=false
+            pod.admission = Admission(False, UNSCHEDULABLE, _no_cpu_manager_message(pool_run, view))
+            pool_run.pods.append(pod)
+            break  # every replica meets the same labels
         if view.ref.kind == "DaemonSet":
             chosen: int | None = index if scheduler.fits(index, scaled) else None
         else:
@@ -473,6 +481,12 @@ def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int], wanted: d
             pool_run.pods.append(pod)
         if index >= MAX_REPLICAS and not pod.admission.admitted and view.ref.kind != "DaemonSet":
             break  # beyond the first replicas, one rejection stands for the rest: they meet the same state
+
+
+def _no_cpu_manager_message(pool_run: PoolRun, view: PodView) -> str:
+    return (f"KubeVirt puts a VM with dedicatedCpuPlacement only on nodes labelled cpumanager=true, which virt-handler "
+            f"sets where the kubelet runs the static CPU manager; the kubelet of pool \"{pool_run.pool.name}\" runs "
+            f"cpuManagerPolicy \"{pool_run.settings.cpu_policy}\" {NO_CPU_MANAGER}; it stays Pending")
 
 
 def _unschedulable_message(pool_run: PoolRun, wanted: dict[str, Fraction], bound: int | None = None) -> str:

@@ -91,7 +91,7 @@ def vm_view(doc: Document) -> PodView | None:
                    containers=[compute], replicas=1,
                    annotations=read_annotations(_string_map(get(doc.root, template_meta + ("annotations",)))),
                    node_selector=shared_map(_string_map(spec.get("nodeSelector"))), required_terms=[],
-                   pod_resources=None, isolated_emulator=isolated,
+                   pod_resources=None, isolated_emulator=isolated, needs_cpu_manager=dedicated,
                    declared_intent=f"it is a KubeVirt VM with {' and '.join(reasons)}")
 
 

@@ -77,6 +77,10 @@ class PodView:
     pod_resources: dict[str, Fraction] | None
     declared_intent: str | None = None  # the object itself asks for dedicated resources (a KubeVirt VM)
     isolated_emulator: bool = False  # a KubeVirt VM whose CPUs include its emulator thread's (isolateEmulatorThread)
+    # a KubeVirt VM with dedicatedCpuPlacement: virt-controller adds nodeSelector cpumanager=true to its pod, a label
+    # virt-handler sets only where the kubelet runs the static CPU manager (kept apart from ``node_selector``,
+    # which says which of the run's pools the workload picks: no pool declares that label)
+    needs_cpu_manager: bool = False
     data_plane: str | None = None  # what marks a DPDK-style data plane: a /dev/vfio volume
     hugepage_volume: str | None = None  # a volume mapping hugepages (emptyDir of medium HugePages*, /dev/hugepages)
     pod_limits: dict[str, Fraction] | None = None  # spec.resources.limits as written (pod-level resources)
