@@ -20,6 +20,9 @@ from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
 from numalint.topology.safe_read import read_capped
 
 CPU_FILE = "cpu_manager_state"
+# a deleted checkpoint is gone from the node, not from the copy --node-state reads: the node then starts afresh
+AFTERWARDS = "(then check without --node-state: the node starts with no checkpoint)"
+DELETE_CHECKPOINT = f"drain the node and delete the checkpoint {AFTERWARDS}"
 MEMORY_FILE = "memory_manager_state"
 MAX_CHECKPOINT = 4 << 20  # a node with 64 NUMA nodes and thousands of containers writes well under 1 MiB
 
@@ -81,7 +84,8 @@ def _policy_changed(path: str, prefix: str, wanted: str, data: dict[str, Any]) -
         return []
     return [StateProblem(path, f'{prefix}configured policy "{wanted}" differs from state checkpoint policy '
                                f'"{policy}": the kubelet refuses to start',
-                         f"drain the node and delete /var/lib/kubelet/{Path(path).name} when changing the policy")]
+                         f"drain the node and delete /var/lib/kubelet/{Path(path).name} when changing the policy "
+                         f"{AFTERWARDS}")]
 
 
 def _apply_cpu(node: Node, data: dict[str, Any], path: str) -> list[StateProblem]:
@@ -105,13 +109,13 @@ def _apply_cpu(node: Node, data: dict[str, Any], path: str) -> list[StateProblem
     elif not reserved <= default:
         problems.append(StateProblem(path, f'not all reserved cpus: "{format_cpuset(reserved)}" are present in '
                                            f'defaultCpuSet: "{format_cpuset(default)}" (stale state: the reservation '
-                                           "changed)", "drain the node and delete the checkpoint"))
+                                           "changed)", DELETE_CHECKPOINT))
     known = set(default)
     for (pod, ctr), cpus in entries.items():
         if default & cpus:
             problems.append(StateProblem(path, f'pod: {pod}, container: {ctr} cpuset: "{format_cpuset(cpus)}" overlaps '
                                                f'with default cpuset "{format_cpuset(default)}"',
-                                         "drain the node and delete the checkpoint"))
+                                         DELETE_CHECKPOINT))
         known |= cpus
     if known != all_cpus:
         problems.append(StateProblem(path, f'current set of available CPUs "{format_cpuset(all_cpus)}" doesn\'t match '
@@ -150,7 +154,7 @@ def _apply_memory(node: Node, data: dict[str, Any], path: str) -> list[StateProb
             return [StateProblem(path, "[memorymanager] the expected machine state is different from the real one "
                                        f"(NUMA {numa}: totals, system reserved or allocatable memory differ from the "
                                        "declared topology and reservedMemory)",
-                                 "check reservedMemory and the topology, or drain the node and delete the checkpoint")]
+                                 f"check reservedMemory and the topology, or {DELETE_CHECKPOINT}")]
     node.memory_state.nodes = loaded
     node.memory_state.blocks.update(blocks)
     return []
