@@ -345,3 +345,53 @@ def test_a_vm_with_dedicated_cpus_needs_a_static_cpu_manager(tmp_path: Path, pol
         return
     assert len(found) == 1 and "labelled cpumanager=true" in found[0]["message"]
     assert found[0]["fix"]["description"].startswith("set cpuManagerPolicy: static")
+
+
+STATIC_RESERVATION_KC = """\
+    apiVersion: machineconfiguration.openshift.io/v1
+    kind: KubeletConfig
+    metadata: {name: virt}
+    spec:
+      machineConfigPoolSelector:
+        matchLabels: {pools.operator.machineconfiguration.openshift.io/worker: ""}
+      kubeletConfig:
+        cpuManagerPolicy: static
+        reservedSystemCPUs: "0-1"
+        memoryManagerPolicy: Static
+        reservedMemory:
+          - numaNode: 0
+            limits: {memory: 1124Mi}
+    """
+
+
+BIG_NODE = """\
+    apiVersion: numalint.io/v1alpha1
+    kind: NodeTopology
+    metadata: {name: big}
+    spec:
+      pool: {kubeletConfig: virt}
+      numaNodes:
+        - {id: 0, cpus: "0-63", memory: 64Gi}
+        - {id: 1, cpus: "64-127", memory: 64Gi}
+    """
+
+
+@pytest.mark.parametrize("release,amount,expected,pin", [
+    ("4.20", "1124Mi", [], None), ("4.21", "1124Mi", ["info"], "false"),
+    ("4.21", "8292Mi", ["info"], "true"),  # node sizing on the 128Gi node: 1Gi + 6% of 120Gi -> 8Gi, + 100Mi
+])
+def test_a_reservation_right_for_one_kind_of_cluster_says_so(tmp_path: Path, release: str, amount: str,
+                                                             expected: list[str], pin: str | None) -> None:
+    """OpenShift 4.21 sizes a worker pool's systemReserved from each node where autoSizingReserved is unwritten
+    on a cluster installed at 4.21, and keeps the static 1Gi on a cluster upgraded to it. A total right for one
+    kind is refused by the other's kubelet (a public repository's 1124Mi crash-looped on fresh 4.21 clusters):
+    no error, but an info; writing autoSizingReserved as it says settles it."""
+    kc = STATIC_RESERVATION_KC.replace("1124Mi", amount)
+    found = [f for f in findings(tmp_path, {"kc.yaml": kc, "topology.yaml": BIG_NODE}, "--openshift-version",
+                                 release) if f["rule"] == "reserved-memory-mismatch"]
+    assert [f["severity"] for f in found] == expected, found
+    if pin is not None:
+        assert f"autoSizingReserved: {pin}" in found[0]["fix"]["description"]
+        settled = kc.replace("    spec:\n", f"    spec:\n      autoSizingReserved: {pin}\n")
+        assert not [f for f in findings(tmp_path, {"kc.yaml": settled}, "--openshift-version", release)
+                    if f["rule"] == "reserved-memory-mismatch"]

@@ -271,6 +271,40 @@ def reserved_memory_mismatch(analysis: Analysis) -> Iterator[Hit]:
                     f"(the kubelet refuses to start: {problem.message})",
                     "reservedMemory",
                     fix=_corrected(analysis, profile, resource, total, expected))
+        yield from _right_only_where_sizing_is_off(analysis, profile)
+
+
+def _right_only_where_sizing_is_off(analysis: Analysis, profile: KubeletProfile) -> Iterator[Hit]:
+    """A KubeletConfig with autoSizingReserved unwritten on an OpenShift 4.21+ worker pool, whose reservedMemory is
+    right for one of the two ways such a pool runs: the static reservation (node sizing off: a cluster upgraded
+    from an older release) or the node-sized one (on: a cluster installed at 4.21). The kubelet of the other kind
+    of cluster refuses it. Info: writing autoSizingReserved makes it right on every cluster."""
+    if (profile.memory_policy != "Static" or profile.rendered_from is not None or not profile.reserved_memory
+            or "systemReserved.memory" not in profile.platform_defaults
+            or not profile.sizing_unsettled(analysis.version)):
+        return
+    capacity = analysis.node_memory(profile)
+    static = profile.allocatable_reservation("memory", capacity, analysis.version, sized=False)
+    sized = profile.allocatable_reservation("memory", capacity, analysis.version, sized=True)
+    total = sum((e.limits.get("memory", Fraction(0)) for e in profile.reserved_memory), Fraction(0))
+    if static == sized or total not in (static, sized):  # the same either way, or wrong either way (reported)
+        return
+    if total == static:
+        nodes = f" ({format_bytes(sized)} on this pool's nodes)" if sized is not None else ""
+        right, wrong, pin = (f"where node sizing is off ({UPGRADED})",
+                             f"where it is on ({INSTALLED}) the machine-config operator sizes systemReserved from "
+                             f"each node{nodes}", "false")
+    else:
+        right, wrong, pin = (f"where node sizing is on ({INSTALLED})",
+                             f"where it is off ({UPGRADED}) systemReserved stays 1Gi ({format_bytes(static or 0)} "
+                             "in all)", "true")
+    yield _finding(
+        profile,
+        f"reservedMemory memory sums to {format_bytes(total)}, what the kubelet requires {right}; autoSizingReserved "
+        f"is not written, and {wrong}: that kubelet refuses this total",
+        "reservedMemory", severity="info",
+        fix=Fix(f"write spec.autoSizingReserved: {pin} in this KubeletConfig, so the reservation holds on every "
+                "cluster"))
 
 
 # where OpenShift's node sizing is off and on when autoSizingReserved is not written (views/kubelet.py)
