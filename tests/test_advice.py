@@ -395,3 +395,133 @@ def test_a_reservation_right_for_one_kind_of_cluster_says_so(tmp_path: Path, rel
         settled = kc.replace("    spec:\n", f"    spec:\n      autoSizingReserved: {pin}\n")
         assert not [f for f in findings(tmp_path, {"kc.yaml": settled}, "--openshift-version", release)
                     if f["rule"] == "reserved-memory-mismatch"]
+
+
+TWO_POOLS = """\
+    apiVersion: kubelet.config.k8s.io/v1beta1
+    kind: KubeletConfiguration
+    metadata: {name: general}
+    cpuManagerPolicy: none
+    ---
+    apiVersion: kubelet.config.k8s.io/v1beta1
+    kind: KubeletConfiguration
+    metadata: {name: pinned}
+    cpuManagerPolicy: PINNED_POLICY
+    reservedSystemCPUs: "0"
+    ---
+    apiVersion: numalint.io/v1alpha1
+    kind: NodeTopology
+    metadata: {name: gen}
+    spec:
+      pool: {kubeletConfig: general, nodes: 2}
+      numaNodes: [{id: 0, cpus: "0-7", memory: 16Gi}]
+    ---
+    apiVersion: numalint.io/v1alpha1
+    kind: NodeTopology
+    metadata: {name: pin}
+    spec:
+      pool: {kubeletConfig: pinned, nodes: 2, nodeSelector: {node-role.kubernetes.io/virt: ""}}
+      numaNodes: [{id: 0, cpus: "0-7", memory: 16Gi}]
+    """
+
+
+@pytest.mark.parametrize("pinned,pending", [("static", False), ("none", True)])
+def test_a_vm_with_dedicated_cpus_goes_to_the_static_pool(tmp_path: Path, pinned: str, pending: bool) -> None:
+    """KubeVirt's cpumanager=true nodeSelector steers the VM to the pool whose kubelet runs the static CPU manager,
+    whatever its other labels: no finding; only when no pool runs it does the VM stay Pending."""
+    files = {"pools.yaml": TWO_POOLS.replace("PINNED_POLICY", pinned), "vm.yaml": DEDICATED_VM}
+    found = [f for f in findings(tmp_path, files) if f["rule"] == "admission-failure"]
+    assert bool(found) is pending, found
+    placed = run("simulate", "--format", "json", str(tmp_path)).json()
+    pools = {pool["name"]: [p for node in pool["nodes"] for p in node["pods"]] for pool in placed["pools"]}
+    assert pools["pin"] == ([] if pending else ["vm1"]), pools
+    expected = [(False, "Unschedulable")] if pending else [(True, None)]
+    assert [(p["admitted"], p["reason"]) for p in placed["pods"]] == expected, placed["pods"]
+
+
+def test_a_vm_on_a_pool_of_unknown_kubelet_or_halted_is_no_pending_claim(tmp_path: Path) -> None:
+    """A topology without a kubelet configuration says nothing of its CPU manager; a halted VM has no pod."""
+    assert not [f for f in findings(tmp_path / "a", {"topology.yaml": UNLABELLED_TOPOLOGY, "vm.yaml": DEDICATED_VM})
+                if f["rule"] == "admission-failure"]
+    halted = DEDICATED_VM.replace("    spec:\n      template:", "    spec:\n      runStrategy: Halted\n      template:")
+    kubelet = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: none\n"
+    assert not [f for f in findings(tmp_path / "b", {"kubelet.yaml": kubelet, "vm.yaml": halted})
+                if f["rule"] == "admission-failure"]
+
+
+def test_requests_to_limits_is_no_edit_for_pod_level_resources_or_a_vm(tmp_path: Path) -> None:
+    """With pod-level resources the QoS class comes from spec.resources (raising a container's request above the
+    pod's is refused by the API server); a VM's limits include virt-launcher's overhead, written nowhere."""
+    pod_level = TRAINER.replace("    spec:\n      containers:", "    spec:\n      resources:\n        requests: "
+                                "{cpu: 1500m, memory: 8Gi}\n        limits: {cpu: '4', memory: 8Gi}\n      containers:")
+    vm = DEDICATED_VM.replace("requests: {memory: 4Gi}", "requests: {cpu: '4', memory: 4Gi}\n"
+                              "              limits: {cpu: '4', memory: 6Gi}")
+    for name, text in (("pod", pod_level), ("vm", vm)):
+        found = [f for f in findings(tmp_path / name, {f"{name}.yaml": text}, "--kubernetes-version", "1.34")
+                 if f["rule"] == "not-guaranteed"]
+        assert found and all(not f["fix"]["edits"] for f in found), (name, found)
+
+
+def test_a_resource_name_differing_only_in_case_is_still_proposed(tmp_path: Path) -> None:
+    """Numbers make siblings (port3, port4), case does not: DU_FH is a misspelling of du_fh."""
+    from tests.test_sriov_precision import network, policy
+
+    found = [f for f in findings(tmp_path, {"p.yaml": policy("p", "du_fh"), "n.yaml": network("net", "DU_FH")})
+             if f["rule"] == "sriov-unknown-resource"]
+    assert [f["fix"]["description"] for f in found] == ['correct resourceName (use "du_fh") or add the '
+                                                        "SriovNetworkNodePolicy"]
+
+
+def _imbalance(tmp_path: Path, topology_change: tuple[str, str] = ("", ""), pods: str | None = None) -> list[str]:
+    from numalint.catalogue import catalogue
+
+    files = dict(catalogue()["numa-imbalance"].examples[0]["files"])
+    files["topology.yaml"] = files["topology.yaml"].replace(*topology_change)
+    if pods is not None:
+        files["pod.yaml"] = pods
+    return [f["fix"]["description"] for f in findings(tmp_path, files) if f["rule"] == "numa-imbalance"]
+
+
+GPU_POD = ("apiVersion: v1\nkind: Pod\nmetadata: {name: gpu}\nspec:\n  containers:\n    - name: app\n"
+           "      resources: {limits: {cpu: '8', memory: 1Gi, nvidia.com/gpu: 1}}\n")
+
+
+def test_numa_imbalance_only_where_the_next_device_pod_is_rejected(tmp_path: Path) -> None:
+    """Not when another node of the pool has the device free beside free CPUs (the scheduler prefers it), not on
+    a node that is simply full, nor on a single NUMA node; and the advice names what took the CPUs."""
+    assert len(_imbalance(tmp_path / "one")) == 1
+    assert _imbalance(tmp_path / "spare", ("spec:\n", "spec:\n  pool: {nodes: 3}\n")) == []
+    full = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: two}\nspec:\n  replicas: 2\n  template:\n"
+            "    spec:\n      containers:\n        - name: app\n"
+            "          resources: {limits: {cpu: '8', memory: 1Gi}}\n")
+    assert _imbalance(tmp_path / "full", pods=full) == []
+    single = ('    - {id: 1, cpus: "9-16", memory: 64Gi}\n', "")
+    assert _imbalance(tmp_path / "single", single) == []
+    advice = _imbalance(tmp_path / "itself", pods=GPU_POD)  # the GPU pod took every CPU of its NUMA node
+    assert len(advice) == 1 and advice[0].startswith("size the pods on NUMA 0 so that each device keeps CPUs"), advice
+
+
+def test_moving_reserved_cpus_claims_nothing_it_did_not_prove(tmp_path: Path) -> None:
+    """Without pods nothing is verified (the hint names the CPUs, no "verified"); with CPUs reserved by quantity
+    beside kubeReservedCgroup, naming CPUs takes reservedSystemCPUs, which the kubelet refuses with that cgroup."""
+    files = {**RAN, "pods.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: none}\n"}
+    hint = next(f["fix"]["description"] for f in findings(tmp_path / "a", files)
+                if f["rule"] == "reserved-cpus-on-device-numa")
+    assert hint == 'reserve CPUs on NUMA 1 instead, such as reservedSystemCPUs: "8-9"', hint
+    files["kubelet.yaml"] = files["kubelet.yaml"].replace(
+        'reservedSystemCPUs: "0,8"', "kubeReserved: {cpu: '1'}\n        kubeReservedCgroup: /kube.slice")
+    found = [f["fix"]["description"] for f in findings(tmp_path / "b", files, "--fail-on", "never")
+             if f["rule"] == "reserved-cpus-on-device-numa"]
+    assert found == ["reserve CPUs on NUMA 1 instead, with reservedSystemCPUs, which the kubelet refuses together "
+                     "with kubeReservedCgroup: remove those first"], found
+
+
+def test_kubeletconfig_pool_lists_only_the_pools_of_its_cluster(tmp_path: Path) -> None:
+    east = MCP.replace("worker-cnf", "east-cnf")
+    west = MCP.replace("worker-cnf", "west-cnf")
+    files = {"clusters/east/mc/mcp.yaml": east, "clusters/west/mc/mcp.yaml": west,
+             "clusters/west/mc/kc.yaml": _kubeletconfig("custom-kubelet: on")}
+    found = [f for f in findings(tmp_path, files) if f["rule"] == "kubeletconfig-pool"]
+    assert [f["fix"]["description"] for f in found] == [
+        'select the intended MachineConfigPool by its labels: "west-cnf" carries '
+        'machineconfiguration.openshift.io/role: "west-cnf"'], found

@@ -539,3 +539,34 @@ def test_two_policies_on_one_root_device_are_rejected_by_the_webhook(tmp_path: P
                                           '"vfio"'), found
     write(tmp_path, {"b.yaml": second.replace("0000:19:00.0", "0000:19:00.1")})
     assert "sriov-policy-conflict" not in run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).rules()
+
+
+@pytest.mark.parametrize("metadata", ["{name: mine, namespace: " + NS + "}", "{name: default, namespace: other}"])
+def test_only_the_default_operator_config_turns_the_webhook_off(tmp_path: Path, metadata: str) -> None:
+    """The operator reads only SriovOperatorConfig "default" in its own namespace (validateSriovOperatorConfig):
+    another one turns nothing off, and the '-' stays refused."""
+    config = _operator_config(False).replace(f"{{name: default, namespace: {NS}}}", metadata)
+    write(tmp_path, {"operator.yaml": config, "policy.yaml": policy("p", "du-net")})
+    assert "schema" in run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).rules()
+
+
+def _nic_topology(name: str, role: str, extra: str) -> str:
+    return (f"apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {{name: {name}}}\nspec:\n"
+            f"  pool: {{nodeSelector: {{node-role.kubernetes.io/{role}: \"\"}}}}\n"
+            '  numaNodes: [{id: 0, cpus: "0-7", memory: 16Gi}]\n'
+            f'  nics:\n    - {{pciAddress: "0000:3b:00.0", interface: ens1f0, numaNode: 0, {extra}}}\n')
+
+
+def test_numvfs_is_judged_on_the_pfs_of_the_nodes_the_policy_selects(tmp_path: Path) -> None:
+    """validatePolicyForNodeState compares numVfs with the PFs of the selected nodes: an edge pool's smaller NIC
+    says nothing of a worker policy; a Mellanox PF takes up to 128 (its firmware is set to numVfs)."""
+    worker = policy("fh", "fh").replace("numVfs: 8", "numVfs: 32")
+    write(tmp_path, {"policy.yaml": worker, "big.yaml": _nic_topology("big", "worker", "totalVfs: 64"),
+                     "small.yaml": _nic_topology("small", "edge", "totalVfs: 16")})
+    assert "sriov-numvfs" not in run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).rules()
+    write(tmp_path, {"big.yaml": _nic_topology("big", "worker", 'vendor: "15b3", totalVfs: 16')})
+    assert "sriov-numvfs" not in run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).rules()
+    write(tmp_path, {"big.yaml": _nic_topology("big", "worker", 'vendor: "8086", totalVfs: 16')})
+    found = [f for f in run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).json()["findings"]
+             if f["rule"] == "sriov-numvfs"]
+    assert len(found) == 1 and "operator webhook rejects" in found[0]["message"], found

@@ -179,7 +179,6 @@ def test_node_state_starts_the_simulation_from_live_allocations(tmp_path: Path) 
     assert stale[0]["file"] == os.path.join(str(state), "cpu_manager_state")
     # deleting the checkpoint on the node leaves the copy --node-state reads: the advice says to check without it
     assert "then check without --node-state" in stale[0]["fix"]["description"]
-    assert "node-state" not in run("check", "--format", "json", str(tmp_path)).rules()
 
 
 def test_nrt_attributes_give_the_policy_when_no_kubelet_configuration_is_given(tmp_path: Path) -> None:

@@ -16,8 +16,8 @@ from numalint.alignment.node import (
     settings_problems,
 )
 from numalint.analysis import Analysis
-from numalint.checks.input_rules import did_you_mean, near_resources
-from numalint.checks.kubelet_rules import gate_fix
+from numalint.checks.input_rules import use_one_of
+from numalint.checks.kubelet_rules import gate_fix, reserved_cgroups
 from numalint.checks.registry import check
 from numalint.findings import Fix, Hit, Related
 from numalint.k8s.cpuset import format_cpuset
@@ -39,6 +39,7 @@ from numalint.simulation.simulate import (
     UNSCHEDULABLE,
     PodRun,
     PoolRun,
+    no_cpu_manager_message,
     pod_requests,
 )
 from numalint.views.kubelet import KubeletProfile
@@ -81,9 +82,10 @@ def admission_failure(analysis: Analysis) -> Iterator[Hit]:
                 continue
             where = f'pool "{pool_run.pool.name}" ({pool_run.pool.why})'
             if admission.reason == UNSCHEDULABLE:
-                yield _pod_finding(analysis, pod, f"pod {pod.name} cannot be scheduled in {where}: "
-                                   f"{admission.message}", Fix(_absent_fix(pool_run, pod)
-                                                               or unschedulable_fix(admission.message)))
+                message = admission.message
+                fix = (unschedulable_fix(message) if NO_CPU_MANAGER in message
+                       else _absent_fix(pool_run, pod) or unschedulable_fix(message))
+                yield _pod_finding(analysis, pod, f"pod {pod.name} cannot be scheduled in {where}: {message}", Fix(fix))
                 continue
             state = free_summary(pod.before) if pod.before else ""
             fixes = (verified_fixes(analysis.sriov, pool_run, pod, analysis.pool_runs) if searched < MAX_FIX_SEARCHES
@@ -159,19 +161,15 @@ def _vms_without_cpu_manager(analysis: Analysis) -> Iterator[Hit]:
     run another CPU manager policy than static: its virt-launcher pod asks for nodes labelled cpumanager=true and
     virt-handler labels none (the simulation says the same of a simulated pool)."""
     for view in analysis.pods:
-        if not view.needs_cpu_manager:
+        if not view.needs_cpu_manager or not view.replicas:  # a halted VM has no pod to stay Pending
             continue
         pools = analysis.pools_for(view)
         if not pools or any(p.topology is not None or p.profile is None or p.profile.cpu_manager_policy == "static"
                             for p in pools):
             continue
-        policies = ", ".join(sorted({f'"{p.profile.cpu_manager_policy}"' for p in pools if p.profile is not None}))
-        names = ", ".join(f'"{p.name}"' for p in pools)
-        yield Hit(f"{view.ref.label()} cannot be scheduled: KubeVirt puts a VM with dedicatedCpuPlacement only on "
-                  "nodes labelled cpumanager=true, which virt-handler sets where the kubelet runs the static CPU "
-                  f"manager; the kubelet of {names} runs cpuManagerPolicy {policies}; it stays Pending",
-                  view.file, view.anchor(), view.ref, Fix(unschedulable_fix(NO_CPU_MANAGER)), None,
-                  tuple(r for p in pools for r in pool_related(analysis, p)))
+        message = no_cpu_manager_message(pools)
+        yield Hit(f"{view.ref.label()} cannot be scheduled: {message}", view.file, view.anchor(), view.ref,
+                  Fix(unschedulable_fix(message)), None, tuple(r for p in pools for r in pool_related(analysis, p)))
 
 
 def _absent_fix(pool_run: PoolRun, pod: PodRun) -> str | None:
@@ -185,10 +183,9 @@ def _absent_fix(pool_run: PoolRun, pod: PodRun) -> str | None:
     offered = [r for r, amount in pool_run.allocatable.items() if amount and is_extended(r)]
     fixes = []
     for resource in absent:
-        near = near_resources(resource, offered)
-        fixes.append(f"no node of the pool has {resource}: " + (
-            f"correct the name ({did_you_mean(resource, near).replace('did you mean', 'use', 1).rstrip('?')}) or "
-            if near else "") + "declare the device on the pool's nodes (its topology, an SR-IOV policy)")
+        named = use_one_of(resource, offered)
+        fixes.append(f"no node of the pool has {resource}: " + (f"correct the name ({named}) or " if named else "")
+                     + "declare the device on the pool's nodes (its topology, an SR-IOV policy)")
     return "; ".join(fixes)
 
 
@@ -230,33 +227,52 @@ _COMPANIONS = ("cpu", "memory")
 def numa_imbalance(analysis: Analysis) -> Iterator[Hit]:
     """Devices left idle on a NUMA node whose CPUs (or pinned memory) the simulated placements used up. Under
     single-numa-node or restricted, a Guaranteed pod asking for such a device needs its exclusive CPUs on the
-    device's NUMA node too, so the kubelet rejects it (TopologyAffinityError) while the device sits idle. A NUMA
-    node full beside an empty one strands nothing by itself: the next pod needing no device goes to the other."""
+    device's NUMA node too. Reported when that is where the next such pod goes and is rejected
+    (TopologyAffinityError): the node still has CPUs on another NUMA node (else it is simply full and the scheduler
+    passes it by), and no node of the pool has that device free with CPUs beside it (the scheduler would prefer
+    it). A NUMA node full beside an empty one strands nothing by itself."""
     for pool_run in analysis.pool_runs:
         if (pool_run.pool.topology is None
                 or pool_run.settings.topology_policy not in ("single-numa-node", "restricted")
                 or not any(p.admission and p.admission.admitted for p in pool_run.pods)):
             continue
-        reported: set[tuple[int, str]] = set()
-        for node in pool_run.nodes:
-            capacity, free = node.capacity(), node.free()
+        tables = [(node, node.capacity(), node.free()) for node in pool_run.nodes]
+        usable = {r for _node, _capacity, free in tables for numa in free for r in free[numa]
+                  if is_extended(r) and free[numa][r] > 0 and all(free[numa].get(c, 1) > 0 for c in _COMPANIONS)}
+        reported: set[str] = set()
+        for node, capacity, free in tables:
             for numa in sorted(capacity):
                 spent = [r for r in _COMPANIONS if capacity[numa].get(r, 0) > 0 and free[numa].get(r, 0) == 0]
-                idle = {r: free[numa][r] for r in sorted(capacity[numa])
-                        if is_extended(r) and free[numa].get(r, 0) > 0 and (numa, r) not in reported}
-                if not spent or not idle:
+                idle = {r: free[numa][r] for r in sorted(capacity[numa]) if is_extended(r)
+                        and free[numa].get(r, 0) > 0 and r not in usable and r not in reported}
+                elsewhere = any(free[other].get("cpu", 0) > 0 for other in free if other != numa)
+                if not spent or not idle or not elsewhere:
                     continue
-                reported |= {(numa, r) for r in idle}
-                topo = pool_run.pool.topology
-                devices = ", ".join(f"{count} {r}" for r, count in idle.items())
-                words = {"cpu": "exclusive CPUs", "memory": "memory"}
-                yield Hit(f"after the simulated placements on {node.name}, NUMA {numa} has no "
-                          f"{' and no '.join(words[r] for r in spent)} left while {devices} stay free there: a "
-                          f"Guaranteed pod asking for {'them' if sum(idle.values()) > 1 else 'it'} needs its CPUs "
-                          f"on that NUMA node too, so under {pool_run.settings.topology_policy} the kubelet rejects it "
-                          "(TopologyAffinityError) while the devices sit idle", topo.file, topo.anchor(), topo.ref,
-                          Fix(f"run the pods that need no device on nodes without these devices (a pool of their "
-                              f"own), or lower their requests so NUMA {numa} keeps CPUs for the pods that use them"))
+                reported |= set(idle)
+                yield _stranded(pool_run, node, numa, spent, idle)
+
+
+def _stranded(pool_run: PoolRun, node: Node, numa: int, spent: list[str], idle: dict[str, int]) -> Hit:
+    topo = pool_run.pool.topology
+    assert topo is not None
+    words = {"cpu": "exclusive CPUs", "memory": "memory"}
+    needs = " and ".join({"cpu": "its CPUs", "memory": "its memory"}[r] for r in spent)
+    devices = ", ".join(f"{count} {r}" for r, count in idle.items())
+    # who took the NUMA node: pods that need no device there can go elsewhere; device pods need fewer CPUs each
+    here = [(p, p.admission) for p in pool_run.pods if p.node == node.name and p.admission is not None
+            and p.admission.admitted and numa in p.admission.numa_nodes]
+    deviceless = sorted({p.view.ref.name for p, admission in here if not any(c.devices for c in admission.containers)})
+    kept = needs.replace("its ", "")
+    fix = (f"run the pods that need no device ({', '.join(deviceless)}) on nodes without these devices (a pool of "
+           f"their own), or lower their requests so NUMA {numa} keeps {kept} for the pods that use the devices"
+           if deviceless else f"size the pods on NUMA {numa} so that each device keeps {kept} beside it (fewer "
+           "CPUs per device)")
+    return Hit(f"after the simulated placements on {node.name}, NUMA {numa} has no "
+               f"{' and no '.join(words[r] for r in spent)} left while {devices} "
+               f"{'stays' if sum(idle.values()) == 1 else 'stay'} free there and nowhere else in the pool beside free "
+               f"CPUs: a Guaranteed pod asking for {'it' if sum(idle.values()) == 1 else 'them'} needs {needs} on "
+               f"that NUMA node too, so under {pool_run.settings.topology_policy} the kubelet rejects it "
+               "(TopologyAffinityError) while the devices sit idle", topo.file, topo.anchor(), topo.ref, Fix(fix))
 
 
 @check("reserved-cpus-on-device-numa")
@@ -289,6 +305,10 @@ def _move_reservation_hint(analysis: Analysis, pool: Pool, profile: KubeletProfi
     """Reserve the same number of CPUs on a NUMA node without devices, proven on the pool's simulated pods:
     moving the reservation frees the device node's CPUs, and pods needing no device may then take them first,
     pushing a device pod out (TopologyAffinityError). Said when it does, so the author weighs it."""
+    cgroups = reserved_cgroups(profile, analysis) if not profile.reserved_cpus_text else []
+    if cgroups:  # CPUs reserved by quantity: naming them takes reservedSystemCPUs, refused beside these cgroups
+        return (f"reserve CPUs on NUMA {numa} instead, with reservedSystemCPUs, which the kubelet refuses together "
+                f"with {' and '.join(cgroups)}: remove those first")
     pool_run = next((r for r in analysis.pool_runs if r.pool is pool), None)
     moved = moved_reservation(pool_run, analysis.sriov, numa, count) if pool_run is not None else None
     if moved is None:
@@ -297,6 +317,9 @@ def _move_reservation_hint(analysis: Analysis, pool: Pool, profile: KubeletProfi
     field = ("spec.cpu.reserved (and spec.cpu.isolated to match)" if profile.rendered_from is not None
              else "reservedSystemCPUs")
     where = f'{field}: "{format_cpuset(chosen)}"'
+    assert pool_run is not None
+    if not any(p.admission is not None and p.admission.admitted for p in pool_run.pods):
+        return f"reserve CPUs on NUMA {numa} instead, such as {where}"  # no pod of the run to prove it on
     if keeps:
         return (f"reserve CPUs on NUMA {numa} instead, such as {where} (verified: every pod the pool admits stays "
                 "admitted)")

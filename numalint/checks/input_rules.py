@@ -246,12 +246,20 @@ def near_resources(resource: str, names: Iterable[str]) -> list[str]:
     def bare(name: str) -> str:
         return name.rsplit("/", 1)[-1].lower()
 
-    def numbered(name: str) -> str:
-        return re.sub(r"\d+", "0", name)
+    def sibling(name: str, other: str) -> bool:  # the same but for its numbers
+        return re.sub(r"\d+", "0", name) == re.sub(r"\d+", "0", other) and \
+            re.findall(r"\d+", name) != re.findall(r"\d+", other)
 
     wanted = bare(resource)
-    by_bare = {bare(n): n for n in names if numbered(bare(n)) != numbered(wanted)}
+    by_bare = {bare(n): n for n in names if not sibling(bare(n), wanted)}
     return [by_bare[n] for n in difflib.get_close_matches(wanted, list(by_bare), n=3, cutoff=0.75)]
+
+
+def use_one_of(resource: str, names: Iterable[str]) -> str | None:
+    """``use "a" or "b"``: the ``names`` close enough to ``resource`` to be what was meant (``near_resources``);
+    None when none is."""
+    near = near_resources(resource, names)
+    return did_you_mean(resource, near).replace("did you mean", "use", 1).rstrip("?") if near else None
 
 
 def did_you_mean(value: str, candidates: Iterable[str], n: int = 3) -> str:

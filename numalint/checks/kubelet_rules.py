@@ -65,7 +65,8 @@ def invalid_policy_name(analysis: Analysis) -> Iterator[Hit]:
                 continue
             if same_case and stripped != value:
                 message = (f'{name} "{value}" is not accepted: the line break or spaces around the name are part '
-                           "of the value (a > or | block scalar keeps its last line break; >- drops it)"
+                           "of the value" + (" (a > or | block scalar keeps its last line break unless written >- "
+                                             "or |-)" if value.endswith("\n") else "")
                            + ("" if stripped == same_case[0] else ", and values are case-sensitive")
                            + f'; the kubelet refuses to start. Use "{same_case[0]}"')
                 fix = Fix(f'write "{same_case[0]}"', [Edit(profile.span(name), same_case[0], value, string=True)], SAFE)
@@ -135,7 +136,7 @@ def no_cpu_reservation(analysis: Analysis) -> Iterator[Hit]:
             if problem.reason == "no-cpu-reservation":
                 if profile.has("reservedSystemCPUs") and profile.reserved_cpus_text and profile.reserved_cpus() is None:
                     continue  # validation stops at "unable to parse reservedSystemCPUs" first (reserved-cpus-invalid)
-                cgroups = _reserved_cgroups(profile, analysis)
+                cgroups = reserved_cgroups(profile, analysis)
                 # reservedSystemCPUs next to a reserved cgroup stops the kubelet too (reserved-cpus-conflict)
                 fix = (Fix('reserve CPUs for the system with kubeReserved: {cpu: "1"} or systemReserved: {cpu: "1"} '
                            f"(reservedSystemCPUs cannot go with {' and '.join(cgroups)})") if cgroups else
@@ -144,7 +145,7 @@ def no_cpu_reservation(analysis: Analysis) -> Iterator[Hit]:
                                f"({problem.message})", "cpuManagerPolicy", fix=fix)
 
 
-def _reserved_cgroups(profile: KubeletProfile, analysis: Analysis) -> list[str]:
+def reserved_cgroups(profile: KubeletProfile, analysis: Analysis) -> list[str]:
     """The reserved cgroups set: with either, reservedSystemCPUs stops the kubelet (validation.go)."""
     return [name for name, value in (("systemReservedCgroup", profile.system_reserved_cgroup_at(analysis.version)),
                                      ("kubeReservedCgroup", profile.kube_reserved_cgroup)) if value]
@@ -184,7 +185,7 @@ def reserved_cpus_conflict(analysis: Analysis) -> Iterator[Hit]:
     for profile in analysis.profiles:
         if not profile.reserved_cpus_text:
             continue
-        cgroups = _reserved_cgroups(profile, analysis)
+        cgroups = reserved_cgroups(profile, analysis)
         if cgroups:
             kept = ""
             if profile.openshift and "systemReservedCgroup" in cgroups and profile.user_system_reserved_cgroup:

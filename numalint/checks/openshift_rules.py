@@ -57,11 +57,11 @@ def _selector_labels(profile: KubeletProfile) -> tuple[tuple[str, str], ...] | N
     return tuple(sorted((str(k), "" if v is None else str(v)) for k, v in selector["matchLabels"].items()))
 
 
-def _pool_labels_fix(profile: KubeletProfile, pools: Sequence[MachineConfigPoolView]) -> str:
-    """Match the intended pool: the labels each MachineConfigPool of the run carries (what a
+def _pool_labels_fix(run: Run, profile: KubeletProfile, pools: Sequence[MachineConfigPoolView]) -> str:
+    """Match the intended pool: the labels each MachineConfigPool near the configuration carries (what a
     machineConfigPoolSelector matches), or its spec.nodeSelector (what a PerformanceProfile's nodeSelector must
-    match when it names no pool); a generic example only when the run declares no pool of its own."""
-    declared = [p for p in pools if p.doc is not None]
+    match when it names no pool); a generic example only when no pool of the cluster is declared."""
+    declared = [p for p in pools if p.doc is not None and run.together(profile.file, p.doc.file)]
     if explicit_pool_selector(profile):
         offers = [f'"{p.name}" carries {_label_list(p.labels)}' for p in declared if p.labels]
         if offers:
@@ -102,7 +102,7 @@ def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
                 ".numalint.yaml)")
             yield Hit(f"{profile.ref.label()} selects no MachineConfigPool of the run nor the built-in master or "
                       f"worker pool ({how}): its settings reach no node{apart}", profile.file, _selector_span(profile),
-                      profile.ref, Fix(_pool_labels_fix(profile, pools)))
+                      profile.ref, Fix(_pool_labels_fix(analysis.run, profile, pools)))
         elif not matched and explicit_pool_selector(profile) and (labels := _selector_labels(profile)) is not None:
             unknown.setdefault(labels, []).append(profile)
         for mcp in matched:

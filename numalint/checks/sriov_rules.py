@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from numalint.analysis import Analysis
-from numalint.checks.input_rules import did_you_mean, near_resources
+from numalint.checks.input_rules import near_resources, use_one_of
 from numalint.checks.registry import check
 from numalint.findings import Fix, Hit, Related
 from numalint.k8s.kinds import FOREIGN_NETWORK_KINDS, SRIOV_NETWORK_KINDS, SRIOV_POLICY
@@ -26,6 +27,9 @@ from numalint.model.sriov import (
 )
 from numalint.reading.yamlpos import Span
 from numalint.views.workloads import PodView
+
+if TYPE_CHECKING:
+    from numalint.views.topology import NIC, TopologyView
 
 NO_PROVIDER = "no SriovNetworkNodePolicy of the run provides it"
 # what a pod's networks annotation may name
@@ -90,10 +94,9 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
     provided = sriov.provided()
 
     def choices(resource: str, names: set[str] = provided) -> str | None:
-        """``use "a" or "b"``: the provided resources close enough to be what was meant (``near_resources``), None
-        when none is (an unrelated resource of the run is no fix: the policy is missing)."""
-        near = near_resources(resource, names)
-        return did_you_mean(resource, near).replace("did you mean", "use", 1).rstrip("?") if near else None
+        """The provided resources close enough to be what was meant; None when none is (an unrelated resource of
+        the run is no fix: the policy is missing)."""
+        return use_one_of(resource, names)
 
     for nets in sriov.networks.values():
         for net in nets:
@@ -300,6 +303,27 @@ def _pair(first: Policy, other: Policy) -> Iterator[Hit]:
                   (Related(first.doc.file, first.span("nicSelector", "rootDevices"), f"{first.ref.label()}"),))
 
 
+INTEL, MELLANOX = "8086", "15b3"
+MLX_MAX_VFS = 128  # pkg/webhook/validate.go MlxMaxVFs
+
+
+def _vf_limits(analysis: Analysis, policy: Policy) -> Iterator[tuple[TopologyView, NIC, int]]:
+    """(topology, PF, the most VFs the policy can create on it) for the PFs the policy selects on the nodes its
+    nodeSelector picks (validatePolicyForNodeState): 128 on a Mellanox PF (the operator sets its firmware to
+    numVfs), else its totalVfs (the webhook checks it on an Intel PF, the kernel on any)."""
+    for pool in analysis.pools:
+        topo = pool.topology
+        if topo is None or (pool.node_labels and not policy.selects_node(pool.node_labels)):
+            continue
+        for nic in topo.nics:
+            if policy.range_on(nic) is False:
+                continue
+            if nic.vendor.lower() == MELLANOX:
+                yield topo, nic, MLX_MAX_VFS
+            elif nic.total_vfs:
+                yield topo, nic, nic.total_vfs
+
+
 def _range_fix(analysis: Analysis, policy: Policy, pf: PFName) -> str:
     """Ranges that would pass the webhook: the entry's own VFs (in order) cut below numVfs, or numVfs raised
     to hold them where no PF of the run's topologies that the policy selects has fewer VFs. A numVfs above what
@@ -307,8 +331,7 @@ def _range_fix(analysis: Analysis, policy: Policy, pf: PFName) -> str:
     fixes hold together."""
     assert pf.first is not None and pf.last is not None
     low, high = min(pf.first, pf.last), max(pf.first, pf.last)
-    totals = [nic.total_vfs for topo in analysis.run.topologies for nic in topo.nics
-              if nic.total_vfs and policy.range_on(nic) is not False]
+    totals = [most for _topo, _nic, most in _vf_limits(analysis, policy)]
     cap = min([policy.num_vfs, *totals])  # the most VFs a valid numVfs gives
     options = []
     if low < cap:
@@ -338,14 +361,17 @@ def sriov_numvfs(analysis: Analysis) -> Iterator[Hit]:
         # one finding for the policy's numVfs, naming every PF it exceeds (one per PF repeated the same fix)
         over: dict[str, str] = {}
         cap = policy.num_vfs
-        for topo in analysis.run.topologies:
-            for nic in topo.nics:
-                if nic.total_vfs and policy.range_on(nic) is not False and policy.num_vfs > nic.total_vfs \
-                        and nic.pci_address not in over:
-                    over[nic.pci_address] = (f"the {nic.total_vfs} VFs PF {nic.interface or nic.pci_address} "
-                                             f'supports (topology "{topo.name}")')
-                    cap = min(cap, nic.total_vfs)
+        checked = False  # the webhook checks Intel and Mellanox PFs; on others the kernel refuses the count
+        for topo, nic, most in _vf_limits(analysis, policy):
+            if policy.num_vfs > most and nic.pci_address not in over:
+                checked = checked or nic.vendor.lower() in (INTEL, MELLANOX)
+                what = f"the {most} VFs PF {nic.interface or nic.pci_address} supports" if most == nic.total_vfs \
+                    else f"the {most} VFs the webhook allows on a Mellanox PF ({nic.interface or nic.pci_address})"
+                over[nic.pci_address] = f'{what} (topology "{topo.name}")'
+                cap = min(cap, most)
         if over:
-            yield Hit(f'numVfs {policy.num_vfs} of "{policy.ref.name}" is above {" and ".join(over.values())}: the '
-                      "operator webhook rejects the policy", policy.doc.file, policy.span("numVfs"),
-                      policy.ref, Fix(f"set numVfs to at most {cap}"))
+            consequence = ("the operator webhook rejects the policy" if checked else "the kernel refuses more VFs "
+                           "than the PF's sriov_totalvfs, so the operator cannot configure the node")
+            yield Hit(f'numVfs {policy.num_vfs} of "{policy.ref.name}" is above {" and ".join(over.values())}: '
+                      f"{consequence}", policy.doc.file, policy.span("numVfs"), policy.ref,
+                      Fix(f"set numVfs to at most {cap}"))

@@ -306,9 +306,24 @@ def _default_node(run: Run, pools: list[Pool]) -> bool:
             and not run.of_kind("MachineConfigPool"))
 
 
+# the node label virt-handler sets from the kubelet's CPU manager ("true" under the static policy, else "false"),
+# and which virt-controller adds to the nodeSelector of a dedicatedCpuPlacement VM's pod (PodView.needs_cpu_manager)
+CPU_MANAGER_LABEL = "cpumanager"
+
+
 def pools_for(pools: Sequence[Pool], pod: PodView) -> list[Pool]:
     only = len(pools) == 1
-    return [p for p in pools if p.matches(pod, only)]
+    matched = [p for p in pools if p.matches(pod, only)]
+    if not pod.needs_cpu_manager:
+        return matched
+    # KubeVirt's cpumanager=true: the static pools its other labels do not rule out, and pools whose kubelet is not
+    # known; when there is none, where it would go otherwise (it then stays Pending there, which is reported)
+    asked = {**pod.node_selector, CPU_MANAGER_LABEL: "true"}
+    kept = {id(p) for p in matched}
+    steered = [p for p in pools if (p.profile is None and id(p) in kept) or (
+        p.profile is not None and p.profile.cpu_manager_policy == "static"
+        and affirms(asked, pod.required_terms, {**p.node_labels, CPU_MANAGER_LABEL: "true"}))]
+    return steered or matched
 
 
 class PoolMatcher:
@@ -320,12 +335,13 @@ class PoolMatcher:
 
     def __init__(self, pools: Sequence[Pool]) -> None:
         self.pools = pools
-        self.known: dict[tuple[tuple[tuple[str, str], ...], str], list[Pool]] = {}
+        self.known: dict[tuple[tuple[tuple[str, str], ...], str, bool], list[Pool]] = {}
 
     def __call__(self, pod: PodView) -> list[Pool]:
         """The pools of ``pod`` (shared: do not change the list)."""
         # equal text means equal terms for ``matches``, which reads them only through str() and == "In" & co.
-        key = (tuple(pod.node_selector.items()), repr(pod.required_terms) if pod.required_terms else "")
+        key = (tuple(pod.node_selector.items()), repr(pod.required_terms) if pod.required_terms else "",
+               pod.needs_cpu_manager)
         found = self.known.get(key)
         if found is None:
             found = self.known[key] = pools_for(self.pools, pod)

@@ -185,7 +185,8 @@ def _policy(doc: Document) -> Policy | None:
                   {str(k): "" if v is None else str(v) for k, v in selector.items()},
                   str(spec.get("deviceType") or "netdevice"), spec.get("excludeTopology") is True,
                   _text(nic.get("vendor")), _text(nic.get("deviceID")), pf_names,
-                  [str(r) for r in as_list(nic.get("rootDevices"))], spec.get("externallyManaged") is True,
+                  [r for r in as_list(nic.get("rootDevices")) if isinstance(r, str)],
+                  spec.get("externallyManaged") is True,
                   isinstance(spec.get("nodeSelector"), dict))
 
 
@@ -410,8 +411,12 @@ def networks_problem(value: str) -> str | None:
 
 def unchecked_by_webhook(run: Run, policy: Document) -> bool:
     """Whether the run's SriovOperatorConfig near ``policy`` turns the operator webhook off: nothing then checks
-    a policy's resourceName but the device plugin, which accepts "-" too."""
-    return any(get(doc.root, ("spec", "enableOperatorWebhook")) is False and run.together(policy.file, doc.file)
+    a policy's resourceName but the device plugin, which accepts "-" too. The operator reads only the one named
+    "default" in its own namespace (validateSriovOperatorConfig), where its policies live too."""
+    namespace = get(policy.root, ("metadata", "namespace"))
+    return any(get(doc.root, ("spec", "enableOperatorWebhook")) is False
+               and get(doc.root, ("metadata", "name")) == "default"
+               and get(doc.root, ("metadata", "namespace")) == namespace and run.together(policy.file, doc.file)
                for doc in run.of_kind(SRIOV_OPERATOR_CONFIG))
 
 
@@ -425,9 +430,10 @@ def accepted_name(run: Run, policy: Policy) -> bool:
 
 def catalog(run: Run, prefix: str = DEFAULT_PREFIX) -> SriovCatalog:
     """The run's SR-IOV policies and networks (built once per analysis)."""
-    read = [p for d in run.of_kind(SRIOV_POLICY) if (p := _policy(d)) is not None]
-    accepted = {id(p) for p in read if accepted_name(run, p)}
-    policies = [p for p in read if id(p) in accepted]
+    policies: list[Policy] = []
+    rejected: list[Policy] = []
+    for policy in (p for d in run.of_kind(SRIOV_POLICY) if (p := _policy(d)) is not None):
+        (policies if accepted_name(run, policy) else rejected).append(policy)
     networks: dict[str, list[Network]] = {}
     for kind in SRIOV_NETWORK_KINDS:
         for doc in run.of_kind(kind):
@@ -459,4 +465,4 @@ def catalog(run: Run, prefix: str = DEFAULT_PREFIX) -> SriovCatalog:
     for source in run.sources:
         for kind, name in source.template_kinds:
             templated.setdefault(kind, []).append((source.path, name))
-    return SriovCatalog(policies, networks, prefix, [p for p in read if id(p) not in accepted], templated)
+    return SriovCatalog(policies, networks, prefix, rejected, templated)

@@ -452,14 +452,16 @@ def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int], wanted: d
     scaled, scored_scaled = scheduler.scaled(wanted), scheduler.scaled(scored)
     count = _instances(view, len(pool_run.nodes), pool_run.allocatable, wanted, pool_run.max_pods)
     ns = f"{view.ref.namespace}/" if view.ref.namespace else ""
-    unlabelled = view.needs_cpu_manager and pool_run.settings.cpu_policy != "static"
+    # KubeVirt's cpumanager=true nodeSelector on a pool whose kubelet (given, not defaulted) is not static
+    unlabelled = (view.needs_cpu_manager and pool_run.pool.profile is not None
+                  and pool_run.settings.cpu_policy != "static")
     for index in range(count):
         suffix = f"-{index}" if count > 1 else ""
         name = f"{ns}{view.ref.name}{suffix}"
         spec = pod_spec(view, name, injected, pool_run.pod_level_managers)
         pod = PodRun(view, name, pool_run.pool, spec)
         if unlabelled:  # KubeVirt's nodeSelector: the pool's nodes are labelled cpumanager=false
-            pod.admission = Admission(False, UNSCHEDULABLE, _no_cpu_manager_message(pool_run, view))
+            pod.admission = Admission(False, UNSCHEDULABLE, no_cpu_manager_message([pool_run.pool]))
             pool_run.pods.append(pod)
             break  # every replica meets the same labels
         if view.ref.kind == "DaemonSet":
@@ -483,10 +485,13 @@ def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int], wanted: d
             break  # beyond the first replicas, one rejection stands for the rest: they meet the same state
 
 
-def _no_cpu_manager_message(pool_run: PoolRun, view: PodView) -> str:
+def no_cpu_manager_message(pools: Sequence[Pool]) -> str:
+    """Why a KubeVirt VM with dedicated CPUs stays Pending on ``pools`` (whose kubelets are given, none static)."""
+    policies = ", ".join(sorted({f'"{p.profile.cpu_manager_policy}"' for p in pools if p.profile is not None}))
+    names = ", ".join(f'pool "{p.name}"' for p in pools)
     return (f"KubeVirt puts a VM with dedicatedCpuPlacement only on nodes labelled cpumanager=true, which virt-handler "
-            f"sets where the kubelet runs the static CPU manager; the kubelet of pool \"{pool_run.pool.name}\" runs "
-            f"cpuManagerPolicy \"{pool_run.settings.cpu_policy}\" {NO_CPU_MANAGER}; it stays Pending")
+            f"sets where the kubelet runs the static CPU manager; the kubelet of {names} runs cpuManagerPolicy "
+            f"{policies} {NO_CPU_MANAGER}; it stays Pending")
 
 
 def _unschedulable_message(pool_run: PoolRun, wanted: dict[str, Fraction], bound: int | None = None) -> str:
