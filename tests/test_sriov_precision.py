@@ -570,3 +570,14 @@ def test_numvfs_is_judged_on_the_pfs_of_the_nodes_the_policy_selects(tmp_path: P
     found = [f for f in run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).json()["findings"]
              if f["rule"] == "sriov-numvfs"]
     assert len(found) == 1 and "operator webhook rejects" in found[0]["message"], found
+
+
+def test_an_entry_multus_refuses_is_reported_once(tmp_path: Path) -> None:
+    """"net-a net-a" (a space for a comma) is malformed (networks-annotation); no network can have that name, so
+    it is not also a missing network to create. A JSON entry's name is looked up as written: still reported."""
+    write(tmp_path, {"pod.yaml": pod("net-a net-a"), "net.yaml": network("other", "r")})
+    rules = run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).rules()
+    assert "networks-annotation" in rules and "sriov-unknown-resource" not in rules, rules
+    write(tmp_path, {"pod.yaml": pod("'[{\"name\": \"Net_A\"}]'")})
+    rules = run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).rules()
+    assert "sriov-unknown-resource" in rules, rules

@@ -15,6 +15,7 @@ from numalint.k8s.kinds import FOREIGN_NETWORK_KINDS, SRIOV_NETWORK_KINDS, SRIOV
 from numalint.model.run import Run
 from numalint.model.sriov import (
     DEFAULT_PREFIX,
+    DNS_LABEL,
     NETWORKS_ANNOTATION,
     Network,
     PFName,
@@ -118,6 +119,7 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                           "error")
     for pod in analysis.pods:
         attachments = sriov.attachments(pod)
+        refused = bool(attachments) and networks_problem(pod.annotations.get(NETWORKS_ANNOTATION, "")) is not None
         seen: set[str] = set()
         reported: set[str] = set()
         for attachment in attachments:
@@ -125,6 +127,8 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                 continue
             seen.add(attachment.label)
             network = attachment.network
+            if network is None and refused and not all(DNS_LABEL.match(part) for part in attachment.label.split("/")):
+                continue  # no network can have that name: networks-annotation reports the entry Multus refuses
             if network is None:
                 if sriov.templated_near(ATTACHABLE_KINDS, attachment.label.split("/")[-1], pod.file, analysis.run):
                     continue  # a templated network near it may be the one

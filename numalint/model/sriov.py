@@ -49,7 +49,7 @@ _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _SIMPLE_VARIABLE = re.compile(r"\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*|<[A-Za-z_][\w.-]*>")
 _PF_RE = re.compile(r"^(?P<name>[^#]+)(?:#(?P<first>\d+)-(?P<last>\d+))?$")
 # what Multus accepts as a namespace or network name in the comma form (parsePodNetworkObjectName)
-_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
+DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
 # the operator webhook's resourceName (pkg/webhook/validate.go staticValidateSriovNetworkNodePolicy, as OpenShift
 # ships it; schemas/sriovnetworknodepolicy): a policy naming another is rejected
 _RESOURCE_NAME_RE = re.compile(r"[a-zA-Z0-9_]+\Z")
@@ -401,7 +401,7 @@ def networks_problem(value: str) -> str | None:
         if not name:
             return f'"{item}" names no network'
         for part in (namespace, name):
-            if part and not _DNS_LABEL.match(part):
+            if part and not DNS_LABEL.match(part):
                 return (f'"{part}" in "{item}" is not a lower-case DNS-1123 label (a-z, 0-9 and "-", starting and '
                         "ending with a letter or digit)")
         if interface and (len(interface) > 15 or any(c in interface for c in " \t\n\v\f\r/")):
