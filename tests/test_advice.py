@@ -3,12 +3,11 @@ error, and a finding does not go silent once its advice is followed. Through the
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import findings, run
+from tests.conftest import findings, run, write
 
 KUBELET = """\
     apiVersion: kubelet.config.k8s.io/v1beta1
@@ -129,22 +128,23 @@ TRAINER = """\
     """
 
 
-def test_not_guaranteed_sets_requests_to_limits_as_its_catalogue_promises(tmp_path: Path) -> None:
-    """The catalogue says not-guaranteed's fix is unsafe (requests set to limits): `fix --unsafe-fixes` makes it,
-    only the request changes, and the pod is then Guaranteed."""
-    found = [f for f in findings(tmp_path, {"pod.yaml": TRAINER}) if f["rule"] == "not-guaranteed"]
-    assert [f["fix"]["safety"] for f in found] == ["unsafe"]
-    run("fix", "--unsafe-fixes", str(tmp_path))
-    fixed = (tmp_path / "pod.yaml").read_text()
-    assert fixed == textwrap.dedent(TRAINER).replace("{cpu: 2,", '{cpu: "4",')
-    assert findings(tmp_path, {}) == []
+def test_the_catalogue_says_what_fixes_a_rule_makes(tmp_path: Path) -> None:
+    """`numalint rules` shows each rule's fix safety: a "display" rule's findings carry no edit, and a rule that
+    promises safe or unsafe fixes makes one of that safety on one of its bad examples (not-guaranteed promised
+    an unsafe fix it never made)."""
+    from numalint.catalogue import catalogue
 
-
-def test_not_guaranteed_without_a_limit_stays_a_hint(tmp_path: Path) -> None:
-    """A limit to add is a display-only hint (numalint adds no keys): nothing is written."""
-    text = TRAINER.replace('cpu: "4"\n              ', "")
-    found = [f for f in findings(tmp_path, {"pod.yaml": text}) if f["rule"] == "not-guaranteed"]
-    assert [(f["fix"]["safety"], f["fix"]["edits"]) for f in found] == [("display", [])]
+    for slug, rule in catalogue().items():
+        made: set[str] = set()
+        for index, example in enumerate(e for e in rule.examples if e["expect"] == "bad"):
+            folder = write(tmp_path / f"{slug}-{index}", dict(example["files"]))
+            report = run("check", "--format", "json", "--fail-on", "never", str(folder))
+            found = [f for f in report.json()["findings"] if f["rule"] == slug and f["fix"] and f["fix"]["edits"]]
+            made |= {f["fix"]["safety"] for f in found}
+        if rule.fix_safety == "display":
+            assert not made, (slug, made)
+        else:
+            assert rule.fix_safety in made, (slug, rule.fix_safety, made)
 
 
 GPU_POOL = """\
@@ -447,19 +447,6 @@ def test_a_vm_on_a_pool_of_unknown_kubelet_or_halted_is_no_pending_claim(tmp_pat
     kubelet = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: none\n"
     assert not [f for f in findings(tmp_path / "b", {"kubelet.yaml": kubelet, "vm.yaml": halted})
                 if f["rule"] == "admission-failure"]
-
-
-def test_requests_to_limits_is_no_edit_for_pod_level_resources_or_a_vm(tmp_path: Path) -> None:
-    """With pod-level resources the QoS class comes from spec.resources (raising a container's request above the
-    pod's is refused by the API server); a VM's limits include virt-launcher's overhead, written nowhere."""
-    pod_level = TRAINER.replace("    spec:\n      containers:", "    spec:\n      resources:\n        requests: "
-                                "{cpu: 1500m, memory: 8Gi}\n        limits: {cpu: '4', memory: 8Gi}\n      containers:")
-    vm = DEDICATED_VM.replace("requests: {memory: 4Gi}", "requests: {cpu: '4', memory: 4Gi}\n"
-                              "              limits: {cpu: '4', memory: 6Gi}")
-    for name, text in (("pod", pod_level), ("vm", vm)):
-        found = [f for f in findings(tmp_path / name, {f"{name}.yaml": text}, "--kubernetes-version", "1.34")
-                 if f["rule"] == "not-guaranteed"]
-        assert found and all(not f["fix"]["edits"] for f in found), (name, found)
 
 
 def test_a_resource_name_differing_only_in_case_is_still_proposed(tmp_path: Path) -> None:

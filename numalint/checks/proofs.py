@@ -14,7 +14,7 @@ reservedMemory correction. The fix keeps its own safety (safety says whether it 
 and a safe fix whose follow-up is unsafe says so. Any other outcome turns the fix into a display-only hint
 saying what would go wrong, so the author decides.
 
-A fix on a workload (a rounded CPU count, requests set to limits) is proven the same way on the pools the
+A fix on a workload (a rounded CPU count) is proven the same way on the pools the
 run places it on (``_WorkloadProver``); a workload on no pool keeps its fix. The proof runs every check and
 judges an error by its rule's own severity, whatever the selection and configured severities say: they decide
 what is reported, not what the kubelet refuses. Fixes applied together are judged by ``fix`` (``fixer.fix``).
@@ -394,7 +394,7 @@ class _Prover:
 
 
 class _WorkloadProver:
-    """Proves fixes on workloads (a rounded CPU count, requests set to limits) on the pools the run places them
+    """Proves fixes on workloads (a rounded CPU count) on the pools the run places them
     on: the pools' workloads, these as the fixes leave them, admitted again, and every check run. A workload
     outside every pool has nothing to prove it on and keeps its fix.
 

@@ -12,7 +12,6 @@ from numalint.analysis import Analysis
 from numalint.checks.intent import alignment_intent
 from numalint.checks.registry import check
 from numalint.findings import UNSAFE, Edit, Fix, Hit
-from numalint.k8s.kinds import KUBEVIRT_KINDS
 from numalint.k8s.quantity import format_bytes, format_cpu, format_quantity, try_quantity
 from numalint.k8s.versions import POD_LEVEL_RESOURCES_ON
 from numalint.reading.yamlpos import Span
@@ -103,32 +102,12 @@ def not_guaranteed(analysis: Analysis) -> Iterator[Hit]:
             if not problems:
                 continue
             where = ("resources",) if pod.locator.has(container.path + ("resources",)) else ("name",)
-            edits = _requests_to_limits(pod, container)
             yield Hit(f"{pod.ref.label()} asks for NUMA alignment ({reason}) but is not Guaranteed QoS: "
                 f"{container.label} has {'; '.join(problems)}, so the kubelet gives it no exclusive CPUs and no "
                 "pinned memory",
                 pod.file, _span(pod, container, *where, key=True), pod.ref,
-                Fix(_guaranteed_fix(container), edits, UNSAFE) if edits else Fix(_guaranteed_fix(container)),
+                Fix(_guaranteed_fix(container)),
                 None if intent.certain else "info")
-
-
-def _requests_to_limits(pod: PodView, container: ContainerView) -> list[Edit]:
-    """The edits setting cpu and memory requests to their limits, when that alone makes the container
-    Guaranteed: both written, each limit above 0 (a limit to add, or a zero, stays a display-only hint). Unsafe:
-    the pod reserves more of its node than it asked to be scheduled with."""
-    if pod.pod_resources is not None or pod.ref.kind in KUBEVIRT_KINDS:
-        # pod-level resources decide the QoS class (a container request above the pod's is refused), and a VM's
-        # limits include virt-launcher's overhead, which is not written where its requests are
-        return []
-    edits = []
-    for resource in ("cpu", "memory"):
-        req, lim = container.requests.get(resource), container.limits.get(resource)
-        path = container.path + ("resources", "requests", resource)
-        if req is None or lim is None or lim <= 0 or not pod.locator.has(path):
-            return []
-        if req != lim:
-            edits.append(Edit(pod.span(path), format_quantity(resource, lim), string=True))
-    return edits
 
 
 @check("fractional-cpu")
