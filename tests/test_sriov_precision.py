@@ -581,3 +581,15 @@ def test_an_entry_multus_refuses_is_reported_once(tmp_path: Path) -> None:
     write(tmp_path, {"pod.yaml": pod("'[{\"name\": \"Net_A\"}]'")})
     rules = run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).rules()
     assert "sriov-unknown-resource" in rules, rules
+
+
+def test_multus_2s_annotation_key_attaches_nothing(tmp_path: Path) -> None:
+    """kubernetes.v1.cni.cncf.io/networks was Multus 2's key; Multus 3 and later and the network resources
+    injector read only k8s.v1.cni.cncf.io/networks: a warning on the key, which the rename settles."""
+    legacy = pod("fh-net").replace("k8s.v1.cni.cncf.io/networks", "kubernetes.v1.cni.cncf.io/networks")
+    write(tmp_path, {"pod.yaml": legacy})
+    found = [f for f in run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).json()["findings"]
+             if f["rule"] == "networks-annotation"]
+    assert [(f["severity"], f["line"], f["column"]) for f in found] == [("warning", 7, 5)], found
+    write(tmp_path, {"pod.yaml": pod("fh-net")})
+    assert "networks-annotation" not in run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).rules()

@@ -11,7 +11,7 @@ from numalint.analysis import Analysis
 from numalint.checks.input_rules import near_resources, use_one_of
 from numalint.checks.registry import check
 from numalint.findings import Fix, Hit, Related
-from numalint.k8s.kinds import FOREIGN_NETWORK_KINDS, SRIOV_NETWORK_KINDS, SRIOV_POLICY
+from numalint.k8s.kinds import FOREIGN_NETWORK_KINDS, LEGACY_NETWORKS_ANNOTATION, SRIOV_NETWORK_KINDS, SRIOV_POLICY
 from numalint.model.run import Run
 from numalint.model.sriov import (
     DEFAULT_PREFIX,
@@ -37,12 +37,13 @@ NO_PROVIDER = "no SriovNetworkNodePolicy of the run provides it"
 ATTACHABLE_KINDS = frozenset({*SRIOV_NETWORK_KINDS, *FOREIGN_NETWORK_KINDS, "NetworkAttachmentDefinition"})
 
 
-def _annotation_span(pod: PodView) -> Span:
-    """The networks annotation's value (the pod template's when the workload has one), else the pod's name."""
+def _annotation_span(pod: PodView, key: str = NETWORKS_ANNOTATION, name: bool = False) -> Span:
+    """The networks annotation's value, or its key (``name``), the pod template's when the workload has one; else
+    the pod's name."""
     for metadata in (pod.spec_path[:-1] + ("metadata",), ("metadata",)):
-        path = metadata + ("annotations", NETWORKS_ANNOTATION)
+        path = metadata + ("annotations", key)
         if pod.locator.has(path):
-            return pod.span(path)
+            return pod.span(path, key=name)
     return pod.anchor()
 
 
@@ -185,6 +186,12 @@ def sriov_unused_resource(analysis: Analysis) -> Iterator[Hit]:
 @check("networks-annotation")
 def networks_annotation(analysis: Analysis) -> Iterator[Hit]:
     for pod in analysis.pods:
+        if LEGACY_NETWORKS_ANNOTATION in pod.annotations and NETWORKS_ANNOTATION not in pod.annotations:
+            yield Hit(f"{pod.ref.label()} names its networks under {LEGACY_NETWORKS_ANNOTATION}, Multus 2's key: "
+                      f"Multus 3 and later, and the SR-IOV network resources injector, read only "
+                      f"{NETWORKS_ANNOTATION}, so the pod gets none of these networks (nor their VFs)",
+                      pod.file, _annotation_span(pod, LEGACY_NETWORKS_ANNOTATION, name=True), pod.ref,
+                      Fix(f"rename the annotation to {NETWORKS_ANNOTATION}"), "warning")
         value = pod.annotations.get(NETWORKS_ANNOTATION)
         concrete = fill_placeholders(value) if value is not None else None  # "<name>" in docs, "$NET" in templates
         problem = networks_problem(concrete) if concrete is not None else None

@@ -33,6 +33,8 @@ SRIOV_NETWORK_KINDS = ("SriovNetwork", "SriovIBNetwork", "OVSNetwork")
 FOREIGN_NETWORK_KINDS = ("HostDeviceNetwork", "MacvlanNetwork", "IPoIBNetwork")
 # the Multus annotation naming a pod's additional networks
 NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
+# Multus 2's key for it (multus-cni v2 types.go); Multus 3 and later read only NETWORKS_ANNOTATION
+LEGACY_NETWORKS_ANNOTATION = "kubernetes.v1.cni.cncf.io/networks"
 FEATURE_GATE = "FeatureGate"  # config.openshift.io/v1: the cluster's feature set (OpenShift)
 
 OTHER_KINDS = frozenset({

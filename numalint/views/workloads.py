@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from numalint.findings import ObjectRef
-from numalint.k8s.kinds import NETWORKS_ANNOTATION, POD_SPEC_PATHS
+from numalint.k8s.kinds import LEGACY_NETWORKS_ANNOTATION, NETWORKS_ANNOTATION, POD_SPEC_PATHS
 from numalint.k8s.quantity import try_quantity
 from numalint.reading.locate import Locator, Path, as_list, get, shared
 from numalint.reading.sources import Document
@@ -137,7 +137,7 @@ def _pod_level_qos(requests: dict[str, Fraction], limits: dict[str, Fraction]) -
 _AMOUNTS: dict[Fraction, Fraction] = {}
 _PATHS: dict[Path, Path] = {}
 # the only pod annotations any rule reads; the others (checksums, scrape settings) are not kept per workload
-READ_ANNOTATIONS = (NETWORKS_ANNOTATION,)
+READ_ANNOTATIONS = (NETWORKS_ANNOTATION, LEGACY_NETWORKS_ANNOTATION)
 
 
 def read_annotations(annotations: dict[str, str]) -> dict[str, str]:
@@ -295,7 +295,8 @@ def _locator(doc: Document, containers: list[ContainerView]) -> Locator:
     locator.record(root, ("metadata", "name"))
     spec_path = POD_SPEC_PATHS.get(doc.kind, ("spec",))  # KubeVirt VMs build their locator too
     for metadata in dict.fromkeys((("metadata",), spec_path[:-1] + ("metadata",))):
-        locator.record(root, metadata + ("annotations", NETWORKS_ANNOTATION))  # the SR-IOV rules point at it
+        for key in READ_ANNOTATIONS:  # the SR-IOV rules point at them
+            locator.record(root, metadata + ("annotations", key))
     if doc.kind in POD_SPEC_PATHS:
         locator.record(root, spec_path + ("resources",))  # pod-level resources
     for container in containers:
