@@ -140,7 +140,8 @@ def test_hostile_files_never_crash_and_the_run_goes_on(tmp_path: Path) -> None:
     findings = result.json()["findings"]
     by_file = {Path(f["file"]).name: f for f in findings if f["rule"] == "yaml-syntax"}
     assert {"broken.yaml", "tabs.yaml", "binary.yaml"} <= set(by_file)
-    assert by_file["broken.yaml"]["line"] == 4
+    # libyaml gives up at the end of the stream, line 4 of a 3-line file: reported at the end of the last line
+    assert (by_file["broken.yaml"]["line"], by_file["broken.yaml"]["column"]) == (3, 8)
     assert any(f["rule"] == "invalid-policy-name" and f["file"].endswith("good.yaml") for f in findings)
     assert all(f["line"] >= 1 and f["column"] >= 1 for f in findings)
 

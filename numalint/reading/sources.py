@@ -349,6 +349,15 @@ def _has_surrogates(text: str) -> bool:
     return False
 
 
+def _on_a_line(text: str, line: int, col: int) -> tuple[int, int]:
+    """libyaml places an error at the end of the stream after the last line break, on a line the file does not
+    have (a 4-line file's 5:1): the end of the last line instead, where editors and CI annotations can show it."""
+    if col == 1 and line > 1 and text.endswith("\n") and line == text.count("\n") + 1:
+        last = text[:-1].rsplit("\n", 1)[-1]
+        return line - 1, len(last.rstrip("\r")) + 1
+    return line, col
+
+
 def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
     """Parse ``text`` into the source's documents (expanding ``kind: List``).
 
@@ -373,8 +382,8 @@ def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
             source.template_kinds = _helm_objects(text)
             return
         message = err.message if err.hostile else f"YAML syntax error: {err.message}"
-        source.findings.append(registry.finding("yaml-syntax", message, source.path,
-                                       Span(err.line, err.col, err.line, err.col + 1)))
+        line, col = _on_a_line(text, err.line, err.col)
+        source.findings.append(registry.finding("yaml-syntax", message, source.path, Span(line, col, line, col + 1)))
         return
     source.parsed = True
     index = 0
