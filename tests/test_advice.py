@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import findings, run, write
+from tests.test_openshift_precision import CUSTOM_POOL
 
 KUBELET = """\
     apiVersion: kubelet.config.k8s.io/v1beta1
@@ -184,19 +185,7 @@ def test_a_resource_no_node_has_is_no_matter_of_adding_nodes(tmp_path: Path) -> 
                 if f["rule"] == "admission-failure"]
 
 
-MCP = """\
-    apiVersion: machineconfiguration.openshift.io/v1
-    kind: MachineConfigPool
-    metadata:
-      name: worker-cnf
-      labels: {machineconfiguration.openshift.io/role: worker-cnf}
-    spec:
-      machineConfigSelector:
-        matchExpressions:
-          - {key: machineconfiguration.openshift.io/role, operator: In, values: [worker, worker-cnf]}
-      nodeSelector:
-        matchLabels: {node-role.kubernetes.io/worker-cnf: ""}
-    """
+MCP = CUSTOM_POOL  # MachineConfigPool "worker-cnf", labelled machineconfiguration.openshift.io/role: worker-cnf
 
 
 def _kubeletconfig(labels: str) -> str:
