@@ -428,13 +428,9 @@ def test_a_vm_with_dedicated_cpus_goes_to_the_static_pool(tmp_path: Path, pinned
     assert [(p["admitted"], p["reason"]) for p in placed["pods"]] == expected, placed["pods"]
 
 
-def test_a_vm_on_a_pool_of_unknown_kubelet_or_halted_is_no_pending_claim(tmp_path: Path) -> None:
-    """A topology without a kubelet configuration says nothing of its CPU manager; a halted VM has no pod."""
+def test_a_vm_on_a_pool_of_unknown_kubelet_is_no_pending_claim(tmp_path: Path) -> None:
+    """A topology without a kubelet configuration says nothing of its CPU manager."""
     assert not [f for f in findings(tmp_path / "a", {"topology.yaml": UNLABELLED_TOPOLOGY, "vm.yaml": DEDICATED_VM})
-                if f["rule"] == "admission-failure"]
-    halted = DEDICATED_VM.replace("    spec:\n      template:", "    spec:\n      runStrategy: Halted\n      template:")
-    kubelet = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: none\n"
-    assert not [f for f in findings(tmp_path / "b", {"kubelet.yaml": kubelet, "vm.yaml": halted})
                 if f["rule"] == "admission-failure"]
 
 
@@ -501,3 +497,55 @@ def test_kubeletconfig_pool_lists_only_the_pools_of_its_cluster(tmp_path: Path) 
     assert [f["fix"]["description"] for f in found] == [
         'select the intended MachineConfigPool by its labels: "west-cnf" carries '
         'machineconfiguration.openshift.io/role: "west-cnf"'], found
+
+
+def test_a_dedicated_vm_keeps_to_the_pools_it_selects_and_fits(tmp_path: Path) -> None:
+    """KubeVirt's cpumanager=true only narrows the nodes the VM's own nodeSelector chooses: a VM selecting the
+    virt label with another value is on no pool (no guess), not on the static pool; a VM selecting nothing may
+    go to any static pool, and goes to the one it fits (1Gi hugepages)."""
+    pools = TWO_POOLS.replace("PINNED_POLICY", "static")
+    selecting = DEDICATED_VM.replace(
+        "          domain:", "          nodeSelector: {node-role.kubernetes.io/virt: other}\n          domain:")
+    folder = write(tmp_path / "a", {"pools.yaml": pools, "vm.yaml": selecting})
+    placed = run("simulate", "--format", "json", str(folder))
+    assert placed.json()["pods"] == [], placed.output
+    both_static = pools.replace("pool: {kubeletConfig: general, nodes: 2}", "pool: {kubeletConfig: pinned, nodes: 2}")
+    huge = both_static.replace('nodeSelector: {node-role.kubernetes.io/virt: ""}}\n      numaNodes: [{id: 0, cpus: '
+                               '"0-7", memory: 16Gi}]', 'nodeSelector: {node-role.kubernetes.io/virt: ""}}\n      '
+                               'numaNodes: [{id: 0, cpus: "0-7", memory: 32Gi, hugepages: {1Gi: 8}}]')
+    assert huge != both_static
+    vm = DEDICATED_VM.replace("            resources:",
+                              "            memory: {hugepages: {pageSize: 1Gi}, guest: 4Gi}\n            resources:")
+    placed = run("simulate", "--format", "json", str(write(tmp_path / "b", {"pools.yaml": huge, "vm.yaml": vm})))
+    assert [(p["pool"], p["admitted"]) for p in placed.json()["pods"]] == [("pin", True)], placed.output
+
+
+@pytest.mark.parametrize("amount,expected", [("1124Mi", []), ("8292Mi", ["error"])])
+def test_a_written_system_reserved_turns_node_sizing_off(tmp_path: Path, amount: str, expected: list[str]) -> None:
+    """Any systemReserved entry with autoSizingReserved unwritten makes the machine-config operator write
+    NODE_SIZING_ENABLED=false (createNewKubeletDynamicSystemReservedIgnition): the static total is right on every
+    4.21 cluster, the node-sized one wrong on every cluster; no "right for one kind of cluster" info."""
+    kc = STATIC_RESERVATION_KC.replace("1124Mi", amount).replace(
+        "        memoryManagerPolicy: Static\n", "        memoryManagerPolicy: Static\n        systemReserved: "
+        "{ephemeral-storage: 2Gi}\n")
+    found = [f for f in findings(tmp_path, {"kc.yaml": kc, "topology.yaml": BIG_NODE}, "--openshift-version", "4.21")
+             if f["rule"] == "reserved-memory-mismatch"]
+    assert [f["severity"] for f in found] == expected, found
+
+
+def test_the_master_pool_chosen_by_an_expression_is_never_sized(tmp_path: Path) -> None:
+    kc = STATIC_RESERVATION_KC.replace(
+        'matchLabels: {pools.operator.machineconfiguration.openshift.io/worker: ""}',
+        "matchExpressions: [{key: pools.operator.machineconfiguration.openshift.io/master, operator: Exists}]")
+    found = [f for f in findings(tmp_path, {"kc.yaml": kc}, "--openshift-version", "4.21")
+             if f["rule"] == "reserved-memory-mismatch"]
+    assert found == [], found
+
+
+def test_a_device_on_a_numa_node_the_topology_lacks_is_no_traceback(tmp_path: Path) -> None:
+    topology = UNLABELLED_TOPOLOGY.replace('      numaNodes: [{id: 0, cpus: "0-7", memory: 16Gi}]\n',
+                                           '      numaNodes: [{id: 0, cpus: "0-7", memory: 16Gi}]\n      devices:\n'
+                                           '        - {resource: nvidia.com/gpu, numaNode: 3, count: 1}\n')
+    assert topology != UNLABELLED_TOPOLOGY
+    found = findings(tmp_path, {"kubelet.yaml": KUBELET, "topology.yaml": topology})
+    assert not [f for f in found if f["rule"] == "reserved-cpus-on-device-numa"], found

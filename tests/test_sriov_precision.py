@@ -593,3 +593,17 @@ def test_multus_2s_annotation_key_attaches_nothing(tmp_path: Path) -> None:
     assert [(f["severity"], f["line"], f["column"]) for f in found] == [("warning", 7, 5)], found
     write(tmp_path, {"pod.yaml": pod("fh-net")})
     assert "networks-annotation" not in run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).rules()
+
+
+def test_a_selector_key_the_pool_does_not_declare_tells_nothing_about_its_pfs(tmp_path: Path) -> None:
+    """The operator docs' selector (feature.node.kubernetes.io/network-sriov.capable) is not among the labels a
+    pool declares: its PFs still count for numVfs; a policy whose nodeSelector is unwritten in namespace and a
+    SriovOperatorConfig "default" turning the webhook off still go together (a kustomization sets namespaces)."""
+    capable = policy("fh", "fh", selector='{feature.node.kubernetes.io/network-sriov.capable: "true"}').replace(
+        "numVfs: 8", "numVfs: 128")
+    write(tmp_path / "a", {"policy.yaml": capable,
+                           "big.yaml": _nic_topology("big", "worker", 'vendor: "8086", totalVfs: 64')})
+    assert "sriov-numvfs" in run("check", "--format", "json", "--fail-on", "never", str(tmp_path / "a")).rules()
+    unspaced = policy("p", "du-net").replace(f", namespace: {NS}", "")
+    write(tmp_path / "b", {"operator.yaml": _operator_config(False), "policy.yaml": unspaced})
+    assert "schema" not in run("check", "--format", "json", "--fail-on", "never", str(tmp_path / "b")).rules()

@@ -161,7 +161,7 @@ def _vms_without_cpu_manager(analysis: Analysis) -> Iterator[Hit]:
     run another CPU manager policy than static: its virt-launcher pod asks for nodes labelled cpumanager=true and
     virt-handler labels none (the simulation says the same of a simulated pool)."""
     for view in analysis.pods:
-        if not view.needs_cpu_manager or not view.replicas:  # a halted VM has no pod to stay Pending
+        if not view.needs_cpu_manager:  # judged as started, as every VM (runStrategy says when, not where)
             continue
         pools = analysis.pools_for(view)
         if not pools or any(p.topology is not None or p.profile is None or p.profile.cpu_manager_policy == "static"
@@ -261,12 +261,17 @@ def _stranded(pool_run: PoolRun, node: Node, numa: int, spent: list[str], idle: 
     # who took the NUMA node: pods that need no device there can go elsewhere; device pods need fewer CPUs each
     here = [(p, p.admission) for p in pool_run.pods if p.node == node.name and p.admission is not None
             and p.admission.admitted and numa in p.admission.numa_nodes]
-    deviceless = sorted({p.view.ref.name for p, admission in here if not any(c.devices for c in admission.containers)})
+    takers = [p.view for p, admission in here if not any(c.devices for c in admission.containers)]
+    deviceless = sorted({view.ref.name for view in takers})
     kept = needs.replace("its ", "")
-    fix = (f"run the pods that need no device ({', '.join(deviceless)}) on nodes without these devices (a pool of "
-           f"their own), or lower their requests so NUMA {numa} keeps {kept} for the pods that use the devices"
-           if deviceless else f"size the pods on NUMA {numa} so that each device keeps {kept} beside it (fewer "
-           "CPUs per device)")
+    lower = f"lower their requests so NUMA {numa} keeps {kept} for the pods that use the devices"
+    if deviceless and all(view.ref.kind == "DaemonSet" for view in takers):  # a DaemonSet runs on every node
+        fix = f"the pods that need no device ({', '.join(deviceless)}): {lower}"
+    elif deviceless:
+        fix = (f"run the pods that need no device ({', '.join(deviceless)}) on nodes without these devices (a pool of "
+               f"their own), or {lower}")
+    else:
+        fix = f"size the pods on NUMA {numa} so that each device keeps {kept} beside it (fewer CPUs per device)"
     return Hit(f"after the simulated placements on {node.name}, NUMA {numa} has no "
                f"{' and no '.join(words[r] for r in spent)} left while {devices} "
                f"{'stays' if sum(idle.values()) == 1 else 'stay'} free there and nowhere else in the pool beside free "
@@ -284,6 +289,7 @@ def reserved_cpus_on_device_numa(analysis: Analysis) -> Iterator[Hit]:
         machine = topo.machine
         device_numas = {d.numa for d in machine.devices if d.numa is not None}
         device_numas |= {n.numa for n in topo.nics if n.numa is not None}
+        device_numas &= set(machine.numa_ids)  # a device on a NUMA node the topology does not have sits nowhere
         if not device_numas or len(device_numas) == len(machine.numa_ids):
             continue
         reserved = profile.reserved_cpus()

@@ -133,12 +133,15 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
             if network is None:
                 if sriov.templated_near(ATTACHABLE_KINDS, attachment.label.split("/")[-1], pod.file, analysis.run):
                     continue  # a templated network near it may be the one
+                nameable = all(DNS_LABEL.match(part) for part in attachment.label.split("/"))
                 yield Hit(f'{pod.ref.label()} attaches network "{attachment.label}" ({NETWORKS_ANNOTATION}) but no '
                           "SriovNetwork, SriovIBNetwork, OVSNetwork, NetworkAttachmentDefinition or NVIDIA network "
                           "operator network of that name is in the run: Multus cannot find it and the pod stays in "
                           "ContainerCreating",
                           pod.file, _annotation_span(pod), pod.ref,
-                          Fix(f'create the network "{attachment.label}" or correct the annotation'))
+                          Fix(f'create the network "{attachment.label}" or correct the annotation' if nameable else
+                              f'correct the annotation: no network can be called "{attachment.label}" (names are '
+                              "lower-case DNS-1123 labels)"))
             elif _unprovided(sriov, network, analysis.run) and network.resource not in reported:
                 reported.add(network.resource)
                 yield Hit(f'{pod.ref.label()} attaches network "{attachment.label}", whose resource '
@@ -318,14 +321,28 @@ INTEL, MELLANOX = "8086", "15b3"
 MLX_MAX_VFS = 128  # pkg/webhook/validate.go MlxMaxVFs
 
 
+def _selected_topologies(analysis: Analysis, policy: Policy) -> list[TopologyView]:
+    """The topologies of the pools the policy's nodeSelector picks. A pool declares only some of its nodes' labels:
+    one it declares with another value rules it out, one it declares alike picks it, a key it does not declare
+    (feature.node.kubernetes.io/network-sriov.capable) tells nothing; the pools it picks, else those it does not
+    rule out."""
+    picked: list[TopologyView] = []
+    possible: list[TopologyView] = []
+    for pool in analysis.pools:
+        if pool.topology is None:
+            continue
+        declared = [(key, value) for key, value in policy.node_selector.items() if key in pool.node_labels]
+        if any(pool.node_labels[key] != value for key, value in declared):
+            continue
+        (picked if declared else possible).append(pool.topology)
+    return picked or possible
+
+
 def _vf_limits(analysis: Analysis, policy: Policy) -> Iterator[tuple[TopologyView, NIC, int]]:
     """(topology, PF, the most VFs the policy can create on it) for the PFs the policy selects on the nodes its
     nodeSelector picks (validatePolicyForNodeState): 128 on a Mellanox PF (the operator sets its firmware to
     numVfs), else its totalVfs (the webhook checks it on an Intel PF, the kernel on any)."""
-    for pool in analysis.pools:
-        topo = pool.topology
-        if topo is None or (pool.node_labels and not policy.selects_node(pool.node_labels)):
-            continue
+    for topo in _selected_topologies(analysis, policy):
         for nic in topo.nics:
             if policy.range_on(nic) is False:
                 continue

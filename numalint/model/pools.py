@@ -316,13 +316,13 @@ def pools_for(pools: Sequence[Pool], pod: PodView) -> list[Pool]:
     matched = [p for p in pools if p.matches(pod, only)]
     if not pod.needs_cpu_manager:
         return matched
-    # KubeVirt's cpumanager=true: the static pools its other labels do not rule out, and pools whose kubelet is not
-    # known; when there is none, where it would go otherwise (it then stays Pending there, which is reported)
-    asked = {**pod.node_selector, CPU_MANAGER_LABEL: "true"}
+    # KubeVirt's cpumanager=true: among the pools the VM's own labels choose (every pool when it chooses none, as
+    # the label alone then picks the nodes), the static ones and those whose kubelet is not known; when there is
+    # none, where it would go otherwise (it then stays Pending there, which is reported)
     kept = {id(p) for p in matched}
+    chooses = bool(pod.node_selector or pod.required_terms)
     steered = [p for p in pools if (p.profile is None and id(p) in kept) or (
-        p.profile is not None and p.profile.cpu_manager_policy == "static"
-        and affirms(asked, pod.required_terms, {**p.node_labels, CPU_MANAGER_LABEL: "true"}))]
+        p.profile is not None and p.profile.cpu_manager_policy == "static" and (id(p) in kept or not chooses))]
     return steered or matched
 
 

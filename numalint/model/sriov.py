@@ -416,8 +416,14 @@ def unchecked_by_webhook(run: Run, policy: Document) -> bool:
     namespace = get(policy.root, ("metadata", "namespace"))
     return any(get(doc.root, ("spec", "enableOperatorWebhook")) is False
                and get(doc.root, ("metadata", "name")) == "default"
-               and get(doc.root, ("metadata", "namespace")) == namespace and run.together(policy.file, doc.file)
-               for doc in run.of_kind(SRIOV_OPERATOR_CONFIG))
+               and _same_namespace(get(doc.root, ("metadata", "namespace")), namespace)
+               and run.together(policy.file, doc.file) for doc in run.of_kind(SRIOV_OPERATOR_CONFIG))
+
+
+def _same_namespace(one: Any, other: Any) -> bool:
+    """Two objects' namespaces as far as files tell: one left unwritten (a kustomization or `kubectl -n` sets it
+    when applying) may be the other."""
+    return not one or not other or one == other
 
 
 def accepted_name(run: Run, policy: Policy) -> bool:

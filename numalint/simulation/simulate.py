@@ -338,10 +338,12 @@ def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog
         if not matching:
             continue
         pool_run = by_pool[id(matching[0])]
-        if pool_run.start_error:
-            continue
         injected = sriov.network_resources(view)[0]
         wanted, scored = scheduler_requests(view, injected)  # the same for every replica
+        if view.needs_cpu_manager and len(matching) > 1:  # a VM KubeVirt steers to every static pool: one it fits
+            pool_run = _fitting([by_pool[id(p)] for p in matching], wanted) or pool_run
+        if pool_run.start_error:
+            continue
         queue.append((pool_run, view, injected, wanted, scored))
         seen = amounts.setdefault(id(pool_run), {})
         for resource, amount in (*wanted.items(), *scored.items()):
@@ -355,6 +357,18 @@ def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog
     for pool_run, view, injected, wanted, scored in queue:
         _place(pool_run, view, injected, wanted, scored)
     return Simulation(tuple(results), tuple(problems))
+
+
+def _fitting(candidates: Sequence[PoolRun], wanted: dict[str, Fraction]) -> PoolRun | None:
+    """The first pool among ``candidates`` whose nodes can hold ``wanted`` at all (what the scheduler's filter
+    finds among the nodes of several pools)."""
+    for pool_run in candidates:
+        if pool_run.start_error or not pool_run.nodes:
+            continue
+        allocatable = node_allocatable(pool_run.nodes[0], pool_run.pool.profile)
+        if all(amount <= allocatable.get(resource, Fraction(0)) for resource, amount in wanted.items() if amount):
+            return pool_run
+    return None
 
 
 def replay_pool(original: PoolRun, settings: KubeletSettings, machine: Machine,

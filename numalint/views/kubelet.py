@@ -113,6 +113,9 @@ class KubeletProfile:
     platform_defaults: list[str] = field(default_factory=list)
     auto_sizing: bool | None = None  # OpenShift spec.autoSizingReserved as written
     master_pool: bool = False  # an OpenShift KubeletConfig selecting the master pool
+    # OpenShift: the KubeletConfig writes systemReserved (any resource); with autoSizingReserved unwritten the
+    # operator then turns node sizing off (pkg/controller/kubelet-config helpers.go: NODE_SIZING_ENABLED=false)
+    user_system_reserved: bool = False
     user_system_reserved_cgroup: str = ""  # OpenShift: written next to reservedSystemCPUs (cleared from 4.22)
     # OpenShift: feature gates of the cluster's FeatureGate (config.openshift.io/v1), set when the run is
     # analysed; the KubeletConfig cannot set featureGates itself
@@ -175,7 +178,7 @@ class KubeletProfile:
         """Is node sizing a matter of the cluster's history? autoSizingReserved unset on a worker pool from
         OpenShift 4.21: on where the cluster was installed at 4.21 or later, off where it was upgraded."""
         return (self.openshift and self.auto_sizing is None and version is not None
-                and version >= OPENSHIFT_NODE_SIZING_SINCE and not self.master_pool)
+                and version >= OPENSHIFT_NODE_SIZING_SINCE and not self.master_pool and not self.user_system_reserved)
 
     def node_sizing(self, version: tuple[int, int] | None, capacity: int | None = None) -> bool:
         """Does the machine-config operator size systemReserved from the node (NODE_SIZING_ENABLED=true)?
@@ -390,8 +393,12 @@ def _openshift_defaults(profile: KubeletProfile) -> None:
     auto_sizing = get(profile.doc.root, ("spec", "autoSizingReserved"))
     profile.auto_sizing = auto_sizing if isinstance(auto_sizing, bool) else None
     selector = get(profile.doc.root, ("spec", "machineConfigPoolSelector", "matchLabels"))
-    profile.master_pool = isinstance(selector, dict) and MASTER_POOL_LABEL in selector
+    expressions = get(profile.doc.root, ("spec", "machineConfigPoolSelector", "matchExpressions"))
+    profile.master_pool = (isinstance(selector, dict) and MASTER_POOL_LABEL in selector) or (
+        isinstance(expressions, list) and any(isinstance(e, dict) and e.get("key") == MASTER_POOL_LABEL
+                                              and e.get("operator") in ("In", "Exists") for e in expressions))
     profile.max_pods = OPENSHIFT_MAX_PODS  # the template's kubelet.yaml (templates/*/01-*-kubelet); the user's wins
+    profile.user_system_reserved = bool(profile.system_reserved)  # before the template's defaults fill it
     for resource, amount in OPENSHIFT_SYSTEM_RESERVED.items():
         if resource not in profile.system_reserved:
             # the static fallback; system_reserved_amount() replaces it when the operator sizes the node

@@ -88,19 +88,11 @@ def vm_view(doc: Document) -> PodView | None:
     ref = ObjectRef(doc.api_version, doc.kind, str(get(metadata, ("name",), "") or "<unnamed>"),
                     str(metadata["namespace"]) if metadata.get("namespace") else None)
     return PodView(file=doc.file, ref=ref, locator=_locator(doc, [compute]), spec_path=spec_path,
-                   containers=[compute], replicas=0 if _halted(doc) else 1,
+                   containers=[compute], replicas=1,
                    annotations=read_annotations(_string_map(get(doc.root, template_meta + ("annotations",)))),
                    node_selector=shared_map(_string_map(spec.get("nodeSelector"))), required_terms=[],
                    pod_resources=None, isolated_emulator=isolated, needs_cpu_manager=dedicated,
                    declared_intent=f"it is a KubeVirt VM with {' and '.join(reasons)}")
-
-
-def _halted(doc: Document) -> bool:
-    """A VirtualMachine that is not started (runStrategy Halted, or the older running: false) has no pod: it
-    takes no room in the simulation, though its definition is still judged."""
-    if doc.kind != "VirtualMachine":
-        return False
-    return get(doc.root, ("spec", "runStrategy")) == "Halted" or get(doc.root, ("spec", "running")) is False
 
 
 def _emulator_thread_cpus(vcpus: Fraction, annotations: Any) -> int:
