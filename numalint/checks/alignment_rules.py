@@ -316,21 +316,22 @@ def _move_reservation_hint(analysis: Analysis, pool: Pool, profile: KubeletProfi
         return (f"reserve CPUs on NUMA {numa} instead, with reservedSystemCPUs, which the kubelet refuses together "
                 f"with {' and '.join(cgroups)}: remove those first")
     pool_run = next((r for r in analysis.pool_runs if r.pool is pool), None)
-    moved = moved_reservation(pool_run, analysis.sriov, numa, count) if pool_run is not None else None
+    # with no pod of the run admitted there is nothing to prove it on: the CPUs are named, nothing is claimed
+    admitted = pool_run is not None and any(p.admission is not None and p.admission.admitted for p in pool_run.pods)
+    moved = moved_reservation(pool_run, analysis.sriov, numa, count, prove=admitted) if pool_run is not None else None
     if moved is None:
         return f"reserve CPUs on NUMA {numa} instead"
     chosen, keeps = moved
     field = ("spec.cpu.reserved (and spec.cpu.isolated to match)" if profile.rendered_from is not None
              else "reservedSystemCPUs")
     where = f'{field}: "{format_cpuset(chosen)}"'
-    assert pool_run is not None
-    if not any(p.admission is not None and p.admission.admitted for p in pool_run.pods):
-        return f"reserve CPUs on NUMA {numa} instead, such as {where}"  # no pod of the run to prove it on
+    if not admitted:
+        return f"reserve CPUs on NUMA {numa} instead, such as {where}"
     if keeps:
         return (f"reserve CPUs on NUMA {numa} instead, such as {where} (verified: every pod the pool admits stays "
                 "admitted)")
-    return (f"reserving CPUs on NUMA {numa} instead ({where}) would reject a pod the pool admits now: other pods "
-            "would then take the devices' NUMA node first; weigh that before moving them")
+    return (f"reserving CPUs on NUMA {numa} instead ({where}) would reject a pod the pool admits now (the pool placed "
+            "again with them reserved); weigh that before moving them")
 
 
 def _computed_reservation(profile: object, machine: object) -> frozenset[int]:
