@@ -607,3 +607,16 @@ def test_a_selector_key_the_pool_does_not_declare_tells_nothing_about_its_pfs(tm
     unspaced = policy("p", "du-net").replace(f", namespace: {NS}", "")
     write(tmp_path / "b", {"operator.yaml": _operator_config(False), "policy.yaml": unspaced})
     assert "schema" not in run("check", "--format", "json", "--fail-on", "never", str(tmp_path / "b")).rules()
+
+
+def test_with_the_webhook_off_nothing_rejects_a_policy(tmp_path: Path) -> None:
+    """With SriovOperatorConfig "default" turning the webhook off, a conflict the webhook would refuse is applied
+    as it comes: a warning that says so, not "the operator webhook rejects the policy"."""
+    first = policy("p1", "a").replace("pfNames: [ens1f0]", 'rootDevices: ["0000:19:00.0"]')
+    second = policy("p2", "b").replace("pfNames: [ens1f0]", 'rootDevices: ["0000:19:00.0"]')
+    for webhook, severity, says in ((True, "error", "the operator webhook rejects the policy"),
+                                    (False, "warning", "the SriovOperatorConfig turns it off")):
+        write(tmp_path, {"operator.yaml": _operator_config(webhook), "a.yaml": first, "b.yaml": second})
+        found = [f for f in run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).json()["findings"]
+                 if f["rule"] == "sriov-policy-conflict"]
+        assert [f["severity"] for f in found] == [severity] and says in found[0]["message"], found

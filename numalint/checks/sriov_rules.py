@@ -4,7 +4,7 @@ annotation (sriov-network-operator api/v1 and pkg/webhook/validate.go; multus-cn
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from numalint.analysis import Analysis
@@ -24,6 +24,7 @@ from numalint.model.sriov import (
     fill_placeholders,
     is_placeholder,
     networks_problem,
+    unchecked_by_webhook,
     valid_resource_name,
 )
 from numalint.reading.yamlpos import Span
@@ -263,7 +264,22 @@ def sriov_policy_conflict(analysis: Analysis) -> Iterator[Hit]:
         if directories not in together:
             together[directories] = run.together(first.doc.file, other.doc.file)
         if together[directories]:
-            yield from _pair(first, other)
+            yield from _unless_webhook_off(_pair(first, other), unchecked_by_webhook(run, other.doc))
+
+
+REJECTS = "the operator webhook rejects the policy"
+
+
+def _unless_webhook_off(hits: Iterable[Hit], off: bool) -> Iterator[Hit]:
+    """Where the SriovOperatorConfig "default" turns the webhook off (``off``), nothing rejects the policy: what the
+    webhook would refuse is applied as it comes, one policy overriding another, so it is said so (a warning)."""
+    for hit in hits:
+        if off and REJECTS in hit.message:
+            hit.message = hit.message.replace(REJECTS, "the operator webhook would reject the policy, but the "
+                                              "SriovOperatorConfig turns it off: the operator applies it as it comes, "
+                                              "and what the nodes get is not what the policies say")
+            hit.severity = "warning"
+        yield hit
 
 
 def _pair(first: Policy, other: Policy) -> Iterator[Hit]:
@@ -381,11 +397,11 @@ def sriov_numvfs(analysis: Analysis) -> Iterator[Hit]:
             if pf.first > pf.last or pf.last >= policy.num_vfs:
                 what = ("starts after its end" if pf.first > pf.last
                         else f"reaches past numVfs {policy.num_vfs}")
-                yield Hit(f'pfNames entry "{pf.raw}" of "{policy.ref.name}" {what} (VF ids are '
-                          f"0..{policy.num_vfs - 1}; the range must start at or before its end and end below numVfs): "
-                          "the operator webhook rejects the policy",
-                          policy.doc.file, policy.span("nicSelector", "pfNames", pf.index), policy.ref,
-                          Fix(_range_fix(analysis, policy, pf)))
+                yield from _unless_webhook_off([Hit(
+                    f'pfNames entry "{pf.raw}" of "{policy.ref.name}" {what} (VF ids are 0..{policy.num_vfs - 1}; '
+                    f"the range must start at or before its end and end below numVfs): {REJECTS}",
+                    policy.doc.file, policy.span("nicSelector", "pfNames", pf.index), policy.ref,
+                    Fix(_range_fix(analysis, policy, pf)))], unchecked_by_webhook(analysis.run, policy.doc))
         # one finding for the policy's numVfs, naming every PF it exceeds (one per PF repeated the same fix)
         over: dict[str, str] = {}
         cap = policy.num_vfs
@@ -398,8 +414,9 @@ def sriov_numvfs(analysis: Analysis) -> Iterator[Hit]:
                 over[nic.pci_address] = f'{what} (topology "{topo.name}")'
                 cap = min(cap, most)
         if over:
-            consequence = ("the operator webhook rejects the policy" if checked else "the kernel refuses more VFs "
-                           "than the PF's sriov_totalvfs, so the operator cannot configure the node")
+            kernel = ("the kernel refuses more VFs than the PF's sriov_totalvfs, so the operator cannot configure "
+                      "the node")
+            consequence = REJECTS if checked and not unchecked_by_webhook(analysis.run, policy.doc) else kernel
             yield Hit(f'numVfs {policy.num_vfs} of "{policy.ref.name}" is above {" and ".join(over.values())}: '
                       f"{consequence}", policy.doc.file, policy.span("numVfs"), policy.ref,
                       Fix(f"set numVfs to at most {cap}"))
