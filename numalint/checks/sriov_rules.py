@@ -264,16 +264,20 @@ def sriov_policy_conflict(analysis: Analysis) -> Iterator[Hit]:
         if directories not in together:
             together[directories] = run.together(first.doc.file, other.doc.file)
         if together[directories]:
-            yield from _unless_webhook_off(_pair(first, other), unchecked_by_webhook(run, other.doc))
+            yield from _unless_webhook_off(_pair(first, other), run, other)
 
 
 REJECTS = "the operator webhook rejects the policy"
 
 
-def _unless_webhook_off(hits: Iterable[Hit], off: bool) -> Iterator[Hit]:
-    """Where the SriovOperatorConfig "default" turns the webhook off (``off``), nothing rejects the policy: what the
-    webhook would refuse is applied as it comes, one policy overriding another, so it is said so (a warning)."""
+def _unless_webhook_off(hits: Iterable[Hit], run: Run, policy: Policy) -> Iterator[Hit]:
+    """Where the SriovOperatorConfig "default" turns the webhook off, nothing rejects the policy: what the webhook
+    would refuse is applied as it comes, one policy overriding another, so it is said so (a warning). Asked only
+    of a hit (most pairs of policies yield none)."""
+    off: bool | None = None
     for hit in hits:
+        if off is None:
+            off = unchecked_by_webhook(run, policy.doc)
         if off and REJECTS in hit.message:
             hit.message = hit.message.replace(REJECTS, "the operator webhook would reject the policy, but the "
                                               "SriovOperatorConfig turns it off: the operator applies it as it comes, "
@@ -401,7 +405,7 @@ def sriov_numvfs(analysis: Analysis) -> Iterator[Hit]:
                     f'pfNames entry "{pf.raw}" of "{policy.ref.name}" {what} (VF ids are 0..{policy.num_vfs - 1}; '
                     f"the range must start at or before its end and end below numVfs): {REJECTS}",
                     policy.doc.file, policy.span("nicSelector", "pfNames", pf.index), policy.ref,
-                    Fix(_range_fix(analysis, policy, pf)))], unchecked_by_webhook(analysis.run, policy.doc))
+                    Fix(_range_fix(analysis, policy, pf)))], analysis.run, policy)
         # one finding for the policy's numVfs, naming every PF it exceeds (one per PF repeated the same fix)
         over: dict[str, str] = {}
         cap = policy.num_vfs
