@@ -520,14 +520,19 @@ def test_a_dedicated_vm_keeps_to_the_pools_it_selects_and_fits(tmp_path: Path) -
     assert [(p["pool"], p["admitted"]) for p in placed.json()["pods"]] == [("pin", True)], placed.output
 
 
-@pytest.mark.parametrize("amount,expected", [("1124Mi", []), ("8292Mi", ["error"])])
-def test_a_written_system_reserved_turns_node_sizing_off(tmp_path: Path, amount: str, expected: list[str]) -> None:
+@pytest.mark.parametrize("reserved,amount,expected", [
+    ("{ephemeral-storage: 2Gi}", "1124Mi", []), ("{ephemeral-storage: 2Gi}", "8292Mi", ["error"]),
+    # pid is not among what the operator moves to the node-sizing file: sizing stays unsettled, as without it
+    ('{pid: "1000"}', "8292Mi", ["info"]),
+])
+def test_a_written_system_reserved_turns_node_sizing_off(tmp_path: Path, reserved: str, amount: str,
+                                                          expected: list[str]) -> None:
     """Any systemReserved entry with autoSizingReserved unwritten makes the machine-config operator write
     NODE_SIZING_ENABLED=false (createNewKubeletDynamicSystemReservedIgnition): the static total is right on every
     4.21 cluster, the node-sized one wrong on every cluster; no "right for one kind of cluster" info."""
     kc = STATIC_RESERVATION_KC.replace("1124Mi", amount).replace(
-        "        memoryManagerPolicy: Static\n", "        memoryManagerPolicy: Static\n        systemReserved: "
-        "{ephemeral-storage: 2Gi}\n")
+        "        memoryManagerPolicy: Static\n", f"        memoryManagerPolicy: Static\n        systemReserved: "
+        f"{reserved}\n")
     found = [f for f in findings(tmp_path, {"kc.yaml": kc, "topology.yaml": BIG_NODE}, "--openshift-version", "4.21")
              if f["rule"] == "reserved-memory-mismatch"]
     assert [f["severity"] for f in found] == expected, found
@@ -549,3 +554,14 @@ def test_a_device_on_a_numa_node_the_topology_lacks_is_no_traceback(tmp_path: Pa
     assert topology != UNLABELLED_TOPOLOGY
     found = findings(tmp_path, {"kubelet.yaml": KUBELET, "topology.yaml": topology})
     assert not [f for f in found if f["rule"] == "reserved-cpus-on-device-numa"], found
+
+
+def test_numa_imbalance_asks_a_daemonset_only_for_less(tmp_path: Path) -> None:
+    """A DaemonSet runs on every node: it can only lower its requests; a Deployment can also go elsewhere."""
+    pods = ("apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n  template:\n    spec:\n"
+            "      containers:\n        - name: a\n          resources: {limits: {cpu: '4', memory: 1Gi}}\n---\n"
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n"
+            "      containers:\n        - name: w\n          resources: {limits: {cpu: '4', memory: 1Gi}}\n")
+    advice = _imbalance(tmp_path, pods=pods)
+    assert len(advice) == 1 and "run the pods that need no device (web)" in advice[0], advice
+    assert "lower the requests of the DaemonSet agent" in advice[0] and "(agent" not in advice[0], advice

@@ -620,3 +620,13 @@ def test_with_the_webhook_off_nothing_rejects_a_policy(tmp_path: Path) -> None:
         found = [f for f in run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).json()["findings"]
                  if f["rule"] == "sriov-policy-conflict"]
         assert [f["severity"] for f in found] == [severity] and says in found[0]["message"], found
+
+
+def test_the_mellanox_limit_is_the_webhooks(tmp_path: Path) -> None:
+    """128 VFs on a Mellanox PF is the webhook's limit (MlxMaxVFs): with the webhook off, the PF's totalVfs."""
+    many = policy("p", "fh").replace("numVfs: 8", "numVfs: 200")
+    topology = _nic_topology("big", "worker", 'vendor: "15b3", totalVfs: 256')
+    for webhook, reported in ((True, True), (False, False)):
+        write(tmp_path, {"operator.yaml": _operator_config(webhook), "policy.yaml": many, "big.yaml": topology})
+        rules = run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).rules()
+        assert ("sriov-numvfs" in rules) is reported, (webhook, rules)

@@ -262,16 +262,17 @@ def _stranded(pool_run: PoolRun, node: Node, numa: int, spent: list[str], idle: 
     here = [(p, p.admission) for p in pool_run.pods if p.node == node.name and p.admission is not None
             and p.admission.admitted and numa in p.admission.numa_nodes]
     takers = [p.view for p, admission in here if not any(c.devices for c in admission.containers)]
-    deviceless = sorted({view.ref.name for view in takers})
+    # a DaemonSet runs on every node: it can only ask for less; other pods can also go elsewhere
+    daemons = sorted({view.ref.name for view in takers if view.ref.kind == "DaemonSet"})
+    movable = sorted({view.ref.name for view in takers if view.ref.kind != "DaemonSet"})
     kept = needs.replace("its ", "")
-    lower = f"lower their requests so NUMA {numa} keeps {kept} for the pods that use the devices"
-    if deviceless and all(view.ref.kind == "DaemonSet" for view in takers):  # a DaemonSet runs on every node
-        fix = f"the pods that need no device ({', '.join(deviceless)}): {lower}"
-    elif deviceless:
-        fix = (f"run the pods that need no device ({', '.join(deviceless)}) on nodes without these devices (a pool of "
-               f"their own), or {lower}")
-    else:
-        fix = f"size the pods on NUMA {numa} so that each device keeps {kept} beside it (fewer CPUs per device)"
+    lower = f"so NUMA {numa} keeps {kept} for the pods that use the devices"
+    steps = ([f"run the pods that need no device ({', '.join(movable)}) on nodes without these devices (a pool of "
+              f"their own) or lower their requests"] if movable else []) + (
+        [f"lower the requests of the DaemonSet{'s' if len(daemons) > 1 else ''} {', '.join(daemons)}"]
+        if daemons else [])
+    fix = (f"{'; '.join(steps)}, {lower}" if steps else
+           f"size the pods on NUMA {numa} so that each device keeps {kept} beside it (fewer CPUs per device)")
     return Hit(f"after the simulated placements on {node.name}, NUMA {numa} has no "
                f"{' and no '.join(words[r] for r in spent)} left while {devices} "
                f"{'stays' if sum(idle.values()) == 1 else 'stay'} free there and nowhere else in the pool beside free "

@@ -360,13 +360,16 @@ def _selected_topologies(analysis: Analysis, policy: Policy) -> list[TopologyVie
 
 def _vf_limits(analysis: Analysis, policy: Policy) -> Iterator[tuple[TopologyView, NIC, int]]:
     """(topology, PF, the most VFs the policy can create on it) for the PFs the policy selects on the nodes its
-    nodeSelector picks (validatePolicyForNodeState): 128 on a Mellanox PF (the operator sets its firmware to
-    numVfs), else its totalVfs (the webhook checks it on an Intel PF, the kernel on any)."""
+    nodeSelector picks (validatePolicyForNodeState): 128 on a Mellanox PF where the webhook checks it (the operator
+    sets the firmware to numVfs), else its totalVfs (the webhook checks it on an Intel PF, the kernel on any)."""
+    webhook: bool | None = None
     for topo in _selected_topologies(analysis, policy):
         for nic in topo.nics:
             if policy.range_on(nic) is False:
                 continue
-            if nic.vendor.lower() == MELLANOX:
+            if nic.vendor.lower() == MELLANOX and webhook is None:
+                webhook = not unchecked_by_webhook(analysis.run, policy.doc)
+            if nic.vendor.lower() == MELLANOX and webhook:
                 yield topo, nic, MLX_MAX_VFS
             elif nic.total_vfs:
                 yield topo, nic, nic.total_vfs

@@ -398,7 +398,8 @@ def _openshift_defaults(profile: KubeletProfile) -> None:
         isinstance(expressions, list) and any(isinstance(e, dict) and e.get("key") == MASTER_POOL_LABEL
                                               and e.get("operator") in ("In", "Exists") for e in expressions))
     profile.max_pods = OPENSHIFT_MAX_PODS  # the template's kubelet.yaml (templates/*/01-*-kubelet); the user's wins
-    profile.user_system_reserved = bool(profile.system_reserved)  # before the template's defaults fill it
+    # before the template's defaults fill it; only these go to /etc/node-sizing-enabled.env (generateKubeletIgnFiles)
+    profile.user_system_reserved = any(r in profile.system_reserved for r in ("cpu", "memory", "ephemeral-storage"))
     for resource, amount in OPENSHIFT_SYSTEM_RESERVED.items():
         if resource not in profile.system_reserved:
             # the static fallback; system_reserved_amount() replaces it when the operator sizes the node
