@@ -27,8 +27,9 @@ from numalint.model.pools import Pool
 from numalint.reading.locate import locate
 from numalint.reading.yamlpos import Span
 from numalint.simulation.fixes import (
+    cpus_to_reserve,
     free_summary,
-    moved_reservation,
+    reserving_keeps_admitted,
     smt_fix,
     unschedulable_fix,
     verified_fixes,
@@ -317,18 +318,15 @@ def _move_reservation_hint(analysis: Analysis, pool: Pool, profile: KubeletProfi
         return (f"reserve CPUs on NUMA {numa} instead, with reservedSystemCPUs, which the kubelet refuses together "
                 f"with {' and '.join(cgroups)}: remove those first")
     pool_run = next((r for r in analysis.pool_runs if r.pool is pool), None)
-    # with no pod of the run admitted there is nothing to prove it on: the CPUs are named, nothing is claimed
-    admitted = pool_run is not None and any(p.admission is not None and p.admission.admitted for p in pool_run.pods)
-    moved = moved_reservation(pool_run, analysis.sriov, numa, count, prove=admitted) if pool_run is not None else None
-    if moved is None:
+    chosen = cpus_to_reserve(pool_run.machine, numa, count) if pool_run is not None else None
+    if pool_run is None or chosen is None:
         return f"reserve CPUs on NUMA {numa} instead"
-    chosen, keeps = moved
     field = ("spec.cpu.reserved (and spec.cpu.isolated to match)" if profile.rendered_from is not None
              else "reservedSystemCPUs")
     where = f'{field}: "{format_cpuset(chosen)}"'
-    if not admitted:
-        return f"reserve CPUs on NUMA {numa} instead, such as {where}"
-    if keeps:
+    if not any(p.admission is not None and p.admission.admitted for p in pool_run.pods):
+        return f"reserve CPUs on NUMA {numa} instead, such as {where}"  # no pod to prove it on: nothing claimed
+    if reserving_keeps_admitted(pool_run, analysis.sriov, chosen):
         return (f"reserve CPUs on NUMA {numa} instead, such as {where} (verified: every pod the pool admits stays "
                 "admitted)")
     return (f"reserving CPUs on NUMA {numa} instead ({where}) would reject a pod the pool admits now (the pool placed "

@@ -243,7 +243,7 @@ def reserved_memory_mismatch(analysis: Analysis) -> Iterator[Hit]:
                 expected = analysis.reservation(profile, resource)
                 if expected is None:
                     continue
-                total = sum((e.limits.get(resource, Fraction(0)) for e in profile.reserved_memory), Fraction(0))
+                total = profile.reserved_total(resource)
                 explained = _explain(analysis, profile, resource, expected)
                 if not profile.reserved_memory:
                     yield _finding(
@@ -287,7 +287,7 @@ def _right_only_where_sizing_is_off(analysis: Analysis, profile: KubeletProfile)
     capacity = analysis.node_memory(profile)
     static = profile.allocatable_reservation("memory", capacity, analysis.version, sized=False)
     sized = profile.allocatable_reservation("memory", capacity, analysis.version, sized=True)
-    total = sum((e.limits.get("memory", Fraction(0)) for e in profile.reserved_memory), Fraction(0))
+    total = profile.reserved_total("memory")
     if static == sized or total not in (static, sized):  # the same either way, or wrong either way (reported)
         return
     if total == static:

@@ -129,12 +129,12 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                 continue
             seen.add(attachment.label)
             network = attachment.network
-            if network is None and refused and not all(DNS_LABEL.match(part) for part in attachment.label.split("/")):
+            nameable = network is not None or all(DNS_LABEL.match(part) for part in attachment.label.split("/"))
+            if refused and not nameable:
                 continue  # no network can have that name: networks-annotation reports the entry Multus refuses
             if network is None:
                 if sriov.templated_near(ATTACHABLE_KINDS, attachment.label.split("/")[-1], pod.file, analysis.run):
                     continue  # a templated network near it may be the one
-                nameable = all(DNS_LABEL.match(part) for part in attachment.label.split("/"))
                 yield Hit(f'{pod.ref.label()} attaches network "{attachment.label}" ({NETWORKS_ANNOTATION}) but no '
                           "SriovNetwork, SriovIBNetwork, OVSNetwork, NetworkAttachmentDefinition or NVIDIA network "
                           "operator network of that name is in the run: Multus cannot find it and the pod stays in "
@@ -367,11 +367,13 @@ def _vf_limits(analysis: Analysis, policy: Policy) -> Iterator[tuple[TopologyVie
         for nic in topo.nics:
             if policy.range_on(nic) is False:
                 continue
-            if nic.vendor.lower() == MELLANOX and webhook is None:
-                webhook = not unchecked_by_webhook(analysis.run, policy.doc)
-            if nic.vendor.lower() == MELLANOX and webhook:
-                yield topo, nic, MLX_MAX_VFS
-            elif nic.total_vfs:
+            if nic.vendor.lower() == MELLANOX:
+                if webhook is None:  # asked once, and only where it matters
+                    webhook = not unchecked_by_webhook(analysis.run, policy.doc)
+                if webhook:
+                    yield topo, nic, MLX_MAX_VFS
+                    continue
+            if nic.total_vfs:
                 yield topo, nic, nic.total_vfs
 
 

@@ -192,19 +192,18 @@ def _placed_again(pool_run: PoolRun, settings: KubeletSettings, machine: Machine
     return outcome
 
 
-def moved_reservation(pool_run: PoolRun, sriov: SriovCatalog, numa: int, count: int,
-                      prove: bool = True) -> tuple[frozenset[int], bool] | None:
-    """``count`` CPUs of NUMA node ``numa`` to reserve instead (whole cores first, lowest ids), and whether the
-    pool, placed again with them reserved, keeps every pod it admits now (not tried unless ``prove``: False);
-    None when that node has too few."""
-    cpus = sorted((c for c in pool_run.machine.cpus.values() if c.numa == numa), key=lambda c: (c.core, c.id))
+def cpus_to_reserve(machine: Machine, numa: int, count: int) -> frozenset[int] | None:
+    """``count`` CPUs of NUMA node ``numa`` to reserve (whole cores first, lowest ids); None when it has too few."""
+    cpus = sorted((c for c in machine.cpus.values() if c.numa == numa), key=lambda c: (c.core, c.id))
     if count <= 0 or len(cpus) < count:
         return None
-    chosen = frozenset(c.id for c in cpus[:count])
-    if not prove:
-        return chosen, False
-    settings = replace(pool_run.settings, reserved_cpus=chosen, cpu_reservation=Fraction(count))
-    return chosen, _keeps_admitted(pool_run, settings, sriov, f"reserved CPUs {sorted(chosen)}")
+    return frozenset(c.id for c in cpus[:count])
+
+
+def reserving_keeps_admitted(pool_run: PoolRun, sriov: SriovCatalog, reserved: frozenset[int]) -> bool:
+    """Whether the pool, placed again with ``reserved`` as its reserved CPUs, keeps every pod it admits now."""
+    settings = replace(pool_run.settings, reserved_cpus=reserved, cpu_reservation=Fraction(len(reserved)))
+    return _keeps_admitted(pool_run, settings, sriov, f"reserved CPUs {sorted(reserved)}")
 
 
 def _key(pod: PodRun) -> tuple[int, str]:

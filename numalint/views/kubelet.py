@@ -174,6 +174,10 @@ class KubeletProfile:
         return (system if system is not None else OPENSHIFT_SYSTEM_RESERVED["cpu"]) + self.kube_reserved.get(
             "cpu", Fraction(0))
 
+    def reserved_total(self, resource: str) -> Fraction:
+        """What the reservedMemory entries reserve of ``resource`` in all (the sum validateReservedMemory checks)."""
+        return sum((e.limits.get(resource, Fraction(0)) for e in self.reserved_memory), Fraction(0))
+
     def sizing_unsettled(self, version: tuple[int, int] | None) -> bool:
         """Is node sizing a matter of the cluster's history? autoSizingReserved unset on a worker pool from
         OpenShift 4.21: on where the cluster was installed at 4.21 or later, off where it was upgraded."""
@@ -193,7 +197,7 @@ class KubeletProfile:
             return True
         if not self.sizing_unsettled(version):
             return False
-        written = sum((e.limits.get("memory", Fraction(0)) for e in self.reserved_memory), Fraction(0))
+        written = self.reserved_total("memory")
         if self.memory_policy == "Static" and written == self.allocatable_reservation("memory", capacity, version,
                                                                                        sized=False):
             return False
