@@ -31,7 +31,7 @@ from numalint.k8s.kinds import (
 )
 from numalint.model.identity import ObjectIdentity, Registry, object_identity
 from numalint.model.kustomize import KUSTOMIZATION_NAMES, patch_files, patch_targets
-from numalint.model.run import FileResult, Read, assemble, compact, expanded, near, path_of
+from numalint.model.run import FileResult, Read, assemble, compact, expanded, naming_instancetypes, near, path_of
 from numalint.model.sriov import DEFAULT_PREFIX
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import (
@@ -444,12 +444,23 @@ def _analyse_clusters(results: list[Read], options: Options) -> list[ClusterAnal
     for name, members in groups.items():
         # in a declared cluster every two files are one cluster's; else namesakes far apart are two clusters'
         registry = Registry() if name is not None else Registry(near)
-        run = assemble(members, registry)
+        run = assemble(_with_instancetypes(members), registry)
         if name is not None:  # declared under clusters:, whatever its directories
             run = replace(run, declared=True)
         analysed.append(ClusterAnalysis(name, analyse(run, options.analysis()), registry.repeats,
                                         registry.dropped))
     return analysed
+
+
+def _with_instancetypes(members: list[Read]) -> list[Read]:
+    """One cluster's files, each KubeVirt VM naming an instancetype made a workload (``model.instancetyped``)."""
+    results = [r for r in members if not isinstance(r, str)]
+    if not naming_instancetypes(results):
+        return members
+    from numalint.model.instancetyped import with_instancetypes  # here: only a run with such VMs needs it
+
+    resolved = iter(with_instancetypes(results, [doc for result in results for doc in result.others]))
+    return [r if isinstance(r, str) else next(resolved) for r in members]
 
 
 def build_analyses(paths: list[str], options: Options, stdin_text: str | None = None) -> list[Analysis]:

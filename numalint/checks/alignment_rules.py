@@ -28,6 +28,7 @@ from numalint.reading.locate import locate
 from numalint.reading.yamlpos import Span
 from numalint.simulation.fixes import (
     cpus_to_reserve,
+    fit_fix,
     free_summary,
     reserving_keeps_admitted,
     smt_fix,
@@ -84,8 +85,8 @@ def admission_failure(analysis: Analysis) -> Iterator[Hit]:
             where = f'pool "{pool_run.pool.name}" ({pool_run.pool.why})'
             if admission.reason == UNSCHEDULABLE:
                 message = admission.message
-                fix = (unschedulable_fix(message) if NO_CPU_MANAGER in message
-                       else _absent_fix(pool_run, pod) or unschedulable_fix(message))
+                fix = (unschedulable_fix(message, pod.view) if NO_CPU_MANAGER in message
+                       else _absent_fix(pool_run, pod) or unschedulable_fix(message, pod.view))
                 yield _pod_finding(analysis, pod, f"pod {pod.name} cannot be scheduled in {where}: {message}", Fix(fix))
                 continue
             state = free_summary(pod.before) if pod.before else ""
@@ -153,7 +154,7 @@ def exceeds_numa_node(analysis: Analysis) -> Iterator[Hit]:
                         f"{policy} " + ("it is placed across NUMA nodes" if policy == "best-effort" else
                                         "it cannot be aligned to one NUMA node"),
                         pod.view.file, pod.view.anchor(), pod.view.ref,
-                        Fix("split the workload or lower its requests to fit one NUMA node"), severity,
+                        Fix(fit_fix(pod.view)), severity,
                         pool_related(analysis, pool_run.pool, pod.spec))
 
 
@@ -170,7 +171,8 @@ def _vms_without_cpu_manager(analysis: Analysis) -> Iterator[Hit]:
             continue
         message = no_cpu_manager_message(pools)
         yield Hit(f"{view.ref.label()} cannot be scheduled: {message}", view.file, view.anchor(), view.ref,
-                  Fix(unschedulable_fix(message)), None, tuple(r for p in pools for r in pool_related(analysis, p)))
+                  Fix(unschedulable_fix(message, view)), None,
+                  tuple(r for p in pools for r in pool_related(analysis, p)))
 
 
 def _absent_fix(pool_run: PoolRun, pod: PodRun) -> str | None:

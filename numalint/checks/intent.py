@@ -41,8 +41,8 @@ class Intent:
 
 def alignment_intent(analysis: Analysis, pod: PodView) -> Intent | None:
     """Why this workload asks for NUMA alignment, or None when nothing says it does."""
-    if pod.declared_intent:
-        return Intent(pod.declared_intent, True)
+    if pod.declared_intent is not None:  # a KubeVirt VM's pod: the VM's own ask, or none (hugepages alone)
+        return Intent(pod.declared_intent, True) if pod.declared_intent else None
     if pod.data_plane:
         return Intent(f"it runs a data plane ({pod.data_plane})", True)
     names = pod.resource_names()

@@ -40,8 +40,9 @@ from numalint.checks import all_checks, annotation_values, hits
 from numalint.checks.forked import run_tasks
 from numalint.checks.input_rules import MAX_PER_RULE_PROVEN, is_summary
 from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix, Hit, shorten
+from numalint.model.instancetyped import with_instancetypes
 from numalint.model.pools import Pool, PoolMatcher, build_pools
-from numalint.model.run import FileResult, Run
+from numalint.model.run import FileResult, Run, naming_instancetypes
 from numalint.reading.sources import Document, Source
 from numalint.reading.yamlpos import Span, line_starts
 from numalint.views.kubelet import KubeletProfile
@@ -673,7 +674,10 @@ def _with_files(run: Run, results: dict[str, FileResult]) -> Run:
     """``run`` with the views of each file of ``results`` replaced by the file's new ones, where the file's stood
     (pods are admitted in input order); one pass over the run, however many files. Only the objects the run
     kept are replaced, as many times as it kept them: a repeat (``duplicate-object``) was left out, and stays
-    out."""
+    out. A VM naming an instancetype becomes a workload as it did in the run (``model.instancetyped``)."""
+    if naming_instancetypes(results.values()):
+        documents = [*run.others, *(doc for result in results.values() for doc in result.others)]
+        results = dict(zip(results, with_instancetypes(list(results.values()), documents), strict=True))
 
     def swap(items: list[Any], new: Callable[[FileResult], Iterable[Any]], file_of: Callable[[Any], str],
              key: Callable[[Any], object]) -> list[Any]:

@@ -36,11 +36,13 @@ NETWORKS_ANNOTATION = "k8s.v1.cni.cncf.io/networks"
 # Multus 2's key for it (multus-cni v2 types.go); Multus 3 and later read only NETWORKS_ANNOTATION
 LEGACY_NETWORKS_ANNOTATION = "kubernetes.v1.cni.cncf.io/networks"
 FEATURE_GATE = "FeatureGate"  # config.openshift.io/v1: the cluster's feature set (OpenShift)
+# KubeVirt instancetypes: the vCPUs, memory and placement a VirtualMachine names instead of writing them
+INSTANCETYPE_KINDS = ("VirtualMachineClusterInstancetype", "VirtualMachineInstancetype")
 
 OTHER_KINDS = frozenset({
     KUBELET_CONFIGURATION, KUBELET_CONFIG, SRIOV_POLICY, SRIOV_OPERATOR_CONFIG, *SRIOV_NETWORK_KINDS,
     *FOREIGN_NETWORK_KINDS, "NetworkAttachmentDefinition", "MachineConfigPool", NODE_RESOURCE_TOPOLOGY,
-    NODE_TOPOLOGY, PERFORMANCE_PROFILE, FEATURE_GATE,
+    NODE_TOPOLOGY, PERFORMANCE_PROFILE, FEATURE_GATE, *INSTANCETYPE_KINDS,
 })
 KUBEVIRT_KINDS = frozenset({"VirtualMachine", "VirtualMachineInstance"})
 KNOWN_KINDS = frozenset(POD_SPEC_PATHS) | OTHER_KINDS | KUBEVIRT_KINDS
@@ -73,6 +75,7 @@ KIND_GROUPS = {
     "NetworkAttachmentDefinition": "k8s.cni.cncf.io/",
     "MachineConfigPool": "machineconfiguration.openshift.io/",
     NODE_RESOURCE_TOPOLOGY: "topology.node.k8s.io/",
+    **dict.fromkeys(INSTANCETYPE_KINDS, "instancetype.kubevirt.io/"),
 }
 
 

@@ -23,7 +23,7 @@ except ImportError:  # pragma: no cover - a Python built without it
     from hashlib import sha1
 
 CLUSTER_SCOPED = frozenset({"KubeletConfig", "MachineConfigPool", "PerformanceProfile", "NodeResourceTopology",
-                            "NodeTopology", "Node"})
+                            "NodeTopology", "Node", "VirtualMachineClusterInstancetype"})
 
 
 @dataclass(frozen=True, slots=True)

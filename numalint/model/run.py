@@ -126,6 +126,13 @@ def same_directory(file: str, other: str) -> bool:
     return _directories(file) == _directories(other)
 
 
+def naming_instancetypes(results: Iterable[FileResult]) -> bool:
+    """Whether any file holds a KubeVirt VirtualMachine naming an instancetype, kept among its ``others`` until
+    the run is read (``model.instancetyped``)."""
+    return any(doc.kind == "VirtualMachine" and isinstance(doc.root.get("spec"), dict)
+               and doc.root["spec"].get("instancetype") is not None for result in results for doc in result.others)
+
+
 def assemble(reads: list[Read], registry: Registry) -> Run:
     """One cluster's run from its files, each named object once (repeats go to ``registry``)."""
     lists: dict[str, list[object]] = {"profiles": [], "pods": [], "topologies": [], "others": []}

@@ -174,7 +174,7 @@ def _explain(analysis: Analysis, workload: Workload) -> int:
     assert pod.admission is not None
     workload.fix_pod = pod
     if pod.admission.reason == UNSCHEDULABLE:
-        workload.fixes = [unschedulable_fix(pod.admission.message)]
+        workload.fixes = [unschedulable_fix(pod.admission.message, pod.view)]
         return 0
     if pod.admission.reason == "SMTAlignmentError":
         nodes = workload.pool.nodes

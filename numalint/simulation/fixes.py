@@ -21,12 +21,26 @@ NO_CPU_MANAGER_FIX = ("set cpuManagerPolicy: static (with a CPU reservation) in 
 TOO_MANY_PODS_FIX = "raise maxPods (or podsPerCore) in the pool's kubelet configuration, or add nodes to the pool"
 
 
-def unschedulable_fix(message: str) -> str:
+def unschedulable_fix(message: str, view: PodView | None = None) -> str:
     """What lets an unschedulable pod in: room for its requests, a pod slot, or the static CPU manager a KubeVirt VM
-    with dedicated CPUs is scheduled by (``message``: why it stays Pending)."""
+    with dedicated CPUs is scheduled by (``message``: why it stays Pending). A VM naming an instancetype writes no
+    requests or dedicatedCpuPlacement of its own: another instancetype changes them."""
+    named = view.instancetype if view is not None else None
     if NO_CPU_MANAGER in message:
+        if named:
+            return ("set cpuManagerPolicy: static (with a CPU reservation) in the pool's kubelet configuration, or "
+                    f"give the VM an instancetype without dedicated CPUs (its {named} has them)")
         return NO_CPU_MANAGER_FIX
-    return TOO_MANY_PODS_FIX if TOO_MANY_PODS in message else UNSCHEDULABLE_FIX
+    if TOO_MANY_PODS in message:
+        return TOO_MANY_PODS_FIX
+    return f"choose a smaller instancetype than {named}, or add nodes to the pool" if named else UNSCHEDULABLE_FIX
+
+
+def fit_fix(view: PodView) -> str:
+    """What ``exceeds-numa-node`` advises: a workload too big for one NUMA node."""
+    if view.instancetype:
+        return f"choose a smaller instancetype than {view.instancetype}, one that fits one NUMA node"
+    return "split the workload or lower its requests to fit one NUMA node"
 
 
 def smt_fix(per_core: int, view: PodView | None = None) -> str:
@@ -35,8 +49,10 @@ def smt_fix(per_core: int, view: PodView | None = None) -> str:
     if view is not None and view.isolated_emulator:
         parity = (" or add the alpha.kubevirt.io/EmulatorThreadCompleteToEvenParity annotation, with which KubeVirt "
                   "adds two CPUs to an even count;") if per_core == 2 else ""
-        return (f"KubeVirt adds one CPU for the isolated emulator thread: give the VM a vCPU count (sockets x cores "
-                f"x threads) one short of a multiple of {per_core},{parity} or free whole cores")
+        count = (f"choose an instancetype (instead of {view.instancetype}) whose vCPU count is" if view.instancetype
+                 else "give the VM a vCPU count (sockets x cores x threads)")
+        return (f"KubeVirt adds one CPU for the isolated emulator thread: {count} one short of a multiple of "
+                f"{per_core},{parity} or free whole cores")
     return f"request a multiple of {per_core} CPUs per container, or free whole cores"
 
 
@@ -98,13 +114,18 @@ def verified_fixes(sriov: SriovCatalog, pool_run: PoolRun, pod: PodRun,
     if node is None:
         return fixes
     spec = pod.spec
+    named = pod.view.instancetype  # a VM's instancetype decides its requests: another one changes them
     for c in spec.containers:
         if spec.guaranteed and c.cpu.denominator == 1 and c.cpu > 1:
             fitting = next((n for n in range(int(c.cpu) - 1, 0, -1) if _readmit(node, _with_cpus(spec, c.name, n))
                             .admitted), None)
-            if fitting is not None:
+            if fitting is not None and named:
+                emulator = " (KubeVirt adds one for the isolated emulator thread)" if pod.view.isolated_emulator else ""
+                fixes.append(f"choose a smaller instancetype than {named}: its pod is admitted now with at most "
+                             f"{fitting} CPUs{emulator}")
+            elif fitting is not None:
                 fixes.append(f'lower container "{c.name}" to cpu: "{fitting}" (the largest request admitted now)')
-        if spec.guaranteed and node.memory is not None and c.memory > MIB:
+        if spec.guaranteed and node.memory is not None and c.memory > MIB and not named:
             memory = _largest_memory(node, spec, c.name)
             if memory:
                 fixes.append(f'lower container "{c.name}" to memory: {format_bytes(memory)} (the largest request '

@@ -24,9 +24,10 @@ from typing import Any
 
 from numalint.findings import ObjectRef
 from numalint.k8s.quantity import try_quantity
-from numalint.reading.locate import get
+from numalint.reading.locate import as_list, get
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import YMap
+from numalint.views.instancetypes import Instancetype, reference
 from numalint.views.workloads import (
     HUGEPAGES_PREFIX,
     ContainerView,
@@ -45,39 +46,54 @@ LAUNCHER_OVERHEAD = Fraction(220 * 2**20)
 EVEN_PARITY_ANNOTATION = "alpha.kubevirt.io/EmulatorThreadCompleteToEvenParity"
 
 
-def vm_view(doc: Document) -> PodView | None:
-    """The virt-launcher pod of a VM that asks for dedicated resources; None for an ordinary VM."""
+def vm_view(doc: Document, instancetype: Instancetype | None = None) -> PodView | None:
+    """The virt-launcher pod of a VM that asks for dedicated resources; None for an ordinary VM, and for a VM
+    naming an instancetype when ``instancetype`` is not given (it is resolved once the run is read:
+    ``model.instancetypes``)."""
     spec_path = VM_KINDS.get(doc.kind)
     if spec_path is None:
         return None
     spec = get(doc.root, spec_path)
     domain = get(spec, ("domain",))
-    if not isinstance(spec, YMap) or not isinstance(domain, YMap):
+    named = reference(doc.root) if doc.kind == "VirtualMachine" else None
+    if named is not None and instancetype is None:
         return None
+    if instancetype is None and (not isinstance(spec, YMap) or not isinstance(domain, YMap)):
+        return None
+    if not isinstance(domain, YMap):
+        domain = YMap()
     raw_cpu = domain.get("cpu")
     cpu: dict[str, Any] = raw_cpu if isinstance(raw_cpu, dict) else {}
-    dedicated = cpu.get("dedicatedCpuPlacement") is True
-    numa = isinstance(get(cpu, ("numa", "guestMappingPassthrough")), dict)
-    hugepages = get(domain, ("memory", "hugepages", "pageSize"))
+    # an instancetype's placement, or the VM's own where the instancetype leaves it unset (admitter.go)
+    given = instancetype or _NOTHING
+    dedicated = given.dedicated or cpu.get("dedicatedCpuPlacement") is True
+    numa = given.numa or isinstance(get(cpu, ("numa", "guestMappingPassthrough")), dict)
+    hugepages = given.page_size or get(domain, ("memory", "hugepages", "pageSize"))
     reasons = [r for r, on in (("dedicatedCpuPlacement", dedicated), ("NUMA guest mapping passthrough", numa),
                                (f"hugepages of {hugepages}", bool(hugepages))) if on]
     if not reasons:
         return None
-    compute = _container(YMap() if not isinstance(domain, YMap) else domain, spec_path + ("domain",), False)
+    # with an instancetype the VM writes no resources of its own (the webhook rejects them): findings on the
+    # compute container's resources point at spec.instancetype, which decides them
+    compute = _container(YMap() if instancetype is not None else domain,
+                         ("spec", "instancetype") if instancetype is not None else spec_path + ("domain",), False)
     assert compute is not None
     compute = ContainerView("compute", compute.path, False, False, dict(compute.requests), dict(compute.limits))
-    _default_requests(compute, domain, hugepages)
+    if instancetype is not None and instancetype.memory and instancetype.overcommit_percent:
+        compute.requests["memory"] = instancetype.memory * (100 - instancetype.overcommit_percent) / 100
+    guest = instancetype.memory if instancetype is not None else try_quantity(get(domain, ("memory", "guest")))
+    _default_requests(compute, guest, hugepages, get(domain, ("resources", "overcommitGuestOverhead")) is True)
     if "cpu" not in compute.requests and dedicated:
-        vcpus = 1
-        for part in ("sockets", "cores", "threads"):
-            value = cpu.get(part, 1)
-            vcpus *= value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
-        compute.requests["cpu"] = Fraction(vcpus)
+        compute.requests["cpu"] = Fraction(instancetype.vcpus if instancetype is not None else _vcpus(cpu))
+    for device in _devices(domain, instancetype):  # renderresources.go WithGPUs/WithHostDevices: one each
+        compute.requests[device] = compute.requests.get(device, Fraction(0)) + 1
+        compute.limits[device] = compute.limits.get(device, Fraction(0)) + 1
     if dedicated:
         for resource, amount in compute.requests.items():
             compute.limits.setdefault(resource, amount)
     template_meta = spec_path[:-1] + ("metadata",) if len(spec_path) > 1 else ("metadata",)
-    isolated = dedicated and cpu.get("isolateEmulatorThread") is True and "cpu" in compute.limits
+    isolated = dedicated and (given.isolate_emulator or cpu.get("isolateEmulatorThread") is True) \
+        and "cpu" in compute.limits
     if isolated:
         extra = _emulator_thread_cpus(compute.limits["cpu"], get(doc.root, template_meta + ("annotations",)))
         for amounts in (compute.requests, compute.limits):
@@ -87,12 +103,39 @@ def vm_view(doc: Document) -> PodView | None:
     metadata: dict[str, Any] = raw_metadata if isinstance(raw_metadata, dict) else {}
     ref = ObjectRef(doc.api_version, doc.kind, str(get(metadata, ("name",), "") or "<unnamed>"),
                     str(metadata["namespace"]) if metadata.get("namespace") else None)
+    selector = _string_map(get(spec, ("nodeSelector",)))
+    if not selector and instancetype is not None:  # copied from the instancetype only onto a VM with none
+        selector = instancetype.node_selector
+    intent = f"it is a KubeVirt VM with {' and '.join(reasons)}" if dedicated or numa else ""
+    if intent and instancetype is not None:
+        intent += f" (from {instancetype.label})"
     return PodView(file=doc.file, ref=ref, locator=_locator(doc, [compute]), spec_path=spec_path,
                    containers=[compute], replicas=1,
                    annotations=read_annotations(_string_map(get(doc.root, template_meta + ("annotations",)))),
-                   node_selector=shared_map(_string_map(spec.get("nodeSelector"))), required_terms=[],
+                   node_selector=shared_map(selector), required_terms=[],
                    pod_resources=None, isolated_emulator=isolated, needs_cpu_manager=dedicated,
-                   declared_intent=f"it is a KubeVirt VM with {' and '.join(reasons)}")
+                   declared_intent=intent,
+                   instancetype=instancetype.label if instancetype is not None else None)
+
+
+def _devices(domain: YMap, instancetype: Instancetype | None) -> list[str]:
+    """The device plugin resources a VM's GPUs and host devices ask for (``deviceName``), one per entry: the VM's
+    own, then its instancetype's."""
+    names = [get(entry, ("deviceName",)) for kind in ("gpus", "hostDevices")
+             for entry in as_list(get(domain, ("devices", kind)))]
+    return [n for n in names if isinstance(n, str) and n] + list(instancetype.devices if instancetype else ())
+
+
+_NOTHING = Instancetype(label="", vcpus=0, memory=None)  # a VM without an instancetype: nothing given
+
+
+def _vcpus(cpu: dict[str, Any]) -> int:
+    """sockets x cores x threads as the VM writes them (each 1 when unwritten or invalid)."""
+    vcpus = 1
+    for part in ("sockets", "cores", "threads"):
+        value = cpu.get(part, 1)
+        vcpus *= value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
+    return vcpus
 
 
 def _emulator_thread_cpus(vcpus: Fraction, annotations: Any) -> int:
@@ -104,14 +147,13 @@ def _emulator_thread_cpus(vcpus: Fraction, annotations: Any) -> int:
     return 2 if even and isinstance(annotations, dict) and EVEN_PARITY_ANNOTATION in annotations else 1
 
 
-def _default_requests(compute: ContainerView, domain: YMap, page_size: Any) -> None:
+def _default_requests(compute: ContainerView, guest: Fraction | None, page_size: Any, overcommitted: bool) -> None:
     """virt-api's defaulting of the compute container's requests, then the hugepages rendering (see the module's
-    docstring)."""
+    docstring). ``guest``: memory.guest; ``overcommitted``: overcommitGuestOverhead."""
     requests, limits = compute.requests, compute.limits
     for resource in ("cpu", "memory"):
         if resource not in requests and resource in limits:
             requests[resource] = limits[resource]
-    guest = try_quantity(get(domain, ("memory", "guest")))
     page = try_quantity(page_size) if isinstance(page_size, str) else None
     default = guest or page
     if "memory" not in requests and default:
@@ -119,7 +161,7 @@ def _default_requests(compute: ContainerView, domain: YMap, page_size: Any) -> N
     memory = requests.get("memory")
     if page is None or not memory:
         if memory:  # renderresources.go WithMemoryOverhead: on the request (unless overcommitted) and the limit
-            if get(domain, ("resources", "overcommitGuestOverhead")) is not True:
+            if not overcommitted:
                 requests["memory"] = memory + LAUNCHER_OVERHEAD
             if "memory" in limits:
                 limits["memory"] = limits["memory"] + LAUNCHER_OVERHEAD

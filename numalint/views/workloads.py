@@ -75,12 +75,15 @@ class PodView:
     node_selector: dict[str, str]
     required_terms: list[list[dict[str, Any]]]
     pod_resources: dict[str, Fraction] | None
-    declared_intent: str | None = None  # the object itself asks for dedicated resources (a KubeVirt VM)
+    # a KubeVirt VM: why it asks for dedicated resources ("" when it does not: hugepages alone are a TLB matter,
+    # which KubeVirt does not make Guaranteed); None for a pod as written
+    declared_intent: str | None = None
     isolated_emulator: bool = False  # a KubeVirt VM whose CPUs include its emulator thread's (isolateEmulatorThread)
     # a KubeVirt VM with dedicatedCpuPlacement: virt-controller adds nodeSelector cpumanager=true to its pod, a label
     # virt-handler sets only where the kubelet runs the static CPU manager (kept apart from ``node_selector``,
     # which says which of the run's pools the workload picks: no pool declares that label)
     needs_cpu_manager: bool = False
+    instancetype: str | None = None  # a KubeVirt VM's instancetype, which decides its CPUs and memory (its label)
     data_plane: str | None = None  # what marks a DPDK-style data plane: a /dev/vfio volume
     hugepage_volume: str | None = None  # a volume mapping hugepages (emptyDir of medium HugePages*, /dev/hugepages)
     pod_limits: dict[str, Fraction] | None = None  # spec.resources.limits as written (pod-level resources)

@@ -1,0 +1,211 @@
+"""KubeVirt VMs as numalint sees them: instancetypes (the run's and KubeVirt's common ones), hugepages alone,
+devices; through the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import findings, run, write
+
+NON_STATIC = """\
+    apiVersion: kubelet.config.k8s.io/v1beta1
+    kind: KubeletConfiguration
+    cpuManagerPolicy: none
+    """
+STATIC = """\
+    apiVersion: kubelet.config.k8s.io/v1beta1
+    kind: KubeletConfiguration
+    cpuManagerPolicy: static
+    topologyManagerPolicy: single-numa-node
+    reservedSystemCPUs: "0,16"
+    memoryManagerPolicy: Static
+    reservedMemory:
+      - numaNode: 0
+        limits: {memory: 100Mi}
+    """
+TOPOLOGY = """\
+    apiVersion: numalint.io/v1alpha1
+    kind: NodeTopology
+    metadata:
+      name: virt
+    spec:
+      numaNodes:
+        - {id: 0, cpus: "0-15", memory: 64Gi, hugepages: {2Mi: 4096}}
+        - {id: 1, cpus: "16-31", memory: 64Gi, hugepages: {2Mi: 4096}}
+    """
+
+
+def _vm(name: str, instancetype: str, kind: str | None = None, namespace: str = "") -> str:
+    kind_line = f"\n        kind: {kind}" if kind else ""
+    namespace_line = f"\n      namespace: {namespace}" if namespace else ""
+    return f"""\
+    apiVersion: kubevirt.io/v1
+    kind: VirtualMachine
+    metadata:
+      name: {name}{namespace_line}
+    spec:
+      instancetype:
+        name: {instancetype}{kind_line}
+      template:
+        spec:
+          domain:
+            devices: {{}}
+    """
+
+
+def test_common_instancetype_with_dedicated_cpus_is_pending_without_the_static_cpu_manager(tmp_path: Path) -> None:
+    found = findings(tmp_path, {"kubelet.yaml": NON_STATIC, "vm.yaml": _vm("db", "cx1.large")})
+    assert [(f["rule"], f["line"]) for f in found] == [("admission-failure", 4)]
+    assert "cpumanager=true" in found[0]["message"]
+    # the VM writes no dedicatedCpuPlacement: the advice names its instancetype, not a field it cannot write
+    assert 'instancetype without dedicated CPUs (its VirtualMachineClusterInstancetype "cx1.large"' in found[0]["fix"]["description"]
+    assert "drop dedicatedCpuPlacement" not in found[0]["fix"]["description"]
+
+
+def test_common_instancetype_sizes_the_pod_and_the_advice_names_a_smaller_one(tmp_path: Path) -> None:
+    # cx1.4xlarge: 16 dedicated vCPUs + 1 for the isolated emulator thread, 32Gi of 2Mi hugepages
+    found = findings(tmp_path, {"kubelet.yaml": STATIC, "topology.yaml": TOPOLOGY,
+                                "vm.yaml": _vm("db", "cx1.4xlarge")})
+    by_rule = {f["rule"]: f for f in found}
+    assert set(by_rule) == {"admission-failure", "exceeds-numa-node"}
+    assert "17 CPUs requested" in by_rule["exceeds-numa-node"]["message"]
+    assert "hugepages-2Mi 32Gi" in by_rule["exceeds-numa-node"]["message"]
+    assert 'smaller instancetype than VirtualMachineClusterInstancetype "cx1.4xlarge"' in by_rule[
+        "exceeds-numa-node"]["fix"]["description"]
+    assert "smaller instancetype" in by_rule["admission-failure"]["fix"]["description"]
+
+
+def test_instancetype_that_fits_is_placed_with_its_emulator_thread(tmp_path: Path) -> None:
+    write(tmp_path, {"kubelet.yaml": STATIC, "topology.yaml": TOPOLOGY, "vm.yaml": _vm("db", "cx1.xlarge")})
+    result = run("check", "--format", "json", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert result.json()["findings"] == []
+    shown = run("simulate", "--topology", str(tmp_path / "topology.yaml"), str(tmp_path))
+    assert "VirtualMachine db" in shown.output
+    assert "(compute: cpus 1-5)" in shown.output  # 4 vCPUs and the emulator thread, on NUMA 0
+
+
+def test_namespaced_instancetype_from_another_file_of_the_run(tmp_path: Path) -> None:
+    instancetype = """\
+        apiVersion: instancetype.kubevirt.io/v1beta1
+        kind: VirtualMachineInstancetype
+        metadata:
+          name: dpdk
+          namespace: vnf
+        spec:
+          cpu:
+            guest: 20
+            dedicatedCPUPlacement: true
+          memory:
+            guest: 8Gi
+        """
+    vm = _vm("router", "dpdk", "VirtualMachineInstancetype", namespace="vnf")
+    found = findings(tmp_path, {"kubelet.yaml": STATIC, "topology.yaml": TOPOLOGY,
+                                "types/dpdk.yaml": instancetype, "vms/router.yaml": vm})
+    exceeds = [f for f in found if f["rule"] == "exceeds-numa-node"]
+    assert len(exceeds) == 1 and exceeds[0]["file"].endswith("router.yaml")
+    assert "20 CPUs requested" in exceeds[0]["message"]
+    assert 'VirtualMachineInstancetype "dpdk"' in exceeds[0]["fix"]["description"]
+
+
+def test_namespaced_instancetype_of_another_namespace_is_not_used(tmp_path: Path) -> None:
+    instancetype = """\
+        apiVersion: instancetype.kubevirt.io/v1beta1
+        kind: VirtualMachineInstancetype
+        metadata: {name: dpdk, namespace: other}
+        spec:
+          cpu: {guest: 20, dedicatedCPUPlacement: true}
+          memory: {guest: 8Gi}
+        """
+    vm = _vm("router", "dpdk", "VirtualMachineInstancetype", namespace="vnf")
+    found = findings(tmp_path, {"kubelet.yaml": STATIC, "topology.yaml": TOPOLOGY, "types.yaml": instancetype,
+                                "vm.yaml": vm})
+    assert found == []  # KubeVirt looks the namespaced kind up in the VM's namespace: nothing to judge
+
+
+def test_unknown_instancetype_is_not_guessed(tmp_path: Path) -> None:
+    found = findings(tmp_path, {"kubelet.yaml": NON_STATIC, "vm.yaml": _vm("db", "cx9.huge")})
+    assert found == []
+
+
+def test_a_kubelet_fix_proven_against_an_instancetype_vm_in_the_same_file(tmp_path: Path) -> None:
+    """Fix proofs see the VM as the run does: correcting the misspelt topologyManagerPolicy would reject it."""
+    node = STATIC.replace("topologyManagerPolicy:", "topologyManagerPolicys:") + "---\n" + _vm("db", "cx1.4xlarge")
+    topology = TOPOLOGY.replace("4096", "20000")
+    found = findings(tmp_path, {"node.yaml": node, "topology.yaml": topology})
+    assert [f["rule"] for f in found] == ["unknown-field"]
+    assert found[0]["fix"]["edits"] == []
+    assert "would bring a new error (admission-failure" in found[0]["fix"]["description"]
+
+
+def test_hugepages_alone_do_not_make_a_vm_ask_for_alignment(tmp_path: Path) -> None:
+    """KubeVirt backs a VM's memory with hugepages for the TLB; it does not make such a VM Guaranteed, and
+    neither should numalint ask for it (m1 instancetypes are hugepages alone)."""
+    written = """\
+        apiVersion: kubevirt.io/v1
+        kind: VirtualMachine
+        metadata: {name: hp}
+        spec:
+          template:
+            spec:
+              domain:
+                resources: {requests: {memory: 4Gi}}
+                memory: {hugepages: {pageSize: 1Gi}}
+                devices: {}
+        """
+    kubelet = """\
+        apiVersion: kubelet.config.k8s.io/v1beta1
+        kind: KubeletConfiguration
+        cpuManagerPolicy: static
+        reservedSystemCPUs: "0"
+        memoryManagerPolicy: Static
+        reservedMemory:
+          - numaNode: 0
+            limits: {memory: 100Mi}
+        """
+    found = findings(tmp_path, {"kubelet.yaml": kubelet, "hp.yaml": written, "m1.yaml": _vm("m1", "m1.large")})
+    assert found == []
+
+
+def test_a_vms_gpus_are_device_requests_aligned_with_its_cpus(tmp_path: Path) -> None:
+    """virt-launcher asks the device plugin for each gpus/hostDevices deviceName: the VM goes to the GPU's NUMA
+    node, and the GPU is not "stranded" beside it."""
+    kubelet = """\
+        apiVersion: kubelet.config.k8s.io/v1beta1
+        kind: KubeletConfiguration
+        cpuManagerPolicy: static
+        reservedSystemCPUs: "0"
+        topologyManagerPolicy: single-numa-node
+        memoryManagerPolicy: Static
+        reservedMemory:
+          - numaNode: 0
+            limits: {memory: 100Mi}
+        """
+    topology = """\
+        apiVersion: numalint.io/v1alpha1
+        kind: NodeTopology
+        metadata: {name: gpu}
+        spec:
+          numaNodes:
+            - {id: 0, cpus: "0-7", memory: 32Gi}
+            - {id: 1, cpus: "8-15", memory: 32Gi}
+          devices:
+            - {resource: nvidia.com/GA100_A100, numaNode: 1, count: 1}
+        """
+    vm = """\
+        apiVersion: kubevirt.io/v1
+        kind: VirtualMachine
+        metadata: {name: gpu-vm}
+        spec:
+          template:
+            spec:
+              domain:
+                cpu: {cores: 8, dedicatedCpuPlacement: true}
+                memory: {guest: 8Gi}
+                devices:
+                  gpus: [{name: g, deviceName: nvidia.com/GA100_A100}]
+        """
+    found = findings(tmp_path, {"kubelet.yaml": kubelet, "topology.yaml": topology, "vm.yaml": vm})
+    assert found == []
+    shown = run("simulate", "--topology", str(tmp_path / "topology.yaml"), str(tmp_path))
+    assert "gpu-vm -> gpu-0 NUMA 1  (compute: cpus 8-15)" in shown.output
