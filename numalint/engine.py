@@ -56,6 +56,10 @@ PARALLEL_THRESHOLD = 300  # fewer files are read in one process
 PER_PROCESS = 150  # and each further process must have at least this many to read
 TEMPLATE_MESSAGES = {
     "helm": "file is a Helm/Go template ({{ ... }}); render it first, e.g. `{render}`",
+    "go": "file is a template ({{ ... }}) outside any Helm chart (no Chart.yaml above it); render it with the "
+          "tool that fills it in, then check the output: `{render}`",
+    "jinja": "file is a Jinja template ({% ... %}, {{ ... }}: Ansible, kubespray); render it with the tool that "
+             "fills it in, then check the output: `{render}`",
     "envsubst": "file is a template (placeholders such as ${VAR} or $var in values); render it first, e.g. `{render}`",
     "patch": "file is a strategic-merge patch ($patch directives), not a whole object; check the build output "
              "instead, e.g. `kustomize build DIR | numalint check -`",
@@ -583,12 +587,11 @@ def _without_overlay_fields(findings: list[Finding], results: list[Read], given:
 
 def _template_message(source: Source) -> str:
     """What to run instead, with the file's own chart or path (``reading.rendering``)."""
-    message = TEMPLATE_MESSAGES[source.template_kind]
-    if "{render}" not in message:
-        return message
-    from numalint.reading.rendering import render_command  # here: only a run with a template needs it
+    if source.template_kind not in ("helm", "jinja", "envsubst"):
+        return TEMPLATE_MESSAGES[source.template_kind]
+    from numalint.reading.rendering import render_command, render_kind  # here: only a run with a template needs it
 
-    return message.replace("{render}", render_command(source, "check"))
+    return TEMPLATE_MESSAGES[render_kind(source)].replace("{render}", render_command(source, "check"))
 
 
 def _is_error(finding: Finding) -> bool:

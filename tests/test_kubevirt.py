@@ -58,8 +58,9 @@ def test_common_instancetype_with_dedicated_cpus_is_pending_without_the_static_c
     assert [(f["rule"], f["line"]) for f in found] == [("admission-failure", 4)]
     assert "cpumanager=true" in found[0]["message"]
     # the VM writes no dedicatedCpuPlacement: the advice names its instancetype, not a field it cannot write
-    assert 'instancetype without dedicated CPUs (its VirtualMachineClusterInstancetype "cx1.large"' in found[0]["fix"]["description"]
-    assert "drop dedicatedCpuPlacement" not in found[0]["fix"]["description"]
+    advice = found[0]["fix"]["description"]
+    assert 'instancetype without dedicated CPUs (its VirtualMachineClusterInstancetype "cx1.large"' in advice
+    assert "drop dedicatedCpuPlacement" not in advice
 
 
 def test_common_instancetype_sizes_the_pod_and_the_advice_names_a_smaller_one(tmp_path: Path) -> None:

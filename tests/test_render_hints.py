@@ -110,3 +110,28 @@ def test_a_ztp_source_cr_with_its_whole_spec_blank_is_a_template(tmp_path: Path)
                                            "metadata: {name: p}\nspec:\n"})
     result = run("check", "--format", "json", "--fail-on", "never", ".", cwd=tmp_path)
     assert [f["rule"] for f in result.json()["findings"]] == ["not-lintable"]
+
+
+KUBELET = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+
+
+def test_a_jinja_template_of_statements_alone_is_not_lintable_not_broken_yaml(tmp_path: Path) -> None:
+    """kubespray / Ansible templates: `{% if %}` lines alone make the file unparsable YAML, and a `{% %}` inside a
+    value is no CPU list; both are templates to render, not errors, and no `helm template` is offered."""
+    write(tmp_path, {"roles/kubelet.yaml": KUBELET + "{% if cgroupfs %}\ncgroupDriver: cgroupfs\n{% endif %}\n"
+                                           'reservedSystemCPUs: "0"\n',
+                     "roles/inline.yaml": KUBELET + 'reservedSystemCPUs: "{% if ht %}0,32{% else %}0{% endif %}"\n'})
+    result = run("check", "--format", "json", ".", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    found = result.json()["findings"]
+    assert sorted((f["file"], f["rule"]) for f in found) == [("./roles/inline.yaml", "not-lintable"),
+                                                             ("./roles/kubelet.yaml", "not-lintable")]
+    assert all("Jinja template" in f["message"] and "helm template" not in f["message"] for f in found)
+
+
+def test_a_go_template_outside_any_chart_gets_no_helm_command_that_would_fail(tmp_path: Path) -> None:
+    write(tmp_path, {"vms/vm.yaml": POD.format(name="{{VM_NAME}}")})
+    found = hints(tmp_path, ".")
+    assert len(found) == 1
+    assert "outside any Helm chart" in found[0] and "helm template" not in found[0]
+    assert "`<the rendered file> | numalint check -`" in found[0]

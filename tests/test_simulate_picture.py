@@ -99,7 +99,7 @@ def test_every_workload_appears_with_its_fate_and_the_fix_check_prints(tmp_path:
         assert part.split(" (")[0] in out.replace("\n           ", " ")
     assert "not simulated" in out
     assert "Deployment ml/idle" in out and "no replicas" in out
-    assert "chart.yaml: a Helm/Go template" in " ".join(out.split())
+    assert "chart.yaml: a template ({{ ... }}) outside any Helm chart" in " ".join(out.split())
 
 
 def test_not_simulated_workloads_say_why_and_json_tells_start_errors_apart(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from fractions import Fraction
 from numalint.alignment.memory_static import MEMORY
 from numalint.alignment.node import Node
 from numalint.analysis import Analysis
-from numalint.reading.rendering import render_command
+from numalint.reading.rendering import render_command, render_kind
 from numalint.simulation.fixes import smt_fix, unschedulable_fix, verified_fixes
 from numalint.simulation.simulate import UNSCHEDULABLE, PodRun, PoolRun, node_allocatable, pod_requests
 from numalint.views.workloads import PodView
@@ -23,6 +23,9 @@ NOT_SIMULATED_PREFIX = "not simulated: "
 
 TEMPLATE_WHY = {
     "helm": "a Helm/Go template ({{ ... }}): render it first, e.g. `{render}`",
+    "go": "a template ({{ ... }}) outside any Helm chart: render it with the tool that fills it in, then "
+          "`{render}`",
+    "jinja": "a Jinja template ({% ... %}, {{ ... }}): render it with the tool that fills it in, then `{render}`",
     "envsubst": "an envsubst template (${VAR} in values): render it first, e.g. `{render}`",
     "patch": "a strategic-merge patch, not a whole object: simulate the build output (`kustomize build DIR | "
              "numalint simulate -`)",
@@ -160,7 +163,7 @@ def build_report(analyses: list[Analysis]) -> Report:
         for source in analysis.run.sources:
             if source.template and source.path not in templates:
                 templates.add(source.path)
-                why = TEMPLATE_WHY.get(source.template_kind, TEMPLATE_WHY[""])
+                why = TEMPLATE_WHY.get(render_kind(source), TEMPLATE_WHY[""])
                 if "{render}" in why:
                     why = why.replace("{render}", render_command(source, "simulate"))
                 workloads.append(Workload(None, source.path, why_code="template", why=why))

@@ -9,12 +9,25 @@ import shlex
 from numalint.reading.sources import Source
 
 
+def render_kind(source: Source) -> str:
+    """Which message a template gets: "helm" for a Go template in a Helm chart (a Chart.yaml above it, or stdin,
+    where `helm template` wrote it), "go" for one outside any chart (kube-burner, sed placeholders: no command
+    numalint could name renders it), else the source's own kind."""
+    if source.template_kind == "helm" and source.path != "-" and _chart_of(source.path) is None:
+        return "go"
+    return source.template_kind
+
+
 def render_command(source: Source, command: str) -> str:
     """``helm template CHART | numalint COMMAND -`` for a Helm template (its chart: the nearest directory above
-    holding Chart.yaml), ``envsubst < FILE | numalint COMMAND -`` for an envsubst one."""
+    holding Chart.yaml), ``envsubst < FILE | numalint COMMAND -`` for an envsubst one; for a Jinja or Go
+    template outside a chart, what to pipe in, named but not given (numalint cannot know the tool's inputs)."""
     if source.template_kind == "helm":
         chart = _chart_of(source.path) if source.path != "-" else None
-        return f"helm template {shlex.quote(chart) if chart else '.'} | numalint {command} -"
+        if chart is not None or source.path == "-":
+            return f"helm template {shlex.quote(chart) if chart else '.'} | numalint {command} -"
+    if source.template_kind in ("helm", "jinja"):
+        return f"<the rendered file> | numalint {command} -"
     path = shlex.quote(source.path) if source.path != "-" else "FILE"
     return f"envsubst < {path} | numalint {command} -"
 

@@ -24,6 +24,8 @@ from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 MAX_FILE_BYTES = 8 * 1024 * 1024
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 _TEMPLATE_RE = re.compile(r"\{\{-?\s*[-.$a-zA-Z/(\"]")
+# Jinja (Ansible, kubespray, j2) statements and comments: {% if ht %}, {%- for %}, {# note #}
+_JINJA_RE = re.compile(r"\{%-?\s*[a-z]|\{#")
 _DIRECTIVE_RE = re.compile(r"#\s*numalint:\s*disable(-file)?")
 _RULE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_,- ")
 FILE_WIDE = -1  # the key of a file-level suppression in Source.suppressions (its line is kept beside)
@@ -97,7 +99,7 @@ class Source:
     parsed: bool = False
     text: str | None = None
     unchecked: bool = False  # a worker died before reading it
-    template_kind: str = ""  # "helm" ({{ }}) or "envsubst" (${VAR}) when the file is a template
+    template_kind: str = ""  # "helm" ({{ }}), "jinja" ({% %}) or "envsubst" (${VAR}) when the file is a template
     # (line, path) of each "# Source: path" comment `helm template` writes before a document
     labels: list[tuple[int, str]] = field(default_factory=list)
     fragment: str | None = None  # the kustomization that uses this file as a patch
@@ -369,9 +371,10 @@ def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
     if "# Source: " in text:
         source.labels = [(number, match.group(1).strip()) for number, line in enumerate(text.split("\n"), start=1)
                          if (match := _SOURCE_RE.match(line))]
-    looks_templated = "{{" in text and _TEMPLATE_RE.search(text) is not None
+    jinja = ("{%" in text or "{#" in text) and _JINJA_RE.search(text) is not None
+    looks_templated = jinja or ("{{" in text and _TEMPLATE_RE.search(text) is not None)
     if looks_templated:
-        source.template_kind = "helm"
+        source.template_kind = "jinja" if jinja or source.path.endswith(_JINJA_SUFFIXES) else "helm"
     try:
         odd_keyed: list[YMap] = []
         parsed = load_all(text, _wanted(text) if checked_only else None, odd_keyed)
@@ -491,9 +494,14 @@ def _walk(root: Any, found: Callable[[Any], bool], skip: frozenset[str] = frozen
     return False
 
 
+_JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2")
+
+
 def _templated(root: Any) -> bool:
-    """True when a key or value of the document holds a Go template expression."""
-    return _walk(root, lambda v: isinstance(v, str) and "{{" in v and _TEMPLATE_RE.search(v) is not None)
+    """True when a key or value of the document holds a Go template expression or a Jinja tag."""
+    return _walk(root, lambda v: isinstance(v, str) and (
+        ("{{" in v and _TEMPLATE_RE.search(v) is not None) or (("{%" in v or "{#" in v) and _JINJA_RE.search(v)
+                                                               is not None)))
 
 
 _SOURCE_RE = re.compile(r"^# Source: (\S.*)$")
