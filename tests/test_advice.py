@@ -51,6 +51,32 @@ def test_fractional_cpu_stays_once_the_pool_is_declared(tmp_path: Path) -> None:
     assert "declare pools" not in after[0]["message"]
 
 
+def test_fractional_cpu_spares_an_infrastructure_daemonset_but_not_one_asking_for_more(tmp_path: Path) -> None:
+    """A node agent's Guaranteed 500m on a static pool is meant for the shared CPU pool (its unsafe fix pinned a
+    whole CPU on every node); a DaemonSet with hugepages asks for alignment and is still told."""
+    agent = """\
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata: {name: agent}
+        spec:
+          selector: {matchLabels: {app: agent}}
+          template:
+            metadata: {labels: {app: agent}}
+            spec:
+              containers:
+                - name: c
+                  image: x
+                  resources: {limits: {cpu: 500m, memory: 100Mi}}
+        """
+    assert "kind: DaemonSet" in agent and "500m" in agent
+    assert [f for f in findings(tmp_path / "a", {"kubelet.yaml": KUBELET, "agent.yaml": agent})
+            if f["rule"] == "fractional-cpu"] == []
+    data_plane = agent.replace("{cpu: 500m, memory: 100Mi}", "{cpu: 500m, memory: 100Mi, hugepages-2Mi: 64Mi}")
+    found = [f for f in findings(tmp_path / "b", {"kubelet.yaml": KUBELET, "agent.yaml": data_plane})
+             if f["rule"] == "fractional-cpu"]
+    assert len(found) == 1 and "hugepages-2Mi" in found[0]["message"]
+
+
 def _numa_nodes(count: int) -> str:
     return ("apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: big}\nspec:\n  numaNodes:\n"
             + "".join(f'  - {{id: {i}, cpus: "{i * 4}-{i * 4 + 3}", memory: 8Gi}}\n' for i in range(count)))

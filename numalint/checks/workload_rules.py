@@ -116,7 +116,10 @@ def fractional_cpu(analysis: Analysis) -> Iterator[Hit]:
         if pod.qos() != "Guaranteed" or pod.pod_resources is not None:
             continue
         intent = alignment_intent(analysis, pod)
-        reason = intent.reason if intent is not None and intent.certain else _static_pool_reason(analysis, pod)
+        # a DaemonSet asking for nothing else is an infrastructure agent, which a fraction of a CPU in the shared
+        # pool suits: the pool it runs on is no request for exclusive CPUs
+        reason = (intent.reason if intent is not None and intent.certain
+                  else None if pod.ref.kind == "DaemonSet" else _static_pool_reason(analysis, pod))
         if reason is None:
             continue
         for container in pod.containers:
