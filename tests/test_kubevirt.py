@@ -210,3 +210,48 @@ def test_a_vms_gpus_are_device_requests_aligned_with_its_cpus(tmp_path: Path) ->
     assert found == []
     shown = run("simulate", "--topology", str(tmp_path / "topology.yaml"), str(tmp_path))
     assert "gpu-vm -> gpu-0 NUMA 1  (compute: cpus 8-15)" in shown.output
+
+
+def test_a_vms_required_node_affinity_chooses_its_pool_as_a_nodeselector_does(tmp_path: Path) -> None:
+    pools = """\
+        apiVersion: numalint.io/v1alpha1
+        kind: NodeTopology
+        metadata: {name: cnf}
+        spec:
+          pool: {nodeSelector: {node-role.kubernetes.io/cnf: ""}, kubeletConfig: static}
+          numaNodes: [{id: 0, cpus: "0-15", memory: 64Gi}]
+        ---
+        apiVersion: numalint.io/v1alpha1
+        kind: NodeTopology
+        metadata: {name: general}
+        spec:
+          pool: {nodeSelector: {node-role.kubernetes.io/general: ""}, kubeletConfig: plain}
+          numaNodes: [{id: 0, cpus: "0-15", memory: 64Gi}]
+        """
+    vm = """\
+        apiVersion: kubevirt.io/v1
+        kind: VirtualMachine
+        metadata: {name: pinned}
+        spec:
+          template:
+            spec:
+              affinity:
+                nodeAffinity:
+                  requiredDuringSchedulingIgnoredDuringExecution:
+                    nodeSelectorTerms:
+                    - matchExpressions:
+                      - {key: node-role.kubernetes.io/general, operator: Exists}
+              domain:
+                cpu: {cores: 2, dedicatedCpuPlacement: true}
+                memory: {guest: 4Gi}
+                devices: {}
+        """
+    static = """\
+        apiVersion: kubelet.config.k8s.io/v1beta1
+        kind: KubeletConfiguration
+        cpuManagerPolicy: static
+        reservedSystemCPUs: "0"
+        """
+    found = findings(tmp_path, {"static.yaml": static, "plain.yaml": NON_STATIC, "pools.yaml": pools, "vm.yaml": vm})
+    assert [(f["rule"], f["file"].rsplit("/", 1)[-1]) for f in found] == [("admission-failure", "vm.yaml")]
+    assert 'pool "general"' in found[0]["message"] and "cpumanager=true" in found[0]["message"]

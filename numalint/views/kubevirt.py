@@ -36,6 +36,7 @@ from numalint.views.workloads import (
     _locator,
     _string_map,
     read_annotations,
+    required_terms,
     shared_map,
 )
 
@@ -112,7 +113,7 @@ def vm_view(doc: Document, instancetype: Instancetype | None = None) -> PodView 
     return PodView(file=doc.file, ref=ref, locator=_locator(doc, [compute]), spec_path=spec_path,
                    containers=[compute], replicas=1,
                    annotations=read_annotations(_string_map(get(doc.root, template_meta + ("annotations",)))),
-                   node_selector=shared_map(selector), required_terms=[],
+                   node_selector=shared_map(selector), required_terms=required_terms(spec),
                    pod_resources=None, isolated_emulator=isolated, needs_cpu_manager=dedicated,
                    declared_intent=intent,
                    instancetype=instancetype.label if instancetype is not None else None)

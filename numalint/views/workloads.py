@@ -251,13 +251,7 @@ def pod_view(doc: Document) -> PodView | None:
     metadata = root.get("metadata") if isinstance(root.get("metadata"), dict) else {}
     own = _string_map(get(root, ("metadata", "annotations")))
     template_annotations = _string_map(get(root, template_meta_path + ("annotations",)))
-    terms: list[list[dict[str, Any]]] = []
-    raw_terms = get(spec, ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
-                           "nodeSelectorTerms"))
-    if isinstance(raw_terms, list):
-        for term in raw_terms:
-            exprs = get(term, ("matchExpressions",))
-            terms.append([e for e in exprs if isinstance(e, dict)] if isinstance(exprs, list) else [])
+    terms = required_terms(spec)
     namespace = _opt_str(get(metadata, ("namespace",)))
     ref = ObjectRef(shared(doc.api_version), shared(doc.kind), str(get(metadata, ("name",), "") or "<unnamed>"),
                     shared(namespace) if namespace is not None else None)
@@ -267,6 +261,18 @@ def pod_view(doc: Document) -> PodView | None:
                    node_selector=shared_map(_string_map(spec.get("nodeSelector"))), required_terms=terms,
                    pod_resources=pod_resources, pod_limits=pod_limits if pod_resources is not None else None,
                    data_plane=_vfio_volume(spec), hugepage_volume=_hugepage_volume(spec))
+
+
+def required_terms(spec: Any) -> list[list[dict[str, Any]]]:
+    """The match expressions of each required node affinity term of a pod spec (a KubeVirt VM's too)."""
+    terms: list[list[dict[str, Any]]] = []
+    raw_terms = get(spec, ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
+                           "nodeSelectorTerms"))
+    if isinstance(raw_terms, list):
+        for term in raw_terms:
+            exprs = get(term, ("matchExpressions",))
+            terms.append([e for e in exprs if isinstance(e, dict)] if isinstance(exprs, list) else [])
+    return terms
 
 
 def _vfio_volume(spec: YMap) -> str | None:
