@@ -204,3 +204,26 @@ def test_a_cpu_on_two_numa_nodes_is_reported_and_stays_on_the_first(tmp_path: Pa
     assert [(f["rule"], f["line"]) for f in found] == [("schema", 7)] and "CPUs 2-3" in found[0]["message"]
     numa = json.loads(run("simulate", "--format", "json", str(tmp_path)).output)["pools"][0]["nodes"][0]["numa_nodes"]
     assert [(n["id"], n["resources"]["cpu"]["capacity"]) for n in numa] == [(0, 4), (1, 2)]
+
+
+def test_pool_kubelet_config_names_a_file_with_or_without_its_extension_and_says_when_it_names_nothing(
+        tmp_path: Path) -> None:
+    """The schema says pool.kubeletConfig is a metadata.name or a file name: `static.yaml` finds static.yaml (it
+    ran the kubelet's defaults, silently); a name of nothing is said where the pool is shown."""
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: big}\nspec:\n  nodeSelector: {role: cnf}\n  containers:\n"
+           "    - {name: a, image: x, resources: {limits: {cpu: \"12\", memory: 1Gi}}}\n")
+    topology = ("apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: cnf}\nspec:\n"
+                "  pool: {nodeSelector: {role: cnf}, kubeletConfig: %s}\n"
+                "  numaNodes:\n    - {id: 0, cpus: \"0-7\", memory: 32Gi}\n"
+                "    - {id: 1, cpus: \"8-15\", memory: 32Gi}\n")
+    kubelet = ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+               "reservedSystemCPUs: \"0\"\ntopologyManagerPolicy: single-numa-node\nmemoryManagerPolicy: Static\n"
+               "reservedMemory:\n  - numaNode: 0\n    limits: {memory: 100Mi}\n")
+    other = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: none\n"
+    write(tmp_path, {"static.yaml": kubelet, "plain.yaml": other, "pod.yaml": pod,
+                     "topology.yaml": topology % "static.yaml"})
+    found = run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).json()["findings"]
+    assert sorted(f["rule"] for f in found) == ["admission-failure", "exceeds-numa-node"]  # 12 CPUs, 8-CPU nodes
+    write(tmp_path, {"topology.yaml": topology % "missing"})
+    shown = run("simulate", "--topology", str(tmp_path / "topology.yaml"), str(tmp_path)).output
+    assert 'pool.kubeletConfig "missing" names no kubelet configuration of the run' in " ".join(shown.split())

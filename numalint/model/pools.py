@@ -240,8 +240,11 @@ def _profile_for_labels(run: Run, labels: dict[str, str]) -> KubeletProfile | No
 
 
 def _profile_named(run: Run, name: str) -> KubeletProfile | None:
+    """The kubelet configuration a NodeTopology's ``pool.kubeletConfig`` names: by metadata.name, or by its file's
+    name, with or without the extension (``static`` or ``static.yaml``)."""
     for profile in run.profiles:
-        if profile.name == name or os.path.splitext(os.path.basename(profile.file))[0] == name:
+        base = os.path.basename(profile.file)
+        if profile.name == name or base == name or os.path.splitext(base)[0] == name:
             return profile
     return None
 
@@ -270,16 +273,18 @@ def build_pools(run: Run) -> list[Pool]:
                      "the only topology of the run", openshift=_openshift_nodes(run, topo))]
     used: set[int] = set()
     for topo in run.topologies:
-        profile = _profile_named(run, topo.kubelet_config) if topo.kubelet_config else None
+        profile = named = _profile_named(run, topo.kubelet_config) if topo.kubelet_config else None
         if profile is None and topo.node_labels:
             profile = _profile_for_labels(run, topo.node_labels)
         if profile is None:
             profile = only
         if profile is not None:
             used.add(id(profile))
-        pools.append(Pool(topo.name, profile, topo, topo.node_labels, topo.nodes,
-                          f'NodeTopology "{topo.name}"' + (f' runs kubelet configuration "{profile.name}"'
-                                                            if profile else ""),
+        why = f'NodeTopology "{topo.name}"' + (f' runs kubelet configuration "{profile.name}"' if profile else "")
+        if topo.kubelet_config and run.profiles and (profile is None or profile is not named):
+            why += (f'; its pool.kubeletConfig "{topo.kubelet_config}" names no kubelet configuration of the run'
+                    + ("" if profile else ": the kubelet's defaults"))
+        pools.append(Pool(topo.name, profile, topo, topo.node_labels, topo.nodes, why,
                           openshift=_openshift_nodes(run, topo)))
     for profile in run.profiles:
         if id(profile) in used:
