@@ -476,3 +476,32 @@ def test_hugepages_in_a_guaranteed_pod_ask_for_alignment(tmp_path: Path) -> None
     found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
     assert [(f["rule"], f["severity"]) for f in found] == [("fractional-cpu", "warning")]
     assert "(it requests hugepages-1Gi)" in found[0]["message"]
+
+
+def test_crio_cpu_tuning_annotations_ask_for_exclusive_cpus(tmp_path: Path) -> None:
+    """cpu-load-balancing.crio.io: disable (with the performance-<profile> runtime class) acts only on a Guaranteed
+    pod's exclusive CPUs: a pod that writes it without a memory limit is told, one that is Guaranteed is not."""
+    pod = """\
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: cyclictest
+          annotations:
+            cpu-load-balancing.crio.io: "disable"
+            irq-load-balancing.crio.io: "disable"
+        spec:
+          runtimeClassName: performance-rt
+          containers:
+            - name: c
+              image: x
+              resources:
+                limits: {cpu: "4"%s}
+        """
+    write(tmp_path / "a", {"pod.yaml": pod % ""})
+    found = run("check", "--format", "json", "--fail-on", "never", str(tmp_path / "a")).json()["findings"]
+    assert [f["rule"] for f in found] == ["not-guaranteed"]
+    assert "cpu-load-balancing.crio.io, irq-load-balancing.crio.io" in found[0]["message"]
+    write(tmp_path / "b", {"pod.yaml": pod % ", memory: 1Gi"})
+    assert run("check", "--format", "json", str(tmp_path / "b")).json()["findings"] == []
+    write(tmp_path / "c", {"pod.yaml": (pod % "").replace('"disable"', '"enable"')})  # nothing asked
+    assert run("check", "--format", "json", str(tmp_path / "c")).json()["findings"] == []

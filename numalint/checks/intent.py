@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from numalint.analysis import Analysis
 from numalint.model.sriov import NETWORKS_ANNOTATION, parse_networks
-from numalint.views.workloads import PodView, is_extended, is_hugepages
+from numalint.views.workloads import CRIO_CPU_ANNOTATIONS, PodView, is_extended, is_hugepages
 
 # device-plugin resources of PCIe devices, which the device plugin reports with their NUMA node
 TOPOLOGY_PREFIXES = (
@@ -45,6 +45,10 @@ def alignment_intent(analysis: Analysis, pod: PodView) -> Intent | None:
         return Intent(pod.declared_intent, True) if pod.declared_intent else None
     if pod.data_plane:
         return Intent(f"it runs a data plane ({pod.data_plane})", True)
+    tuned = [key for key in CRIO_CPU_ANNOTATIONS if pod.annotations.get(key) == "disable"]
+    if tuned:
+        return Intent(f'it sets {", ".join(tuned)}: "disable", which CRI-O applies only to the exclusive CPUs of a '
+                      "Guaranteed pod", True)
     names = pod.resource_names()
     whole = _whole_cpus(pod)
     floating = _floating_resources(analysis)

@@ -140,7 +140,10 @@ def _pod_level_qos(requests: dict[str, Fraction], limits: dict[str, Fraction]) -
 _AMOUNTS: dict[Fraction, Fraction] = {}
 _PATHS: dict[Path, Path] = {}
 # the only pod annotations any rule reads; the others (checksums, scrape settings) are not kept per workload
-READ_ANNOTATIONS = (NETWORKS_ANNOTATION, LEGACY_NETWORKS_ANNOTATION)
+# CRI-O's per-pod CPU tuning (OpenShift "Disabling CPU load balancing for a pod", with the performance-<profile>
+# runtime class): it acts only on a Guaranteed pod's exclusive CPUs, so writing one asks for them
+CRIO_CPU_ANNOTATIONS = ("cpu-load-balancing.crio.io", "cpu-quota.crio.io", "irq-load-balancing.crio.io")
+READ_ANNOTATIONS = (NETWORKS_ANNOTATION, LEGACY_NETWORKS_ANNOTATION, *CRIO_CPU_ANNOTATIONS)
 
 
 def read_annotations(annotations: dict[str, str]) -> dict[str, str]:
