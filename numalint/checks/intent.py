@@ -40,15 +40,24 @@ class Intent:
 
 
 def alignment_intent(analysis: Analysis, pod: PodView) -> Intent | None:
-    """Why this workload asks for NUMA alignment, or None when nothing says it does."""
-    if pod.declared_intent is not None:  # a KubeVirt VM's pod: the VM's own ask, or none (hugepages alone)
-        return Intent(pod.declared_intent, True) if pod.declared_intent else None
-    if pod.data_plane:
-        return Intent(f"it runs a data plane ({pod.data_plane})", True)
+    """Why this workload asks for NUMA alignment, or None when nothing says it does: what it asks of the node
+    first, then CRI-O's CPU tuning annotations (what they act on is said less concretely)."""
+    found = _asked(analysis, pod)
+    if found is not None and found.certain or pod.declared_intent is not None:
+        return found
     tuned = [key for key in CRIO_CPU_ANNOTATIONS if pod.annotations.get(key) == "disable"]
     if tuned:
         return Intent(f'it sets {", ".join(tuned)}: "disable", which CRI-O applies only to the exclusive CPUs of a '
                       "Guaranteed pod", True)
+    return found
+
+
+def _asked(analysis: Analysis, pod: PodView) -> Intent | None:
+    if pod.declared_intent is not None:  # a KubeVirt VM's pod: the VM's own ask, or none (hugepages alone)
+        return Intent(pod.declared_intent, True) if pod.declared_intent else None
+    if pod.data_plane:
+        return Intent(f"it runs a data plane ({pod.data_plane})", True)
+
     names = pod.resource_names()
     whole = _whole_cpus(pod)
     floating = _floating_resources(analysis)
