@@ -591,3 +591,35 @@ def test_numa_imbalance_asks_a_daemonset_only_for_less(tmp_path: Path) -> None:
     advice = _imbalance(tmp_path, pods=pods)
     assert len(advice) == 1 and "run the pods that need no device (web)" in advice[0], advice
     assert "lower the requests of the DaemonSet agent" in advice[0] and "(agent" not in advice[0], advice
+
+
+def test_a_kubeletconfig_field_written_inside_kubeletconfig_is_moved_up_and_the_move_clears_it(
+        tmp_path: Path) -> None:
+    """autoSizingReserved is a field of the KubeletConfig, not of the kubelet: inside spec.kubeletConfig the
+    operator drops it; the advice moves it up, and following it leaves nothing to report."""
+    head = ("apiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata: {name: sizing}\nspec:\n"
+            "  machineConfigPoolSelector:\n    matchLabels:\n"
+            "      pools.operator.machineconfiguration.openshift.io/worker: \"\"\n")
+    inside = head + "  kubeletConfig:\n    autoSizingReserved: true\n    maxPods: 250\n"
+    found = findings(tmp_path / "a", {"kc.yaml": inside})
+    assert [(f["rule"], f["line"]) for f in found] == [("unknown-field", 9)]
+    assert found[0]["fix"]["description"] == "move it up to spec.autoSizingReserved"
+    moved = head + "  autoSizingReserved: true\n  kubeletConfig:\n    maxPods: 250\n"
+    assert findings(tmp_path / "b", {"kc.yaml": moved}) == []
+    both = head + "  autoSizingReserved: true\n  kubeletConfig:\n    autoSizingReserved: true\n"
+    found = findings(tmp_path / "c", {"kc.yaml": both})
+    assert found[0]["fix"]["description"] == "remove it: spec.autoSizingReserved is already written"
+
+
+def test_a_field_written_one_level_too_high_is_moved_where_it_belongs(tmp_path: Path) -> None:
+    """spec.userLevelNetworking is pruned from a PerformanceProfile; it belongs in spec.net, and written there it
+    is no longer reported."""
+    profile = ("apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata: {name: p}\nspec:\n"
+               "  cpu: {isolated: \"2-7\", reserved: \"0-1\"}\n"
+               "  nodeSelector: {node-role.kubernetes.io/worker-cnf: \"\"}\n%s")
+    found = [f for f in findings(tmp_path / "a", {"pp.yaml": profile % "  userLevelNetworking: true\n"})
+             if f["rule"] == "unknown-field"]
+    assert len(found) == 1 and "spec.net.userLevelNetworking" in found[0]["message"]
+    assert found[0]["fix"]["description"] == "move it into spec.net"
+    assert [f for f in findings(tmp_path / "b", {"pp.yaml": profile % "  net:\n    userLevelNetworking: true\n"})
+            if f["rule"] == "unknown-field"] == []

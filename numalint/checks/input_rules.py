@@ -180,8 +180,19 @@ def _unknown_fields(doc: Document, node: Any, schema: dict[str, Any], path: Path
         if suggestion and suggestion not in node:
             message += f'; did you mean "{suggestion}"?'
             fix = Fix(f'rename "{key}" to "{suggestion}"', [Edit(span, suggestion, key, string=True)], SAFE)
+        elif fix is None and (home := _one_level_down(known, key)) is not None:
+            message += f"; it is a field of {where}.{home} ({where}.{home}.{key})"
+            fix = Fix(f"move it into {where}.{home}")
         findings.append(registry.finding("unknown-field", message, doc.file, span, fix=fix))
     return findings
+
+
+def _one_level_down(known: dict[str, Any], key: str) -> str | None:
+    """The one field among ``known`` whose own fields include ``key`` (a PerformanceProfile's userLevelNetworking
+    belongs in spec.net), or None."""
+    homes = [name for name, schema in known.items() if isinstance(schema, dict)
+             and key in next((s for s in schema.get("anyOf", []) if "properties" in s), schema).get("properties", {})]
+    return homes[0] if len(homes) == 1 else None
 
 
 def _contested(keys: list[str], known: frozenset[str], present: Container[str],
@@ -291,6 +302,12 @@ def _unknown_kubelet_fields(doc: Document, config: YMap, base: Path, case_insens
         suggestion = closest_field(key, known)
         message = f'unknown field "{key}": {who}, so this setting never applies'
         fix = None
+        if base == ("spec", "kubeletConfig") and key in _kubelet_config_spec_fields():
+            written = isinstance(get(doc.root, ("spec",)), YMap) and key in doc.root["spec"]
+            message += f"; it is a field of the KubeletConfig itself (spec.{key}), not of the kubelet configuration"
+            yield registry.finding("unknown-field", message, doc.file, span, fix=Fix(
+                f"remove it: spec.{key} is already written" if written else f"move it up to spec.{key}"))
+            continue
         if suggestion in contested:
             message += f'; did you mean "{suggestion}"?'
             fix, suggestion = _contested_hint(suggestion, contested[suggestion]), None
@@ -304,6 +321,14 @@ def _unknown_kubelet_fields(doc: Document, config: YMap, base: Path, case_insens
                       doc.file, span, fix=Fix(f'remove the earlier "{key}" entries and keep the last (line '
                                               f"{config.key_spans[key].line}): the kubelet runs with it; removing it "
                                               "would bring back what the earlier ones say"))
+
+
+@cache
+def _kubelet_config_spec_fields() -> frozenset[str]:
+    """The fields of a KubeletConfig's spec besides kubeletConfig (autoSizingReserved, logLevel, ...): written
+    inside spec.kubeletConfig by mistake, they are dropped there and not applied where they belong."""
+    fields = _at(load_schema(UNKNOWN_FIELDS[KUBELET_CONFIG][0]), ("spec",)).get("properties", {})
+    return frozenset(fields) - {"kubeletConfig"}
 
 
 def _odd_keys(doc: Document) -> Iterator[Finding]:
