@@ -75,6 +75,9 @@ def test_fractional_cpu_spares_an_infrastructure_daemonset_but_not_one_asking_fo
     found = [f for f in findings(tmp_path / "b", {"kubelet.yaml": KUBELET, "agent.yaml": data_plane})
              if f["rule"] == "fractional-cpu"]
     assert len(found) == 1 and "hugepages-2Mi" in found[0]["message"]
+    with_device = agent.replace("{cpu: 500m, memory: 100Mi}", "{cpu: 500m, memory: 100Mi, nvidia.com/gpu: 1}")
+    assert len([f for f in findings(tmp_path / "c", {"kubelet.yaml": KUBELET, "agent.yaml": with_device})
+                if f["rule"] == "fractional-cpu"]) == 1
 
 
 def _numa_nodes(count: int) -> str:

@@ -505,3 +505,24 @@ def test_crio_cpu_tuning_annotations_ask_for_exclusive_cpus(tmp_path: Path) -> N
     assert run("check", "--format", "json", str(tmp_path / "b")).json()["findings"] == []
     write(tmp_path / "c", {"pod.yaml": (pod % "").replace('"disable"', '"enable"')})  # nothing asked
     assert run("check", "--format", "json", str(tmp_path / "c")).json()["findings"] == []
+
+
+def test_crio_annotations_on_a_deployment_itself_reach_no_pod(tmp_path: Path) -> None:
+    deployment = """\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: rt
+          annotations: {cpu-quota.crio.io: "disable"}
+        spec:
+          selector: {matchLabels: {app: rt}}
+          template:
+            metadata: {labels: {app: rt}}
+            spec:
+              containers:
+                - name: c
+                  image: x
+                  resources: {limits: {cpu: "4"}}
+        """
+    write(tmp_path, {"deployment.yaml": deployment})
+    assert run("check", "--format", "json", str(tmp_path)).json()["findings"] == []

@@ -255,3 +255,71 @@ def test_a_vms_required_node_affinity_chooses_its_pool_as_a_nodeselector_does(tm
     found = findings(tmp_path, {"static.yaml": static, "plain.yaml": NON_STATIC, "pools.yaml": pools, "vm.yaml": vm})
     assert [(f["rule"], f["file"].rsplit("/", 1)[-1]) for f in found] == [("admission-failure", "vm.yaml")]
     assert 'pool "general"' in found[0]["message"] and "cpumanager=true" in found[0]["message"]
+
+
+def test_a_guaranteed_vm_with_hugepages_and_a_fraction_of_a_cpu_is_told_as_a_pod_would_be(tmp_path: Path) -> None:
+    vm = """\
+        apiVersion: kubevirt.io/v1
+        kind: VirtualMachine
+        metadata: {name: hp}
+        spec:
+          template:
+            spec:
+              domain:
+                resources:
+                  requests: {cpu: 1500m, memory: 2Gi}
+                  limits: {cpu: 1500m, memory: 2Gi}
+                memory: {hugepages: {pageSize: 2Mi}}
+                devices: {}
+        """
+    found = findings(tmp_path, {"vm.yaml": vm})
+    assert [f["rule"] for f in found] == ["fractional-cpu"]
+    assert "hugepages-2Mi" in found[0]["message"]
+
+
+def test_a_vm_whose_instancetype_cannot_be_known_is_not_checked(tmp_path: Path) -> None:
+    """inferFromVolume names the instancetype on a volume's labels; a kind KubeVirt does not know is refused:
+    either way numalint does not judge the VM's own domain as if it had no instancetype."""
+    own = """\
+        apiVersion: kubevirt.io/v1
+        kind: VirtualMachine
+        metadata: {name: db}
+        spec:
+          instancetype: %s
+          template:
+            spec:
+              domain:
+                cpu: {cores: 2, dedicatedCpuPlacement: true}
+                devices: {}
+        """
+    for i, written in enumerate(["{inferFromVolume: rootdisk}", "{name: cx1.large, kind: Flavor}"]):
+        assert findings(tmp_path / str(i), {"kubelet.yaml": NON_STATIC, "vm.yaml": own % written}) == []
+
+
+def test_plural_kinds_and_the_vms_own_namespace_win(tmp_path: Path) -> None:
+    """KubeVirt accepts the plural resource name as kind; a namespaced instancetype of the VM's own namespace is
+    chosen over one written without a namespace."""
+    types = """\
+        apiVersion: instancetype.kubevirt.io/v1beta1
+        kind: VirtualMachineInstancetype
+        metadata: {name: dpdk}
+        spec: {cpu: {guest: 40, dedicatedCPUPlacement: true}, memory: {guest: 8Gi}}
+        ---
+        apiVersion: instancetype.kubevirt.io/v1beta1
+        kind: VirtualMachineInstancetype
+        metadata: {name: dpdk, namespace: vnf}
+        spec: {cpu: {guest: 2, dedicatedCPUPlacement: true}, memory: {guest: 2Gi}}
+        """
+    vm = _vm("router", "dpdk", "virtualmachineinstancetypes", namespace="vnf")
+    assert findings(tmp_path / "a", {"kubelet.yaml": STATIC, "topology.yaml": TOPOLOGY, "types.yaml": types,
+                                     "vm.yaml": vm}) == []
+    plural = _vm("db", "cx1.8xlarge", "VirtualMachineClusterInstancetypes")
+    found = findings(tmp_path / "b", {"kubelet.yaml": STATIC, "topology.yaml": TOPOLOGY, "vm.yaml": plural})
+    assert "exceeds-numa-node" in [f["rule"] for f in found]
+
+
+def test_a_vms_own_dedicated_placement_beside_a_shared_instancetype_is_its_own_to_drop(tmp_path: Path) -> None:
+    vm = _vm("db", "u1.large").replace("devices: {}", "cpu: {dedicatedCpuPlacement: true}\n            devices: {}")
+    found = findings(tmp_path, {"kubelet.yaml": NON_STATIC, "vm.yaml": vm})
+    assert [f["rule"] for f in found] == ["admission-failure"]
+    assert "drop dedicatedCpuPlacement from the VM" in found[0]["fix"]["description"]

@@ -134,4 +134,22 @@ def test_a_go_template_outside_any_chart_gets_no_helm_command_that_would_fail(tm
     found = hints(tmp_path, ".")
     assert len(found) == 1
     assert "outside any Helm chart" in found[0] and "helm template" not in found[0]
-    assert "`<the rendered file> | numalint check -`" in found[0]
+    assert "`numalint check RENDERED.yaml`" in found[0]
+
+
+def test_shell_and_cloud_init_text_is_not_a_jinja_template(tmp_path: Path) -> None:
+    """bash's ${#VAR} and cloud-init's own Jinja user data are the program's text: the file is still checked."""
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: a\n      image: x\n"
+           "      command: [sh, -c, 'n=${#CPUS}; {% raw %}x{% endraw %}']\n"
+           "      resources: {limits: {cpu: 1500m, memory: 1Gi, hugepages-2Mi: 64Mi}}\n")
+    vm = ("apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata: {name: vm}\nspec:\n  template:\n    spec:\n"
+          "      domain:\n        cpu: {cores: 2, dedicatedCpuPlacement: true}\n        memory: {guest: 1Gi}\n"
+          "        devices: {}\n      volumes:\n        - name: init\n          cloudInitNoCloud:\n"
+          "            userData: |\n              ## template: jinja\n              {% if v1.distro == 'fedora' %}\n"
+          "              packages: [tuned]\n              {% endif %}\n")
+    kubelet = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: none\n"
+    write(tmp_path, {"pod.yaml": pod, "vm.yaml": vm, "kubelet.yaml": kubelet})
+    result = run("check", "--format", "json", "--fail-on", "never", ".", cwd=tmp_path)
+    rules = sorted((f["file"], f["rule"]) for f in result.json()["findings"])
+    assert ("./vm.yaml", "admission-failure") in rules  # cpumanager=true: the VM is judged
+    assert all(rule != "not-lintable" for _, rule in rules), rules

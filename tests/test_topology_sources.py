@@ -227,3 +227,8 @@ def test_pool_kubelet_config_names_a_file_with_or_without_its_extension_and_says
     write(tmp_path, {"topology.yaml": topology % "missing"})
     shown = run("simulate", "--topology", str(tmp_path / "topology.yaml"), str(tmp_path)).output
     assert 'pool.kubeletConfig "missing" names no kubelet configuration of the run' in " ".join(shown.split())
+    # one topology, one configuration: paired as before, the name that finds nothing said all the same
+    (tmp_path / "plain.yaml").unlink()
+    shown = " ".join(run("simulate", "--topology", str(tmp_path / "topology.yaml"), str(tmp_path)).output.split())
+    assert ('pool.kubeletConfig "missing" names no kubelet configuration of the run: numalint pairs it with the '
+            'only one, "static"') in shown

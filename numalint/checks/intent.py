@@ -53,8 +53,11 @@ def alignment_intent(analysis: Analysis, pod: PodView) -> Intent | None:
 
 
 def _asked(analysis: Analysis, pod: PodView) -> Intent | None:
-    if pod.declared_intent is not None:  # a KubeVirt VM's pod: the VM's own ask, or none (hugepages alone)
-        return Intent(pod.declared_intent, True) if pod.declared_intent else None
+    if pod.declared_intent:  # a KubeVirt VM asking for dedicated CPUs or NUMA passthrough
+        return Intent(pod.declared_intent, True)
+    if pod.declared_intent is not None:  # a VM with hugepages alone: only as a Guaranteed pod of them would
+        huge = sorted(r for r in pod.resource_names() if is_hugepages(r))
+        return Intent(f"it requests {', '.join(huge)}", True) if huge and pod.qos() == "Guaranteed" else None
     if pod.data_plane:
         return Intent(f"it runs a data plane ({pod.data_plane})", True)
 

@@ -12,6 +12,7 @@ from numalint.analysis import Analysis
 from numalint.checks.intent import alignment_intent
 from numalint.checks.registry import check
 from numalint.findings import UNSAFE, Edit, Fix, Hit
+from numalint.k8s.kinds import NETWORKS_ANNOTATION
 from numalint.k8s.quantity import format_bytes, format_cpu, format_quantity, try_quantity
 from numalint.k8s.versions import POD_LEVEL_RESOURCES_ON
 from numalint.reading.yamlpos import Span
@@ -116,10 +117,12 @@ def fractional_cpu(analysis: Analysis) -> Iterator[Hit]:
         if pod.qos() != "Guaranteed" or pod.pod_resources is not None:
             continue
         intent = alignment_intent(analysis, pod)
-        # a DaemonSet asking for nothing else is an infrastructure agent, which a fraction of a CPU in the shared
-        # pool suits: the pool it runs on is no request for exclusive CPUs
+        # a DaemonSet asking for nothing else (no device, no network) is an infrastructure agent, which a fraction
+        # of a CPU in the shared pool suits: the pool it runs on is no request for exclusive CPUs
+        agent = pod.ref.kind == "DaemonSet" and not any(is_extended(r) for r in pod.resource_names()) \
+            and not pod.annotations.get(NETWORKS_ANNOTATION)
         reason = (intent.reason if intent is not None and intent.certain
-                  else None if pod.ref.kind == "DaemonSet" else _static_pool_reason(analysis, pod))
+                  else None if agent else _static_pool_reason(analysis, pod))
         if reason is None:
             continue
         for container in pod.containers:

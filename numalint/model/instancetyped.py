@@ -13,7 +13,7 @@ from numalint.reading.locate import get
 from numalint.views.instancetypes import Instancetypes, reference
 from numalint.views.kubevirt import vm_view
 
-if TYPE_CHECKING:  # model.run imports this module when a run names instancetypes
+if TYPE_CHECKING:  # types only: the engine imports this module when a run names instancetypes
     from numalint.model.run import FileResult
     from numalint.reading.sources import Document
     from numalint.views.workloads import PodView

@@ -268,9 +268,11 @@ def build_pools(run: Run) -> list[Pool]:
     only = run.profiles[0] if len(run.profiles) == 1 and not reaches_no_pool(run, run.profiles[0]) else None
     if len(run.topologies) == 1 and (only is not None or not run.profiles):
         topo = run.topologies[0]
-        return [Pool(topo.name, only, topo, topo.node_labels, topo.nodes,
-                     "the only topology and kubelet configuration of the run" if only is not None else
-                     "the only topology of the run", openshift=_openshift_nodes(run, topo))]
+        why = ("the only topology and kubelet configuration of the run" if only is not None else
+               "the only topology of the run")
+        if topo.kubelet_config and _profile_named(run, topo.kubelet_config) is None:
+            why += _names_nothing(topo, f'numalint pairs it with the only one, "{only.name}"' if only else "")
+        return [Pool(topo.name, only, topo, topo.node_labels, topo.nodes, why, openshift=_openshift_nodes(run, topo))]
     used: set[int] = set()
     for topo in run.topologies:
         profile = named = _profile_named(run, topo.kubelet_config) if topo.kubelet_config else None
@@ -281,9 +283,8 @@ def build_pools(run: Run) -> list[Pool]:
         if profile is not None:
             used.add(id(profile))
         why = f'NodeTopology "{topo.name}"' + (f' runs kubelet configuration "{profile.name}"' if profile else "")
-        if topo.kubelet_config and run.profiles and (profile is None or profile is not named):
-            why += (f'; its pool.kubeletConfig "{topo.kubelet_config}" names no kubelet configuration of the run'
-                    + ("" if profile else ": the kubelet's defaults"))
+        if topo.kubelet_config and named is None:
+            why += _names_nothing(topo, "" if profile else "the kubelet's defaults")
         pools.append(Pool(topo.name, profile, topo, topo.node_labels, topo.nodes, why,
                           openshift=_openshift_nodes(run, topo)))
     for profile in run.profiles:
@@ -296,6 +297,12 @@ def build_pools(run: Run) -> list[Pool]:
         pools[0].why = (f'the only kubelet configuration "{pools[0].name}" of the run: numalint assumes every '
                         "workload runs on it (declare pools with a NodeTopology or MachineConfigPool to say otherwise)")
     return pools
+
+
+def _names_nothing(topology: TopologyView, instead: str) -> str:
+    """What a pool's description adds when its NodeTopology's pool.kubeletConfig names no configuration."""
+    return (f'; its pool.kubeletConfig "{topology.kubelet_config}" names no kubelet configuration of the run'
+            + (f": {instead}" if instead else ""))
 
 
 def _openshift_nodes(run: Run, topology: TopologyView) -> bool:

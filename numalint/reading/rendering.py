@@ -27,7 +27,7 @@ def render_command(source: Source, command: str) -> str:
         if chart is not None or source.path == "-":
             return f"helm template {shlex.quote(chart) if chart else '.'} | numalint {command} -"
     if source.template_kind in ("helm", "jinja"):
-        return f"<the rendered file> | numalint {command} -"
+        return f"numalint {command} RENDERED.yaml"
     path = shlex.quote(source.path) if source.path != "-" else "FILE"
     return f"envsubst < {path} | numalint {command} -"
 

@@ -24,8 +24,11 @@ from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 MAX_FILE_BYTES = 8 * 1024 * 1024
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 _TEMPLATE_RE = re.compile(r"\{\{-?\s*[-.$a-zA-Z/(\"]")
-# Jinja (Ansible, kubespray, j2) statements and comments: {% if ht %}, {%- for %}, {# note #}
-_JINJA_RE = re.compile(r"\{%-?\s*[a-z]|\{#")
+# Jinja (Ansible, kubespray, j2) statements and comments: {% if ht %}, {%- for x in y %}, {# note #}; a tag
+# Jinja has, or a comment closed on its line (bash's ${#VAR} is no comment)
+_JINJA_RE = re.compile(r"\{%-?\s*(?:if|elif|else|endif|for|endfor|set|endset|raw|endraw|macro|endmacro|include|"
+                       r"import|from|block|endblock|extends|call|endcall|filter|endfilter|with|endwith)\b"
+                       r"|(?<!\$)\{#[^\n]*#\}")
 _DIRECTIVE_RE = re.compile(r"#\s*numalint:\s*disable(-file)?")
 _RULE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_,- ")
 FILE_WIDE = -1  # the key of a file-level suppression in Source.suppressions (its line is kept beside)
@@ -498,10 +501,11 @@ _JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2")
 
 
 def _templated(root: Any) -> bool:
-    """True when a key or value of the document holds a Go template expression or a Jinja tag."""
-    return _walk(root, lambda v: isinstance(v, str) and (
-        ("{{" in v and _TEMPLATE_RE.search(v) is not None) or (("{%" in v or "{#" in v) and _JINJA_RE.search(v)
-                                                               is not None)))
+    """True when a key or value of the document holds a Go template expression or a Jinja tag. A Jinja tag in
+    shell text or cloud-init data is the program's own (cloud-init renders `## template: jinja` user data)."""
+    return _walk(root, lambda v: isinstance(v, str) and "{{" in v and _TEMPLATE_RE.search(v) is not None) or _walk(
+        root, lambda v: isinstance(v, str) and ("{%" in v or "{#" in v) and _JINJA_RE.search(v) is not None,
+        _OWN_TEMPLATES)
 
 
 _SOURCE_RE = re.compile(r"^# Source: (\S.*)$")
@@ -533,6 +537,7 @@ def _ztp_source(path: str) -> bool:
 
 
 # maps of labels and text, whose empty values are values
+_OWN_TEMPLATES = _SHELL_KEYS | {"userData", "userDataBase64", "networkData", "networkDataBase64"}
 _TEXT_MAPS = _SHELL_KEYS | {"labels", "nodeSelector", "matchLabels", "machineConfigPoolSelector"}
 
 

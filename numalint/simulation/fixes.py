@@ -27,7 +27,7 @@ def unschedulable_fix(message: str, view: PodView | None = None) -> str:
     requests or dedicatedCpuPlacement of its own: another instancetype changes them."""
     named = view.instancetype if view is not None else None
     if NO_CPU_MANAGER in message:
-        if named:
+        if view is not None and view.pinned_by_instancetype:
             return ("set cpuManagerPolicy: static (with a CPU reservation) in the pool's kubelet configuration, or "
                     f"give the VM an instancetype without dedicated CPUs (its {named} has them)")
         return NO_CPU_MANAGER_FIX

@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from numalint.k8s.kinds import INSTANCETYPE_KINDS
 from numalint.k8s.quantity import try_quantity
 from numalint.reading.locate import as_list, get
 from numalint.reading.sources import Document
 
-CLUSTER_KIND = "VirtualMachineClusterInstancetype"
-NAMESPACED_KIND = "VirtualMachineInstancetype"
-INSTANCETYPE_KINDS = (CLUSTER_KIND, NAMESPACED_KIND)
+CLUSTER_KIND, NAMESPACED_KIND = INSTANCETYPE_KINDS
+MAX_VCPUS = 2**32 - 1  # cpu.guest is a uint32
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,7 @@ class Instancetype:
     overcommit_percent: int = 0
     node_selector: dict[str, str] = field(default_factory=dict)
     devices: tuple[str, ...] = ()  # the deviceName of each of its gpus and hostDevices
+    # (spec.annotations, the CRI-O ones of n1 and rt1, and revisionName are not read)
 
 
 def reference(vm_root: Any) -> tuple[str, str] | None:
@@ -51,11 +52,13 @@ def reference(vm_root: Any) -> tuple[str, str] | None:
     if not isinstance(wanted, dict):
         return None
     name, kind = wanted.get("name"), wanted.get("kind")
-    if not isinstance(name, str) or not name:
+    if not isinstance(name, str) or not name or wanted.get("inferFromVolume"):
         return None
-    if isinstance(kind, str) and kind.lower() == NAMESPACED_KIND.lower():
+    # pkg/instancetype/find/spec.go: the kind or its plural, in any case; none is the cluster kind
+    if isinstance(kind, str) and kind.lower() in (NAMESPACED_KIND.lower(), NAMESPACED_KIND.lower() + "s"):
         return NAMESPACED_KIND, name
-    if kind in (None, "") or (isinstance(kind, str) and kind.lower() == CLUSTER_KIND.lower()):
+    if kind in (None, "") or (isinstance(kind, str) and kind.lower() in (CLUSTER_KIND.lower(),
+                                                                          CLUSTER_KIND.lower() + "s")):
         return CLUSTER_KIND, name
     return None  # a kind KubeVirt does not know: the VM is rejected
 
@@ -66,7 +69,7 @@ def from_document(doc: Document) -> Instancetype | None:
     spec = get(doc.root, ("spec",))
     cpu, memory = get(spec, ("cpu",)), get(spec, ("memory",))
     vcpus = get(cpu, ("guest",))
-    if not isinstance(vcpus, int) or isinstance(vcpus, bool) or vcpus < 1:
+    if not isinstance(vcpus, int) or isinstance(vcpus, bool) or not 1 <= vcpus <= MAX_VCPUS:
         return None
     page = get(memory, ("hugepages", "pageSize"))
     overcommit = get(memory, ("overcommitPercent",), 0)
@@ -78,9 +81,15 @@ def from_document(doc: Document) -> Instancetype | None:
         numa=isinstance(get(cpu, ("numa", "guestMappingPassthrough")), dict),
         page_size=page if isinstance(page, str) and page else None,
         overcommit_percent=overcommit if isinstance(overcommit, int) and 0 < overcommit <= 100 else 0,
-        node_selector={str(k): str(v) for k, v in selector.items()} if isinstance(selector, dict) else {},
-        devices=tuple(name for kind in ("gpus", "hostDevices") for entry in as_list(get(spec, (kind,)))
-                      if isinstance(name := get(entry, ("deviceName",)), str) and name))
+        node_selector={str(k): v for k, v in selector.items() if isinstance(v, str)} if isinstance(selector, dict)
+        else {}, devices=device_names(spec))
+
+
+def device_names(holder: Any) -> tuple[str, ...]:
+    """The device plugin resource (``deviceName``) of each entry of ``holder``'s gpus and hostDevices: a VM
+    domain's ``devices``, or an instancetype's spec; virt-launcher asks for one of each (renderresources.go)."""
+    return tuple(name for kind in ("gpus", "hostDevices") for entry in as_list(get(holder, (kind,)))
+                 if isinstance(name := get(entry, ("deviceName",)), str) and name)
 
 
 class Instancetypes:
@@ -106,10 +115,11 @@ class Instancetypes:
         matches any."""
         if kind == CLUSTER_KIND:
             return self.cluster.get(name) or common(name)
-        for where, found in self.namespaced.get(name, ()):
-            if where is None or namespace is None or where == namespace:
-                return found
-        return None
+        candidates = self.namespaced.get(name, [])
+        exact = [found for where, found in candidates if where is not None and where == namespace]
+        loose = [found for where, found in candidates if where is None or namespace is None]
+        found = exact or loose
+        return found[0] if found else None
 
 
 # series -> (dedicatedCPUPlacement and isolateEmulatorThread, NUMA passthrough, hugepage size, overcommitPercent,

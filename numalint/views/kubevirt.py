@@ -24,10 +24,10 @@ from typing import Any
 
 from numalint.findings import ObjectRef
 from numalint.k8s.quantity import try_quantity
-from numalint.reading.locate import as_list, get
+from numalint.reading.locate import get
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import YMap
-from numalint.views.instancetypes import Instancetype, reference
+from numalint.views.instancetypes import Instancetype, device_names
 from numalint.views.workloads import (
     HUGEPAGES_PREFIX,
     ContainerView,
@@ -50,15 +50,14 @@ EVEN_PARITY_ANNOTATION = "alpha.kubevirt.io/EmulatorThreadCompleteToEvenParity"
 def vm_view(doc: Document, instancetype: Instancetype | None = None) -> PodView | None:
     """The virt-launcher pod of a VM that asks for dedicated resources; None for an ordinary VM, and for a VM
     naming an instancetype when ``instancetype`` is not given (it is resolved once the run is read:
-    ``model.instancetypes``)."""
+    ``model.instancetyped``)."""
     spec_path = VM_KINDS.get(doc.kind)
     if spec_path is None:
         return None
     spec = get(doc.root, spec_path)
     domain = get(spec, ("domain",))
-    named = reference(doc.root) if doc.kind == "VirtualMachine" else None
-    if named is not None and instancetype is None:
-        return None
+    if instancetype is None and doc.kind == "VirtualMachine" and get(doc.root, ("spec", "instancetype")) is not None:
+        return None  # its instancetype is not known (model.instancetyped): nothing is guessed
     if instancetype is None and (not isinstance(spec, YMap) or not isinstance(domain, YMap)):
         return None
     if not isinstance(domain, YMap):
@@ -66,10 +65,12 @@ def vm_view(doc: Document, instancetype: Instancetype | None = None) -> PodView 
     raw_cpu = domain.get("cpu")
     cpu: dict[str, Any] = raw_cpu if isinstance(raw_cpu, dict) else {}
     # an instancetype's placement, or the VM's own where the instancetype leaves it unset (admitter.go)
-    given = instancetype or _NOTHING
-    dedicated = given.dedicated or cpu.get("dedicatedCpuPlacement") is True
-    numa = given.numa or isinstance(get(cpu, ("numa", "guestMappingPassthrough")), dict)
-    hugepages = given.page_size or get(domain, ("memory", "hugepages", "pageSize"))
+    pinned_by_instancetype = instancetype is not None and instancetype.dedicated
+    dedicated = pinned_by_instancetype or cpu.get("dedicatedCpuPlacement") is True
+    numa = (instancetype is not None and instancetype.numa) or isinstance(get(cpu, ("numa", "guestMappingPassthrough")),
+                                                                          dict)
+    hugepages = (instancetype.page_size if instancetype is not None else None) or get(
+        domain, ("memory", "hugepages", "pageSize"))
     reasons = [r for r, on in (("dedicatedCpuPlacement", dedicated), ("NUMA guest mapping passthrough", numa),
                                (f"hugepages of {hugepages}", bool(hugepages))) if on]
     if not reasons:
@@ -93,7 +94,8 @@ def vm_view(doc: Document, instancetype: Instancetype | None = None) -> PodView 
         for resource, amount in compute.requests.items():
             compute.limits.setdefault(resource, amount)
     template_meta = spec_path[:-1] + ("metadata",) if len(spec_path) > 1 else ("metadata",)
-    isolated = dedicated and (given.isolate_emulator or cpu.get("isolateEmulatorThread") is True) \
+    isolated = dedicated and ((instancetype is not None and instancetype.isolate_emulator)
+                              or cpu.get("isolateEmulatorThread") is True) \
         and "cpu" in compute.limits
     if isolated:
         extra = _emulator_thread_cpus(compute.limits["cpu"], get(doc.root, template_meta + ("annotations",)))
@@ -116,18 +118,14 @@ def vm_view(doc: Document, instancetype: Instancetype | None = None) -> PodView 
                    node_selector=shared_map(selector), required_terms=required_terms(spec),
                    pod_resources=None, isolated_emulator=isolated, needs_cpu_manager=dedicated,
                    declared_intent=intent,
-                   instancetype=instancetype.label if instancetype is not None else None)
+                   instancetype=instancetype.label if instancetype is not None else None,
+                   pinned_by_instancetype=pinned_by_instancetype)
 
 
 def _devices(domain: YMap, instancetype: Instancetype | None) -> list[str]:
-    """The device plugin resources a VM's GPUs and host devices ask for (``deviceName``), one per entry: the VM's
-    own, then its instancetype's."""
-    names = [get(entry, ("deviceName",)) for kind in ("gpus", "hostDevices")
-             for entry in as_list(get(domain, ("devices", kind)))]
-    return [n for n in names if isinstance(n, str) and n] + list(instancetype.devices if instancetype else ())
-
-
-_NOTHING = Instancetype(label="", vcpus=0, memory=None)  # a VM without an instancetype: nothing given
+    """The device plugin resources a VM's GPUs and host devices ask for, one per entry: the VM's own, then its
+    instancetype's."""
+    return [*device_names(get(domain, ("devices",))), *(instancetype.devices if instancetype else ())]
 
 
 def _vcpus(cpu: dict[str, Any]) -> int:

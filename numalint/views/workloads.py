@@ -84,6 +84,7 @@ class PodView:
     # which says which of the run's pools the workload picks: no pool declares that label)
     needs_cpu_manager: bool = False
     instancetype: str | None = None  # a KubeVirt VM's instancetype, which decides its CPUs and memory (its label)
+    pinned_by_instancetype: bool = False  # its dedicated CPUs come from the instancetype, not the VM
     data_plane: str | None = None  # what marks a DPDK-style data plane: a /dev/vfio volume
     hugepage_volume: str | None = None  # a volume mapping hugepages (emptyDir of medium HugePages*, /dev/hugepages)
     pod_limits: dict[str, Fraction] | None = None  # spec.resources.limits as written (pod-level resources)
@@ -144,6 +145,14 @@ _PATHS: dict[Path, Path] = {}
 # runtime class): it acts only on a Guaranteed pod's exclusive CPUs, so writing one asks for them
 CRIO_CPU_ANNOTATIONS = ("cpu-load-balancing.crio.io", "cpu-quota.crio.io", "irq-load-balancing.crio.io")
 READ_ANNOTATIONS = (NETWORKS_ANNOTATION, LEGACY_NETWORKS_ANNOTATION, *CRIO_CPU_ANNOTATIONS)
+
+
+def _pod_annotations(kind: str, template: dict[str, str], own: dict[str, str]) -> dict[str, str]:
+    """The read annotations of a workload's pods: its template's, else (for the networks annotation) the object's
+    own; CRI-O's annotations act only where the pod carries them."""
+    if template or kind == "Pod":
+        return read_annotations(template or own)
+    return read_annotations({k: v for k, v in own.items() if k not in CRIO_CPU_ANNOTATIONS})
 
 
 def read_annotations(annotations: dict[str, str]) -> dict[str, str]:
@@ -260,7 +269,7 @@ def pod_view(doc: Document) -> PodView | None:
                     shared(namespace) if namespace is not None else None)
     return PodView(file=doc.file, ref=ref, locator=_locator(doc, containers), spec_path=spec_path,
                    containers=containers,
-                   replicas=_replicas(doc), annotations=read_annotations(template_annotations or own),
+                   replicas=_replicas(doc), annotations=_pod_annotations(doc.kind, template_annotations, own),
                    node_selector=shared_map(_string_map(spec.get("nodeSelector"))), required_terms=terms,
                    pod_resources=pod_resources, pod_limits=pod_limits if pod_resources is not None else None,
                    data_plane=_vfio_volume(spec), hugepage_volume=_hugepage_volume(spec))
