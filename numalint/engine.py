@@ -16,9 +16,16 @@ from numalint.catalogue import catalogue
 from numalint.checks import run_checks
 from numalint.checks.edits import shape_edits
 from numalint.checks.forked import fork_context, share, usable_cpus
-from numalint.checks.input_rules import MAX_PER_RULE, MAX_PER_RULE_PROVEN, FindingCap, cap_per_file, input_findings
+from numalint.checks.input_rules import (
+    MAX_PER_RULE,
+    MAX_PER_RULE_PROVEN,
+    FindingCap,
+    cap_per_file,
+    input_findings,
+    object_ref,
+)
 from numalint.checks.selection import SelectorError, matches, resolve
-from numalint.findings import Finding, Hit, ObjectRef
+from numalint.findings import Finding, Fix, Hit, ObjectRef
 from numalint.k8s.kinds import (
     KUBELET_CONFIG,
     KUBELET_CONFIGURATION,
@@ -192,7 +199,12 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
             continue
         if doc.kind in KUBEVIRT_KINDS:
             from numalint.views.kubevirt import vm_view
+            from numalint.views.kubevirt_admission import refusals
 
+            vm = object_ref(doc)
+            cap.add(registry.finding("invalid-resources", "KubeVirt's admission webhook refuses the VM, which never "
+                                     f"runs: {refusal.message}", doc.file, locate(doc.root, refusal.path), vm,
+                                     Fix(refusal.fix)) for refusal in refusals(doc))
             view = vm_view(doc)
         else:
             view = pod_view(doc)

@@ -323,3 +323,37 @@ def test_a_vms_own_dedicated_placement_beside_a_shared_instancetype_is_its_own_t
     found = findings(tmp_path, {"kubelet.yaml": NON_STATIC, "vm.yaml": vm})
     assert [f["rule"] for f in found] == ["admission-failure"]
     assert "drop dedicatedCpuPlacement from the VM" in found[0]["fix"]["description"]
+
+
+def _domain_vm(name: str, domain: str) -> str:
+    indented = "".join(f"        {line}\n" for line in domain.split("\n"))
+    return (f"apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata: {{name: {name}}}\nspec:\n  template:\n"
+            f"    spec:\n      domain:\n{indented}        devices: {{}}\n")
+
+
+def test_what_kubevirts_webhook_refuses_is_an_error_and_the_vm_takes_no_room(tmp_path: Path) -> None:
+    """validateCpuPinning and validateHugepagesMemoryRequests (after virt-api's defaults): such a VM never runs, so
+    it is neither placed nor told about QoS, only refused; a VM that passes is checked as before."""
+    vms = {
+        "frac.yaml": _domain_vm("frac", "cpu: {dedicatedCpuPlacement: true}\nresources:\n"
+                                        "  requests: {cpu: 1500m, memory: 2Gi}"),
+        "cores.yaml": _domain_vm("cores", "cpu: {cores: 4, dedicatedCpuPlacement: true}\nresources:\n"
+                                          "  requests: {cpu: \"2\", memory: 2Gi}"),
+        "badhp.yaml": _domain_vm("badhp", "cpu: {cores: 2, dedicatedCpuPlacement: true}\n"
+                                          "resources: {requests: {memory: 1536Mi}}\n"
+                                          "memory: {hugepages: {pageSize: 1Gi}}"),
+        "numa.yaml": _domain_vm("numa", "cpu: {cores: 2, numa: {guestMappingPassthrough: {}}}\n"
+                                        "resources: {requests: {memory: 2Gi}}"),
+        "fine.yaml": _domain_vm("fine", "cpu: {cores: 2, dedicatedCpuPlacement: true}\n"
+                                        "resources: {requests: {memory: 2Gi}}\nmemory: {hugepages: {pageSize: 1Gi}}"),
+    }
+    found = findings(tmp_path, {**vms, "kubelet.yaml": NON_STATIC})
+    by_file = sorted((f["file"].rsplit("/", 1)[-1], f["rule"]) for f in found)
+    assert by_file == [("badhp.yaml", "invalid-resources"), ("cores.yaml", "invalid-resources"),
+                       ("fine.yaml", "admission-failure"), ("frac.yaml", "invalid-resources"),
+                       ("numa.yaml", "invalid-resources"), ("numa.yaml", "invalid-resources")]
+    messages = " ".join(f["message"] for f in found)
+    assert "'1536Mi' is not a multiple of the page size '1Gi'" in messages
+    assert "CPU requests must be an integer" in messages
+    assert "must not be provided at the same time with spec.template.spec.domain.cpu.cores" in messages
+    assert "memory.hugepages must be requested when NUMA topology strategy is set" in messages

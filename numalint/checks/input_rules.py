@@ -113,7 +113,7 @@ def input_findings(doc: Document, text: str | None = None) -> list[Iterator[Find
 
     A schema complaint about a template variable (``"$count" is not an integer``) is dropped: the file is
     a template (ZTP PolicyGenerator source CRs), the value is filled in later."""
-    ref = _ref(doc)
+    ref = object_ref(doc)
     streams = [validate_document(doc, text)]
     if doc.kind == KUBELET_CONFIGURATION:
         streams.append(_unknown_kubelet_fields(doc, doc.root, (), case_insensitive=False))
@@ -215,7 +215,8 @@ def _contested_hint(target: str, keys: list[str]) -> Fix:
                f'both would write "{target}" twice, a duplicate key whose other value is lost; decide which to keep')
 
 
-def _ref(doc: Document) -> ObjectRef:
+def object_ref(doc: Document) -> ObjectRef:
+    """The object a document defines, as findings name it."""
     name = get(doc.root, ("metadata", "name"))
     namespace = get(doc.root, ("metadata", "namespace"))
     return ObjectRef(doc.api_version, doc.kind, str(name) if name is not None else "<unnamed>",

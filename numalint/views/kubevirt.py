@@ -28,6 +28,7 @@ from numalint.reading.locate import get
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import YMap
 from numalint.views.instancetypes import Instancetype, device_names
+from numalint.views.kubevirt_admission import refusals
 from numalint.views.workloads import (
     HUGEPAGES_PREFIX,
     ContainerView,
@@ -58,6 +59,8 @@ def vm_view(doc: Document, instancetype: Instancetype | None = None) -> PodView 
     domain = get(spec, ("domain",))
     if instancetype is None and doc.kind == "VirtualMachine" and get(doc.root, ("spec", "instancetype")) is not None:
         return None  # its instancetype is not known (model.instancetyped): nothing is guessed
+    if next(refusals(doc), None) is not None:
+        return None  # KubeVirt's webhook refuses it: it never runs (views.kubevirt_admission)
     if instancetype is None and (not isinstance(spec, YMap) or not isinstance(domain, YMap)):
         return None
     if not isinstance(domain, YMap):

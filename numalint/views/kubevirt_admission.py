@@ -1,0 +1,119 @@
+"""What KubeVirt's admission webhook refuses in a VM's domain: dedicated CPUs and hugepages that cannot be
+given as written. The VM webhook validates ``spec.template.spec`` with the VMI's rules
+(pkg/virt-api/webhooks/validating-webhook/admitters/vmi-create-admitter.go, validateCpuPinning,
+validateCPUIsolatorThread, validateNUMA, validateHugepagesMemoryRequests) after virt-api's defaults
+(pkg/virt-api/webhooks/defaults.go): a missing cpu or memory request from its limit, else the memory request
+from ``memory.guest``, else from the page size; an unwritten topology is as many sockets as the CPUs asked
+for. Quantities compare as ``Quantity.Value()`` does, rounded up to whole units.
+
+A refused VM never runs: it is not a workload of the run (``vm_view``), only this finding. A VM naming an
+instancetype is left to the instancetype (``model.instancetyped``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from math import ceil
+from typing import Any, NamedTuple
+
+from numalint.k8s.quantity import format_bytes, try_quantity
+from numalint.reading.locate import Path, get
+from numalint.reading.sources import Document
+
+SPEC_PATHS = {"VirtualMachine": ("spec", "template", "spec"), "VirtualMachineInstance": ("spec",)}
+
+
+class Refusal(NamedTuple):
+    message: str  # the webhook's words
+    path: Path  # the field it is about
+    fix: str
+
+
+def refusals(doc: Document) -> Iterator[Refusal]:
+    """What the webhook refuses in ``doc`` (a VirtualMachine or VirtualMachineInstance), in its order."""
+    spec_path = SPEC_PATHS.get(doc.kind)
+    if spec_path is None or get(doc.root, ("spec", "instancetype")) is not None:
+        return
+    domain_path = spec_path + ("domain",)
+    domain = get(doc.root, domain_path)
+    if not isinstance(domain, dict):
+        return
+    cpu = get(domain, ("cpu",))
+    cpu = cpu if isinstance(cpu, dict) else {}
+    where = ".".join(domain_path[:-1])  # P of the webhook's messages: spec or spec.template.spec
+    resources = domain_path + ("resources",)
+    req_cpu, lim_cpu = _amount(domain, "requests", "cpu"), _amount(domain, "limits", "cpu")
+    req_mem, lim_mem = _amount(domain, "requests", "memory"), _amount(domain, "limits", "memory")
+    page_text = get(domain, ("memory", "hugepages", "pageSize"))
+    page = try_quantity(page_text) if isinstance(page_text, str) else None
+    req_cpu = req_cpu or lim_cpu  # defaults.go setDefaultResourceRequests
+    req_mem = req_mem or lim_mem or try_quantity(get(domain, ("memory", "guest"))) or page
+    dedicated = cpu.get("dedicatedCpuPlacement") is True
+    if dedicated:
+        for kind, amount in (("requests", req_cpu), ("limits", lim_cpu)):
+            if amount is not None and amount > 0 and amount.denominator != 1:
+                yield Refusal(f"provided resources CPU {kind} must be an integer", resources + (kind, "cpu"),
+                              "use a whole number of CPUs, or drop dedicatedCpuPlacement")
+        if req_cpu and lim_cpu and ceil(req_cpu) != ceil(lim_cpu):
+            yield Refusal(f"{where}.domain.resources.requests.cpu or {where}.domain.resources.limits.cpu must be "
+                          "equal when DedicatedCPUPlacement is true", resources + ("requests", "cpu"),
+                          "write the same cpu request and limit")
+        vcpus = _written_vcpus(cpu)
+        asked = [ceil(a) for a in (req_cpu, lim_cpu) if a]
+        if vcpus and asked and vcpus not in asked:
+            yield Refusal(f"{where}.domain.resources.requests.cpu or {where}.domain.resources.limits.cpu must not be "
+                          f"provided at the same time with {where}.domain.cpu.cores when DedicatedCPUPlacement is "
+                          f"true (sockets x cores x threads is {vcpus})", resources + ("requests", "cpu"),
+                          f"leave the cpu request and limit out (KubeVirt takes {vcpus} from the topology), or make "
+                          f"them {vcpus}")
+        if req_mem and lim_mem and ceil(req_mem) != ceil(lim_mem):
+            yield Refusal(f"{where}.domain.resources.requests.memory must be equal to "
+                          f"{where}.domain.resources.limits.memory", resources + ("requests", "memory"),
+                          "write the same memory request and limit")
+        threads = cpu.get("threads")
+        if isinstance(threads, int) and not isinstance(threads, bool) and threads > 2:
+            yield Refusal(f"Not more than two threads must be provided at {where}.domain.cpu.threads (got "
+                          f"{threads}) when DedicatedCPUPlacement is true", domain_path + ("cpu", "threads"),
+                          "use at most 2 threads")
+    if cpu.get("isolateEmulatorThread") is True and not dedicated:
+        yield Refusal("IsolateEmulatorThread should be only set in combination with DedicatedCPUPlacement",
+                      domain_path + ("cpu", "isolateEmulatorThread"),
+                      "set dedicatedCpuPlacement: true, or drop isolateEmulatorThread")
+    if isinstance(get(cpu, ("numa", "guestMappingPassthrough")), dict):
+        numa = domain_path + ("cpu", "numa", "guestMappingPassthrough")
+        if not dedicated:
+            yield Refusal(f"{where}.domain.cpu.dedicatedCpuPlacement must be set to true when NUMA topology strategy "
+                          f"is set in {where}.domain.cpu.numa.guestMappingPassthrough", numa,
+                          "set dedicatedCpuPlacement: true")
+        if not isinstance(get(domain, ("memory", "hugepages")), dict):
+            yield Refusal(f"{where}.domain.memory.hugepages must be requested when NUMA topology strategy is set in "
+                          f"{where}.domain.cpu.numa.guestMappingPassthrough", numa,
+                          "request hugepages (domain.memory.hugepages.pageSize)")
+    if page and req_mem:
+        size = domain_path + ("memory", "hugepages", "pageSize")
+        if ceil(req_mem) < ceil(page):
+            yield Refusal(f"{where}.domain.resources.requests.memory '{_shown(req_mem)}' must be equal to or larger "
+                          f"than page size '{page_text}'", size, "request at least one page of memory")
+        elif ceil(req_mem) % ceil(page):
+            yield Refusal(f"{where}.domain.resources.requests.memory '{_shown(req_mem)}' is not a multiple of the "
+                          f"page size '{page_text}'", size, f"request a multiple of {page_text} of memory")
+
+
+def _amount(domain: Any, kind: str, resource: str) -> Any:
+    """A positive quantity of domain.resources, or None (unwritten, malformed, zero)."""
+    amount = try_quantity(get(domain, ("resources", kind, resource)))
+    return amount if amount is not None and amount > 0 else None
+
+
+def _written_vcpus(cpu: dict[str, Any]) -> int:
+    """sockets x cores x threads of those written and above zero (hwutil.GetNumberOfVCPUs); 0 when none is
+    written (virt-api then takes the topology from the CPUs asked for, which agrees with them)."""
+    vcpus = 0
+    for part in ("sockets", "cores", "threads"):
+        value = cpu.get(part)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            vcpus = (vcpus or 1) * value
+    return vcpus
+
+
+def _shown(amount: Any) -> str:
+    return format_bytes(amount)
