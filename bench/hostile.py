@@ -101,6 +101,12 @@ def unclosed_placeholder(n: int) -> str:
     return _labelled(0, "'" + "${a-" * n + "'")
 
 
+def unclosed_jinja_comments(n: int) -> str:
+    """A value repeating Jinja's comment opening without its closing, and bash's ${# (a template test per opening
+    would be quadratic)."""
+    return _labelled(0, "'" + "{#" * n + "${#" * n + "'")
+
+
 def suppression_spaces(n: int) -> str:
     """A disable comment whose rules are followed by a long run of spaces and a character rules cannot hold."""
     return POD + "# numalint: disable=a" + " " * n + "!\n"
@@ -131,6 +137,7 @@ SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
     "one-line JSON List with fixes": (json_list, 50),
     "wrong types in many documents": (wrong_types, 500),
     "unclosed ${ in a value": (unclosed_placeholder, 8_000),
+    "unclosed {# and ${# in a value": (unclosed_jinja_comments, 20_000),
     "disable comment and spaces": (suppression_spaces, 8_000),
     "many directives on a line": (many_directives, 2_000),
     "fixes past the hundredth finding": (capped_fixes, 150),

@@ -289,7 +289,7 @@ def test_a_vm_whose_instancetype_cannot_be_known_is_not_checked(tmp_path: Path) 
           template:
             spec:
               domain:
-                cpu: {cores: 2, dedicatedCpuPlacement: true}
+                cpu: {dedicatedCpuPlacement: true}
                 devices: {}
         """
     for i, written in enumerate(["{inferFromVolume: rootdisk}", "{name: cx1.large, kind: Flavor}"]):
@@ -357,3 +357,13 @@ def test_what_kubevirts_webhook_refuses_is_an_error_and_the_vm_takes_no_room(tmp
     assert "CPU requests must be an integer" in messages
     assert "must not be provided at the same time with spec.template.spec.domain.cpu.cores" in messages
     assert "memory.hugepages must be requested when NUMA topology strategy is set" in messages
+
+
+def test_a_vm_writing_what_its_instancetype_decides_is_refused_not_placed(tmp_path: Path) -> None:
+    vm = _vm("db", "cx1.large").replace("devices: {}", "cpu: {cores: 30}\n            resources:\n"
+                                        "              requests: {cpu: \"20\"}\n            devices: {}")
+    found = findings(tmp_path, {"kubelet.yaml": STATIC, "topology.yaml": TOPOLOGY, "vm.yaml": vm})
+    assert sorted((f["rule"], f["line"]) for f in found) == [("invalid-resources", 11), ("invalid-resources", 13)]
+    assert all("may not write domain." in f["message"] for f in found)
+    shown = run("simulate", "--topology", str(tmp_path / "topology.yaml"), str(tmp_path)).output
+    assert "VirtualMachine db" not in shown

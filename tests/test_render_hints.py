@@ -153,3 +153,13 @@ def test_shell_and_cloud_init_text_is_not_a_jinja_template(tmp_path: Path) -> No
     rules = sorted((f["file"], f["rule"]) for f in result.json()["findings"])
     assert ("./vm.yaml", "admission-failure") in rules  # cpumanager=true: the VM is judged
     assert all(rule != "not-lintable" for _, rule in rules), rules
+
+
+def test_a_jinja_comment_counts_only_when_closed_on_its_line(tmp_path: Path) -> None:
+    kubelet = KUBELET + 'reservedSystemCPUs: "0"\n'
+    write(tmp_path / "a", {"kubelet.yaml": kubelet.replace('"0"', '"0" # {# the first core #}')
+                           + "featureGates: {X: true}\nlogging: {format: '{# x'}\n" + "x: '" + "{#" * 5000 + "'\n"})
+    found = hints(tmp_path / "a", ".")
+    assert found == []  # a YAML comment is no value; an unclosed {# is text
+    write(tmp_path / "b", {"kubelet.yaml": kubelet + "x: '{# note #}'\n"})
+    assert len(hints(tmp_path / "b", ".")) == 1

@@ -24,11 +24,9 @@ from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 MAX_FILE_BYTES = 8 * 1024 * 1024
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 _TEMPLATE_RE = re.compile(r"\{\{-?\s*[-.$a-zA-Z/(\"]")
-# Jinja (Ansible, kubespray, j2) statements and comments: {% if ht %}, {%- for x in y %}, {# note #}; a tag
-# Jinja has, or a comment closed on its line (bash's ${#VAR} is no comment)
+# Jinja (Ansible, kubespray, j2) statements: {% if ht %}, {%- for x in y %}: a tag Jinja has
 _JINJA_RE = re.compile(r"\{%-?\s*(?:if|elif|else|endif|for|endfor|set|endset|raw|endraw|macro|endmacro|include|"
-                       r"import|from|block|endblock|extends|call|endcall|filter|endfilter|with|endwith)\b"
-                       r"|(?<!\$)\{#[^\n]*#\}")
+                       r"import|from|block|endblock|extends|call|endcall|filter|endfilter|with|endwith)\b")
 _DIRECTIVE_RE = re.compile(r"#\s*numalint:\s*disable(-file)?")
 _RULE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_,- ")
 FILE_WIDE = -1  # the key of a file-level suppression in Source.suppressions (its line is kept beside)
@@ -374,7 +372,7 @@ def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
     if "# Source: " in text:
         source.labels = [(number, match.group(1).strip()) for number, line in enumerate(text.split("\n"), start=1)
                          if (match := _SOURCE_RE.match(line))]
-    jinja = ("{%" in text or "{#" in text) and _JINJA_RE.search(text) is not None
+    jinja = ("{%" in text or "{#" in text) and _jinja(text)
     looks_templated = jinja or ("{{" in text and _TEMPLATE_RE.search(text) is not None)
     if looks_templated:
         source.template_kind = "jinja" if jinja or source.path.endswith(_JINJA_SUFFIXES) else "helm"
@@ -500,12 +498,30 @@ def _walk(root: Any, found: Callable[[Any], bool], skip: frozenset[str] = frozen
 _JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2")
 
 
+def _jinja(text: str) -> bool:
+    """A Jinja statement tag, or a comment ``{# ... #}`` closed on its line (bash's ``${#VAR}`` is none). Linear
+    in the text: each line's first comment opening is looked at, once (a regular expression for the comment
+    retried every opening of a line of thousands)."""
+    if "{%" in text and _JINJA_RE.search(text) is not None:
+        return True
+    start = text.find("{#")
+    while start != -1:
+        if start and text[start - 1] == "$":
+            start = text.find("{#", start + 2)
+            continue
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        if text.find("#}", start + 2, end) != -1:
+            return True
+        start = text.find("{#", end)  # no closing on this line after its first opening: none after a later one
+    return False
+
+
 def _templated(root: Any) -> bool:
     """True when a key or value of the document holds a Go template expression or a Jinja tag. A Jinja tag in
     shell text or cloud-init data is the program's own (cloud-init renders `## template: jinja` user data)."""
     return _walk(root, lambda v: isinstance(v, str) and "{{" in v and _TEMPLATE_RE.search(v) is not None) or _walk(
-        root, lambda v: isinstance(v, str) and ("{%" in v or "{#" in v) and _JINJA_RE.search(v) is not None,
-        _OWN_TEMPLATES)
+        root, lambda v: isinstance(v, str) and ("{%" in v or "{#" in v) and _jinja(v), _OWN_TEMPLATES)
 
 
 _SOURCE_RE = re.compile(r"^# Source: (\S.*)$")

@@ -7,7 +7,7 @@ from ``memory.guest``, else from the page size; an unwritten topology is as many
 for. Quantities compare as ``Quantity.Value()`` does, rounded up to whole units.
 
 A refused VM never runs: it is not a workload of the run (``vm_view``), only this finding. A VM naming an
-instancetype is left to the instancetype (``model.instancetyped``)."""
+instancetype is refused when it writes what the instancetype decides (its vCPUs and memory)."""
 
 from __future__ import annotations
 
@@ -31,11 +31,14 @@ class Refusal(NamedTuple):
 def refusals(doc: Document) -> Iterator[Refusal]:
     """What the webhook refuses in ``doc`` (a VirtualMachine or VirtualMachineInstance), in its order."""
     spec_path = SPEC_PATHS.get(doc.kind)
-    if spec_path is None or get(doc.root, ("spec", "instancetype")) is not None:
+    if spec_path is None:
         return
     domain_path = spec_path + ("domain",)
     domain = get(doc.root, domain_path)
     if not isinstance(domain, dict):
+        return
+    if doc.kind == "VirtualMachine" and get(doc.root, ("spec", "instancetype")) is not None:
+        yield from _conflicts(domain, domain_path)
         return
     cpu = get(domain, ("cpu",))
     cpu = cpu if isinstance(cpu, dict) else {}
@@ -96,6 +99,20 @@ def refusals(doc: Document) -> Iterator[Refusal]:
         elif ceil(req_mem) % ceil(page):
             yield Refusal(f"{where}.domain.resources.requests.memory '{_shown(req_mem)}' is not a multiple of the "
                           f"page size '{page_text}'", size, f"request a multiple of {page_text} of memory")
+
+
+# what a VM naming an instancetype may never write (pkg/instancetype/webhooks/vm/admitter.go): the instancetype
+# decides its vCPUs and memory (fields it may leave to the VM, such as dedicatedCpuPlacement, are not judged here)
+_DECIDED_BY_INSTANCETYPE = (("resources", "requests", "cpu"), ("resources", "limits", "cpu"),
+                            ("resources", "requests", "memory"), ("resources", "limits", "memory"),
+                            ("cpu", "sockets"), ("cpu", "cores"), ("cpu", "threads"), ("memory", "guest"))
+
+
+def _conflicts(domain: Any, domain_path: Path) -> Iterator[Refusal]:
+    for field in _DECIDED_BY_INSTANCETYPE:
+        if get(domain, field) is not None:
+            yield Refusal(f"a VM naming an instancetype may not write domain.{'.'.join(field)}: the instancetype "
+                          "decides it", domain_path + field, f"remove domain.{'.'.join(field)}, or the instancetype")
 
 
 def _amount(domain: Any, kind: str, resource: str) -> Any:
