@@ -201,11 +201,11 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
             from numalint.views.kubevirt import vm_view
             from numalint.views.kubevirt_admission import refusals
 
-            vm = object_ref(doc)
-            cap.add(registry.finding("invalid-resources", "KubeVirt's admission webhook refuses the VM, which never "
-                                     f"runs: {refusal.message}", doc.file, locate(doc.root, refusal.path), vm,
-                                     Fix(refusal.fix)) for refusal in refusals(doc))
-            view = vm_view(doc)
+            vm, refused = object_ref(doc), list(refusals(doc))
+            cap.add(registry.finding("invalid-resources", f"KubeVirt's admission webhook refuses the {doc.kind}, which "
+                                     f"never runs: {refusal.message}", doc.file, locate(doc.root, refusal.path), vm,
+                                     Fix(refusal.fix)) for refusal in refused)
+            view = vm_view(doc) if not refused else None
         else:
             view = pod_view(doc)
         keep("pods" if view is not None else "others", view if view is not None else doc)

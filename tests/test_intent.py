@@ -229,12 +229,14 @@ VMI = """\
 def test_virt_api_defaults_the_memory_request_from_the_guest_memory(tmp_path: Path) -> None:
     """KubeVirt's own example (guest memory, no resources) is a Guaranteed virt-launcher pod: virt-api takes the
     memory request from memory.guest, and pinning copies requests into limits; with nothing to take it from,
-    the memory is missing."""
+    KubeVirt's webhook refuses the VMI (validateMemoryLimitAndRequestProvided)."""
     write(tmp_path, {"vmi.yaml": VMI.replace("MEMORY", "{guest: 1024M}").replace("RESOURCES", "{}")})
     assert run("check", "--format", "json", str(tmp_path)).rules() == []
     write(tmp_path, {"vmi.yaml": VMI.replace("MEMORY", "{}").replace("RESOURCES", "{}")})
     found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
-    assert [f["rule"] for f in found] == ["not-guaranteed"] and "no memory request or limit" in found[0]["message"]
+    assert [f["rule"] for f in found] == ["invalid-resources"]
+    assert "limits.memory should be provided" in found[0]["message"]
+    assert "refuses the VirtualMachineInstance" in found[0]["message"]
 
 
 def test_a_hugepage_backed_vm_asks_for_hugepages_not_memory(tmp_path: Path) -> None:

@@ -367,3 +367,35 @@ def test_a_vm_writing_what_its_instancetype_decides_is_refused_not_placed(tmp_pa
     assert all("may not write domain." in f["message"] for f in found)
     shown = run("simulate", "--topology", str(tmp_path / "topology.yaml"), str(tmp_path)).output
     assert "VirtualMachine db" not in shown
+
+
+def test_more_of_what_kubevirts_webhook_refuses(tmp_path: Path) -> None:
+    cases = {
+        "nomem.yaml": _domain_vm("nomem", "cpu: {cores: 2, dedicatedCpuPlacement: true}"),
+        "zero.yaml": _domain_vm("zero", "cpu: {cores: 2, dedicatedCpuPlacement: true}\nresources:\n"
+                                        "  requests: {memory: \"0\"}\n"
+                                        "memory: {guest: 2Gi, hugepages: {pageSize: 1Gi}}"),
+        "guest.yaml": _domain_vm("guest", "memory: {guest: 4Gi}\ncpu: {dedicatedCpuPlacement: true}\n"
+                                          "resources: {limits: {memory: 2Gi, cpu: \"2\"}}"),
+        "page.yaml": _domain_vm("page", "memory: {guest: 2Gi, hugepages: {pageSize: 2Mb}}"),
+        "cores.yaml": _domain_vm("cores", "cpu: {cores: \"40\", dedicatedCpuPlacement: true}\nmemory: {guest: 2Gi}"),
+    }
+    found = findings(tmp_path, {**cases, "kubelet.yaml": NON_STATIC})
+    refused = sorted({f["file"].rsplit("/", 1)[-1] for f in found if f["rule"] == "invalid-resources"})
+    assert refused == sorted(cases)
+    assert not [f for f in found if f["rule"] != "invalid-resources"]  # refused VMs take no part in the run
+
+
+def test_an_instancetype_zero_topology_is_none_and_an_applied_instancetype_can_be_refused(tmp_path: Path) -> None:
+    zero = _vm("db", "cx1.large").replace("devices: {}", "cpu: {sockets: 0}\n            devices: {}")
+    found = findings(tmp_path / "a", {"kubelet.yaml": NON_STATIC, "vm.yaml": zero})
+    assert [f["rule"] for f in found] == ["admission-failure"]  # cpu.go validateCPU: 0 is not written
+    numa_only = """\
+        apiVersion: instancetype.kubevirt.io/v1beta1
+        kind: VirtualMachineClusterInstancetype
+        metadata: {name: numa}
+        spec: {cpu: {guest: 2, numa: {guestMappingPassthrough: {}}}, memory: {guest: 2Gi}}
+        """
+    found = findings(tmp_path / "b", {"kubelet.yaml": NON_STATIC, "types.yaml": numa_only,
+                                      "vm.yaml": _vm("db", "numa")})
+    assert found == []  # refused by KubeVirt once applied: not told to become Guaranteed, not placed

@@ -163,3 +163,16 @@ def test_a_jinja_comment_counts_only_when_closed_on_its_line(tmp_path: Path) -> 
     assert found == []  # a YAML comment is no value; an unclosed {# is text
     write(tmp_path / "b", {"kubelet.yaml": kubelet + "x: '{# note #}'\n"})
     assert len(hints(tmp_path / "b", ".")) == 1
+
+
+def test_jinja_tags_ansible_writes_and_a_chart_holding_jinja_user_data(tmp_path: Path) -> None:
+    write(tmp_path, {"roles/do.yaml": KUBELET + "{% do cpus.append(1) %}\n",
+                     "roles/comment.yaml": KUBELET + "{# a comment\n   over two lines #}\n",
+                     "charts/vm/Chart.yaml": "name: vm\nversion: 1.0.0\n",
+                     "charts/vm/templates/vm.yaml": "apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n"
+                     "  name: {{ .Release.Name }}\nspec:\n  template:\n    spec:\n      volumes:\n"
+                     "        - cloudInitNoCloud:\n            userData: |\n              {% if x %}a{% endif %}\n"})
+    report = run("check", "--format", "json", ".", cwd=tmp_path).json()
+    found = {f["file"]: f["message"] for f in report["findings"]}
+    assert "Jinja template" in found["./roles/do.yaml"] and "Jinja template" in found["./roles/comment.yaml"]
+    assert "`helm template charts/vm | numalint check -`" in found["./charts/vm/templates/vm.yaml"]

@@ -44,7 +44,10 @@ OTHER_KINDS = frozenset({
     *FOREIGN_NETWORK_KINDS, "NetworkAttachmentDefinition", "MachineConfigPool", NODE_RESOURCE_TOPOLOGY,
     NODE_TOPOLOGY, PERFORMANCE_PROFILE, FEATURE_GATE, *INSTANCETYPE_KINDS,
 })
-KUBEVIRT_KINDS = frozenset({"VirtualMachine", "VirtualMachineInstance"})
+# KubeVirt kind -> path of the VMI spec inside the object
+VM_SPEC_PATHS: dict[str, tuple[str, ...]] = {"VirtualMachine": ("spec", "template", "spec"),
+                                              "VirtualMachineInstance": ("spec",)}
+KUBEVIRT_KINDS = frozenset(VM_SPEC_PATHS)
 KNOWN_KINDS = frozenset(POD_SPEC_PATHS) | OTHER_KINDS | KUBEVIRT_KINDS
 
 # kind -> schema file in schemas/

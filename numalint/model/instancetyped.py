@@ -12,6 +12,7 @@ from numalint.k8s.kinds import INSTANCETYPE_KINDS
 from numalint.reading.locate import get
 from numalint.views.instancetypes import Instancetypes, reference
 from numalint.views.kubevirt import vm_view
+from numalint.views.kubevirt_admission import refusals, refused_with
 
 if TYPE_CHECKING:  # types only: the engine imports this module when a run names instancetypes
     from numalint.model.run import FileResult
@@ -33,7 +34,8 @@ def with_instancetypes(results: list[FileResult], documents: Iterable[Document])
                 continue
             namespace = get(doc.root, ("metadata", "namespace"))
             found = index.find(*named, namespace if isinstance(namespace, str) else None)
-            view = vm_view(doc, found) if found is not None else None
+            usable = found is not None and next(refusals(doc), None) is None and not refused_with(doc, found)
+            view = vm_view(doc, found) if usable and found is not None else None
             if view is not None:
                 views[position] = view
         resolved.append(_moved(result, views) if views else result)

@@ -24,9 +24,8 @@ from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 MAX_FILE_BYTES = 8 * 1024 * 1024
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 _TEMPLATE_RE = re.compile(r"\{\{-?\s*[-.$a-zA-Z/(\"]")
-# Jinja (Ansible, kubespray, j2) statements: {% if ht %}, {%- for x in y %}: a tag Jinja has
-_JINJA_RE = re.compile(r"\{%-?\s*(?:if|elif|else|endif|for|endfor|set|endset|raw|endraw|macro|endmacro|include|"
-                       r"import|from|block|endblock|extends|call|endcall|filter|endfilter|with|endwith)\b")
+# Jinja (Ansible, kubespray, j2) statements: {% if ht %}, {%- for x in y %}, {%+ do x %}: a tag's name
+_JINJA_RE = re.compile(r"\{%[-+]?\s*[a-z_]")
 _DIRECTIVE_RE = re.compile(r"#\s*numalint:\s*disable(-file)?")
 _RULE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_,- ")
 FILE_WIDE = -1  # the key of a file-level suppression in Source.suppressions (its line is kept beside)
@@ -499,22 +498,15 @@ _JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2")
 
 
 def _jinja(text: str) -> bool:
-    """A Jinja statement tag, or a comment ``{# ... #}`` closed on its line (bash's ``${#VAR}`` is none). Linear
-    in the text: each line's first comment opening is looked at, once (a regular expression for the comment
-    retried every opening of a line of thousands)."""
+    """A Jinja statement tag, or a comment ``{# ... #}`` (it may span lines; bash's ``${#VAR}`` opens none).
+    Linear in the text: only the first opening is looked at (a closing after a later one is after it too; a
+    regular expression for the comment retried every opening)."""
     if "{%" in text and _JINJA_RE.search(text) is not None:
         return True
     start = text.find("{#")
-    while start != -1:
-        if start and text[start - 1] == "$":
-            start = text.find("{#", start + 2)
-            continue
-        end = text.find("\n", start)
-        end = len(text) if end == -1 else end
-        if text.find("#}", start + 2, end) != -1:
-            return True
-        start = text.find("{#", end)  # no closing on this line after its first opening: none after a later one
-    return False
+    while start > 0 and text[start - 1] == "$":
+        start = text.find("{#", start + 2)
+    return start != -1 and text.find("#}", start + 2) != -1
 
 
 def _templated(root: Any) -> bool:

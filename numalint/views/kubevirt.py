@@ -23,12 +23,12 @@ from fractions import Fraction
 from typing import Any
 
 from numalint.findings import ObjectRef
+from numalint.k8s.kinds import VM_SPEC_PATHS
 from numalint.k8s.quantity import try_quantity
 from numalint.reading.locate import get
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import YMap
 from numalint.views.instancetypes import Instancetype, device_names
-from numalint.views.kubevirt_admission import refusals
 from numalint.views.workloads import (
     HUGEPAGES_PREFIX,
     ContainerView,
@@ -41,7 +41,6 @@ from numalint.views.workloads import (
     shared_map,
 )
 
-VM_KINDS = {"VirtualMachine": ("spec", "template", "spec"), "VirtualMachineInstance": ("spec",)}
 # virt-launcher-monitor 25Mi + virt-launcher 100Mi + virtlogd 25Mi + virtqemud 40Mi + qemu 30Mi
 # (pkg/virt-controller/services/template.go, added by GetMemoryOverhead whatever the guest)
 LAUNCHER_OVERHEAD = Fraction(220 * 2**20)
@@ -51,16 +50,15 @@ EVEN_PARITY_ANNOTATION = "alpha.kubevirt.io/EmulatorThreadCompleteToEvenParity"
 def vm_view(doc: Document, instancetype: Instancetype | None = None) -> PodView | None:
     """The virt-launcher pod of a VM that asks for dedicated resources; None for an ordinary VM, and for a VM
     naming an instancetype when ``instancetype`` is not given (it is resolved once the run is read:
-    ``model.instancetyped``)."""
-    spec_path = VM_KINDS.get(doc.kind)
+    ``model.instancetyped``). A VM KubeVirt refuses (``views.kubevirt_admission``) is left out by the callers;
+    so is one whose instancetype asks what KubeVirt refuses (``refused_with``)."""
+    spec_path = VM_SPEC_PATHS.get(doc.kind)
     if spec_path is None:
         return None
     spec = get(doc.root, spec_path)
     domain = get(spec, ("domain",))
     if instancetype is None and doc.kind == "VirtualMachine" and get(doc.root, ("spec", "instancetype")) is not None:
         return None  # its instancetype is not known (model.instancetyped): nothing is guessed
-    if next(refusals(doc), None) is not None:
-        return None  # KubeVirt's webhook refuses it: it never runs (views.kubevirt_admission)
     if instancetype is None and (not isinstance(spec, YMap) or not isinstance(domain, YMap)):
         return None
     if not isinstance(domain, YMap):
@@ -113,7 +111,7 @@ def vm_view(doc: Document, instancetype: Instancetype | None = None) -> PodView 
     if not selector and instancetype is not None:  # copied from the instancetype only onto a VM with none
         selector = instancetype.node_selector
     intent = f"it is a KubeVirt VM with {' and '.join(reasons)}" if dedicated or numa else ""
-    if intent and instancetype is not None:
+    if intent and instancetype is not None and (instancetype.dedicated or instancetype.numa):
         intent += f" (from {instancetype.label})"
     return PodView(file=doc.file, ref=ref, locator=_locator(doc, [compute]), spec_path=spec_path,
                    containers=[compute], replicas=1,

@@ -6,8 +6,10 @@ validateCPUIsolatorThread, validateNUMA, validateHugepagesMemoryRequests) after 
 from ``memory.guest``, else from the page size; an unwritten topology is as many sockets as the CPUs asked
 for. Quantities compare as ``Quantity.Value()`` does, rounded up to whole units.
 
-A refused VM never runs: it is not a workload of the run (``vm_view``), only this finding. A VM naming an
-instancetype is refused when it writes what the instancetype decides (its vCPUs and memory)."""
+A refused VM never runs: it is not a workload of the run, only this finding. A VM naming an instancetype is
+refused when it writes what the instancetype decides (its vCPUs and memory), and left out when the instancetype
+applied asks what the webhook refuses (``refused_with``: no finding, as the instancetype is known only once the
+run is read)."""
 
 from __future__ import annotations
 
@@ -15,22 +17,22 @@ from collections.abc import Iterator
 from math import ceil
 from typing import Any, NamedTuple
 
-from numalint.k8s.quantity import format_bytes, try_quantity
+from numalint.k8s.kinds import VM_SPEC_PATHS
+from numalint.k8s.quantity import try_quantity
 from numalint.reading.locate import Path, get
 from numalint.reading.sources import Document
-
-SPEC_PATHS = {"VirtualMachine": ("spec", "template", "spec"), "VirtualMachineInstance": ("spec",)}
+from numalint.views.instancetypes import Instancetype
 
 
 class Refusal(NamedTuple):
-    message: str  # the webhook's words
+    message: str  # the webhook's message (its "interger" spelt right)
     path: Path  # the field it is about
     fix: str
 
 
 def refusals(doc: Document) -> Iterator[Refusal]:
     """What the webhook refuses in ``doc`` (a VirtualMachine or VirtualMachineInstance), in its order."""
-    spec_path = SPEC_PATHS.get(doc.kind)
+    spec_path = VM_SPEC_PATHS.get(doc.kind)
     if spec_path is None:
         return
     domain_path = spec_path + ("domain",)
@@ -44,13 +46,28 @@ def refusals(doc: Document) -> Iterator[Refusal]:
     cpu = cpu if isinstance(cpu, dict) else {}
     where = ".".join(domain_path[:-1])  # P of the webhook's messages: spec or spec.template.spec
     resources = domain_path + ("resources",)
+    for part in ("sockets", "cores", "threads"):  # uint32 fields: the API server refuses another type
+        value = cpu.get(part)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**32):
+            yield Refusal(f"{where}.domain.cpu.{part} must be a whole number (the API server refuses "
+                          f"{value!r:.40})", domain_path + ("cpu", part), f"write {part} as a number")
     req_cpu, lim_cpu = _amount(domain, "requests", "cpu"), _amount(domain, "limits", "cpu")
-    req_mem, lim_mem = _amount(domain, "requests", "memory"), _amount(domain, "limits", "memory")
+    lim_mem = _amount(domain, "limits", "memory")
     page_text = get(domain, ("memory", "hugepages", "pageSize"))
     page = try_quantity(page_text) if isinstance(page_text, str) else None
-    req_cpu = req_cpu or lim_cpu  # defaults.go setDefaultResourceRequests
-    req_mem = req_mem or lim_mem or try_quantity(get(domain, ("memory", "guest"))) or page
+    guest = try_quantity(get(domain, ("memory", "guest")))
+    req_cpu = req_cpu or lim_cpu  # defaults.go setDefaultResourceRequests: a request not written at all
+    written_mem = get(domain, ("resources", "requests", "memory"))
+    req_mem = (try_quantity(written_mem) if written_mem is not None else lim_mem or guest or page) or 0
     dedicated = cpu.get("dedicatedCpuPlacement") is True
+    if guest and lim_mem and guest > lim_mem:
+        yield Refusal(f"{where}.domain.memory.guest '{get(domain, ('memory', 'guest'))}' must be equal to or less "
+                      f"than the memory limit {where}.domain.resources.limits.memory",
+                      domain_path + ("memory", "guest"), "raise the memory limit to memory.guest, or lower it")
+    if dedicated and not req_mem and not lim_mem:
+        yield Refusal(f"{where}.domain.resources.requests.memory or {where}.domain.resources.limits.memory should be "
+                      "provided", domain_path + ("cpu", "dedicatedCpuPlacement"),
+                      "give the VM memory (memory.guest, or a memory request and limit)")
     if dedicated:
         for kind, amount in (("requests", req_cpu), ("limits", lim_cpu)):
             if amount is not None and amount > 0 and amount.denominator != 1:
@@ -91,14 +108,32 @@ def refusals(doc: Document) -> Iterator[Refusal]:
             yield Refusal(f"{where}.domain.memory.hugepages must be requested when NUMA topology strategy is set in "
                           f"{where}.domain.cpu.numa.guestMappingPassthrough", numa,
                           "request hugepages (domain.memory.hugepages.pageSize)")
-    if page and req_mem:
-        size = domain_path + ("memory", "hugepages", "pageSize")
+    size = domain_path + ("memory", "hugepages", "pageSize")
+    if isinstance(page_text, str) and page is None:
+        yield Refusal(f"{where}.domain.memory.hugepages.pageSize '{page_text:.40}': quantities must match the regular "
+                      "expression of a Kubernetes quantity", size, "write a page size such as 2Mi or 1Gi")
+    elif page:
+        shown = written_mem if written_mem is not None else "the memory KubeVirt defaults it to"
         if ceil(req_mem) < ceil(page):
-            yield Refusal(f"{where}.domain.resources.requests.memory '{_shown(req_mem)}' must be equal to or larger "
-                          f"than page size '{page_text}'", size, "request at least one page of memory")
+            yield Refusal(f"{where}.domain.resources.requests.memory '{shown}' must be equal to or larger than page "
+                          f"size '{page_text}'", size, "request at least one page of memory")
         elif ceil(req_mem) % ceil(page):
-            yield Refusal(f"{where}.domain.resources.requests.memory '{_shown(req_mem)}' is not a multiple of the "
-                          f"page size '{page_text}'", size, f"request a multiple of {page_text} of memory")
+            yield Refusal(f"{where}.domain.resources.requests.memory '{shown}' is not a multiple of the page size "
+                          f"'{page_text}'", size, f"request a multiple of {page_text} of memory")
+
+
+def refused_with(doc: Document, instancetype: Instancetype) -> bool:
+    """Whether KubeVirt refuses a VM once its instancetype is applied (it validates the VM after applying it):
+    an emulator thread or NUMA passthrough without dedicated CPUs, NUMA passthrough without hugepages, whichever
+    of the two writes them."""
+    spec_path = VM_SPEC_PATHS.get(doc.kind, ("spec",))
+    cpu = get(doc.root, spec_path + ("domain", "cpu"))
+    cpu = cpu if isinstance(cpu, dict) else {}
+    dedicated = instancetype.dedicated or cpu.get("dedicatedCpuPlacement") is True
+    numa = instancetype.numa or isinstance(get(cpu, ("numa", "guestMappingPassthrough")), dict)
+    isolate = instancetype.isolate_emulator or cpu.get("isolateEmulatorThread") is True
+    pages = instancetype.page_size or get(doc.root, spec_path + ("domain", "memory", "hugepages"))
+    return (isolate or numa) and not dedicated or numa and not pages
 
 
 # what a VM naming an instancetype may never write (pkg/instancetype/webhooks/vm/admitter.go): the instancetype
@@ -110,7 +145,8 @@ _DECIDED_BY_INSTANCETYPE = (("resources", "requests", "cpu"), ("resources", "lim
 
 def _conflicts(domain: Any, domain_path: Path) -> Iterator[Refusal]:
     for field in _DECIDED_BY_INSTANCETYPE:
-        if get(domain, field) is not None:
+        value = get(domain, field)
+        if value is not None and not (field[0] == "cpu" and value == 0):  # apply/cpu.go: a topology of 0 is none
             yield Refusal(f"a VM naming an instancetype may not write domain.{'.'.join(field)}: the instancetype "
                           "decides it", domain_path + field, f"remove domain.{'.'.join(field)}, or the instancetype")
 
@@ -132,5 +168,3 @@ def _written_vcpus(cpu: dict[str, Any]) -> int:
     return vcpus
 
 
-def _shown(amount: Any) -> str:
-    return format_bytes(amount)
