@@ -399,3 +399,12 @@ def test_an_instancetype_zero_topology_is_none_and_an_applied_instancetype_can_b
     found = findings(tmp_path / "b", {"kubelet.yaml": NON_STATIC, "types.yaml": numa_only,
                                       "vm.yaml": _vm("db", "numa")})
     assert found == []  # refused by KubeVirt once applied: not told to become Guaranteed, not placed
+
+
+def test_a_page_size_the_pool_lacks_is_advised_as_such_not_as_a_smaller_instancetype(tmp_path: Path) -> None:
+    kubelet = STATIC.replace("    topologyManagerPolicy: single-numa-node\n", "")
+    vm = _vm("db", "cx1.large1gi")
+    found = findings(tmp_path, {"kubelet.yaml": kubelet, "topology.yaml": TOPOLOGY, "vm.yaml": vm})
+    assert [f["rule"] for f in found] == ["admission-failure"]
+    assert found[0]["fix"]["description"] == ("no node of the pool has hugepages-1Gi: set up 1Gi pages on its nodes, "
+                                              "or ask for hugepages-2Mi (an instancetype with those pages)")

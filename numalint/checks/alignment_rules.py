@@ -45,7 +45,7 @@ from numalint.simulation.simulate import (
     pod_requests,
 )
 from numalint.views.kubelet import KubeletProfile
-from numalint.views.workloads import is_extended
+from numalint.views.workloads import HUGEPAGES_PREFIX, is_extended
 
 MAX_FIX_SEARCHES = 25
 
@@ -179,9 +179,11 @@ def _absent_fix(pool_run: PoolRun, pod: PodRun) -> str | None:
     """For a pod asking for a device or extended resource no node of the pool has at all: no number of nodes
     and no smaller request lets it in, the name or the pool's devices must change (a misspelt resource, or
     a device the pool's topology does not declare)."""
-    absent = sorted(r for r, amount in pod_requests(pod.spec).items()
-                    if amount and is_extended(r) and not pool_run.allocatable.get(r))
-    if not absent:
+    asked = pod_requests(pod.spec)
+    absent = sorted(r for r, amount in asked.items() if amount and is_extended(r) and not pool_run.allocatable.get(r))
+    pages = sorted(r for r, amount in asked.items() if amount and r.startswith(HUGEPAGES_PREFIX)
+                   and not pool_run.allocatable.get(r))
+    if not absent and not pages:
         return None
     offered = [r for r, amount in pool_run.allocatable.items() if amount and is_extended(r)]
     fixes = []
@@ -189,6 +191,12 @@ def _absent_fix(pool_run: PoolRun, pod: PodRun) -> str | None:
         named = use_one_of(resource, offered)
         fixes.append(f"no node of the pool has {resource}: " + (f"correct the name ({named}) or " if named else "")
                      + "declare the device on the pool's nodes (its topology, an SR-IOV policy)")
+    sizes = sorted(r for r, amount in pool_run.allocatable.items() if amount and r.startswith(HUGEPAGES_PREFIX))
+    for resource in pages:  # a page size the nodes do not have: fewer pages would not help
+        other = (f", or ask for {' or '.join(sizes)}" + (" (an instancetype with those pages)"
+                                                         if pod.view.instancetype else "")) if sizes else ""
+        fixes.append(f"no node of the pool has {resource}: set up {resource[len(HUGEPAGES_PREFIX):]} pages on its "
+                     f"nodes{other}")
     return "; ".join(fixes)
 
 
