@@ -60,7 +60,6 @@ def _asked(analysis: Analysis, pod: PodView) -> Intent | None:
         return Intent(f"it requests {', '.join(huge)}", True) if huge and pod.qos() == "Guaranteed" else None
     if pod.data_plane:
         return Intent(f"it runs a data plane ({pod.data_plane})", True)
-
     names = pod.resource_names()
     whole = _whole_cpus(pod)
     floating = _floating_resources(analysis)

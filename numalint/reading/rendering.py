@@ -25,9 +25,8 @@ def render_command(source: Source, command: str) -> str:
     template outside a chart, to check the rendered file (numalint cannot know the tool that renders it)."""
     if source.template_kind in ("helm", "jinja"):
         chart = _chart_of(source.path) if source.path != "-" else None
-        if chart is not None or source.path == "-" and source.template_kind == "helm":
+        if chart is not None or (source.path == "-" and source.template_kind == "helm"):
             return f"helm template {shlex.quote(chart) if chart else '.'} | numalint {command} -"
-    if source.template_kind in ("helm", "jinja"):
         return f"numalint {command} RENDERED.yaml"
     path = shlex.quote(source.path) if source.path != "-" else "FILE"
     return f"envsubst < {path} | numalint {command} -"
