@@ -529,3 +529,24 @@ def test_crio_annotations_on_a_deployment_itself_reach_no_pod(tmp_path: Path) ->
         """
     write(tmp_path, {"deployment.yaml": deployment})
     assert run("check", "--format", "json", str(tmp_path)).json()["findings"] == []
+
+
+def test_crio_annotations_do_not_make_a_fractional_sidecar_beside_whole_cpus_a_mistake(tmp_path: Path) -> None:
+    """The annotations ask exclusive CPUs of the main container; a 250m sidecar is meant for the shared pool. With
+    no container of whole CPUs they tune nothing, which fractional-cpu says."""
+    pod = """\
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: rt
+          annotations: {cpu-load-balancing.crio.io: "disable"}
+        spec:
+          containers:
+            - {name: app, image: x, resources: {limits: {cpu: "%s", memory: 1Gi}}}
+            - {name: metrics, image: x, resources: {limits: {cpu: 250m, memory: 64Mi}}}
+        """
+    write(tmp_path / "a", {"pod.yaml": pod % "4"})
+    assert run("check", "--format", "json", str(tmp_path / "a")).json()["findings"] == []
+    write(tmp_path / "b", {"pod.yaml": pod % "3500m"})
+    found = run("check", "--format", "json", "--fail-on", "never", str(tmp_path / "b")).json()["findings"]
+    assert sorted(f["rule"] for f in found) == ["fractional-cpu", "fractional-cpu"]

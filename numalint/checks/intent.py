@@ -37,6 +37,7 @@ NO_TOPOLOGY_PREFIXES = (
 class Intent:
     reason: str  # why the workload asks for alignment, for messages
     certain: bool  # False: only resources numalint cannot place (report at info level)
+    tuning: bool = False  # only CRI-O's CPU tuning annotations, which ask exclusive CPUs of some container
 
 
 def alignment_intent(analysis: Analysis, pod: PodView) -> Intent | None:
@@ -48,7 +49,7 @@ def alignment_intent(analysis: Analysis, pod: PodView) -> Intent | None:
     tuned = [key for key in CRIO_CPU_ANNOTATIONS if pod.annotations.get(key) == "disable"]
     if tuned:
         return Intent(f'it sets {", ".join(tuned)}: "disable", which CRI-O applies only to the exclusive CPUs of a '
-                      "Guaranteed pod", True)
+                      "Guaranteed pod", True, tuning=True)
     return found
 
 

@@ -121,8 +121,11 @@ def fractional_cpu(analysis: Analysis) -> Iterator[Hit]:
         # of a CPU in the shared pool suits: the pool it runs on is no request for exclusive CPUs
         agent = pod.ref.kind == "DaemonSet" and not any(is_extended(r) for r in pod.resource_names()) \
             and not pod.annotations.get(NETWORKS_ANNOTATION)
-        reason = (intent.reason if intent is not None and intent.certain
-                  else None if agent else _static_pool_reason(analysis, pod))
+        # CRI-O's tuning annotations ask exclusive CPUs of the pod's main containers: a fractional sidecar beside
+        # one with whole CPUs is meant for the shared pool; with no whole CPUs at all the annotations tune nothing
+        whole = any(c.limits.get("cpu") is not None and c.limits["cpu"].denominator == 1 for c in pod.containers)
+        asked = intent.reason if intent is not None and intent.certain and not (intent.tuning and whole) else None
+        reason = asked if asked is not None else None if agent else _static_pool_reason(analysis, pod)
         if reason is None:
             continue
         for container in pod.containers:
