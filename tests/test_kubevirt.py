@@ -408,3 +408,18 @@ def test_a_page_size_the_pool_lacks_is_advised_as_such_not_as_a_smaller_instance
     assert [f["rule"] for f in found] == ["admission-failure"]
     assert found[0]["fix"]["description"] == ("no node of the pool has hugepages-1Gi: set up 1Gi pages on its nodes, "
                                               "or ask for hugepages-2Mi (an instancetype with those pages)")
+
+
+def test_a_hugepages_refusal_points_at_the_memory_an_overlay_patches(tmp_path: Path) -> None:
+    """The refusal is about the memory request: it points there, so an overlay that patches the request to a
+    multiple of the page size settles it on the base (the base alone is never applied)."""
+    base = _domain_vm("db", "cpu: {cores: 2, dedicatedCpuPlacement: true}\nresources: {requests: {memory: 1536Mi}}\n"
+                            "memory: {hugepages: {pageSize: 1Gi}}")
+    overlay = ("resources: [../base]\npatches:\n- target: {kind: VirtualMachine, name: db}\n  patch: |\n"
+               "    - op: replace\n      path: /spec/template/spec/domain/resources/requests/memory\n"
+               "      value: 2Gi\n")
+    found = findings(tmp_path / "a", {"base/vm.yaml": base, "base/kustomization.yaml": "resources: [vm.yaml]\n"})
+    assert [(f["rule"], f["line"]) for f in found] == [("invalid-resources", 9)]  # the memory request
+    found = findings(tmp_path / "b", {"base/vm.yaml": base, "base/kustomization.yaml": "resources: [vm.yaml]\n",
+                                      "overlay/kustomization.yaml": overlay})
+    assert [f["rule"] for f in found if f["rule"] == "invalid-resources"] == []

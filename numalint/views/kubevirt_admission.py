@@ -114,12 +114,16 @@ def refusals(doc: Document) -> Iterator[Refusal]:
                       "expression of a Kubernetes quantity", size, "write a page size such as 2Mi or 1Gi")
     elif page:
         shown = written_mem if written_mem is not None else "the memory KubeVirt defaults it to"
+        # pointed at where the memory comes from (what a fix, or an overlay's patch, changes), else the page size
+        source = next((domain_path + field for field in (("resources", "requests", "memory"),
+                                                         ("resources", "limits", "memory"), ("memory", "guest"))
+                       if get(domain, field) is not None), size)
         if ceil(req_mem) < ceil(page):
             yield Refusal(f"{where}.domain.resources.requests.memory '{shown}' must be equal to or larger than page "
-                          f"size '{page_text}'", size, "request at least one page of memory")
+                          f"size '{page_text}'", source, "request at least one page of memory")
         elif ceil(req_mem) % ceil(page):
             yield Refusal(f"{where}.domain.resources.requests.memory '{shown}' is not a multiple of the page size "
-                          f"'{page_text}'", size, f"request a multiple of {page_text} of memory")
+                          f"'{page_text}'", source, f"request a multiple of {page_text} of memory")
 
 
 def refused_with(doc: Document, instancetype: Instancetype) -> bool:
