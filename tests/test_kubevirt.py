@@ -171,17 +171,7 @@ def test_hugepages_alone_do_not_make_a_vm_ask_for_alignment(tmp_path: Path) -> N
 def test_a_vms_gpus_are_device_requests_aligned_with_its_cpus(tmp_path: Path) -> None:
     """virt-launcher asks the device plugin for each gpus/hostDevices deviceName: the VM goes to the GPU's NUMA
     node, and the GPU is not "stranded" beside it."""
-    kubelet = """\
-        apiVersion: kubelet.config.k8s.io/v1beta1
-        kind: KubeletConfiguration
-        cpuManagerPolicy: static
-        reservedSystemCPUs: "0"
-        topologyManagerPolicy: single-numa-node
-        memoryManagerPolicy: Static
-        reservedMemory:
-          - numaNode: 0
-            limits: {memory: 100Mi}
-        """
+    kubelet = STATIC.replace('"0,16"', '"0"')
     topology = """\
         apiVersion: numalint.io/v1alpha1
         kind: NodeTopology

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from numalint.k8s.kinds import INSTANCETYPE_KINDS
 from numalint.k8s.quantity import try_quantity
@@ -43,6 +43,28 @@ class Instancetype:
     node_selector: dict[str, str] = field(default_factory=dict)
     devices: tuple[str, ...] = ()  # the deviceName of each of its gpus and hostDevices
     # (spec.annotations, the CRI-O ones of n1 and rt1, and revisionName are not read)
+
+
+class Placement(NamedTuple):
+    """How a VM's CPUs and memory are placed once its instancetype is applied."""
+
+    dedicated: bool  # dedicatedCpuPlacement
+    numa: bool  # numa.guestMappingPassthrough
+    isolate_emulator: bool  # isolateEmulatorThread
+    page_size: Any  # memory.hugepages.pageSize, as written
+
+
+def applied(domain: Any, instancetype: Instancetype | None) -> Placement:
+    """The instancetype's placement, or the VM domain's own where the instancetype leaves it unset (a VM may not
+    write what its instancetype sets: pkg/instancetype/webhooks/vm/admitter.go)."""
+    cpu = get(domain, ("cpu",))
+    cpu = cpu if isinstance(cpu, dict) else {}
+    given = instancetype
+    return Placement(
+        dedicated=(given is not None and given.dedicated) or cpu.get("dedicatedCpuPlacement") is True,
+        numa=(given is not None and given.numa) or isinstance(get(cpu, ("numa", "guestMappingPassthrough")), dict),
+        isolate_emulator=(given is not None and given.isolate_emulator) or cpu.get("isolateEmulatorThread") is True,
+        page_size=(given.page_size if given is not None else None) or get(domain, ("memory", "hugepages", "pageSize")))
 
 
 def reference(vm_root: Any) -> tuple[str, str] | None:

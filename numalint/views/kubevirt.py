@@ -28,7 +28,8 @@ from numalint.k8s.quantity import try_quantity
 from numalint.reading.locate import get
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import YMap
-from numalint.views.instancetypes import Instancetype, device_names
+from numalint.views.instancetypes import Instancetype, applied, device_names
+from numalint.views.kubevirt_admission import written_vcpus
 from numalint.views.workloads import (
     HUGEPAGES_PREFIX,
     ContainerView,
@@ -65,13 +66,9 @@ def vm_view(doc: Document, instancetype: Instancetype | None = None) -> PodView 
         domain = YMap()
     raw_cpu = domain.get("cpu")
     cpu: dict[str, Any] = raw_cpu if isinstance(raw_cpu, dict) else {}
-    # an instancetype's placement, or the VM's own where the instancetype leaves it unset (admitter.go)
+    placed = applied(domain, instancetype)
     pinned_by_instancetype = instancetype is not None and instancetype.dedicated
-    dedicated = pinned_by_instancetype or cpu.get("dedicatedCpuPlacement") is True
-    numa = (instancetype is not None and instancetype.numa) or isinstance(get(cpu, ("numa", "guestMappingPassthrough")),
-                                                                          dict)
-    hugepages = (instancetype.page_size if instancetype is not None else None) or get(
-        domain, ("memory", "hugepages", "pageSize"))
+    dedicated, numa, hugepages = placed.dedicated, placed.numa, placed.page_size
     reasons = [r for r, on in (("dedicatedCpuPlacement", dedicated), ("NUMA guest mapping passthrough", numa),
                                (f"hugepages of {hugepages}", bool(hugepages))) if on]
     if not reasons:
@@ -87,7 +84,7 @@ def vm_view(doc: Document, instancetype: Instancetype | None = None) -> PodView 
     guest = instancetype.memory if instancetype is not None else try_quantity(get(domain, ("memory", "guest")))
     _default_requests(compute, guest, hugepages, get(domain, ("resources", "overcommitGuestOverhead")) is True)
     if "cpu" not in compute.requests and dedicated:
-        compute.requests["cpu"] = Fraction(instancetype.vcpus if instancetype is not None else _vcpus(cpu))
+        compute.requests["cpu"] = Fraction(instancetype.vcpus if instancetype is not None else written_vcpus(cpu) or 1)
     for device in _devices(domain, instancetype):  # renderresources.go WithGPUs/WithHostDevices: one each
         compute.requests[device] = compute.requests.get(device, Fraction(0)) + 1
         compute.limits[device] = compute.limits.get(device, Fraction(0)) + 1
@@ -95,9 +92,7 @@ def vm_view(doc: Document, instancetype: Instancetype | None = None) -> PodView 
         for resource, amount in compute.requests.items():
             compute.limits.setdefault(resource, amount)
     template_meta = spec_path[:-1] + ("metadata",) if len(spec_path) > 1 else ("metadata",)
-    isolated = dedicated and ((instancetype is not None and instancetype.isolate_emulator)
-                              or cpu.get("isolateEmulatorThread") is True) \
-        and "cpu" in compute.limits
+    isolated = dedicated and placed.isolate_emulator and "cpu" in compute.limits
     if isolated:
         extra = _emulator_thread_cpus(compute.limits["cpu"], get(doc.root, template_meta + ("annotations",)))
         for amounts in (compute.requests, compute.limits):
@@ -127,15 +122,6 @@ def _devices(domain: YMap, instancetype: Instancetype | None) -> list[str]:
     """The device plugin resources a VM's GPUs and host devices ask for, one per entry: the VM's own, then its
     instancetype's."""
     return [*device_names(get(domain, ("devices",))), *(instancetype.devices if instancetype else ())]
-
-
-def _vcpus(cpu: dict[str, Any]) -> int:
-    """sockets x cores x threads as the VM writes them (each 1 when unwritten or invalid)."""
-    vcpus = 1
-    for part in ("sockets", "cores", "threads"):
-        value = cpu.get(part, 1)
-        vcpus *= value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
-    return vcpus
 
 
 def _emulator_thread_cpus(vcpus: Fraction, annotations: Any) -> int:

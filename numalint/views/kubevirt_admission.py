@@ -21,7 +21,7 @@ from numalint.k8s.kinds import VM_SPEC_PATHS
 from numalint.k8s.quantity import try_quantity
 from numalint.reading.locate import Path, get
 from numalint.reading.sources import Document
-from numalint.views.instancetypes import Instancetype
+from numalint.views.instancetypes import Instancetype, applied
 
 
 class Refusal(NamedTuple):
@@ -77,7 +77,7 @@ def refusals(doc: Document) -> Iterator[Refusal]:
             yield Refusal(f"{where}.domain.resources.requests.cpu or {where}.domain.resources.limits.cpu must be "
                           "equal when DedicatedCPUPlacement is true", resources + ("requests", "cpu"),
                           "write the same cpu request and limit")
-        vcpus = _written_vcpus(cpu)
+        vcpus = written_vcpus(cpu)
         asked = [ceil(a) for a in (req_cpu, lim_cpu) if a]
         if vcpus and asked and vcpus not in asked:
             yield Refusal(f"{where}.domain.resources.requests.cpu or {where}.domain.resources.limits.cpu must not be "
@@ -130,14 +130,9 @@ def refused_with(doc: Document, instancetype: Instancetype) -> bool:
     """Whether KubeVirt refuses a VM once its instancetype is applied (it validates the VM after applying it):
     an emulator thread or NUMA passthrough without dedicated CPUs, NUMA passthrough without hugepages, whichever
     of the two writes them."""
-    spec_path = VM_SPEC_PATHS.get(doc.kind, ("spec",))
-    cpu = get(doc.root, spec_path + ("domain", "cpu"))
-    cpu = cpu if isinstance(cpu, dict) else {}
-    dedicated = instancetype.dedicated or cpu.get("dedicatedCpuPlacement") is True
-    numa = instancetype.numa or isinstance(get(cpu, ("numa", "guestMappingPassthrough")), dict)
-    isolate = instancetype.isolate_emulator or cpu.get("isolateEmulatorThread") is True
-    pages = instancetype.page_size or get(doc.root, spec_path + ("domain", "memory", "hugepages"))
-    return (isolate or numa) and not dedicated or numa and not pages
+    placed = applied(get(doc.root, VM_SPEC_PATHS.get(doc.kind, ("spec",)) + ("domain",)), instancetype)
+    return bool((placed.isolate_emulator or placed.numa) and not placed.dedicated or placed.numa
+                and not placed.page_size)
 
 
 # what a VM naming an instancetype may never write (pkg/instancetype/webhooks/vm/admitter.go): the instancetype
@@ -161,7 +156,7 @@ def _amount(domain: Any, kind: str, resource: str) -> Any:
     return amount if amount is not None and amount > 0 else None
 
 
-def _written_vcpus(cpu: dict[str, Any]) -> int:
+def written_vcpus(cpu: dict[str, Any]) -> int:
     """sockets x cores x threads of those written and above zero (hwutil.GetNumberOfVCPUs); 0 when none is
     written (virt-api then takes the topology from the CPUs asked for, which agrees with them)."""
     vcpus = 0
