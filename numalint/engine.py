@@ -33,9 +33,9 @@ from numalint.k8s.kinds import (
     NODE_RESOURCE_TOPOLOGY,
     NODE_TOPOLOGY,
     PERFORMANCE_PROFILE,
-    POD_SPEC_PATHS,
     is_known,
 )
+from numalint.k8s.templates import pod_templates
 from numalint.model.identity import ObjectIdentity, Registry, object_identity
 from numalint.model.kustomize import KUSTOMIZATION_NAMES, patch_files, patch_targets
 from numalint.model.run import FileResult, Read, assemble, compact, expanded, naming_instancetypes, near, path_of
@@ -54,7 +54,7 @@ from numalint.reading.sources import (
     read_source,
 )
 from numalint.reading.yamlpos import Span
-from numalint.views.workloads import pod_view
+from numalint.views.workloads import pod_views
 
 if TYPE_CHECKING:
     from numalint.model.overlays import Kustomization
@@ -206,9 +206,13 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
                                      f"never runs: {refusal.message}", doc.file, locate(doc.root, refusal.path), vm,
                                      Fix(refusal.fix)) for refusal in refused)
             view = vm_view(doc) if not refused else None
+            views = [view] if view is not None else []
         else:
-            view = pod_view(doc)
-        keep("pods" if view is not None else "others", view if view is not None else doc)
+            views = pod_views(doc)
+        for view in views:
+            keep("pods", view)
+        if not views:
+            keep("others", doc)
     source.findings = cap.result()
     source.seal()
     return FileResult(source, tuple(kept["profiles"]), tuple(kept["pods"]), tuple(kept["topologies"]),
@@ -216,9 +220,10 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
 
 
 def _record_annotation(source: Source, doc: Document) -> None:
-    """``numalint.io/disable`` on the object or on its pod template covers the whole document."""
-    spec_path = POD_SPEC_PATHS.get(doc.kind)
-    places = [("metadata",)] + ([spec_path[:-1] + ("metadata",)] if spec_path and len(spec_path) > 1 else [])
+    """``numalint.io/disable`` on the object or on one of its pod templates covers the whole document."""
+    places = [("metadata",)] + [t.spec_path[:-1] + ("metadata",) for t in pod_templates(doc.api_version, doc.kind,
+                                                                                          doc.root)
+                                if len(t.spec_path) > 1]
     for metadata in places:
         path = metadata + ("annotations", DISABLE_ANNOTATION)
         value = get(doc.root, path)

@@ -17,10 +17,17 @@ class ObjectRef:
     kind: str
     name: str
     namespace: str | None = None
+    # the pod template of an object with one per role ("Worker" of a PyTorchJob, a JobSet's replicated job)
+    part: str | None = None
 
     def label(self) -> str:
         ns = f"{self.namespace}/" if self.namespace else ""
-        return f"{self.kind} {ns}{self.name}"
+        return f"{self.kind} {ns}{self.name}" + (f" ({self.part})" if self.part else "")
+
+    def pod_prefix(self) -> str:
+        """What the simulation names this workload's pods before their number (``train-worker`` of ``train-worker-0``,
+        as the training operators name them)."""
+        return f"{self.name}-{self.part.lower()}" if self.part else self.name
 
 
 @dataclass(frozen=True)

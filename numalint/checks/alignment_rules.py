@@ -19,7 +19,7 @@ from numalint.analysis import Analysis
 from numalint.checks.input_rules import use_one_of
 from numalint.checks.kubelet_rules import gate_fix, reserved_cgroups
 from numalint.checks.registry import check
-from numalint.findings import Fix, Hit, Related
+from numalint.findings import Fix, Hit, ObjectRef, Related
 from numalint.k8s.cpuset import format_cpuset
 from numalint.k8s.quantity import format_bytes
 from numalint.k8s.versions import TOPOLOGY_GATES, TOPOLOGY_OPTIONS, gate_enabled
@@ -137,11 +137,11 @@ def exceeds_numa_node(analysis: Analysis) -> Iterator[Hit]:
         node = pool_run.nodes[0]
         capacity = node.capacity()
         severity = "info" if policy == "best-effort" else "error"
-        seen: set[tuple[str, str]] = set()
+        seen: set[tuple[str, ObjectRef]] = set()
         for pod in pool_run.pods:
-            if (pod.view.file, pod.view.ref.name) in seen:
+            if (pod.view.file, pod.view.ref) in seen:
                 continue
-            seen.add((pod.view.file, pod.view.ref.name))
+            seen.add((pod.view.file, pod.view.ref))
             for what, wanted in _requests_of(node, pod.spec, pool_run.settings.topology_scope):
                 over = []
                 for resource, amount in wanted.items():

@@ -98,6 +98,14 @@ def not_guaranteed(analysis: Analysis) -> Iterator[Hit]:
         if intent is None:
             continue
         reason = intent.reason
+        severity = None if intent.certain else "info"
+        if pod.burstable_by is not None and pod.pod_resources is None:
+            yield Hit(f"{pod.ref.label()} asks for NUMA alignment ({reason}) but its pods are not Guaranteed QoS: "
+                      f"{pod.burstable_by} makes them Burstable, so the kubelet gives them no exclusive CPUs and no "
+                      "pinned memory, whatever the template asks", pod.file, pod.anchor(), pod.ref,
+                      Fix("give the training operator an init container template whose requests equal its limits "
+                          "(the YAML file its --pytorch-init-container-template-file flag names), or run the job "
+                          "without a Master role: the operator adds the container only beside one"), severity)
         for container in pod.containers:
             problems = _breakers(container)
             if not problems:
@@ -107,8 +115,7 @@ def not_guaranteed(analysis: Analysis) -> Iterator[Hit]:
                 f"{container.label} has {'; '.join(problems)}, so the kubelet gives it no exclusive CPUs and no "
                 "pinned memory",
                 pod.file, _span(pod, container, *where, key=True), pod.ref,
-                Fix(_guaranteed_fix(container)),
-                None if intent.certain else "info")
+                Fix(_guaranteed_fix(container)), severity)
 
 
 @check("fractional-cpu")

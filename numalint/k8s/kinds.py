@@ -50,6 +50,27 @@ VM_SPEC_PATHS: dict[str, tuple[str, ...]] = {"VirtualMachine": ("spec", "templat
 KUBEVIRT_KINDS = frozenset(VM_SPEC_PATHS)
 KNOWN_KINDS = frozenset(POD_SPEC_PATHS) | OTHER_KINDS | KUBEVIRT_KINDS
 
+# Kinds with a pod template per role (k8s/templates.py), read only in their own API group: (kind, group) -> layout
+KUBEFLOW_REPLICA_SPECS = {  # Kubeflow's training jobs: kind -> the map of roles to {replicas, template}
+    "PyTorchJob": "pytorchReplicaSpecs", "TFJob": "tfReplicaSpecs", "MPIJob": "mpiReplicaSpecs",
+    "XGBoostJob": "xgbReplicaSpecs", "PaddleJob": "paddleReplicaSpecs", "MXJob": "mxReplicaSpecs",
+    "JAXJob": "jaxReplicaSpecs",
+}
+RAY_KINDS = ("RayCluster", "RayJob", "RayService")
+MULTI_TEMPLATE_KINDS: dict[tuple[str, str], str] = {
+    **{(kind, "kubeflow.org/"): kind for kind in KUBEFLOW_REPLICA_SPECS},
+    **{(kind, "ray.io/"): kind for kind in RAY_KINDS},
+    ("JobSet", "jobset.x-k8s.io/"): "JobSet",
+    ("LeaderWorkerSet", "leaderworkerset.x-k8s.io/"): "LeaderWorkerSet",
+    ("Job", "batch.volcano.sh/"): "VolcanoJob",  # not batch/v1's Job: spec.tasks[] hold the templates
+}
+
+
+def layout(api_version: str, kind: str) -> str | None:
+    """The layout of a kind with a pod template per role, in its own API group ("VolcanoJob" for Volcano's
+    ``Job``); None for any other object."""
+    return MULTI_TEMPLATE_KINDS.get((kind, api_version.rpartition("/")[0] + "/"))
+
 # kind -> schema file in schemas/
 SCHEMA_FILES: dict[str, str] = {
     "Pod": "pod.schema.json",
@@ -98,6 +119,8 @@ def is_known(api_version: str, kind: str) -> bool:
         return api_version.startswith("config.openshift.io/")
     if kind in FOREIGN_NETWORK_KINDS:
         return api_version.startswith("mellanox.com/")
+    if layout(api_version, kind) is not None:
+        return True
     group = KIND_GROUPS.get(kind)
     if group is not None:
         return api_version.startswith(group)

@@ -32,12 +32,12 @@ def group_findings(findings: list[Finding], sources: SourceFiles | None = None) 
         if finding.rule not in PER_REPLICA_RULES or obj is None or obj.kind == "Pod":
             out.append(finding)
             continue
-        pattern = _replica_pattern(obj.name)
+        pattern = _replica_pattern(obj.pod_prefix())
         numbers = [int(m.group(1)) for m in pattern.finditer(finding.message)]
         if not numbers or len(set(numbers)) != 1:
             out.append(finding)
             continue
-        shape = pattern.sub(f"{obj.name}-#", finding.message)
+        shape = pattern.sub(f"{obj.pod_prefix()}-#", finding.message)
         key = (finding.rule, finding.file, finding.span, finding.cluster, obj, shape)
         if key in groups:
             groups[key][1].append(numbers[0])
@@ -52,7 +52,8 @@ def group_findings(findings: list[Finding], sources: SourceFiles | None = None) 
         total = sources.replicas(first) if sources is not None else None
         shown = _ranges(sorted(numbers))
         count = f"{len(numbers)} of {total}" if total and total >= len(numbers) else str(len(numbers))
-        message = _replica_pattern(first.obj.name).sub(f"{first.obj.name}-N", first.message)
+        prefix = first.obj.pod_prefix()
+        message = _replica_pattern(prefix).sub(f"{prefix}-N", first.message)
         out[index] = replace(first, message=f"{count} replicas rejected (N = {shown}): {message}")
     return out
 

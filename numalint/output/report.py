@@ -133,6 +133,8 @@ def finding_dict(f: Finding) -> dict[str, Any]:
     if f.obj is not None:
         obj = {"apiVersion": f.obj.api_version, "kind": f.obj.kind, "name": f.obj.name,
                "namespace": f.obj.namespace}
+        if f.obj.part is not None:  # the pod template of an object with one per role ("Worker")
+            obj["part"] = f.obj.part
     related = [{"file": r.file, "line": r.span.line, "column": r.span.col, "message": r.message}
                for r in f.related]
     return {"rule": f.rule, "code": rule.code if rule else None, "severity": f.severity, "message": f.message,

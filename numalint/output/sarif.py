@@ -83,6 +83,8 @@ def fingerprint(f: Finding, path: str, sources: SourceFiles) -> str:
     """rule, file (relative to the root), object identity and the offending key's path (the message with
     its numbers blanked when the key is unknown): no line number, so unrelated edits keep it."""
     obj = f"{f.obj.api_version.split('/')[0]}|{f.obj.kind}|{f.obj.namespace or ''}|{f.obj.name}" if f.obj else ""
+    if f.obj is not None and f.obj.part is not None:
+        obj += f"|{f.obj.part}"
     key = sources.key_path(f) or normalised(f.message)
     import hashlib  # here, not at the top: only SARIF output needs it (OpenSSL's start-up, ~3 ms per run)
 

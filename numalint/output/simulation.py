@@ -7,6 +7,7 @@ import textwrap
 from fractions import Fraction
 from typing import Any
 
+from numalint.findings import ObjectRef
 from numalint.k8s.cpuset import format_cpuset
 from numalint.k8s.quantity import format_quantity
 from numalint.output import jsontext
@@ -365,7 +366,7 @@ def pools_json(report: Report) -> dict[str, Any]:
             entry: dict[str, Any] = {
                 "name": pod.name.split("/", 1)[-1], "namespace": pod.view.ref.namespace, "pool": run.pool.name,
                 "node": pod.node,
-                "workload": {"kind": pod.view.ref.kind, "name": pod.view.ref.name, "file": pod.view.file},
+                "workload": _ref_json(pod.view.ref, pod.view.file),
                 "admitted": admission.admitted, "reason": admission.reason,
                 "message": admission.message or None, "numa_nodes": admission.numa_nodes,
                 "containers": [{"name": c.name, "cpus": c.cpus, "numa_nodes": c.numa_nodes, "devices": c.devices}
@@ -391,11 +392,19 @@ def _node_json(node: NodePicture) -> dict[str, Any]:
             "allocatable": {r: str(v) for r, v in sorted(node.allocatable.items())}}
 
 
+def _ref_json(ref: ObjectRef, file: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": ref.kind, "name": ref.name, "file": file}
+    if ref.part is not None:  # the pod template of an object with one per role ("Worker")
+        out["part"] = ref.part
+    return out
+
+
 def _workload_json(workload: Workload) -> dict[str, Any]:
     ref = workload.view.ref if workload.view is not None else None
     return {"kind": ref.kind if ref else None, "namespace": ref.namespace if ref else None,
-            "name": ref.name if ref else None, "file": workload.file,
-            "pool": workload.pool.pool.name if workload.pool is not None else None, "status": workload.status,
+            "name": ref.name if ref else None, **({"part": ref.part} if ref and ref.part is not None else {}),
+            "file": workload.file, "pool": workload.pool.pool.name if workload.pool is not None else None,
+            "status": workload.status,
             "pods": len(workload.pods), "rejected": len(workload.rejected),
             "not_simulated": {"reason": workload.why_code, "message": workload.why} if workload.why else None,
             "fixes": workload.fixes}

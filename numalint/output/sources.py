@@ -13,13 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from numalint.findings import Finding
+from numalint.k8s.templates import pod_templates
 from numalint.reading.sources import ReadError, decode, read_capped
 from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
-
-_REPLICA_FIELDS = {"Deployment": ("spec", "replicas"), "StatefulSet": ("spec", "replicas"),
-                   "ReplicaSet": ("spec", "replicas"), "ReplicationController": ("spec", "replicas"),
-                   "DeploymentConfig": ("spec", "replicas"), "Job": ("spec", "parallelism"),
-                   "CronJob": ("spec", "jobTemplate", "spec", "parallelism")}
 
 
 class SourceFiles:
@@ -82,17 +78,14 @@ class SourceFiles:
     def replicas(self, finding: Finding) -> int | None:
         """How many pods the finding's workload asks for (replicas, parallelism), as written; None if unknown."""
         obj = finding.obj
-        if obj is None or obj.kind not in _REPLICA_FIELDS:
+        if obj is None or obj.kind in ("Pod", "DaemonSet"):
             return None
         for root, _span in self.documents(finding.input):
             metadata = root.get("metadata") if isinstance(root, dict) else None
             if root.get("kind") == obj.kind and isinstance(metadata, dict) and metadata.get("name") == obj.name:
-                node: Any = root
-                for step in _REPLICA_FIELDS[obj.kind]:
-                    node = node.get(step) if isinstance(node, dict) else None
-                if node is None:
-                    return 1
-                return node if isinstance(node, int) and not isinstance(node, bool) else None
+                api_version = root.get("apiVersion")
+                templates = pod_templates(api_version if isinstance(api_version, str) else "", obj.kind, root)
+                return next((t.replicas for t in templates if t.part == obj.part), None)
         return None
 
 

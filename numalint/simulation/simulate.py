@@ -471,7 +471,7 @@ def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int], wanted: d
                   and pool_run.settings.cpu_policy != "static")
     for index in range(count):
         suffix = f"-{index}" if count > 1 else ""
-        name = f"{ns}{view.ref.name}{suffix}"
+        name = f"{ns}{view.ref.pod_prefix()}{suffix}"
         spec = pod_spec(view, name, injected, pool_run.pod_level_managers)
         pod = PodRun(view, name, pool_run.pool, spec)
         if unlabelled:  # KubeVirt's nodeSelector: the pool's nodes are labelled cpumanager=false

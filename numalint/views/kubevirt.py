@@ -108,7 +108,7 @@ def vm_view(doc: Document, instancetype: Instancetype | None = None) -> PodView 
     intent = f"it is a KubeVirt VM with {' and '.join(reasons)}" if dedicated or numa else ""
     if intent and instancetype is not None and (instancetype.dedicated or instancetype.numa):
         intent += f" (from {instancetype.label})"
-    return PodView(file=doc.file, ref=ref, locator=_locator(doc, [compute]), spec_path=spec_path,
+    return PodView(file=doc.file, ref=ref, locator=_locator(doc, ("spec",), [compute], pod=False), spec_path=spec_path,
                    containers=[compute], replicas=1,
                    annotations=read_annotations(_string_map(get(doc.root, template_meta + ("annotations",)))),
                    node_selector=shared_map(selector), required_terms=required_terms(spec),

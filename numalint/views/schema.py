@@ -16,15 +16,17 @@ from typing import Any
 from numalint import catalogue as registry
 from numalint.data import data_dir
 from numalint.findings import SAFE, Edit, Finding, Fix
-from numalint.k8s.kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION, NODE_TOPOLOGY, SCHEMA_FILES
+from numalint.k8s.kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION, NODE_TOPOLOGY, SCHEMA_FILES, layout
 from numalint.k8s.quantity import QuantityError, parse_quantity, try_quantity
-from numalint.reading.locate import Path, locate
+from numalint.k8s.templates import pod_templates
+from numalint.reading.locate import Path, get, locate
 from numalint.reading.scalars import value_start
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import line_starts, resolve_plain
 from numalint.views.literals import consumer, fraction_quoted, quoting_keeps_digits
 
 KUBELET_SCHEMA = "kubelet-config.schema.json"
+PODTEMPLATE_SCHEMA = "podtemplate.schema.json"
 QUANTITY_PATTERN = "^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$"
 
 
@@ -88,6 +90,10 @@ def validate_document(doc: Document, text: str | None = None) -> Iterator[Findin
     document with hundreds of thousands of wrong items. ``text``, the file's text, shows how a number was
     written (``010``), which a quoting fix keeps.
     """
+    if layout(doc.api_version, doc.kind) is not None:  # a custom resource with a pod template per role
+        for template in pod_templates(doc.api_version, doc.kind, doc.root):
+            yield from _validate_template(doc, template.spec_path[:-1], text)
+        return
     name = SCHEMA_FILES.get(doc.kind)
     if name is not None:
         yield from _validate(doc, name, doc.root, (), text)
@@ -312,7 +318,16 @@ _KEYWORDS: dict[str, Callable[[Any, Any, Any], Check]] = {
 }
 
 
-def _validate(doc: Document, schema: str, instance: Any, base: Path, text: str | None) -> Iterator[Finding]:
+def _validate_template(doc: Document, path: Path, text: str | None) -> Iterator[Finding]:
+    """A pod template (metadata and spec) at ``path`` of a custom resource, as a PodTemplate's ``template``: only
+    the templates are checked, the rest of the resource has no schema in numalint."""
+    yield from _validate(doc, PODTEMPLATE_SCHEMA, {"template": get(doc.root, path)}, path, text, within=1)
+
+
+def _validate(doc: Document, schema: str, instance: Any, base: Path, text: str | None,
+              within: int = 0) -> Iterator[Finding]:
+    """Schema findings of ``instance``, which lies at ``base`` of the document (the first ``within`` steps of an
+    error's path are the wrapping around it)."""
     loaded = load_schema(schema)
     if conforms(instance, loaded, loaded):
         return
@@ -323,7 +338,7 @@ def _validate(doc: Document, schema: str, instance: Any, base: Path, text: str |
             continue  # "$numVfs": a PolicyGenerator / kube-compare source CR, filled in before it is applied
         if error.validator == "oneOf" and not isinstance(error.instance, dict):
             continue  # the type error already says it
-        path = base + tuple(error.absolute_path)
+        path = base + tuple(error.absolute_path)[within:]
         span = locate(doc.root, path)
         number = _Number.of(error, span, text, doc.kind, path)
         word = _bool_word(error, span, text, path)

@@ -12,8 +12,9 @@ from fractions import Fraction
 from typing import Any
 
 from numalint.findings import ObjectRef
-from numalint.k8s.kinds import LEGACY_NETWORKS_ANNOTATION, NETWORKS_ANNOTATION, POD_SPEC_PATHS
+from numalint.k8s.kinds import LEGACY_NETWORKS_ANNOTATION, NETWORKS_ANNOTATION
 from numalint.k8s.quantity import try_quantity
+from numalint.k8s.templates import PodTemplate, burstable_by, pod_templates
 from numalint.reading.locate import Locator, Path, as_list, get, shared
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span, YMap
@@ -91,6 +92,9 @@ class PodView:
     # spec.resources.requests the API server drops (PodLevelResources off at the target version): the containers
     # decide, but the pod-level-resources rule still says what was written
     dropped_pod_resources: dict[str, Fraction] | None = None
+    # a container an operator adds to every pod of the template that makes it Burstable, whatever the template
+    # asks (the training operator's init-pytorch): what it is and asks
+    burstable_by: str | None = None
     # the QoS class, worked out on first use (views are not changed once made; ``replace`` makes it again)
     _qos: str | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -98,13 +102,18 @@ class PodView:
         return self.locator.span(path, key=key)
 
     def anchor(self) -> Span:
-        """Where a finding about the whole workload points: its name."""
+        """Where a finding about the whole workload points: its name; for one pod template of an object with
+        one per role, that template's key (``template:`` under ``Worker:``)."""
+        if self.ref.part is not None:
+            return self.locator.span(self.spec_path[:-1], key=True)
         return self.locator.span(("metadata", "name"))
 
     def qos(self) -> str:
         """Pod QoS class (pkg/apis/core/v1/helper/qos/qos.go), from pod-level resources when they are set."""
         if self._qos is None:
-            self._qos = self._compute_qos()
+            # pod-level resources decide alone (qos.go computePodLevelQOS), whatever a container asks
+            added = self.burstable_by is not None and self.pod_resources is None
+            self._qos = "Burstable" if added else self._compute_qos()
         return self._qos
 
     def _compute_qos(self) -> str:
@@ -229,15 +238,16 @@ def _effective_request(containers: list[ContainerView], name: str) -> Fraction |
     return max(running, init)
 
 
-def pod_view(doc: Document) -> PodView | None:
-    """Build the view of a pod-running object, or None when it has no pod spec."""
-    spec_path = POD_SPEC_PATHS.get(doc.kind)
-    if spec_path is None:
-        return None
+def pod_views(doc: Document) -> list[PodView]:
+    """The view of each pod template of a pod-running object (one for the core kinds, one per role for
+    training jobs and the like: ``k8s/templates.py``); [] when it has none."""
+    return [_pod_view(doc, template) for template in pod_templates(doc.api_version, doc.kind, doc.root)]
+
+
+def _pod_view(doc: Document, template: PodTemplate) -> PodView:
+    spec_path = template.spec_path
     root = doc.root
     spec = get(root, spec_path)
-    if not isinstance(spec, YMap):
-        return None
     template_meta_path = spec_path[:-1] + ("metadata",) if doc.kind != "Pod" else ("metadata",)
     containers: list[ContainerView] = []
     for field_name, init in (("initContainers", True), ("containers", False)):
@@ -266,13 +276,15 @@ def pod_view(doc: Document) -> PodView | None:
     terms = required_terms(spec)
     namespace = _opt_str(get(metadata, ("namespace",)))
     ref = ObjectRef(shared(doc.api_version), shared(doc.kind), str(get(metadata, ("name",), "") or "<unnamed>"),
-                    shared(namespace) if namespace is not None else None)
-    return PodView(file=doc.file, ref=ref, locator=_locator(doc, containers), spec_path=spec_path,
+                    shared(namespace) if namespace is not None else None, template.part)
+    locator = _locator(doc, spec_path, containers, anchored=template.part is not None)
+    return PodView(file=doc.file, ref=ref, locator=locator, spec_path=spec_path,
                    containers=containers,
-                   replicas=_replicas(doc), annotations=_pod_annotations(doc.kind, template_annotations, own),
+                   replicas=template.replicas, annotations=_pod_annotations(doc.kind, template_annotations, own),
                    node_selector=shared_map(_string_map(spec.get("nodeSelector"))), required_terms=terms,
                    pod_resources=pod_resources, pod_limits=pod_limits if pod_resources is not None else None,
-                   data_plane=_vfio_volume(spec), hugepage_volume=_hugepage_volume(spec))
+                   data_plane=_vfio_volume(spec), hugepage_volume=_hugepage_volume(spec),
+                   burstable_by=burstable_by(doc.api_version, doc.kind, root, template.part))
 
 
 def required_terms(spec: Any) -> list[list[dict[str, Any]]]:
@@ -309,16 +321,19 @@ def _hugepage_volume(spec: YMap) -> str | None:
     return None
 
 
-def _locator(doc: Document, containers: list[ContainerView]) -> Locator:
-    """Record the positions workload findings point at: names and every resource quantity."""
+def _locator(doc: Document, spec_path: Path, containers: list[ContainerView], pod: bool = True,
+             anchored: bool = False) -> Locator:
+    """Record the positions workload findings point at: names and every resource quantity (and, for ``pod``
+    specs, not KubeVirt's, pod-level resources; when ``anchored``, the template's key, a part's anchor)."""
     locator = Locator(doc.span)
     root = doc.root
     locator.record(root, ("metadata", "name"))
-    spec_path = POD_SPEC_PATHS.get(doc.kind, ("spec",))  # KubeVirt VMs build their locator too
+    if anchored:
+        locator.record(root, spec_path[:-1])
     for metadata in dict.fromkeys((("metadata",), spec_path[:-1] + ("metadata",))):
         for key in READ_ANNOTATIONS:  # the SR-IOV rules point at them
             locator.record(root, metadata + ("annotations", key))
-    if doc.kind in POD_SPEC_PATHS:
+    if pod:
         locator.record(root, spec_path + ("resources",))  # pod-level resources
     for container in containers:
         locator.record(root, container.path + ("name",))
@@ -336,18 +351,3 @@ def _locator(doc: Document, containers: list[ContainerView]) -> Locator:
 
 def _opt_str(value: Any) -> str | None:
     return str(value) if value is not None else None
-
-
-def _replicas(doc: Document) -> int:
-    """How many pods the object runs at once (DaemonSets: one per node, decided by the pool)."""
-    if doc.kind in ("Deployment", "StatefulSet", "ReplicaSet", "ReplicationController", "DeploymentConfig"):
-        value = get(doc.root, ("spec", "replicas"), 1)
-    elif doc.kind == "Job":
-        value = get(doc.root, ("spec", "parallelism"), 1)
-    elif doc.kind == "CronJob":
-        value = get(doc.root, ("spec", "jobTemplate", "spec", "parallelism"), 1)
-    elif doc.kind == "PodTemplate":
-        value = 0
-    else:
-        value = 1
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 1

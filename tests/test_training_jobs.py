@@ -1,0 +1,253 @@
+"""Controllers with a pod template per role (Kubeflow's training jobs, JobSet, LeaderWorkerSet, KubeRay, Volcano):
+each template is a workload of its own, with the replica count the controller runs; through the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import findings, run, write
+
+STATIC = """\
+    apiVersion: kubelet.config.k8s.io/v1beta1
+    kind: KubeletConfiguration
+    cpuManagerPolicy: static
+    topologyManagerPolicy: single-numa-node
+    reservedSystemCPUs: "0,16"
+    """
+TOPOLOGY = """\
+    apiVersion: numalint.io/v1alpha1
+    kind: NodeTopology
+    metadata:
+      name: gpu
+    spec:
+      pool: {nodes: 1}
+      numaNodes:
+        - {id: 0, cpus: "0-15", memory: 64Gi}
+        - {id: 1, cpus: "16-31", memory: 64Gi}
+      devices:
+        - {resource: nvidia.com/gpu, numaNode: 0, count: 4}
+        - {resource: nvidia.com/gpu, numaNode: 1, count: 4}
+    """
+
+
+def _container(cpu: str = "4", memory: str = "8Gi", gpu: int = 1, indent: int = 10) -> str:
+    pad = " " * indent
+    return (f"{pad}containers:\n{pad}- name: main\n{pad}  image: img\n{pad}  resources:\n{pad}    limits:\n"
+            f"{pad}      cpu: \"{cpu}\"\n{pad}      memory: {memory}\n{pad}      nvidia.com/gpu: {gpu}\n")
+
+
+def _pytorch(roles: dict[str, int | None], cpu: str = "4", api: str = "kubeflow.org/v1") -> str:
+    text = f"apiVersion: {api}\nkind: PyTorchJob\nmetadata:\n  name: train\nspec:\n  pytorchReplicaSpecs:\n"
+    for role, replicas in roles.items():
+        text += f"    {role}:\n" + (f"      replicas: {replicas}\n" if replicas is not None else "")
+        text += "      template:\n        spec:\n" + _container(cpu)
+    return text
+
+
+def _simulate(tmp_path: Path, files: dict[str, str]) -> dict[str, Any]:
+    write(tmp_path, {"kubelet.yaml": STATIC, "topology.yaml": TOPOLOGY, **files})
+    result = run("simulate", "--format", "json", str(tmp_path))
+    assert "Traceback" not in result.stderr
+    data: dict[str, Any] = json.loads(result.output)
+    return data
+
+
+def _pods(data: dict[str, Any]) -> dict[str, int]:
+    """Simulated pods per workload part (or name)."""
+    counts: dict[str, int] = {}
+    for workload in data["workloads"]:
+        counts[workload.get("part") or workload["name"]] = workload["pods"]
+    return counts
+
+
+def test_each_role_of_a_pytorchjob_is_a_workload_with_its_own_replicas(tmp_path: Path) -> None:
+    data = _simulate(tmp_path, {"job.yaml": _pytorch({"Master": 1, "Worker": 3})})
+    assert _pods(data) == {"Master": 1, "Worker": 3}
+    names = sorted(p["name"] for p in data["pods"])
+    assert names == ["train-master", "train-worker-0", "train-worker-1", "train-worker-2"]
+    assert {p["workload"]["part"] for p in data["pods"]} == {"Master", "Worker"}
+
+
+def test_a_role_too_big_for_the_pool_is_rejected_and_named_by_its_role(tmp_path: Path) -> None:
+    # 8 GPUs in all: the Master takes one, so only 7 of 9 Workers with one GPU each fit
+    write(tmp_path, {"kubelet.yaml": STATIC, "topology.yaml": TOPOLOGY,
+                     "job.yaml": _pytorch({"Master": 1, "Worker": 9}, cpu="1")})
+    result = run("check", str(tmp_path))
+    assert result.exit_code == 1
+    line = next(x for x in result.output.splitlines() if "[admission-failure]" in x)
+    # pointed at the Worker's template (line 17 of the file), counted against the Worker's replicas
+    assert "job.yaml:21:7:" in line and "PyTorchJob train (Worker): 2 of 9 replicas rejected (N = 7-8)" in line
+    found = json.loads(run("check", "--format", "json", str(tmp_path)).output)["findings"]
+    failure = next(f for f in found if f["rule"] == "admission-failure")
+    assert failure["object"]["part"] == "Worker"
+    assert all("part" not in f["object"] for f in found if f["object"] and f["object"]["kind"] != "PyTorchJob")
+
+
+def test_init_pytorch_makes_every_worker_of_a_job_with_a_master_burstable(tmp_path: Path) -> None:
+    found = findings(tmp_path, {"kubelet.yaml": STATIC, "topology.yaml": TOPOLOGY,
+                                "job.yaml": _pytorch({"master": 1, "worker": 2})})
+    hits = [f for f in found if f["rule"] == "not-guaranteed"]
+    assert len(hits) == 1, found
+    assert "PyTorchJob train (Worker)" in hits[0]["message"] and "init-pytorch" in hits[0]["message"]
+    assert "--pytorch-init-container-template-file" in hits[0]["fix"]["description"]
+    assert hits[0]["line"] == 21  # the Worker's template
+    data = _simulate(tmp_path, {})
+    cpus = {p["name"]: p["containers"][0]["cpus"] for p in data["pods"]}
+    assert cpus["train-master"] and not cpus["train-worker-0"]  # the Burstable workers get no exclusive CPUs
+
+
+def test_workers_without_a_master_get_no_init_container(tmp_path: Path) -> None:
+    found = findings(tmp_path, {"kubelet.yaml": STATIC, "topology.yaml": TOPOLOGY,
+                                "job.yaml": _pytorch({"Worker": 2})})
+    assert [f for f in found if f["rule"] == "not-guaranteed"] == []
+    data = _simulate(tmp_path, {})
+    assert len(data["pods"]) == 2 and all(p["containers"][0]["cpus"] for p in data["pods"])
+
+
+def test_mpijob_worker_without_replicas_runs_none(tmp_path: Path) -> None:
+    job = _pytorch({"Launcher": None, "Worker": None}, api="kubeflow.org/v2beta1").replace(
+        "PyTorchJob", "MPIJob").replace("pytorchReplicaSpecs", "mpiReplicaSpecs")
+    data = _simulate(tmp_path, {"job.yaml": job})
+    assert _pods(data) == {"Launcher": 1, "Worker": 0}
+
+
+def test_a_kind_of_another_api_group_is_not_read(tmp_path: Path) -> None:
+    data = _simulate(tmp_path, {"job.yaml": _pytorch({"Master": 1}, api="example.com/v1")})
+    assert data["workloads"] == []
+    data = _simulate(tmp_path, {"job.yaml": _pytorch({"Master": 1}, api="kubeflow.org/v1")})
+    assert _pods(data) == {"Master": 1}
+
+
+def _c(cpu: str = "4", gpu: int = 1) -> str:
+    """A pod spec's containers in one line (flow style)."""
+    return (f'containers: [{{name: main, image: img, resources: {{limits: {{cpu: "{cpu}", memory: 8Gi, '
+            f'nvidia.com/gpu: {gpu}}}}}}}]')
+
+
+def test_jobset_runs_replicas_times_parallelism_capped_by_completions(tmp_path: Path) -> None:
+    jobset = f"""\
+        apiVersion: jobset.x-k8s.io/v1alpha2
+        kind: JobSet
+        metadata:
+          name: llm
+        spec:
+          replicatedJobs:
+          - name: workers
+            replicas: 2
+            template:
+              spec:
+                parallelism: 3
+                completions: 2
+                template:
+                  spec:
+                    {_c()}
+          - name: driver
+            template:
+              spec:
+                template:
+                  spec:
+                    {_c(cpu="2", gpu=0)}
+        """
+    data = _simulate(tmp_path, {"jobset.yaml": jobset})
+    assert _pods(data) == {"workers": 4, "driver": 1}
+    assert any(p["name"] == "llm-workers-3" for p in data["pods"])
+
+
+def test_leaderworkerset_counts_leaders_and_workers(tmp_path: Path) -> None:
+    def lws(leader: bool) -> str:
+        text = ("apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata:\n  name: vllm\nspec:\n"
+                "  replicas: 2\n  leaderWorkerTemplate:\n    size: 3\n")
+        if leader:
+            text += f"    leaderTemplate:\n      spec:\n        {_c(cpu='2')}\n"
+        return text + f"    workerTemplate:\n      spec:\n        {_c(cpu='1')}\n"
+
+    assert _pods(_simulate(tmp_path, {"lws.yaml": lws(True)})) == {"leader": 2, "worker": 4}
+    assert _pods(_simulate(tmp_path, {"lws.yaml": lws(False)})) == {"worker": 6}
+
+
+def test_ray_worker_groups_are_clamped_suspended_and_multiplied_by_hosts(tmp_path: Path) -> None:
+    ray = f"""\
+        apiVersion: ray.io/v1
+        kind: RayJob
+        metadata:
+          name: tune
+        spec:
+          rayClusterSpec:
+            headGroupSpec:
+              template:
+                spec:
+                  {_c(cpu="2", gpu=0)}
+            workerGroupSpecs:
+            - groupName: gpu
+              replicas: 5
+              maxReplicas: 2
+              numOfHosts: 2
+              template:
+                spec:
+                  {_c(cpu="1")}
+            - groupName: idle
+              suspend: true
+              replicas: 3
+              template:
+                spec:
+                  {_c(cpu="1", gpu=0)}
+            - groupName: autoscaled
+              template:
+                spec:
+                  {_c(cpu="1", gpu=0)}
+          submitterPodTemplate:
+            spec:
+              {_c(cpu="1", gpu=0)}
+        """
+    data = _simulate(tmp_path, {"ray.yaml": ray})
+    assert _pods(data) == {"head": 1, "gpu": 4, "idle": 0, "autoscaled": 0, "submitter": 1}
+
+
+def test_volcano_job_tasks_and_not_batch_job(tmp_path: Path) -> None:
+    volcano = f"""\
+        apiVersion: batch.volcano.sh/v1alpha1
+        kind: Job
+        metadata:
+          name: nccl
+        spec:
+          minAvailable: 2
+          tasks:
+          - name: mpimaster
+            replicas: 1
+            template:
+              spec:
+                {_c(cpu="1", gpu=0)}
+          - replicas: 2
+            template:
+              spec:
+                {_c(cpu="2x")}
+          - template:
+              spec:
+                {_c()}
+        """
+    found = findings(tmp_path, {"job.yaml": volcano})
+    # the quantity of the second task's template is checked where it is written; batch/v1's schema is not applied
+    assert [(f["rule"], f["line"]) for f in found if f["rule"] in ("schema", "unknown-field")] == [("schema", 16)]
+    fixed = volcano.replace('"2x"', '"2"')
+    data = _simulate(tmp_path, {"job.yaml": fixed})
+    assert _pods(data) == {"mpimaster": 1, "default1": 2, "default2": 0}
+
+
+def test_a_batch_job_is_still_a_job(tmp_path: Path) -> None:
+    job = ("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: once\nspec:\n  parallelism: 2\n  template:\n"
+           "    spec:\n" + _container(indent=6))
+    data = _simulate(tmp_path, {"job.yaml": job})
+    assert [(w["name"], w["pods"], "part" in w) for w in data["workloads"]] == [("once", 2, False)]
+
+
+def test_disable_annotation_on_one_template_covers_the_object(tmp_path: Path) -> None:
+    job = _pytorch({"Master": 1, "Worker": 2}).replace(
+        "    Worker:\n      replicas: 2\n      template:\n",
+        "    Worker:\n      replicas: 2\n      template:\n        metadata:\n          annotations:\n"
+        "            numalint.io/disable: not-guaranteed\n")
+    found = findings(tmp_path, {"kubelet.yaml": STATIC, "topology.yaml": TOPOLOGY, "job.yaml": job})
+    assert [f for f in found if f["rule"] == "not-guaranteed"] == []
+    found = findings(tmp_path, {"job.yaml": job.replace("numalint.io/disable", "example.com/note")})
+    assert [f["rule"] for f in found if f["rule"] == "not-guaranteed"] == ["not-guaranteed"]
