@@ -23,7 +23,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from zlib import crc32
 
 from numalint.checks.input_rules import is_summary
@@ -59,6 +59,7 @@ class FixResult:
     held_back: int = 0  # fixes held back in any pass (a later proof may have turned one into a hint)
     untried: int = 0  # of which not tried at all: the checks of their pass ran out first (MAX_TRIES)
     report: Report | None = None  # the check after fixing
+    first: Report | None = None  # the check before fixing (every error, for judging what the run leaves)
     unfinished: int = 0  # fixes still applicable when MAX_PASSES ran out (another run applies them)
     unfinished_more: bool = False  # and more beyond the findings shown (a file over the per-rule cap)
     boms: set[str] = field(default_factory=set)  # files that start with a UTF-8 BOM (kept when written)
@@ -211,10 +212,23 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
     Each fix was proven alone (``checks/proofs.py``); fixes applied together can still interact (two renames
     that meet, a rename and a workload's rounding). So the check after a pass judges what the pass applied: an
     error that was not there before it (every rule, by the rule's own severity; on a workload only when its
-    kubelet started before) and that carries no automatic fix of its own undoes the pass, which is then made
-    again in halves in the report's order (``_in_halves``), each kept only when it brings no such error. The
-    others are held back: their findings stay, with a hint saying which error they would bring.
+    kubelet started before), unless its own automatic fix is applied by the next pass, undoes the pass, which is
+    then made again in halves in the report's order (``_in_halves``), each kept only when it brings no such
+    error. The others are held back: their findings stay, with a hint saying which error they would bring.
+
+    A follow-up can still stay unapplied (its own fix held back in turn, or the passes ran out): the files as
+    the run leaves them are judged against the files as they were, and when they hold an error that was not
+    there the run is made again with no follow-up allowed. So a run never leaves an error it brought.
     """
+    result = _fix(paths, options, unsafe, stdin_text, follow_ups=True)
+    first, last = result.first, result.report
+    if first is not None and last is not None and _new_errors(first, last, {}, result.texts, result.originals):
+        result = _fix(paths, options, unsafe, stdin_text, follow_ups=False)
+    return result
+
+
+def _fix(paths: list[str], options: Options, unsafe: bool, stdin_text: str | None, follow_ups: bool
+         ) -> FixResult:
     texts: dict[str, str] = {}
     originals: dict[str, str] = {}
     if stdin_text is not None:
@@ -223,7 +237,7 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
     applied: dict[str, list[Finding]] = {}
     deferred: list[Finding] = []
     held: dict[tuple[str, str, int, str], str] = {}  # a fix held back -> the error it would bring
-    report = run_check(paths, options, texts=texts, judge=True)
+    report = result.first = run_check(paths, options, texts=texts, judge=True)
     for _ in range(MAX_PASSES):
         chosen = [f for f in report.findings if allowed(f, unsafe) and f.input not in report.unparsed
                   and f.input not in result.refused and _held_key(f) not in held]
@@ -232,10 +246,11 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
         if texts == start:
             break
         after = run_check(paths, options, texts=texts, judge=True)
-        if _new_errors(report, after, start, texts, originals):
+        if _new_errors(report, after, start, texts, originals, _followed(after, unsafe, held, follow_ups)):
             texts.clear()
             texts.update(start)
-            fixed, deferred, after = _in_halves(paths, options, chosen, report, texts, result, held)
+            fixed, deferred, after = _in_halves(paths, options, chosen, report, texts, result, held, unsafe,
+                                                follow_ups)
         for finding in fixed:
             applied.setdefault(finding.input, []).append(finding)
         report = after
@@ -265,6 +280,15 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
                 f"together with the fixes applied with it, it would bring a new error ({why}); decide by hand"))
             (result.not_tried if why == UNTRIED else result.held).append(finding)
     return result
+
+
+def _why_held(error: Finding, unsafe: bool) -> str:
+    """The error a fix would bring, and why its own fix (when it has one) does not settle it in this run."""
+    why = f"{error.rule}: {shorten(error.message)}"
+    if error.fix is not None and error.fix.edits:
+        why += ("; its own fix applies only with --unsafe-fixes" if error.fix.safety == UNSAFE and not unsafe else
+                "; its own fix is not applied in this run (the selection, a suppression, or held back too)")
+    return why
 
 
 def _held_key(finding: Finding) -> tuple[str, str, int, str]:
@@ -313,8 +337,8 @@ def _apply_pass(chosen: list[Finding], texts: dict[str, str], result: FixResult,
 
 
 def _in_halves(paths: list[str], options: Options, chosen: list[Finding], before: Report,
-               texts: dict[str, str], result: FixResult, held: dict[tuple[str, str, int, str], str]
-               ) -> tuple[list[Finding], list[Finding], Report]:
+               texts: dict[str, str], result: FixResult, held: dict[tuple[str, str, int, str], str], unsafe: bool,
+               follow_ups: bool) -> tuple[list[Finding], list[Finding], Report]:
     """The pass again, in halves (each on the pass's starting text together with the fixes kept so far, in the
     report's order): a half is kept when the check after it finds no new error, else halved again, down to the
     single fixes that are held back. A pass whose fixes interact pays about one check per held-back fix and
@@ -342,14 +366,14 @@ def _in_halves(paths: list[str], options: Options, chosen: list[Finding], before
             return  # nothing the fixes kept did not already write
         tries += 1
         after = run_check(paths, options, texts=trial, judge=True, trial=True)
-        new = _new_errors(before, after, start, trial, result.originals)
+        new = _new_errors(before, after, start, trial, result.originals, _followed(after, unsafe, held, follow_ups))
         if not new:
             kept.extend(group)
             fixed, deferred, report = done, later, after
             texts.clear()
             texts.update(trial)
         elif len(group) == 1:
-            held[_held_key(group[0])] = f"{new[0].rule}: {shorten(new[0].message)}"
+            held[_held_key(group[0])] = _why_held(new[0], unsafe)
         else:
             half = len(group) // 2
             settle(group[:half])
@@ -364,27 +388,49 @@ def _in_halves(paths: list[str], options: Options, chosen: list[Finding], before
 
 
 def _new_errors(before: Report, after: Report, start: dict[str, str], texts: dict[str, str],
-                originals: dict[str, str]) -> list[Finding]:
+                originals: dict[str, str], follows: Callable[[Finding], bool] = lambda finding: False
+                ) -> list[Finding]:
     """Errors of ``after`` that ``before`` did not have under the same rule on the same line (mapped back
-    through the edits); an error with an automatic fix of its own is the follow-up its proof allowed (the next
-    pass applies it and is judged in turn), and a workload's error counts only when its kubelet started."""
-    left = Counter((f.rule, f.input, f.span.line) for f in before.errors)
+    through the edits), a workload's only when its kubelet started; and findings a comment suppresses after the
+    edits but not before (an edit that joins lines moves what a ``# numalint: disable`` on the line above
+    covers). An error that ``follows`` (its own automatic fix is applied by the next pass, and judged in turn)
+    is the follow-up its proof allowed."""
     maps: dict[str, Callable[[int], int]] = {}
+
+    def key(finding: Finding) -> tuple[str, str, int]:
+        path = finding.input
+        if path not in maps:
+            maps[path] = _line_map(start.get(path, originals.get(path)), texts.get(path))
+        return finding.rule, path, maps[path](finding.span.line)
+
+    left = Counter((f.rule, f.input, f.span.line) for f in before.errors)
+    # a rule past its hundredth finding in a file: which ones ``before`` had beyond them is unknown
+    capped = {(f.rule, f.input) for f in before.errors if is_summary(f)}
     new = []
     for finding in after.errors:
         if finding.obj is not None and (finding.input, finding.obj) in before.halted:
             continue
-        if is_summary(finding):  # "… and N more": fixes move which findings are the first hundred, not an error
+        if is_summary(finding) or (finding.rule, finding.input) in capped:  # fixes move which are the first hundred
             continue
-        path = finding.input
-        if path not in maps:
-            maps[path] = _line_map(start.get(path, originals.get(path)), texts.get(path))
-        key = (finding.rule, path, maps[path](finding.span.line))
-        if left[key] > 0:
-            left[key] -= 1
-        elif finding.fix is None or not finding.fix.edits:
+        where = key(finding)
+        if left[where] > 0:
+            left[where] -= 1
+        elif not follows(finding):
             new.append(finding)
-    return new
+    hidden = {(f.rule, f.input, f.span.line) for f in before.suppressed}
+    return new + [replace(f, message=f"a suppression comment would then cover the finding on line {key(f)[2]}, "
+                                     f"which it does not cover now ({f.message})")
+                  for f in after.suppressed if key(f) not in hidden and not is_summary(f)]
+
+
+def _followed(after: Report, unsafe: bool, held: dict[tuple[str, str, int, str], str], follow_ups: bool = True
+              ) -> Callable[[Finding], bool]:
+    """Whether the next pass applies an error's own fix: allowed (``--unsafe-fixes`` for an unsafe one), among the
+    findings the run reports (its selection, not suppressed) and not held back; never without ``follow_ups``."""
+    if not follow_ups:
+        return lambda finding: False
+    picked = {(f.rule, f.input, f.span) for f in after.findings if allowed(f, unsafe) and _held_key(f) not in held}
+    return lambda finding: (finding.rule, finding.input, finding.span) in picked
 
 
 def _line_map(old: str | None, new: str | None) -> Callable[[int], int]:

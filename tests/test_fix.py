@@ -37,10 +37,13 @@ metadata: {name: untouched}
 data: {key: "  spaced  "}
 """
 
+# "static" -> "Static" is not safe here: it turns on the Static memory manager, whose reservedMemory then misses
+# the eviction threshold (reserved-memory-mismatch, an unsafe fix); only --unsafe-fixes applies both
 AFTER_SAFE = BEFORE.replace("reservedSystemCPUs: 0", 'reservedSystemCPUs: "0"').replace(
-    "memoryManagerPolicy: static", "memoryManagerPolicy: Static").replace(
     "full-pcpus-only: yes", 'full-pcpus-only: "true"').replace(
     "topologyManagerPolicies: 'single", "topologyManagerPolicy: 'single")
+AFTER_UNSAFE = AFTER_SAFE.replace("memoryManagerPolicy: static", "memoryManagerPolicy: Static").replace(
+    "      memory: 1Gi\n---", "      memory: 1124Mi\n---")
 
 
 def test_safe_fixes_edit_only_their_spans(tmp_path: Path) -> None:
@@ -50,8 +53,9 @@ def test_safe_fixes_edit_only_their_spans(tmp_path: Path) -> None:
     result = run("fix", str(target))
     assert target.read_text() == AFTER_SAFE
     assert oct(os.stat(target).st_mode & 0o777) == "0o640"
-    assert result.exit_code == 1  # reserved-memory-mismatch remains: its fix is unsafe
-    assert "reserved-memory-mismatch" in result.output and "fixed 4 finding(s) in 1 file(s)" in result.stderr
+    assert result.exit_code == 1  # invalid-policy-name remains: its fix brings one that only an unsafe fix settles
+    assert "invalid-policy-name" in result.output and "fixed 3 finding(s) in 1 file(s)" in result.stderr
+    assert "(then reserved-memory-mismatch needs its own fix, applied with --unsafe-fixes" in result.output
 
 
 def test_unsafe_fixes_and_convergence(tmp_path: Path) -> None:
@@ -59,7 +63,7 @@ def test_unsafe_fixes_and_convergence(tmp_path: Path) -> None:
     target.write_text(BEFORE)
     first = run("fix", "--unsafe-fixes", str(target))
     once = target.read_text()
-    assert once == AFTER_SAFE.replace("      memory: 1Gi\n---", "      memory: 1124Mi\n---")
+    assert once == AFTER_UNSAFE
     assert first.exit_code == 0
     second = run("fix", "--unsafe-fixes", str(target))
     assert target.read_text() == once and second.exit_code == 0
@@ -112,7 +116,7 @@ def test_check_fix_reports_what_remains(tmp_path: Path) -> None:
     target = tmp_path / "kubelet.yaml"
     target.write_text(BEFORE)
     result = run("check", "--fix", "--format", "json", str(target))
-    assert [f["rule"] for f in result.json()["findings"]] == ["reserved-memory-mismatch"]
+    assert [f["rule"] for f in result.json()["findings"]] == ["invalid-policy-name"]
     assert target.read_text() == AFTER_SAFE
 
 
@@ -217,3 +221,47 @@ def test_binary_tagged_text_reads_as_go_yaml_decodes_it(tmp_path: Path) -> None:
     found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
     assert [(f["rule"], f["line"]) for f in found] == [("yaml-syntax", 3)]
     assert "invalid base64" in found[0]["message"]
+
+
+KUBELET_HEAD = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+
+
+def test_a_fix_whose_follow_up_the_selection_leaves_out_is_held_back(tmp_path: Path) -> None:
+    # the rename turns on "static", which the kubelet refuses; its own fix ("Static") is not selected
+    target = tmp_path / "kubelet.yaml"
+    text = KUBELET_HEAD + "memoryManagerPolicyy: static\nreservedMemory:\n  - {numaNode: 0, limits: {memory: 100Mi}}\n"
+    target.write_text(text)
+    assert run("check", "--fail-on", "error", str(target)).exit_code == 0
+    result = run("fix", "--select", "unknown-field", str(target))
+    assert target.read_text() == text
+    assert "held back" in result.stderr and "invalid-policy-name" in result.output
+    assert run("check", "--fail-on", "error", str(target)).exit_code == 0
+    run("fix", str(target))  # with both rules, both fixes apply: the kubelet starts
+    assert "memoryManagerPolicy: Static\n" in target.read_text()
+    assert run("check", "--fail-on", "error", str(target)).exit_code == 0
+
+
+def test_a_safe_fix_whose_follow_up_is_unsafe_waits_for_unsafe_fixes(tmp_path: Path) -> None:
+    target = tmp_path / "kubelet.yaml"
+    text = KUBELET_HEAD + "memoryManagerPolicyy: Static\nreservedMemory:\n  - {numaNode: 0, limits: {memory: 1Gi}}\n"
+    target.write_text(text)
+    found = run("check", "--format", "json", str(target)).json()["findings"]
+    rename = next(f for f in found if f["rule"] == "unknown-field")
+    assert rename["fix"]["safety"] == "unsafe" and "--unsafe-fixes" in rename["fix"]["description"]
+    run("fix", str(target))
+    assert target.read_text() == text  # a starting kubelet is not turned into one that refuses to start
+    run("fix", "--unsafe-fixes", str(target))
+    assert "memoryManagerPolicy: Static" in target.read_text() and "memory: 100Mi" in target.read_text()
+    assert run("check", "--fail-on", "error", str(target)).exit_code == 0
+
+
+def test_a_fix_that_moves_what_a_suppression_covers_is_held_back(tmp_path: Path) -> None:
+    # joining the block scalar's two lines would bring the options line under the comment's "line below"
+    target = tmp_path / "kubelet.yaml"
+    text = KUBELET_HEAD + ("topologyManagerPolicy: |-  # numalint: disable=policy-option\n  Best-effort\n"
+                           'topologyManagerPolicyOptions: {bogus: "true"}\n')
+    target.write_text(text)
+    result = run("fix", str(target))
+    assert target.read_text() == text
+    assert "a suppression comment would then cover the finding on line 5" in result.output
+    assert "[policy-option]" in run("check", str(target)).output

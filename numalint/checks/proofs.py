@@ -10,8 +10,8 @@ The fix stays automatic only when its finding is gone and no error appears that 
 the document or, when its kubelet started before the fix, on a workload of its pool. An error that appears
 but carries its own automatic fix on the document is allowed when applying that fix as well (what the next
 ``fix`` pass does) leaves no new error: a case fix that turns the Static memory manager on may need a
-reservedMemory correction. The fix keeps its own safety (safety says whether it keeps the author's intent),
-and a safe fix whose follow-up is unsafe says so. Any other outcome turns the fix into a display-only hint
+reservedMemory correction. A safe fix whose follow-up is unsafe becomes unsafe too, and says so: applied
+without its follow-up it would leave the new error. Any other outcome turns the fix into a display-only hint
 saying what would go wrong, so the author decides.
 
 A fix on a workload (a rounded CPU count) is proven the same way on the pools the
@@ -282,9 +282,9 @@ class _Prover:
                                  "too, or leave it")
         unsafe = next((s for s in follow if s.fix is not None and s.fix.safety == UNSAFE), None)
         if unsafe is not None and unsafe.fix is not None and fix.safety == SAFE:
-            # the fix keeps its own safety (it keeps the author's intent); say what the unsafe pass must add
+            # applied alone it would leave the new error: only the unsafe pass, which applies both, may apply it
             return Fix(f"{fix.description} (then {unsafe.rule} needs its own fix, applied with --unsafe-fixes: "
-                       f"{unsafe.fix.description})", fix.edits, fix.safety)
+                       f"{unsafe.fix.description})", fix.edits, UNSAFE)
         return fix
 
     def _seen(self, analysis: Analysis, profile: KubeletProfile, text: str, back: Mapper,
