@@ -566,11 +566,15 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
     result.texts = {p: t for p, t in result.texts.items() if p not in links}
     if show_diff:
         text = result.diff()
-        click.echo(text, nl=False)
+        _write_stdout(text.encode("utf-8", "surrogateescape"), "the diff")
         left_out = _left_out(result)
         if left_out:  # a fix held back is no edit: say so, or an empty diff reads as "nothing to fix"
             click.echo(f"numalint: not in the diff: {'; '.join(left_out)}", err=True)
-        sys.exit(1 if text or result.refused else 0)
+        unread = [f for f in report.findings if f.rule == "yaml-syntax"]  # missing, unreadable or broken files
+        for finding in unread:
+            click.echo(f"numalint: {finding.file}:{finding.span.line}:{finding.span.col}: {finding.message}; not "
+                       "fixed", err=True)
+        sys.exit(2 if report.readable == 0 else 1 if text or result.refused or unread else 0)
     errors: dict[str, str] = dict(links)
     if stdin_text is None:
         from numalint.reading.sources import discover
@@ -589,9 +593,7 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
         raw = _STDIN_BYTES[0] if _STDIN_BYTES else stdin_text.encode("utf-8", "surrogateescape")
         fixed = result.texts.get("-")
         bom = b"\xef\xbb\xbf" if raw.startswith(b"\xef\xbb\xbf") else b""
-        sys.stdout.flush()
-        sys.stdout.buffer.write(raw if fixed is None else bom + fixed.encode("utf-8", "surrogateescape"))
-        sys.stdout.buffer.flush()
+        _write_stdout(raw if fixed is None else bom + fixed.encode("utf-8", "surrogateescape"), "the fixed text")
     _present(outputs, remaining, look.context(report, stdin_text, findings_on_stderr=stdin_only), look,
              err=stdin_only)
     # only what reached a file counts as fixed (a read-only file is "not written" above)
@@ -606,6 +608,29 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
     threshold = FAIL_LEVELS[fail_on or options.fail_on or "warning"]
     failed = any(SEVERITY_LEVEL[f.severity or "error"] >= threshold for f in remaining)
     sys.exit(1 if failed or result.refused else 0)
+
+
+def _write_stdout(data: bytes, what: str) -> None:
+    """``data`` to stdout whole, or exit 2 saying it was not (a full disk, a file size limit): a fixed text cut
+    short must never pass for the file (``fix - < a > b && mv b a``)."""
+    import io
+
+    try:
+        sys.stdout.flush()
+        try:
+            descriptor = sys.stdout.fileno()
+        except (io.UnsupportedOperation, AttributeError, ValueError):  # not a file (a test's capture)
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+            return
+        sys.stdout.buffer.flush()
+        rest = memoryview(data)
+        while rest:  # os.write: a buffered write takes a short write (a file size limit) for a whole one
+            rest = rest[os.write(descriptor, rest):]
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise OutputError(f"could not write {what} to stdout: {error.strerror or error}; it is incomplete") from None
 
 
 def _link_refusals(texts: dict[str, str], paths: list[str], options: Any) -> dict[str, str]:

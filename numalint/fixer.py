@@ -516,7 +516,8 @@ def write_atomically(path: str, text: str, original: str | None = None) -> None:
     """Replace the regular file ``path`` by ``text`` through a temporary file in the same directory.
 
     The BOM, mode, owner, group and extended attributes are kept. Raises WriteError (nothing written) when the file is
-    read-only, has other hard links, changed since ``original`` was read, or its directory is not writable.
+    read-only, has other hard links, changed since ``original`` was read (or while the temporary file was being
+    written: it is read again just before it is replaced), or its directory is not writable.
     """
     try:
         info = os.stat(path)
@@ -550,6 +551,14 @@ def write_atomically(path: str, text: str, original: str | None = None) -> None:
                     raise WriteError("cannot keep the file's owner and group") from None
             os.fchmod(handle.fileno(), info.st_mode & 0o7777)
             _copy_attributes(path, handle.fileno())
+        # an editor may have saved the file while the temporary was written: what it saved must not be lost
+        try:
+            with open(path, "rb") as handle:
+                unchanged = handle.read() == data
+        except OSError:
+            unchanged = False
+        if not unchanged:
+            raise WriteError("file changed while numalint wrote it; nothing written")
         os.replace(temporary, path)
     except BaseException as err:
         if os.path.exists(temporary):

@@ -265,3 +265,22 @@ def test_a_fix_that_moves_what_a_suppression_covers_is_held_back(tmp_path: Path)
     assert target.read_text() == text
     assert "a suppression comment would then cover the finding on line 5" in result.output
     assert "[policy-option]" in run("check", str(target)).output
+
+
+def test_a_save_made_while_fix_writes_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # an editor saves the file after numalint read it, while the temporary file is being written
+    import numalint.fixer as fixer
+
+    target = tmp_path / "kubelet.yaml"
+    target.write_text(KUBELET_HEAD + "cpuManagerPolicy: static\nreservedSystemCPUs: 0\n")
+    real_fsync = os.fsync
+
+    def saved_meanwhile(descriptor: int) -> None:
+        real_fsync(descriptor)
+        with open(target, "a") as handle:
+            handle.write("# saved by an editor\n")
+
+    monkeypatch.setattr(fixer.os, "fsync", saved_meanwhile)
+    result = run("fix", str(target))
+    assert target.read_text().endswith("reservedSystemCPUs: 0\n# saved by an editor\n")
+    assert result.exit_code == 2 and "changed while numalint wrote it" in result.stderr

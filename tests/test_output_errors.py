@@ -146,3 +146,38 @@ def test_large_and_quiet_text_reports_of_earlier_runs_are_replaced(tmp_path: Pat
     quiet = [run("check", str(tmp_path), "-q", "--select", "schema", "-o", str(tmp_path / "q.json"))
              for _ in range(2)]
     assert [r.exit_code for r in quiet] == [0, 0] and (tmp_path / "q.json").read_text() == ""
+
+
+KUBELET_TO_FIX = ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                  "cpuManagerPolicy: static\nreservedSystemCPUs: 0\n# padding\n" + "# keep me\n" * 400)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["fix", "-"], ["fix", "--diff", "-"]])
+def test_fix_output_that_cannot_be_written_exits_2(args: list[str]) -> None:
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "numalint", *args], input=KUBELET_TO_FIX, stdout=full,
+                              stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "could not write" in proc.stderr and "it is incomplete" in proc.stderr
+
+
+def test_fixed_text_cut_short_by_a_file_size_limit_exits_2(tmp_path: Path) -> None:
+    import resource
+
+    def limit() -> None:  # 1 KiB, in the child only; Python ignores SIGXFSZ, so the write fails instead
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+
+    out = tmp_path / "fixed.yaml"
+    with open(out, "w") as handle:
+        proc = subprocess.run([sys.executable, "-m", "numalint", "fix", "-"], input=KUBELET_TO_FIX, stdout=handle,
+                              stderr=subprocess.PIPE, text=True, preexec_fn=limit)
+    assert proc.returncode == 2 and "it is incomplete" in proc.stderr, proc.stderr
+
+
+def test_fix_diff_of_a_missing_or_broken_file_exits_2(tmp_path: Path) -> None:
+    write(tmp_path, {"broken.yaml": "a: [\n"})
+    for name in ("missing.yaml", "broken.yaml"):
+        result = run("fix", "--diff", str(tmp_path / name))
+        assert result.exit_code == 2 and result.output == ""
+        assert f"{name}:1:" in result.stderr and "not fixed" in result.stderr
