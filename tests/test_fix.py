@@ -284,3 +284,33 @@ def test_a_save_made_while_fix_writes_is_kept(tmp_path: Path, monkeypatch: pytes
     result = run("fix", str(target))
     assert target.read_text().endswith("reservedSystemCPUs: 0\n# saved by an editor\n")
     assert result.exit_code == 2 and "changed while numalint wrote it" in result.stderr
+
+
+ANCHORED_POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: app}
+spec:
+  containers:
+    - name: app
+      image: x
+      resources:
+        requests:
+          cpu: &c
+            # COMMENT
+            2500m
+          memory: 1Gi
+        limits: {cpu: 2500m, memory: 1Gi}
+      env:
+        - {name: CPU_QUOTA, value: *c}
+"""
+
+
+@pytest.mark.parametrize("comment", ["was 2", "x" * 600])
+def test_an_anchored_value_under_comment_lines_is_not_rewritten(tmp_path: Path, comment: str) -> None:
+    write(tmp_path, {"kubelet.yaml": KUBELET_HEAD + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0,16"\n',
+                     "pod.yaml": ANCHORED_POD.replace("COMMENT", comment)})
+    before = (tmp_path / "pod.yaml").read_text()
+    result = run("fix", "--unsafe-fixes", str(tmp_path))
+    assert (tmp_path / "pod.yaml").read_text() == before  # the env variable read through *c keeps 2500m
+    assert "anchored (&c) and read elsewhere through *c" in result.output

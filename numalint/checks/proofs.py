@@ -66,8 +66,9 @@ _ANCHOR = re.compile(r"&([^\s\[\]{},]+)")
 _ALIAS = re.compile(r"\*([^\s\[\]{},]+)")
 _KEY = r"[^\s\[\]{},:#&*!'\"][^\s\[\]{},:]*|\"[^\"\n]*\"|'[^'\n]*'"
 # the key and anchor (maybe a tag and a comment after it) just before a node's value, where an edit starts
+# (comment lines may stand between the anchor and the value)
 _ANCHORED = re.compile(r"(?:(" + _KEY + r")[ \t]*:[ \t]+)?&([^\s\[\]{},]+)"
-                       r"(?:\s+![^\s\[\]{},]*)?(?:[ \t]+#[^\n]*)?\s+\Z")
+                       r"(?:\s+![^\s\[\]{},]*)?(?:[ \t]+#[^\n]*)?(?:\s*\n[ \t]*#[^\n]*)*\s+\Z")
 Reread = Callable[[str, str], FileResult]  # (path, text) -> the file read from that text
 
 
@@ -358,7 +359,7 @@ class _Prover:
         starts = line_starts(text)
         for edit in edits:
             begin = _offset(starts, edit.span.line, edit.span.col)
-            anchored = _ANCHORED.search(text, max(0, begin - 512), begin)
+            anchored = _ANCHORED.search(text, _value_head(text, begin), begin)
             if anchored is None:
                 continue
             name = anchored.group(2)
@@ -832,3 +833,17 @@ def _unquoted(key: str | None) -> str | None:
 
 def _refused(fix: Fix, why: str) -> Fix:
     return Fix(f"{fix.description} -- not offered automatically: {why}")
+
+
+def _value_head(text: str, begin: int) -> int:
+    """Where the key and properties of the value at ``begin`` can start: the start of its line, or of the last line
+    before it that holds more than blanks and comments (an anchor with comment lines under it), however long."""
+    start = text.rfind("\n", 0, begin) + 1
+    if text[start:begin].strip(" \t"):
+        return start
+    while start > 0:
+        start = text.rfind("\n", 0, start - 1) + 1
+        line = text[start:text.find("\n", start)].strip()
+        if line and not line.startswith("#"):
+            break
+    return start
