@@ -66,7 +66,7 @@ def test_each_role_of_a_pytorchjob_is_a_workload_with_its_own_replicas(tmp_path:
     data = _simulate(tmp_path, {"job.yaml": _pytorch({"Master": 1, "Worker": 3})})
     assert _pods(data) == {"Master": 1, "Worker": 3}
     names = sorted(p["name"] for p in data["pods"])
-    assert names == ["train-master", "train-worker-0", "train-worker-1", "train-worker-2"]
+    assert names == ["train-master-0", "train-worker-0", "train-worker-1", "train-worker-2"]
     assert {p["workload"]["part"] for p in data["pods"]} == {"Master", "Worker"}
 
 
@@ -95,7 +95,7 @@ def test_init_pytorch_makes_every_worker_of_a_job_with_a_master_burstable(tmp_pa
     assert hits[0]["line"] == 21  # the Worker's template
     data = _simulate(tmp_path, {})
     cpus = {p["name"]: p["containers"][0]["cpus"] for p in data["pods"]}
-    assert cpus["train-master"] and not cpus["train-worker-0"]  # the Burstable workers get no exclusive CPUs
+    assert cpus["train-master-0"] and not cpus["train-worker-0"]  # the Burstable workers get no exclusive CPUs
 
 
 def test_workers_without_a_master_get_no_init_container(tmp_path: Path) -> None:
@@ -251,3 +251,113 @@ def test_disable_annotation_on_one_template_covers_the_object(tmp_path: Path) ->
     assert [f for f in found if f["rule"] == "not-guaranteed"] == []
     found = findings(tmp_path, {"job.yaml": job.replace("numalint.io/disable", "example.com/note")})
     assert [f["rule"] for f in found if f["rule"] == "not-guaranteed"] == ["not-guaranteed"]
+
+
+def _why(data: dict[str, Any], part: str) -> str | None:
+    workload = next(w for w in data["workloads"] if w.get("part") == part)
+    reason: str | None = (workload["not_simulated"] or {}).get("message")
+    return reason
+
+
+def test_defaults_that_run_no_pods_say_why(tmp_path: Path) -> None:
+    job = _pytorch({"Launcher": None, "Worker": None}).replace("PyTorchJob", "MPIJob").replace(
+        "pytorchReplicaSpecs", "mpiReplicaSpecs")
+    data = _simulate(tmp_path, {"job.yaml": job})
+    assert "the MPI operator defaults a Worker's to 0" in (_why(data, "Worker") or "")
+
+
+def test_a_jobset_step_another_waits_for_is_not_stacked_on_it(tmp_path: Path) -> None:
+    # four GPUs on NUMA node 0 of one node: "init" (4 GPUs) completes before "node" (4 GPUs) starts
+    jobset = f"""\
+        apiVersion: jobset.x-k8s.io/v1alpha2
+        kind: JobSet
+        metadata:
+          name: trainer
+        spec:
+          replicatedJobs:
+          - name: init
+            template:
+              spec:
+                template:
+                  spec:
+                    {_c(cpu="1", gpu=4)}
+          - name: node
+            dependsOn: [{{name: init, status: Complete}}]
+            template:
+              spec:
+                template:
+                  spec:
+                    {_c(cpu="1", gpu=4)}
+        """
+    data = _simulate(tmp_path, {"jobset.yaml": jobset})
+    assert _pods(data) == {"init": 0, "node": 1}
+    assert 'completes before replicated job "node" starts' in (_why(data, "init") or "")
+    assert [w["status"] for w in data["workloads"] if w["part"] == "node"] == ["placed"]
+    ready = jobset.replace("status: Complete", "status: Ready")  # started beside it: both count
+    assert _pods(_simulate(tmp_path, {"jobset.yaml": ready})) == {"init": 1, "node": 1}
+
+
+def test_rayjob_submitter_runs_only_in_k8s_job_mode(tmp_path: Path) -> None:
+    ray = f"""\
+        apiVersion: ray.io/v1
+        kind: RayJob
+        metadata:
+          name: tune
+        spec:
+          submissionMode: HTTPMode
+          rayClusterSpec:
+            headGroupSpec:
+              template:
+                spec:
+                  {_c(cpu="2", gpu=0)}
+          submitterPodTemplate:
+            spec:
+              {_c(cpu="1", gpu=0)}
+        """
+    assert _pods(_simulate(tmp_path, {"ray.yaml": ray})) == {"head": 1}
+
+
+def test_volcano_topology_policy_asks_for_alignment(tmp_path: Path) -> None:
+    volcano = """\
+        apiVersion: batch.volcano.sh/v1alpha1
+        kind: Job
+        metadata:
+          name: numa
+        spec:
+          tasks:
+          - name: worker
+            replicas: 1
+            topologyPolicy: single-numa-node
+            template:
+              spec:
+                containers: [{name: main, image: img, resources: {requests: {cpu: "4", memory: 8Gi}}}]
+        """
+    found = findings(tmp_path, {"job.yaml": volcano})
+    hits = [f for f in found if f["rule"] == "not-guaranteed"]
+    assert len(hits) == 1 and 'its Volcano task sets topologyPolicy "single-numa-node"' in hits[0]["message"]
+    found = findings(tmp_path, {"job.yaml": volcano.replace("single-numa-node", "none")})
+    assert [f for f in found if f["rule"] == "not-guaranteed"] == []
+
+
+def test_a_null_in_a_custom_resources_template_is_no_schema_error(tmp_path: Path) -> None:
+    # the API server prunes a custom resource's nulls: "cpu:" is no cpu limit (a Pod's would be refused)
+    job = ("apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: pt}\nspec:\n  pytorchReplicaSpecs:\n"
+           "    Worker:\n      template:\n        spec:\n          containers:\n          - name: pytorch\n"
+           "            image: x\n            resources:\n              limits: {memory: 8Gi, cpu: }\n"
+           "              requests: {memory: 8Gi, cpu: \"4x\"}\n")
+    found = findings(tmp_path, {"job.yaml": job})
+    assert [(f["rule"], f["line"]) for f in found if f["rule"] == "schema"] == [("schema", 14)]  # only the 4x
+
+
+def test_hugepages_an_efa_device_needs_ask_for_no_alignment(tmp_path: Path) -> None:
+    def mpijob(devices: str) -> str:
+        return ("apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: nccl}\nspec:\n"
+                "  mpiReplicaSpecs:\n    Worker:\n      replicas: 2\n      template:\n        spec:\n"
+                "          containers:\n          - name: w\n            image: x\n            resources:\n"
+                f"              limits: {{nvidia.com/gpu: 8, {devices}hugepages-2Mi: 5120Mi, memory: 32000Mi}}\n")
+
+    found = findings(tmp_path, {"job.yaml": mpijob("vpc.amazonaws.com/efa: 32, ")})
+    assert [f for f in found if f["rule"] == "not-guaranteed"] == []
+    found = findings(tmp_path, {"job.yaml": mpijob("")})
+    hits = [f for f in found if f["rule"] == "not-guaranteed"]
+    assert len(hits) == 1 and "it requests hugepages-2Mi with nvidia.com/gpu" in hits[0]["message"]

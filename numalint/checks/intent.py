@@ -59,16 +59,22 @@ def _asked(analysis: Analysis, pod: PodView) -> Intent | None:
     if pod.declared_intent is not None:  # a VM with hugepages alone: only as a Guaranteed pod of them would
         huge = sorted(r for r in pod.resource_names() if is_hugepages(r))
         return Intent(f"it requests {', '.join(huge)}", True) if huge and pod.qos() == "Guaranteed" else None
+    if pod.asked_alignment:
+        return Intent(pod.asked_alignment, True)
     if pod.data_plane:
         return Intent(f"it runs a data plane ({pod.data_plane})", True)
     names = pod.resource_names()
     whole = _whole_cpus(pod)
     floating = _floating_resources(analysis)
     huge = sorted(r for r in names if is_hugepages(r))
-    if (huge or pod.hugepage_volume) and (pod.qos() == "Guaranteed" or _exclusive_cpus(pod) or _pinned_memory(
-            analysis, pod) or _devices(analysis, pod, names, floating)[0]):
-        return Intent(f"it requests {', '.join(huge)}" if huge else f"it maps hugepages ({pod.hugepage_volume})",
-                      True)
+    # hugepages an EFA device needs (AWS asks them of every pod using one) say nothing of where its CPUs should be
+    if (huge or pod.hugepage_volume) and not names & HUGEPAGE_DEVICES:
+        what = f"it requests {', '.join(huge)}" if huge else f"it maps hugepages ({pod.hugepage_volume})"
+        if pod.qos() == "Guaranteed" or _exclusive_cpus(pod) or _pinned_memory(analysis, pod):
+            return Intent(what, True)
+        devices = _devices(analysis, pod, names, floating)[0]
+        if devices:
+            return Intent(f"{what} with {', '.join(devices)}", True)
     exclusive = _exclusive_next_to_burstable(pod)
     if exclusive:
         return Intent(exclusive, True)
@@ -85,6 +91,12 @@ def _asked(analysis: Analysis, pod: PodView) -> Intent | None:
                       f"{'it' if len(unplaceable) == 1 else 'them'} on a NUMA node (no topology in the run declares "
                       "it)", False)
     return None
+
+
+# devices whose driver takes hugepages in the pod whatever its placement: AWS's Elastic Fabric Adapter (libfabric's
+# EFA provider allocates its buffers from the hugepage pool, ofiwg/libfabric#9739; AWS's EFA examples ask
+# hugepages-2Mi of every pod that requests vpc.amazonaws.com/efa)
+HUGEPAGE_DEVICES = frozenset({"vpc.amazonaws.com/efa"})
 
 
 def _devices(analysis: Analysis, pod: PodView, names: Iterable[str], floating: set[str]) -> tuple[list[str], list[str]]:

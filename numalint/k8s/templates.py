@@ -19,6 +19,8 @@ class PodTemplate(NamedTuple):
     part: str | None  # the role ("Worker", a replicated job's or worker group's name); None: the kind has one
     spec_path: Path  # the pod spec inside the document
     replicas: int  # pods of this template running at once, as written, with the API's defaults
+    idle: str | None = None  # why none of its pods run beside the others' (replicas 0), when the defaults decide
+    alignment: str | None = None  # NUMA alignment the object asks of its pods outright (Volcano's topologyPolicy)
 
 
 # KubeRay (ray.io): kind -> where its cluster spec lies
@@ -83,7 +85,10 @@ def _kubeflow(kind: str, root: Any) -> list[PodTemplate]:
             continue
         role = kubeflow_role(kind, str(key))
         default = 0 if kind == "MPIJob" and role == "Worker" else 1
-        out.append(PodTemplate(role, ("spec", field, key, "template", "spec"), _count(spec, "replicas", default)))
+        idle = ("no replicas written: the MPI operator defaults a Worker's to 0 (and the v2beta1 operator then "
+                "refuses the job)") if default == 0 and "replicas" not in spec else None
+        out.append(PodTemplate(role, ("spec", field, key, "template", "spec"), _count(spec, "replicas", default),
+                               idle))
     return out
 
 
@@ -93,15 +98,26 @@ def _jobset(kind: str, root: Any) -> list[PodTemplate]:
     jobs = get(root, ("spec", "replicatedJobs"))
     if not isinstance(jobs, list):
         return []
+    # a replicated job another waits for to complete (dependsOn, status Complete) is done before that one starts
+    awaited: dict[str, str] = {}
+    for job in jobs:
+        for dependency in get(job, ("dependsOn",)) or []:
+            if get(dependency, ("status",)) == "Complete" and isinstance(get(dependency, ("name",)), str):
+                awaited.setdefault(dependency["name"], _name(job, "name", "?"))
     out = []
     for i, job in enumerate(jobs):
         if not isinstance(job, dict):
             continue
+        name = _name(job, "name", f"replicatedJobs[{i}]")
         spec = get(job, ("template", "spec"))
         parallel = _count(spec, "parallelism", 1)
         pods = _count(job, "replicas", 1) * min(parallel, _count(spec, "completions", parallel))
-        out.append(PodTemplate(_name(job, "name", f"replicatedJobs[{i}]"),
-                               ("spec", "replicatedJobs", i, "template", "spec", "template", "spec"), pods))
+        idle = None
+        if name in awaited:
+            pods, idle = 0, (f'it completes before replicated job "{awaited[name]}" starts (dependsOn: Complete), so '
+                             "their pods never run together: numalint simulates the later one")
+        out.append(PodTemplate(name, ("spec", "replicatedJobs", i, "template", "spec", "template", "spec"), pods,
+                               idle))
     return out
 
 
@@ -129,25 +145,38 @@ def _ray(kind: str, root: Any) -> list[PodTemplate]:
             continue
         low, high = _count(group, "minReplicas", 0), _count(group, "maxReplicas", 2**31 - 1)
         replicas = high if low > high else min(high, max(low, _count(group, "replicas", 0)))
+        idle = None
         if group.get("suspend") is True:
-            replicas = 0
+            replicas, idle = 0, "the worker group is suspended"
+        elif replicas == 0 and "replicas" not in group:
+            idle = "no replicas written: KubeRay starts a worker group at minReplicas (0); an autoscaler adds pods"
         out.append(PodTemplate(_name(group, "groupName", f"workerGroupSpecs[{i}]"),
                                base + ("workerGroupSpecs", i, "template", "spec"),
-                               replicas * _count(group, "numOfHosts", 1)))
-    if kind == "RayJob":
+                               replicas * _count(group, "numOfHosts", 1), idle))
+    # K8sJobMode (the default) submits through a Job of one pod; HTTPMode and InteractiveMode run none
+    if kind == "RayJob" and get(root, ("spec", "submissionMode"), "K8sJobMode") == "K8sJobMode":
         out.append(PodTemplate("submitter", ("spec", "submitterPodTemplate", "spec"), 1))
     return out
 
 
 def _volcano(kind: str, root: Any) -> list[PodTemplate]:
     """``spec.tasks[i].template``, ``replicas`` pods each (no default: 0), named ``default<i>`` by Volcano's
-    webhook when unnamed."""
+    webhook when unnamed; a task's ``topologyPolicy`` (other than none) asks Volcano's numa-aware scheduling for
+    NUMA alignment, which it gives Guaranteed pods only."""
     tasks = get(root, ("spec", "tasks"))
     if not isinstance(tasks, list):
         return []
-    return [PodTemplate(_name(task, "name", f"default{i}"), ("spec", "tasks", i, "template", "spec"),
-                        _count(task, "replicas", 0))
-            for i, task in enumerate(tasks) if isinstance(task, dict)]
+    out = []
+    for i, task in enumerate(tasks):
+        if not isinstance(task, dict):
+            continue
+        idle = None if "replicas" in task else "no replicas written: a Volcano task defaults to 0"
+        policy = task.get("topologyPolicy")
+        alignment = (f'its Volcano task sets topologyPolicy "{policy}"' if isinstance(policy, str)
+                     and policy not in ("", "none") else None)
+        out.append(PodTemplate(_name(task, "name", f"default{i}"), ("spec", "tasks", i, "template", "spec"),
+                               _count(task, "replicas", 0), idle, alignment))
+    return out
 
 
 def _name(node: dict[str, Any], key: str, default: str) -> str:

@@ -204,7 +204,7 @@ def _why_not(analysis: Analysis, view: PodView, pool: PoolRun | None) -> tuple[s
         return "kubelet-does-not-start", f'the kubelet of pool "{pool.pool.name}" does not start: {error}'
     if view.ref.kind == "DaemonSet":
         return "no-replicas", f'pool "{pool.pool.name}" has no nodes'
-    return "no-replicas", "no replicas (replicas: 0)"
+    return "no-replicas", view.idle or "no replicas (replicas: 0)"
 
 
 def _labels(labels: dict[str, str]) -> str:

@@ -470,7 +470,8 @@ def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int], wanted: d
     unlabelled = (view.needs_cpu_manager and pool_run.pool.profile is not None
                   and pool_run.settings.cpu_policy != "static")
     for index in range(count):
-        suffix = f"-{index}" if count > 1 else ""
+        # a role's pods are numbered even when alone (the training operators name them train-master-0)
+        suffix = f"-{index}" if count > 1 or view.ref.part is not None else ""
         name = f"{ns}{view.ref.pod_prefix()}{suffix}"
         spec = pod_spec(view, name, injected, pool_run.pod_level_managers)
         pod = PodRun(view, name, pool_run.pool, spec)

@@ -320,19 +320,21 @@ _KEYWORDS: dict[str, Callable[[Any, Any, Any], Check]] = {
 
 def _validate_template(doc: Document, path: Path, text: str | None) -> Iterator[Finding]:
     """A pod template (metadata and spec) at ``path`` of a custom resource, as a PodTemplate's ``template``: only
-    the templates are checked, the rest of the resource has no schema in numalint."""
-    yield from _validate(doc, PODTEMPLATE_SCHEMA, {"template": get(doc.root, path)}, path, text, within=1)
+    the templates are checked, the rest of the resource has no schema in numalint. The API server prunes a
+    custom resource's nulls (a field written ``cpu:`` is no field), so a null is no error there."""
+    yield from _validate(doc, PODTEMPLATE_SCHEMA, {"template": get(doc.root, path)}, path, text, within=1,
+                         nulls=False)
 
 
 def _validate(doc: Document, schema: str, instance: Any, base: Path, text: str | None,
-              within: int = 0) -> Iterator[Finding]:
+              within: int = 0, nulls: bool = True) -> Iterator[Finding]:
     """Schema findings of ``instance``, which lies at ``base`` of the document (the first ``within`` steps of an
-    error's path are the wrapping around it)."""
+    error's path are the wrapping around it); none about a null unless ``nulls``."""
     loaded = load_schema(schema)
     if conforms(instance, loaded, loaded):
         return
     for error in validator(schema).iter_errors(instance):
-        if error.validator == "type" and error.instance is None:
+        if error.instance is None and (error.validator == "type" or not nulls):
             continue  # Go decodes null into any field as its zero value
         if isinstance(error.instance, str) and _TEMPLATE_VARIABLE.search(error.instance):
             continue  # "$numVfs": a PolicyGenerator / kube-compare source CR, filled in before it is applied

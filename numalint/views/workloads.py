@@ -95,6 +95,8 @@ class PodView:
     # a container an operator adds to every pod of the template that makes it Burstable, whatever the template
     # asks (the training operator's init-pytorch): what it is and asks
     burstable_by: str | None = None
+    idle: str | None = None  # why none of its pods run beside the others' (a JobSet step done before the next)
+    asked_alignment: str | None = None  # NUMA alignment the object asks outright (Volcano's topologyPolicy)
     # the QoS class, worked out on first use (views are not changed once made; ``replace`` makes it again)
     _qos: str | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -284,7 +286,8 @@ def _pod_view(doc: Document, template: PodTemplate) -> PodView:
                    node_selector=shared_map(_string_map(spec.get("nodeSelector"))), required_terms=terms,
                    pod_resources=pod_resources, pod_limits=pod_limits if pod_resources is not None else None,
                    data_plane=_vfio_volume(spec), hugepage_volume=_hugepage_volume(spec),
-                   burstable_by=burstable_by(doc.api_version, doc.kind, root, template.part))
+                   burstable_by=burstable_by(doc.api_version, doc.kind, root, template.part),
+                   idle=template.idle, asked_alignment=template.alignment)
 
 
 def required_terms(spec: Any) -> list[list[dict[str, Any]]]:
