@@ -361,3 +361,20 @@ def test_hugepages_an_efa_device_needs_ask_for_no_alignment(tmp_path: Path) -> N
     found = findings(tmp_path, {"job.yaml": mpijob("")})
     hits = [f for f in found if f["rule"] == "not-guaranteed"]
     assert len(hits) == 1 and "it requests hugepages-2Mi with nvidia.com/gpu" in hits[0]["message"]
+
+
+def test_a_whole_node_gpu_worker_is_not_told_to_split(tmp_path: Path) -> None:
+    # eight GPUs, four per NUMA node: the worker needs both NUMA nodes whatever it does
+    job = _pytorch({"Worker": 1}, cpu="4").replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 8")
+    found = findings(tmp_path, {"kubelet.yaml": STATIC, "topology.yaml": TOPOLOGY, "job.yaml": job})
+    exceeds = [f for f in found if f["rule"] == "exceeds-numa-node"]
+    assert len(exceeds) == 1 and "8 nvidia.com/gpu requested, at most 4" in exceeds[0]["message"]
+    assert "ask for fewer nvidia.com/gpu per pod" in exceeds[0]["fix"]["description"]
+    assert "best-effort" in exceeds[0]["fix"]["description"]
+    assert "split the workload" not in exceeds[0]["fix"]["description"]
+    best_effort = STATIC.replace("single-numa-node", "best-effort")
+    found = findings(tmp_path, {"kubelet.yaml": best_effort, "topology.yaml": TOPOLOGY, "job.yaml": job})
+    assert [f for f in found if f["rule"] == "exceeds-numa-node"] == []  # spanning is what it is meant to do
+    cpus = job.replace('cpu: "4"', 'cpu: "24"')  # 24 CPUs do not fit one NUMA node either: that still says so
+    found = findings(tmp_path, {"kubelet.yaml": best_effort, "topology.yaml": TOPOLOGY, "job.yaml": cpus})
+    assert [f["severity"] for f in found if f["rule"] == "exceeds-numa-node"] == ["info"]

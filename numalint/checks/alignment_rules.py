@@ -143,18 +143,21 @@ def exceeds_numa_node(analysis: Analysis) -> Iterator[Hit]:
                 continue
             seen.add((pod.view.file, pod.view.ref))
             for what, wanted in _requests_of(node, pod.spec, pool_run.settings.topology_scope):
-                over = []
+                over, devices = [], []
                 for resource, amount in wanted.items():
                     best = max((cap.get(resource, 0) for cap in capacity.values()), default=0)
                     if amount > best:
                         over.append(_describe(resource, amount, best))
+                        devices += [resource] if is_extended(resource) else []
+                if over and policy == "best-effort" and len(devices) == len(over):
+                    continue  # more devices than a NUMA node holds (a whole-node job): best-effort spans, as meant
                 if over:
                     yield Hit(f"{what} of {pod.view.ref.label()} asks for more than any single NUMA node of pool "
                         f'"{pool_run.pool.name}" can provide after reservations: {"; ".join(over)}. Under '
                         f"{policy} " + ("it is placed across NUMA nodes" if policy == "best-effort" else
                                         "it cannot be aligned to one NUMA node"),
                         pod.view.file, pod.view.anchor(), pod.view.ref,
-                        Fix(fit_fix(pod.view)), severity,
+                        Fix(fit_fix(pod.view, devices)), severity,
                         pool_related(analysis, pool_run.pool, pod.spec))
 
 
