@@ -821,3 +821,52 @@ def test_fixes_left_untried_are_not_said_to_bring_an_error(tmp_path: Path, monke
     assert "would bring a new error" not in result.stderr, result.stderr
     rounded = sorted(name for name in pods if '"2"' in (tmp_path / name).read_text())
     assert rounded == ["p0.yaml", "p1.yaml"], rounded
+
+
+def test_a_rename_that_puts_a_kubeletconfig_on_a_pool_is_proven_on_that_pool(tmp_path: Path) -> None:
+    # the misspelt selector selects nothing: renamed, full-pcpus-only reaches worker-cnf, whose 3-CPU pod it rejects
+    write(tmp_path, {
+        "kc.yaml": """\
+            apiVersion: machineconfiguration.openshift.io/v1
+            kind: KubeletConfig
+            metadata: {name: cnf-kubelet}
+            spec:
+              machineConfigPoolSelectr:
+                matchLabels: {machineconfiguration.openshift.io/role: worker-cnf}
+              kubeletConfig:
+                cpuManagerPolicy: static
+                reservedSystemCPUs: "0,16"
+                cpuManagerPolicyOptions: {full-pcpus-only: "true"}
+            """,
+        "mcp.yaml": """\
+            apiVersion: machineconfiguration.openshift.io/v1
+            kind: MachineConfigPool
+            metadata:
+              name: worker-cnf
+              labels: {machineconfiguration.openshift.io/role: worker-cnf}
+            spec:
+              nodeSelector: {matchLabels: {node-role.kubernetes.io/worker-cnf: ""}}
+            """,
+        "topo.yaml": """\
+            apiVersion: numalint.io/v1alpha1
+            kind: NodeTopology
+            metadata: {name: cnf}
+            spec:
+              pool: {nodeSelector: {node-role.kubernetes.io/worker-cnf: ""}, nodes: 1}
+              threadsPerCore: 2
+              numaNodes:
+                - {id: 0, cpus: "0-7,16-23", memory: 64Gi}
+                - {id: 1, cpus: "8-15,24-31", memory: 64Gi}
+            """,
+        "pod.yaml": """\
+            apiVersion: v1
+            kind: Pod
+            metadata: {name: app}
+            spec:
+              nodeSelector: {node-role.kubernetes.io/worker-cnf: ""}
+              containers:
+                - {name: app, image: x, resources: {limits: {cpu: "3", memory: 1Gi}}}
+            """})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    rename = next(f for f in found if f["rule"] == "unknown-field")
+    assert rename["fix"]["edits"] == [] and "smt-alignment" in rename["fix"]["description"]

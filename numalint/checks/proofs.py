@@ -44,7 +44,7 @@ from numalint.model.instancetyped import with_instancetypes
 from numalint.model.pools import Pool, PoolMatcher, build_pools
 from numalint.model.run import FileResult, Run, naming_instancetypes
 from numalint.reading.sources import Document, Source
-from numalint.reading.yamlpos import Span, line_starts
+from numalint.reading.yamlpos import Span, YMap, line_starts
 from numalint.views.kubelet import KubeletProfile
 from numalint.views.performance import EmbeddedDocument
 from numalint.views.workloads import PodView
@@ -118,10 +118,13 @@ def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analys
             finding.fix = _refused(finding.fix, "numalint cannot tell which configuration of the line it is in; "
                                                 "decide by hand")
         elif isinstance(profile, KubeletProfile) and not prover.shares_anchors(profile.file,
-                                                                                _carrier(analysis, profile).span):
+                                                                                _carrier(analysis, profile).span) \
+                and not _moves_pool(profile, finding.fix.edits):
             by_profile.setdefault(id(profile), []).append((analysis, profile, len(proven)))
             proven.append(finding)
-        elif isinstance(profile, KubeletProfile):  # another document merges its anchors: the whole run decides
+        elif isinstance(profile, KubeletProfile):
+            # another document merges its anchors, or the fix changes which pool the configuration is for (a
+            # misspelt machineConfigPoolSelector renamed): the whole run decides
             documents.add(analysis, len(proven), False)
             proven.append(finding)
         else:
@@ -154,6 +157,27 @@ def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analys
     for outcome in run_tasks(tasks, costs, processes):
         for index, fix in outcome:
             proven[index].fix = fix
+
+
+# the fields of an OpenShift KubeletConfig or PerformanceProfile that choose the pool it configures
+_POOL_SELECTORS = ("machineConfigPoolSelector", "nodeSelector")
+
+
+def _moves_pool(profile: KubeletProfile, edits: Sequence[Edit]) -> bool:
+    """Whether the edits write or change a field that chooses the configuration's pool: its pool after the fix is
+    not the pool it is proven on now."""
+    if any(key in edit.text for edit in edits for key in _POOL_SELECTORS):
+        return True
+    spec = profile.doc.root.get("spec") if isinstance(profile.doc.root, dict) else None
+    if not isinstance(spec, YMap):
+        return False
+    for key in _POOL_SELECTORS:
+        if key in spec:
+            first, last = spec.key_spans[key], spec.value_spans[key]
+            if any((first.line, first.col) <= (e.span.end_line, e.span.end_col)
+                   and (e.span.line, e.span.col) <= (last.end_line, last.end_col) for e in edits):
+                return True
+    return False
 
 
 def _prove_configuration(prover: _Prover, proven: list[Finding],
