@@ -594,12 +594,34 @@ def _without_overlay_fields(findings: list[Finding], results: list[Read], given:
         assert finding.obj is not None
         routes = overlays.decided(finding.file, finding.obj.kind, finding.obj.name, finding.obj.namespace,
                                   finding.obj.api_version)
+        _unproven_under_overlays(finding, routes)
         key = files.key_path(finding) if routes and all(routes) else None
         if key is not None:
             root = files.document(finding)
             if all(settles(fields, key, root, absent=finding.key is not None) for fields in routes):
                 settled.add(id(finding))
     return [f for f in findings if id(f) not in settled] if settled else findings
+
+
+# fields an overlay patches that move an object to other pools (a workload, a PerformanceProfile, an SR-IOV policy)
+# or change what it asks of them
+_PLACEMENT = frozenset({"nodeSelector", "affinity", "tolerations", "resources", "replicas", "parallelism",
+                        "runtimeClassName", "annotations"})
+
+
+def _unproven_under_overlays(finding: Finding, routes: list[frozenset[str]]) -> None:
+    """A fix on an object whose kustomize overlays patch where it applies or what it asks (a workload's
+    nodeSelector, its resources) is proven on the base's pools only: on the pools the overlays put it on, it may
+    bring an error (a rounded CPU count under another pool's full-pcpus-only), so it becomes a hint."""
+    fix = finding.fix
+    if fix is None or not fix.edits:
+        return
+    patched = sorted({f for fields in routes for f in fields
+                      if _PLACEMENT & set(f.replace("[", ".").replace("]", "").split("."))})
+    if patched:
+        finding.fix = Fix(f"{fix.description} -- not offered automatically: the kustomize overlays that build it "
+                          f"patch {', '.join(patched[:3])}{', ...' if len(patched) > 3 else ''}, and numalint proved "
+                          "the fix only where the base alone runs; decide by hand")
 
 
 def _template_message(source: Source) -> str:

@@ -283,3 +283,40 @@ def test_sites_patching_different_selector_labels_each_supply_the_selector(tmp_p
                  ("site-b", SELECTOR_PATCH.replace("worker-cnf", "worker-b")))
     found = messages(tmp_path, str(tmp_path))
     assert not any("nodeSelector" in m for m in found), found
+
+
+def test_a_fix_on_a_base_whose_overlay_moves_it_to_another_pool_is_only_a_hint(tmp_path: Path) -> None:
+    # rounding 2500m to 3 is fine on pool-a; overlay b puts the Deployment on pool-b, whose full-pcpus-only
+    # (two threads per core) would reject 3 CPUs: the fix is proven only where the base alone runs
+    def kubelet(options: str) -> str:
+        return ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+                f'reservedSystemCPUs: "0,16"\n{options}')
+
+    def topology(pool: str) -> str:
+        return (f"apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {{name: {pool}}}\nspec:\n"
+                f'  pool: {{nodeSelector: {{node-role.kubernetes.io/{pool}: ""}}, nodes: 1, '
+                f"kubeletConfig: kubelet-{pool}}}\n  threadsPerCore: 2\n  numaNodes:\n"
+                '    - {id: 0, cpus: "0-7,16-23", memory: 64Gi}\n    - {id: 1, cpus: "8-15,24-31", memory: 64Gi}\n')
+
+    base = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: app}\nspec:\n  template:\n    spec:\n"
+            '      nodeSelector: {node-role.kubernetes.io/pool-a: ""}\n      containers:\n'
+            '        - {name: app, image: x, resources: {limits: {cpu: 2500m, memory: 1Gi}}}\n')
+    overlay = ("resources: [../../base]\npatches:\n  - target: {kind: Deployment, name: app}\n    patch: |\n"
+               "      - op: replace\n        path: /spec/template/spec/nodeSelector\n"
+               '        value: {node-role.kubernetes.io/pool-b: ""}\n')
+    files = {"nodes/kubelet-pool-a.yaml": kubelet(""),
+             "nodes/kubelet-pool-b.yaml": kubelet('cpuManagerPolicyOptions: {full-pcpus-only: "true"}\n'),
+             "nodes/pool-a.yaml": topology("pool-a"), "nodes/pool-b.yaml": topology("pool-b"),
+             "base/deploy.yaml": base, "base/kustomization.yaml": "resources: [deploy.yaml]\n",
+             "overlays/b/kustomization.yaml": overlay}
+    write(tmp_path, files)
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    rounding = next(f for f in found if f["rule"] == "fractional-cpu")
+    assert rounding["fix"]["edits"] == [] and "kustomize overlays that build it patch" in rounding["fix"]["description"]
+    run("fix", "--unsafe-fixes", str(tmp_path))
+    assert (tmp_path / "base" / "deploy.yaml").read_text() == base
+    (tmp_path / "overlays" / "b" / "kustomization.yaml").write_text(overlay.replace("nodeSelector", "priorityClassName")
+                                                                    .replace('{node-role.kubernetes.io/pool-b: ""}',
+                                                                             "high"))
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert next(f for f in found if f["rule"] == "fractional-cpu")["fix"]["edits"]  # a patch that moves nothing
