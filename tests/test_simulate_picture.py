@@ -262,3 +262,20 @@ def test_topology_capture_writes_provenance_and_a_pool_stub_that_still_passes_ch
         "  #   nodes: 1", "    nodes: 1")
     (tmp_path / "topology.yaml").write_text(filled)
     assert run("check", "--format", "json", str(tmp_path / "topology.yaml")).exit_code == 0
+
+
+def test_free_capacity_lists_devices_of_no_numa_node_apart(tmp_path: Path) -> None:
+    # a shared RDMA device has no NUMA node: it is not "0 free" on every NUMA node
+    write(tmp_path, {
+        "k.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                  'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\ntopologyManagerPolicy: single-numa-node\n',
+        "t.yaml": "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: t}\nspec:\n  numaNodes:\n"
+                  '    - {id: 0, cpus: "0-7", memory: 64Gi}\n    - {id: 1, cpus: "8-15", memory: 64Gi}\n'
+                  "  devices:\n    - {resource: rdma/shared, count: 4}\n"
+                  "    - {resource: nvidia.com/gpu, numaNode: 0, count: 1}\n",
+        "p.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: p}\nspec:\n  replicas: 3\n  template:\n"
+                  "    spec:\n      containers:\n"
+                  '      - {name: c, image: x, resources: {limits: {cpu: "5", memory: 1Gi, rdma/shared: 1}}}\n'})
+    result = run("check", str(tmp_path))
+    line = next(x for x in result.output.splitlines() if "TopologyAffinityError" in x)
+    assert line.endswith("NUMA 0: 2 CPUs, 64Gi free, GPU 1 | NUMA 1: 3 CPUs, 64Gi free, GPU 0 | no NUMA node: rdma/shared 2")

@@ -63,14 +63,21 @@ def smt_fix(per_core: int, view: PodView | None = None) -> str:
 
 
 def free_summary(node: Node) -> str:
-    """``NUMA 0: 3 CPUs, 12Gi free, GPU 0 | NUMA 1: 0 CPUs, 20Gi free``."""
+    """``NUMA 0: 3 CPUs, 12Gi free, GPU 0 | NUMA 1: 0 CPUs, 20Gi free``; devices of no NUMA node (a shared RDMA
+    device) apart: ``| no NUMA node: rdma/shared 63``, not as none free on every NUMA node."""
     parts = []
-    for numa, free in node.free().items():
+    usage = node.usage()
+    numa_less = sorted({r for rows in usage.values() for r in rows if "/" in r
+                        and not any(rows2.get(r, {}).get("capacity") for rows2 in usage.values())})
+    for numa, rows in usage.items():
+        free = {r: row["free"] for r, row in rows.items()}
         items = [f"{free.get('cpu', 0)} CPUs", f"{format_bytes(free.get('memory', 0))} free"]
         items += [f"{r} {format_bytes(v)}" for r, v in sorted(free.items()) if r.startswith("hugepages-")]
-        items += [f"{_short(r)} {v}" for r, v in sorted(free.items()) if "/" in r]
+        items += [f"{_short(r)} {v}" for r, v in sorted(free.items()) if "/" in r and r not in numa_less]
         parts.append(f"NUMA {numa}: " + ", ".join(items))
-    return " | ".join(parts)
+    loose = [f"{_short(r)} {sum(1 for d in node.machine.devices_of(r) if d.numa is None and d.id not in used)}"
+             for r in numa_less for used in (node.device_state.in_use(r),)]
+    return " | ".join(parts + ([f"no NUMA node: {', '.join(loose)}"] if loose else []))
 
 
 def _short(resource: str) -> str:
