@@ -278,4 +278,5 @@ def test_free_capacity_lists_devices_of_no_numa_node_apart(tmp_path: Path) -> No
                   '      - {name: c, image: x, resources: {limits: {cpu: "5", memory: 1Gi, rdma/shared: 1}}}\n'})
     result = run("check", str(tmp_path))
     line = next(x for x in result.output.splitlines() if "TopologyAffinityError" in x)
-    assert line.endswith("NUMA 0: 2 CPUs, 64Gi free, GPU 1 | NUMA 1: 3 CPUs, 64Gi free, GPU 0 | no NUMA node: rdma/shared 2")
+    assert line.endswith("NUMA 0: 2 CPUs, 64Gi free, GPU 1 | NUMA 1: 3 CPUs, 64Gi free, GPU 0 | "
+                         "no NUMA node: rdma/shared 2")

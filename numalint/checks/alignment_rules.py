@@ -45,7 +45,7 @@ from numalint.simulation.simulate import (
     pod_requests,
 )
 from numalint.views.kubelet import KubeletProfile
-from numalint.views.workloads import HUGEPAGES_PREFIX, is_extended
+from numalint.views.workloads import HUGEPAGES_PREFIX, PodView, is_extended
 
 MAX_FIX_SEARCHES = 25
 
@@ -293,6 +293,41 @@ def _stranded(pool_run: PoolRun, node: Node, numa: int, spent: list[str], idle: 
                f"CPUs: a Guaranteed pod asking for {'it' if sum(idle.values()) == 1 else 'them'} needs {needs} on "
                f"that NUMA node too, so under {pool_run.settings.topology_policy} the kubelet rejects it "
                "(TopologyAffinityError) while the devices sit idle", topo.file, topo.anchor(), topo.ref, Fix(fix))
+
+
+@check("dra-not-aligned")
+def dra_not_aligned(analysis: Analysis) -> Iterator[Hit]:
+    """A Guaranteed pod with exclusive CPUs the Topology Manager aligns (static CPU manager, restricted or
+    single-numa-node) that takes a device through a DRA claim: the kubelet's DRA manager is no hint provider (it
+    prepares claims after admission), so the device lands on whatever NUMA node the scheduler's allocation picked,
+    and the pod is admitted anyway."""
+    for pod in analysis.pods:
+        if not pod.dra_claims or pod.qos() != "Guaranteed" or not _whole_cpu_container(pod):
+            continue
+        pool = next((p for p in analysis.pools_for(pod) if p.profile is not None
+                     and p.profile.cpu_manager_policy == "static"
+                     and p.profile.topology_policy in ("restricted", "single-numa-node")), None)
+        if pool is None or pool.profile is None:
+            continue
+        label, claim, path = pod.dra_claims[0]
+        others = len({name for _label, name, _path in pod.dra_claims}) - 1
+        yield Hit(f"{pod.ref.label()} takes a device through Dynamic Resource Allocation beside exclusive CPUs the "
+                  f'Topology Manager aligns ({pool.profile.topology_policy} on pool "{pool.name}"): {label} takes '
+                  f'claim "{claim}"' + (f" (and {others} more)" if others else "") + ", and the kubelet gives the "
+                  "Topology Manager no hint for a DRA device, so the pod's CPUs and memory are aligned with nothing "
+                  "the claim gives, and it is admitted anyway",
+                  pod.file, pod.span(path), pod.ref,
+                  Fix("ask for the device through its device plugin (an extended resource, such as nvidia.com/gpu), "
+                      "which the Topology Manager aligns; or let DRA place the CPUs too: one ResourceClaim for the "
+                      "device and CPUs (a CPU DRA driver, with cpuManagerPolicy none) with a matchAttribute "
+                      "constraint on resource.kubernetes.io/numaNode (or pcieRoot)"),
+                  None, pool_related(analysis, pool))
+
+
+def _whole_cpu_container(pod: PodView) -> bool:
+    """A container with whole exclusive CPUs (a whole cpu limit of at least one, in a Guaranteed pod)."""
+    return any((cpu := c.limits.get("cpu")) is not None and cpu >= 1 and cpu.denominator == 1 for c in pod.containers
+               if not c.init or c.sidecar)
 
 
 @check("reserved-cpus-on-device-numa")

@@ -96,6 +96,8 @@ class PodView:
     # asks (the training operator's init-pytorch): what it is and asks
     burstable_by: str | None = None
     idle: str | None = None  # why none of its pods run beside the others' (a JobSet step done before the next)
+    # the Dynamic Resource Allocation claims its containers take (container label, claim name, path of the entry)
+    dra_claims: tuple[tuple[str, str, Path], ...] = ()
     asked_alignment: str | None = None  # NUMA alignment the object asks outright (Volcano's topologyPolicy)
     # the QoS class, worked out on first use (views are not changed once made; ``replace`` makes it again)
     _qos: str | None = field(default=None, init=False, repr=False, compare=False)
@@ -279,7 +281,9 @@ def _pod_view(doc: Document, template: PodTemplate) -> PodView:
     namespace = _opt_str(get(metadata, ("namespace",)))
     ref = ObjectRef(shared(doc.api_version), shared(doc.kind), str(get(metadata, ("name",), "") or "<unnamed>"),
                     shared(namespace) if namespace is not None else None, template.part)
-    locator = _locator(doc, spec_path, containers, anchored=template.part is not None)
+    claims = _dra_claims(spec, spec_path, containers)
+    locator = _locator(doc, spec_path, containers, anchored=template.part is not None,
+                       extra=tuple(path for _label, _name, path in claims))
     return PodView(file=doc.file, ref=ref, locator=locator, spec_path=spec_path,
                    containers=containers,
                    replicas=template.replicas, annotations=_pod_annotations(doc.kind, template_annotations, own),
@@ -287,7 +291,20 @@ def _pod_view(doc: Document, template: PodTemplate) -> PodView:
                    pod_resources=pod_resources, pod_limits=pod_limits if pod_resources is not None else None,
                    data_plane=_vfio_volume(spec), hugepage_volume=_hugepage_volume(spec),
                    burstable_by=burstable_by(doc.api_version, doc.kind, root, template.part),
-                   idle=template.idle, asked_alignment=template.alignment)
+                   idle=template.idle, asked_alignment=template.alignment, dra_claims=claims)
+
+
+def _dra_claims(spec: YMap, spec_path: Path, containers: list[ContainerView]) -> tuple[tuple[str, str, Path], ...]:
+    """The claims each container takes (``resources.claims[].name``): devices Dynamic Resource Allocation gives
+    it, which the kubelet prepares after admission and tells the Topology Manager nothing of."""
+    found: list[tuple[str, str, Path]] = []
+    for container in containers:
+        raw = get(spec, container.path[len(spec_path):] + ("resources", "claims"))
+        for index, entry in enumerate(raw if isinstance(raw, list) else []):
+            name = get(entry, ("name",))
+            if isinstance(name, str) and name:
+                found.append((container.label, name, container.path + ("resources", "claims", index)))
+    return tuple(found)
 
 
 def required_terms(spec: Any) -> list[list[dict[str, Any]]]:
@@ -325,7 +342,7 @@ def _hugepage_volume(spec: YMap) -> str | None:
 
 
 def _locator(doc: Document, spec_path: Path, containers: list[ContainerView], pod: bool = True,
-             anchored: bool = False) -> Locator:
+             anchored: bool = False, extra: tuple[Path, ...] = ()) -> Locator:
     """Record the positions workload findings point at: names and every resource quantity (and, for ``pod``
     specs, not KubeVirt's, pod-level resources; when ``anchored``, the template's key, a part's anchor)."""
     locator = Locator(doc.span)
@@ -333,6 +350,8 @@ def _locator(doc: Document, spec_path: Path, containers: list[ContainerView], po
     locator.record(root, ("metadata", "name"))
     if anchored:
         locator.record(root, spec_path[:-1])
+    for path in extra:
+        locator.record(root, path)
     for metadata in dict.fromkeys((("metadata",), spec_path[:-1] + ("metadata",))):
         for key in READ_ANNOTATIONS:  # the SR-IOV rules point at them
             locator.record(root, metadata + ("annotations", key))
