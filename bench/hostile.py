@@ -122,6 +122,17 @@ def capped_fixes(n: int) -> str:
     return "---\n".join(_labelled(i, "yes") for i in range(n))
 
 
+def anchored_fix(n: int) -> str:
+    """A value with a fix (a CPU count to round on the file's static CPU manager), anchored above a long comment
+    line and read through an alias: the anchor guard's search, tried at every position of the comment, was
+    quadratic in its length."""
+    return ('apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n'
+            'reservedSystemCPUs: "0,16"\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: app}\nspec:\n'
+            "  containers:\n    - name: app\n      image: x\n      resources:\n        requests:\n"
+            "          cpu: &c\n            # " + "x" * n + "\n            2500m\n          memory: 1Gi\n"
+            "        limits: {cpu: 2500m, memory: 1Gi}\n      env:\n        - {name: CPU_QUOTA, value: *c}\n")
+
+
 SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
     "nested aliases + {{ }}": (nested_aliases, 22),
     "billion laughs": (laughs, 6),
@@ -141,6 +152,7 @@ SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
     "disable comment and spaces": (suppression_spaces, 8_000),
     "many directives on a line": (many_directives, 2_000),
     "fixes past the hundredth finding": (capped_fixes, 150),
+    "anchored value under a long comment": (anchored_fix, 10_000),
 }
 
 

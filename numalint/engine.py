@@ -33,14 +33,16 @@ from numalint.k8s.kinds import (
     NODE_RESOURCE_TOPOLOGY,
     NODE_TOPOLOGY,
     PERFORMANCE_PROFILE,
+    POD_SPEC_PATHS,
     is_known,
+    layout,
 )
 from numalint.k8s.templates import pod_templates
 from numalint.model.identity import ObjectIdentity, Registry, object_identity
 from numalint.model.kustomize import KUSTOMIZATION_NAMES, patch_files, patch_targets
 from numalint.model.run import FileResult, Read, assemble, compact, expanded, naming_instancetypes, near, path_of
 from numalint.model.sriov import DEFAULT_PREFIX
-from numalint.reading.locate import get, locate
+from numalint.reading.locate import Path, get, locate
 from numalint.reading.sources import (
     FILE_WIDE,
     Document,
@@ -53,7 +55,7 @@ from numalint.reading.sources import (
     read_capped,
     read_source,
 )
-from numalint.reading.yamlpos import Span
+from numalint.reading.yamlpos import Span, YMap
 from numalint.views.workloads import pod_views
 
 if TYPE_CHECKING:
@@ -220,16 +222,26 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
 
 
 def _record_annotation(source: Source, doc: Document) -> None:
-    """``numalint.io/disable`` on the object or on one of its pod templates covers the whole document."""
-    places = [("metadata",)] + [t.spec_path[:-1] + ("metadata",) for t in pod_templates(doc.api_version, doc.kind,
-                                                                                          doc.root)
-                                if len(t.spec_path) > 1]
-    for metadata in places:
+    """``numalint.io/disable`` on the object or on its pod template covers the whole document; on one template of
+    an object with one per role (a PyTorchJob's Worker), that template, from its key to its end (where that
+    role's findings point)."""
+    core = POD_SPEC_PATHS.get(doc.kind) if layout(doc.api_version, doc.kind) is None else None
+    places: list[tuple[Path, Span]] = [(("metadata",), doc.span)]
+    if core is not None and len(core) > 1:
+        places.append((core[:-1] + ("metadata",), doc.span))
+    elif core is None:
+        for template in pod_templates(doc.api_version, doc.kind, doc.root):
+            holder, key = get(doc.root, template.spec_path[:-2]), template.spec_path[-2]
+            if isinstance(holder, YMap) and key in holder:
+                first, last = holder.key_spans[key], holder.value_spans[key]
+                places.append((template.spec_path[:-1] + ("metadata",),
+                               Span(first.line, first.col, last.end_line, last.end_col)))
+    for metadata, covered in places:
         path = metadata + ("annotations", DISABLE_ANNOTATION)
         value = get(doc.root, path)
         if isinstance(value, str):
             slugs = {s.strip() for s in value.split(",") if s.strip()}
-            source.annotations.append((doc.span, locate(doc.root, path), slugs))
+            source.annotations.append((covered, locate(doc.root, path), slugs))
 
 
 def _processes(jobs: int, files: int) -> int:
@@ -535,7 +547,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     stamps = {s.path: s.stamp for s in sources if s.stamp is not None}
     # as `fix` writes them, before they are proven
     shape_edits(findings, lambda path: _text_of(path, given, stamps))
-    proven = [f for f in findings if _is_error(f)] if trial else findings
+    proven = [f for f in findings if is_error(f)] if trial else findings
     if analyses and any(f.fix is not None and f.fix.edits for f in proven):
         # imported here for start-up time: only a run with a fix to offer proves it
         from numalint.checks.proofs import prove_fixes
@@ -550,7 +562,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     # that now rejects an unchanged pod); other context findings stay silent
     findings = [f for f in findings if f.file in reported or f.file in missing
                 or any(r.file in reported for r in f.related)]
-    errors = [f for f in findings if _is_error(f)] if judge else []  # before the configuration's severities
+    errors = [f for f in findings if is_error(f)] if judge else []  # before the configuration's severities
     suppressed: list[Finding] = []
     configured = apply_configuration(findings, options, sources, suppressed, reported, dropped)
     findings = _name_helm_sources(configured, sources)
@@ -633,7 +645,7 @@ def _template_message(source: Source) -> str:
     return TEMPLATE_MESSAGES[render_kind(source)].replace("{render}", render_command(source, "check"))
 
 
-def _is_error(finding: Finding) -> bool:
+def is_error(finding: Finding) -> bool:
     """An error by its rule's own severity (or the one its check gave it), not a configured one."""
     if finding.severity is not None:
         return finding.severity == "error"

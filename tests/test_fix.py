@@ -263,7 +263,7 @@ def test_a_fix_that_moves_what_a_suppression_covers_is_held_back(tmp_path: Path)
     target.write_text(text)
     result = run("fix", str(target))
     assert target.read_text() == text
-    assert "a suppression comment would then cover the finding on line 5" in result.output
+    assert "a suppression comment would then cover the error on line 5" in result.output
     assert "[policy-option]" in run("check", str(target)).output
 
 
@@ -314,3 +314,29 @@ def test_an_anchored_value_under_comment_lines_is_not_rewritten(tmp_path: Path, 
     result = run("fix", "--unsafe-fixes", str(tmp_path))
     assert (tmp_path / "pod.yaml").read_text() == before  # the env variable read through *c keeps 2500m
     assert "anchored (&c) and read elsewhere through *c" in result.output
+
+
+def test_a_suppressed_warning_does_not_hold_back_a_kubelet_fix(tmp_path: Path) -> None:
+    # the case fix starts the static CPU manager, and then the pod's suppressed fractional-cpu warning applies
+    write(tmp_path, {"kubelet.yaml": KUBELET_HEAD + 'cpuManagerPolicy: Static\nreservedSystemCPUs: "0"\n',
+                     "pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+                                 "    image: i\n    resources:\n"
+                                 "      # numalint: disable=fractional-cpu -- fine shared\n"
+                                 "      limits: {cpu: 1500m, memory: 1Gi}\n"})
+    run("fix", str(tmp_path))
+    assert "cpuManagerPolicy: static\n" in (tmp_path / "kubelet.yaml").read_text()
+
+
+def test_a_follow_up_the_run_never_applies_holds_back_the_fix_that_needs_it(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # one pass only: the rename's follow-up (the case of "static") is left for another run, so the rename would
+    # leave the kubelet refusing to start; the run is made again without follow-ups and holds the rename back
+    import numalint.fixer as fixer
+
+    monkeypatch.setattr(fixer, "MAX_PASSES", 1)
+    target = tmp_path / "kubelet.yaml"
+    text = KUBELET_HEAD + "memoryManagerPolicyy: static\nreservedMemory:\n  - {numaNode: 0, limits: {memory: 100Mi}}\n"
+    target.write_text(text)
+    result = run("fix", str(target))
+    assert target.read_text() == text and "held back" in result.stderr
+    assert run("check", "--fail-on", "error", str(target)).exit_code == 0

@@ -303,3 +303,11 @@ def test_a_pod_level_request_defaults_to_what_the_containers_request(tmp_path: P
            '      - {name: c, image: x, resources: {requests: {cpu: "1"}}}\n')
     write(tmp_path, {"all.yaml": KC_SNN + _topology("w", 1) + dep})
     assert _hints(tmp_path, "--kubernetes-version", "1.34") == []
+
+
+def test_a_template_annotation_covers_the_document_even_when_its_spec_is_wrong(tmp_path: Path) -> None:
+    write(tmp_path, {"d.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n"
+                               "  selector: {matchLabels: {a: b}}\n  template:\n    metadata:\n      annotations:\n"
+                               "        numalint.io/disable: schema\n    spec: 5\n"})
+    found = run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).json()["findings"]
+    assert [f["rule"] for f in found if f["rule"] == "schema"] == []

@@ -77,7 +77,7 @@ def test_a_role_too_big_for_the_pool_is_rejected_and_named_by_its_role(tmp_path:
     result = run("check", str(tmp_path))
     assert result.exit_code == 1
     line = next(x for x in result.output.splitlines() if "[admission-failure]" in x)
-    # pointed at the Worker's template (line 17 of the file), counted against the Worker's replicas
+    # pointed at the Worker's template (line 21 of the file), counted against the Worker's replicas
     assert "job.yaml:21:7:" in line and "PyTorchJob train (Worker): 2 of 9 replicas rejected (N = 7-8)" in line
     found = json.loads(run("check", "--format", "json", str(tmp_path)).output)["findings"]
     failure = next(f for f in found if f["rule"] == "admission-failure")
@@ -378,3 +378,97 @@ def test_a_whole_node_gpu_worker_is_not_told_to_split(tmp_path: Path) -> None:
     cpus = job.replace('cpu: "4"', 'cpu: "24"')  # 24 CPUs do not fit one NUMA node either: that still says so
     found = findings(tmp_path, {"kubelet.yaml": best_effort, "topology.yaml": TOPOLOGY, "job.yaml": cpus})
     assert [f["severity"] for f in found if f["rule"] == "exceeds-numa-node"] == ["info"]
+
+
+def test_a_scalar_depends_on_is_no_traceback(tmp_path: Path) -> None:
+    jobset = f"""\
+        apiVersion: jobset.x-k8s.io/v1alpha2
+        kind: JobSet
+        metadata:
+          name: odd
+        spec:
+          replicatedJobs:
+          - name: a
+            dependsOn: 5
+            template:
+              spec:
+                template:
+                  spec:
+                    {_c(cpu="1", gpu=0)}
+        """
+    data = _simulate(tmp_path, {"jobset.yaml": jobset})
+    assert _pods(data) == {"a": 1}
+
+
+def test_a_step_that_runs_alone_must_still_fit_one_numa_node(tmp_path: Path) -> None:
+    # "init" completes before "node" starts, so it is not placed beside it; alone, 6 GPUs still exceed 4 per NUMA node
+    jobset = f"""\
+        apiVersion: jobset.x-k8s.io/v1alpha2
+        kind: JobSet
+        metadata:
+          name: trainer
+        spec:
+          replicatedJobs:
+          - name: init
+            template:
+              spec:
+                template:
+                  spec:
+                    {_c(cpu="1", gpu=6)}
+          - name: node
+            dependsOn: [{{name: init, status: Complete}}]
+            template:
+              spec:
+                template:
+                  spec:
+                    {_c(cpu="1", gpu=1)}
+        """
+    found = findings(tmp_path, {"kubelet.yaml": STATIC, "topology.yaml": TOPOLOGY, "jobset.yaml": jobset})
+    exceeds = [f for f in found if f["rule"] == "exceeds-numa-node"]
+    assert len(exceeds) == 1 and "JobSet trainer (init)" in exceeds[0]["message"]
+
+
+def test_a_role_written_in_two_cases_is_one_role(tmp_path: Path) -> None:
+    # the operator renames "worker" to "Worker", replacing the spec written under "Worker"
+    job = _pytorch({"Worker": 4, "worker": 2})
+    data = _simulate(tmp_path, {"job.yaml": job})
+    assert [(w["part"], w["pods"]) for w in data["workloads"]] == [("Worker", 2)]
+
+
+def test_an_annotation_on_one_template_covers_that_role_only(tmp_path: Path) -> None:
+    # nine GPU pods of one GPU each do not fit eight GPUs: the Master's admission failure is not the Worker's
+    job = _pytorch({"Master": 1, "Worker": 9}, cpu="1").replace(
+        "    Worker:\n      replicas: 9\n      template:\n",
+        "    Worker:\n      replicas: 9\n      template:\n        metadata:\n          annotations:\n"
+        "            numalint.io/disable: admission-failure,exceeds-numa-node\n")
+    job = job.replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 5", 1)  # the Master asks for more than a NUMA node has
+    found = findings(tmp_path, {"kubelet.yaml": STATIC, "topology.yaml": TOPOLOGY, "job.yaml": job})
+    labels = sorted((f["rule"], f["object"]["part"]) for f in found if f["rule"] in ("admission-failure",
+                                                                                      "exceeds-numa-node"))
+    assert ("exceeds-numa-node", "Master") in labels and ("admission-failure", "Worker") not in labels
+
+
+def test_a_fix_inside_one_template_lands_there(tmp_path: Path) -> None:
+    job = _pytorch({"Master": 1, "Worker": 1}).replace(
+        "    Worker:\n      replicas: 1\n      template:\n        spec:\n",
+        "    Worker:\n      replicas: 1\n      template:\n        spec:\n          nodeSelector: {zone: 3}\n")
+    write(tmp_path, {"job.yaml": job})
+    result = run("fix", str(tmp_path / "job.yaml"))
+    assert "fixed 1 finding(s)" in result.stderr
+    assert (tmp_path / "job.yaml").read_text() == job.replace("{zone: 3}", '{zone: "3"}')
+
+
+def test_a_count_of_the_wrong_type_is_a_schema_error(tmp_path: Path) -> None:
+    job = _pytorch({"Worker": None}).replace("    Worker:\n", '    Worker:\n      replicas: "3"\n')
+    found = findings(tmp_path, {"job.yaml": job})
+    assert [(f["rule"], f["line"]) for f in found if f["rule"] == "schema"] == [("schema", 8)]
+    assert "spec.pytorchReplicaSpecs.Worker.replicas" in next(f for f in found if f["rule"] == "schema")["message"]
+
+
+def test_a_leaderworkerset_of_size_one_says_why_it_has_no_workers(tmp_path: Path) -> None:
+    lws = ("apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata:\n  name: one\nspec:\n"
+           f"  replicas: 2\n  leaderWorkerTemplate:\n    size: 1\n    leaderTemplate:\n      spec:\n"
+           f"        {_c(cpu='1', gpu=0)}\n    workerTemplate:\n      spec:\n        {_c(cpu='1', gpu=0)}\n")
+    data = _simulate(tmp_path, {"lws.yaml": lws})
+    assert _pods(data) == {"leader": 2, "worker": 0}
+    assert _why(data, "worker") == "size 1: each group is its leader alone"

@@ -43,6 +43,7 @@ from numalint.simulation.simulate import (
     PoolRun,
     no_cpu_manager_message,
     pod_requests,
+    pod_spec,
 )
 from numalint.views.kubelet import KubeletProfile
 from numalint.views.workloads import HUGEPAGES_PREFIX, PodView, is_extended
@@ -138,11 +139,11 @@ def exceeds_numa_node(analysis: Analysis) -> Iterator[Hit]:
         capacity = node.capacity()
         severity = "info" if policy == "best-effort" else "error"
         seen: set[tuple[str, ObjectRef]] = set()
-        for pod in pool_run.pods:
-            if (pod.view.file, pod.view.ref) in seen:
+        for view, spec in _one_pod_each(analysis, pool_run):
+            if (view.file, view.ref) in seen:
                 continue
-            seen.add((pod.view.file, pod.view.ref))
-            for what, wanted in _requests_of(node, pod.spec, pool_run.settings.topology_scope):
+            seen.add((view.file, view.ref))
+            for what, wanted in _requests_of(node, spec, pool_run.settings.topology_scope):
                 over, devices = [], []
                 for resource, amount in wanted.items():
                     best = max((cap.get(resource, 0) for cap in capacity.values()), default=0)
@@ -152,13 +153,25 @@ def exceeds_numa_node(analysis: Analysis) -> Iterator[Hit]:
                 if over and policy == "best-effort" and len(devices) == len(over):
                     continue  # more devices than a NUMA node holds (a whole-node job): best-effort spans, as meant
                 if over:
-                    yield Hit(f"{what} of {pod.view.ref.label()} asks for more than any single NUMA node of pool "
+                    yield Hit(f"{what} of {view.ref.label()} asks for more than any single NUMA node of pool "
                         f'"{pool_run.pool.name}" can provide after reservations: {"; ".join(over)}. Under '
                         f"{policy} " + ("it is placed across NUMA nodes" if policy == "best-effort" else
                                         "it cannot be aligned to one NUMA node"),
-                        pod.view.file, pod.view.anchor(), pod.view.ref,
-                        Fix(fit_fix(pod.view, devices)), severity,
-                        pool_related(analysis, pool_run.pool, pod.spec))
+                        view.file, view.anchor(), view.ref,
+                        Fix(fit_fix(view, devices)), severity,
+                        pool_related(analysis, pool_run.pool, spec))
+
+
+def _one_pod_each(analysis: Analysis, pool_run: PoolRun) -> Iterator[tuple[PodView, PodSpec]]:
+    """A pod of each workload the pool runs, and of each template the run sends to the pool that runs no pods
+    beside the others (a JobSet step done before the next, a Ray group without replicas): alone, it must still fit
+    one NUMA node."""
+    for pod in pool_run.pods:
+        yield pod.view, pod.spec
+    for view in analysis.pods:
+        if view.idle is not None and view.replicas == 0 and next(iter(analysis.pools_for(view)), None) is pool_run.pool:
+            injected = analysis.sriov.network_resources(view)[0]
+            yield view, pod_spec(view, view.ref.pod_prefix(), injected, pool_run.pod_level_managers)
 
 
 def _vms_without_cpu_manager(analysis: Analysis) -> Iterator[Hit]:

@@ -191,7 +191,18 @@ def _workload_of(analysis: Analysis, finding: Finding, files: Collection[str]) -
     every finding being proven)."""
     holding = [p for p in _in_file(analysis, "pods", analysis.pods, finding.file, files)
                if _holds(p.locator.fallback, finding.span.line, finding.span.col)]
+    if len(holding) > 1 and all(p.ref.part is not None and p.locator.fallback == holding[0].locator.fallback
+                                for p in holding):
+        # the templates of one object with one per role: the one whose template holds the finding; outside every
+        # template (the object's own fields) none is: the whole run decides, as for any other document
+        holding = [p for p in holding if _holds(_template_span(p), finding.span.line, finding.span.col)]
+        return holding[0] if len(holding) == 1 else None
     return holding[0] if len(holding) == 1 else (False if holding else None)
+
+
+def _template_span(pod: PodView) -> Span:
+    """A role's pod template (its metadata and spec) in its object's document."""
+    return pod.locator.span(pod.spec_path[:-1])
 
 
 def _document_of(analysis: Analysis, finding: Finding, files: Collection[str]) -> KubeletProfile | None | bool:
@@ -383,16 +394,16 @@ class _Prover:
         starts = line_starts(text)
         for edit in edits:
             begin = _offset(starts, edit.span.line, edit.span.col)
-            anchored = _ANCHORED.search(text, _value_head(text, begin), begin)
+            anchored = _ANCHORED.search(_before_value(text, begin))
             if anchored is None:
                 continue
             name = anchored.group(2)
             key = _unquoted(anchored.group(1))
-            alias = re.compile(r"(?:(" + _KEY + r")[ \t]*:[ \t]+)?\*" + re.escape(name) + r"(?![^\s\[\]{},])")
+            alias = re.compile(r"\*" + re.escape(name) + r"(?![^\s\[\]{},])")
             # an anchor is its document's: aliases of other documents name their own
             start = max(text.rfind("\n---", 0, begin), text.rfind("\n...", 0, begin)) + 1
             ends = [i for i in (text.find("\n---", begin), text.find("\n...", begin)) if i >= 0]
-            if any(key is None or _unquoted(m.group(1)) != key
+            if any(key is None or _key_before(text, m.start()) != key
                    for m in alias.finditer(text, start, min(ends) if ends else len(text))):
                 return name
         return None
@@ -859,15 +870,37 @@ def _refused(fix: Fix, why: str) -> Fix:
     return Fix(f"{fix.description} -- not offered automatically: {why}")
 
 
-def _value_head(text: str, begin: int) -> int:
-    """Where the key and properties of the value at ``begin`` can start: the start of its line, or of the last line
-    before it that holds more than blanks and comments (an anchor with comment lines under it), however long."""
+def _before_value(text: str, begin: int) -> str:
+    """The text a value at ``begin`` may carry its key, anchor and tag in, bounded (the guard's regular expression
+    is tried at each of its positions): the last 512 characters before it on its line; when the value starts its
+    line, the last line before it holding more than blanks and comments (without its comment: an anchor comes
+    before it), its last 512 characters, then a line break and the value's indentation. Comment lines between
+    an anchor and its value are skipped however long."""
     start = text.rfind("\n", 0, begin) + 1
-    if text[start:begin].strip(" \t"):
-        return start
-    while start > 0:
-        start = text.rfind("\n", 0, start - 1) + 1
-        line = text[start:text.find("\n", start)].strip()
-        if line and not line.startswith("#"):
-            break
-    return start
+    head = text[start:begin]
+    if head.strip(" \t"):
+        return text[max(start, begin - 512):begin]
+    end = start - 1  # the line break that ends the line above
+    while end > 0:
+        above = text.rfind("\n", 0, end) + 1
+        line = text[above:end]
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            comment = _COMMENT.search(line)
+            content = line[:comment.start()].rstrip() if comment else line.rstrip()
+            return content[-512:] + "\n" + head
+        end = above - 1
+    return head
+
+
+_COMMENT = re.compile(r"(?:^|[ \t])#")
+_KEY_BEFORE = re.compile(r"(" + _KEY + r")[ \t]*:[ \t]+\Z")
+
+
+def _key_before(text: str, at: int) -> str | None:
+    """The key an alias at ``at`` is the value of (``cpu`` of ``cpu: *c``), None when it is none's (a list item),
+    looked for in the last 512 characters of its line: tried at every position of the whole text, a long token
+    made the search quadratic."""
+    line = text.rfind("\n", 0, at) + 1
+    found = _KEY_BEFORE.search(text[max(line, at - 512):at])
+    return _unquoted(found.group(1)) if found else None

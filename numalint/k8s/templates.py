@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from numalint.k8s.kinds import KUBEFLOW_REPLICA_SPECS, POD_SPEC_PATHS, RAY_KINDS, layout
-from numalint.reading.locate import Path, get
+from numalint.reading.locate import Path, as_list, get
 
 
 class PodTemplate(NamedTuple):
@@ -60,15 +60,18 @@ def _core_replicas(kind: str, root: Any) -> int:
     return 1
 
 
-# the roles the training operator's defaulting renames from any case (setTypeNameToCamelCase): ``worker`` is Worker
-KUBEFLOW_ROLES = {role.lower(): role for role in ("Master", "Worker", "Chief", "PS", "Evaluator", "Scheduler",
-                                                   "Server")}
+# the roles each training operator's defaulting renames from any case (setTypeNameToCamelCase in its
+# <kind>_defaults.go): ``worker`` is Worker; MPIJob renames none (its validation asks for exactly Launcher and Worker)
+KUBEFLOW_ROLES = {
+    "PyTorchJob": ("Master", "Worker"), "TFJob": ("PS", "Worker", "Chief", "Master", "Evaluator"),
+    "XGBoostJob": ("Master", "Worker"), "PaddleJob": ("Master", "Worker"), "MXJob": ("Scheduler", "Server", "Worker"),
+    "JAXJob": ("Worker",),
+}
 
 
 def kubeflow_role(kind: str, role: str) -> str:
-    """The role a replica spec key names once defaulted (MPIJob keys are taken as written: its validation asks
-    for exactly Launcher and Worker)."""
-    return role if kind == "MPIJob" else KUBEFLOW_ROLES.get(role.lower(), role)
+    """The role a replica spec key names once defaulted."""
+    return next((known for known in KUBEFLOW_ROLES.get(kind, ()) if known.lower() == role.lower()), role)
 
 
 def _kubeflow(kind: str, root: Any) -> list[PodTemplate]:
@@ -79,9 +82,15 @@ def _kubeflow(kind: str, root: Any) -> list[PodTemplate]:
     specs = get(root, ("spec", field))
     if not isinstance(specs, dict):
         return []
+    # a role written twice in different cases (Worker, worker) is one: the renamed key's spec replaces the other
+    chosen: dict[str, Any] = {}
+    for key, spec in specs.items():
+        role = kubeflow_role(kind, str(key))
+        if isinstance(spec, dict) and (role not in chosen or str(key) != role):
+            chosen[role] = key
     out = []
     for key, spec in specs.items():
-        if not isinstance(spec, dict):
+        if not isinstance(spec, dict) or chosen.get(kubeflow_role(kind, str(key))) != key:
             continue
         role = kubeflow_role(kind, str(key))
         default = 0 if kind == "MPIJob" and role == "Worker" else 1
@@ -101,7 +110,7 @@ def _jobset(kind: str, root: Any) -> list[PodTemplate]:
     # a replicated job another waits for to complete (dependsOn, status Complete) is done before that one starts
     awaited: dict[str, str] = {}
     for job in jobs:
-        for dependency in get(job, ("dependsOn",)) or []:
+        for dependency in as_list(get(job, ("dependsOn",))):
             if get(dependency, ("status",)) == "Complete" and isinstance(get(dependency, ("name",)), str):
                 awaited.setdefault(dependency["name"], _name(job, "name", "?"))
     out = []
@@ -128,8 +137,9 @@ def _leader_worker_set(kind: str, root: Any) -> list[PodTemplate]:
     base = ("spec", "leaderWorkerTemplate")
     size = max(1, _count(get(root, base), "size", 1))
     if isinstance(get(root, base + ("leaderTemplate", "spec")), dict):
+        alone = "size 1: each group is its leader alone" if size == 1 else None
         return [PodTemplate("leader", base + ("leaderTemplate", "spec"), groups),
-                PodTemplate("worker", base + ("workerTemplate", "spec"), groups * (size - 1))]
+                PodTemplate("worker", base + ("workerTemplate", "spec"), groups * (size - 1), alone)]
     return [PodTemplate("worker", base + ("workerTemplate", "spec"), groups * size)]
 
 

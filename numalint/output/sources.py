@@ -82,9 +82,9 @@ class SourceFiles:
             return None
         for root, _span in self.documents(finding.input):
             metadata = root.get("metadata") if isinstance(root, dict) else None
-            if root.get("kind") == obj.kind and isinstance(metadata, dict) and metadata.get("name") == obj.name:
-                api_version = root.get("apiVersion")
-                templates = pod_templates(api_version if isinstance(api_version, str) else "", obj.kind, root)
+            if root.get("kind") == obj.kind and isinstance(metadata, dict) and metadata.get("name") == obj.name \
+                    and root.get("apiVersion") == obj.api_version:  # a Volcano Job beside a batch/v1 Job of its name
+                templates = pod_templates(obj.api_version, obj.kind, root)
                 return next((t.replicas for t in templates if t.part == obj.part), None)
         return None
 

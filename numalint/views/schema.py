@@ -16,7 +16,15 @@ from typing import Any
 from numalint import catalogue as registry
 from numalint.data import data_dir
 from numalint.findings import SAFE, Edit, Finding, Fix
-from numalint.k8s.kinds import KUBELET_CONFIG, KUBELET_CONFIGURATION, NODE_TOPOLOGY, SCHEMA_FILES, layout
+from numalint.k8s.kinds import (
+    KUBEFLOW_REPLICA_SPECS,
+    KUBELET_CONFIG,
+    KUBELET_CONFIGURATION,
+    NODE_TOPOLOGY,
+    RAY_KINDS,
+    SCHEMA_FILES,
+    layout,
+)
 from numalint.k8s.quantity import QuantityError, parse_quantity, try_quantity
 from numalint.k8s.templates import pod_templates
 from numalint.reading.locate import Path, get, locate
@@ -27,6 +35,12 @@ from numalint.views.literals import consumer, fraction_quoted, quoting_keeps_dig
 
 KUBELET_SCHEMA = "kubelet-config.schema.json"
 PODTEMPLATE_SCHEMA = "podtemplate.schema.json"
+# the counts and shapes numalint reads of each kind with a pod template per role (k8s/kinds.py MULTI_TEMPLATE_KINDS)
+LAYOUT_SCHEMAS = {
+    **dict.fromkeys(KUBEFLOW_REPLICA_SPECS, "kubeflow-job.schema.json"), **dict.fromkeys(RAY_KINDS, "ray.schema.json"),
+    "JobSet": "jobset.schema.json", "LeaderWorkerSet": "leaderworkerset.schema.json",
+    "VolcanoJob": "volcano-job.schema.json",
+}
 QUANTITY_PATTERN = "^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$"
 
 
@@ -90,7 +104,9 @@ def validate_document(doc: Document, text: str | None = None) -> Iterator[Findin
     document with hundreds of thousands of wrong items. ``text``, the file's text, shows how a number was
     written (``010``), which a quoting fix keeps.
     """
-    if layout(doc.api_version, doc.kind) is not None:  # a custom resource with a pod template per role
+    kind_layout = layout(doc.api_version, doc.kind)
+    if kind_layout is not None:  # a custom resource with a pod template per role: its counts, then each template
+        yield from _validate(doc, LAYOUT_SCHEMAS[kind_layout], doc.root, (), text, nulls=False)
         for template in pod_templates(doc.api_version, doc.kind, doc.root):
             yield from _validate_template(doc, template.spec_path[:-1], text)
         return
