@@ -155,10 +155,11 @@ def _inside_block_text(nodes: dict[tuple[int, int], str | None], where: tuple[in
     return any(value is not None and start < where[0] and where[1] <= end for (start, end), value in nodes.items())
 
 
-def verify_edits(text: str, edits: list[tuple[Edit, Finding]]) -> str | None:
-    """Why an edit does not replace exactly what its finding was about, or None when all do."""
+def verify_edits(text: str, edits: list[tuple[Edit, Finding]],
+                 nodes: dict[tuple[int, int], str | None] | None = None) -> str | None:
+    """Why an edit does not replace exactly what its finding was about, or None when all do (``nodes``: the
+    text's, when already known)."""
     starts = line_starts(text)
-    nodes: dict[tuple[int, int], str | None] | None = None
     for edit, finding in edits:
         where = _range(edit, starts, len(text))
         span = edit.span
@@ -176,6 +177,24 @@ def verify_edits(text: str, edits: list[tuple[Edit, Finding]]) -> str | None:
             return (f"the {finding.rule} fix at {at} expected {edit.expected!r} but the file has "
                     f"{text[slice(*where)]!r} there")
     return None
+
+
+def hint_unverifiable(findings: Iterable[Finding], text_of: Callable[[str], str | None]) -> None:
+    """Turn into a hint, in place, every fix whose edits ``fix`` would refuse to write (``verify_edits``: one that
+    does not replace one whole YAML node, a block scalar inside a ConfigMap's embedded document): offered, it
+    would stop ``fix`` from writing its file at all, the other fixes of the file with it."""
+    read: dict[str, tuple[str, dict[tuple[int, int], str | None]] | None] = {}
+    for finding in findings:
+        fix = finding.fix
+        if fix is None or not fix.edits:
+            continue
+        if finding.input not in read:
+            text = text_of(finding.input)
+            read[finding.input] = (text, _nodes(text)) if text is not None else None
+        known = read[finding.input]
+        problem = verify_edits(known[0], [(e, finding) for e in fix.edits], known[1]) if known is not None else None
+        if problem is not None:
+            finding.fix = Fix(f"{fix.description} -- not offered automatically: {problem}; decide by hand")
 
 
 def apply_edits(text: str, edits: list[tuple[Edit, Finding]]) -> tuple[str, list[Finding], list[Finding]]:

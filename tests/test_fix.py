@@ -340,3 +340,22 @@ def test_a_follow_up_the_run_never_applies_holds_back_the_fix_that_needs_it(tmp_
     result = run("fix", str(target))
     assert target.read_text() == text and "held back" in result.stderr
     assert run("check", "--fail-on", "error", str(target)).exit_code == 0
+
+
+def test_a_fix_fix_would_refuse_is_not_offered_and_does_not_stop_the_others(tmp_path: Path) -> None:
+    # in a ConfigMap's embedded PerformanceProfile, the folded policy name is no whole node of the file: its fix
+    # is a hint; the misspelt field's rename is still offered and applied
+    text = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: tuning, namespace: clusters}\ndata:\n  tuning: |\n"
+            "    apiVersion: performance.openshift.io/v2\n    kind: PerformanceProfile\n    metadata:\n"
+            "      name: cnf\n    spec:\n      cpu:\n        isolated: \"2-7\"\n        reserved: \"0-1\"\n"
+            "      nodeSelector:\n        node-role.kubernetes.io/worker-cnf: \"\"\n      numa:\n"
+            "        topologyPolicy: >-   # policy\n          Single-numa-node\n      realTimeKernal:\n"
+            "        enabled: true\n")
+    target = tmp_path / "cm.yaml"
+    target.write_text(text)
+    found = run("check", "--format", "json", str(target)).json()["findings"]
+    policy = next(f for f in found if f["rule"] == "invalid-policy-name")
+    assert policy["fix"]["edits"] == [] and "does not cover one whole YAML node" in policy["fix"]["description"]
+    result = run("fix", str(target))
+    assert "fixed 1 finding(s) in 1 file(s)" in result.stderr
+    assert target.read_text() == text.replace("realTimeKernal", "realTimeKernel")
