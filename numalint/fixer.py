@@ -182,15 +182,21 @@ def verify_edits(text: str, edits: list[tuple[Edit, Finding]],
 def hint_unverifiable(findings: Iterable[Finding], text_of: Callable[[str], str | None]) -> None:
     """Turn into a hint, in place, every fix whose edits ``fix`` would refuse to write (``verify_edits``: one that
     does not replace one whole YAML node, a block scalar inside a ConfigMap's embedded document): offered, it
-    would stop ``fix`` from writing its file at all, the other fixes of the file with it."""
+    would stop ``fix`` from writing its file at all, the other fixes of the file with it. An edit of one line
+    outside a ConfigMap is made from the span of the node it replaces: only the others are read again."""
     read: dict[str, tuple[str, dict[tuple[int, int], str | None]] | None] = {}
+    texts: dict[str, str | None] = {}
     for finding in findings:
         fix = finding.fix
         if fix is None or not fix.edits:
             continue
+        if finding.input not in texts:
+            texts[finding.input] = text_of(finding.input)
+        text = texts[finding.input]
+        if text is None or (all(e.span.line == e.span.end_line for e in fix.edits) and "ConfigMap" not in text):
+            continue
         if finding.input not in read:
-            text = text_of(finding.input)
-            read[finding.input] = (text, _nodes(text)) if text is not None else None
+            read[finding.input] = (text, _nodes(text))
         known = read[finding.input]
         problem = verify_edits(known[0], [(e, finding) for e in fix.edits], known[1]) if known is not None else None
         if problem is not None:
