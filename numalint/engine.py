@@ -557,7 +557,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
                     lambda path, text: expanded(process_file(path, {path: text}, MAX_PER_RULE_PROVEN)),
                     options.jobs or usable_cpus())
     if any(f.fix is not None and f.fix.edits for f in findings):
-        from numalint.fixer import hint_unverifiable  # here: only a run with a fix to offer checks its edits
+        from numalint.checks.edits import hint_unverifiable  # here: only a run with a fix to offer checks its edits
 
         hint_unverifiable(findings, lambda path: _text_of(path, given, stamps))
     for path in missing:

@@ -1,4 +1,5 @@
-"""Edits as ``fix`` writes them: against the file's text, before fixes are proven or shown.
+"""Edits as ``fix`` writes them: against the file's text, before fixes are proven or shown; and the test ``fix``
+makes of them before it writes (``verify_edits``), so that no fix it would refuse is offered.
 
 A check knows the span and the new value, not the text: here every edit's span is narrowed to the value
 after its ``&anchor`` and ``!tag`` (an edit of the whole node would drop an anchor that aliases still use,
@@ -72,3 +73,97 @@ def _shape(edit: Edit, source: _Text | None) -> Edit:
         if placed is not None:
             text = placed
     return Edit(span, text, edit.expected)
+
+
+def edit_range(edit: Edit, starts: list[int], length: int) -> tuple[int, int] | None:
+    span = edit.span
+    if not (1 <= span.line <= len(starts) and 1 <= span.end_line <= len(starts)):
+        return None
+    begin = starts[span.line - 1] + span.col - 1
+    end = starts[span.end_line - 1] + span.end_col - 1
+    return (begin, end) if 0 <= begin <= end <= length else None
+
+
+def yaml_nodes(text: str) -> dict[tuple[int, int], str | None]:
+    """(start, end) character offsets of every YAML node as libyaml sees them -> a scalar's value. A node
+    starts after its anchor and tag (``value_start``): edits replace the value and keep them."""
+    from ruamel.yaml import events
+    from ruamel.yaml.cyaml import CParser
+
+    found: dict[tuple[int, int], str | None] = {}
+    starts: list[int] = []
+    parser = CParser(text)
+    try:
+        while True:
+            event = parser.get_event()
+            if isinstance(event, events.StreamEndEvent):
+                return found
+            if isinstance(event, (events.ScalarEvent, events.AliasEvent)):
+                value = event.value if isinstance(event, events.ScalarEvent) else None
+                start, end = event.start_mark.index, event.end_mark.index
+                found[(value_start(text, start, end), end)] = value
+            elif isinstance(event, (events.MappingStartEvent, events.SequenceStartEvent)):
+                starts.append(event.start_mark.index)
+            elif isinstance(event, (events.MappingEndEvent, events.SequenceEndEvent)) and starts:
+                start, end = starts.pop(), event.end_mark.index
+                found[(value_start(text, start, end), end)] = None
+    except Exception:  # the text was parsed before; anything else means no edit can be trusted
+        return found
+    finally:
+        parser.dispose()
+
+
+def _inside_block_text(nodes: dict[tuple[int, int], str | None], where: tuple[int, int], text: str,
+                       expected: str | None) -> bool:
+    """An edit of a YAML document held inside one scalar (a literal block) replacing exactly ``expected``."""
+    if not expected or text[where[0]:where[1]] != expected:
+        return False
+    return any(value is not None and start < where[0] and where[1] <= end for (start, end), value in nodes.items())
+
+
+def verify_edits(text: str, edits: list[tuple[Edit, Finding]],
+                 nodes: dict[tuple[int, int], str | None] | None = None) -> str | None:
+    """Why an edit does not replace exactly what its finding was about, or None when all do (``nodes``: the
+    text's, when already known)."""
+    starts = line_starts(text)
+    for edit, finding in edits:
+        where = edit_range(edit, starts, len(text))
+        span = edit.span
+        at = f"{span.line}:{span.col}"
+        if where is None:
+            return f"the {finding.rule} fix at {at} points outside the file"
+        if where[0] == where[1] and edit.expected in (None, ""):
+            continue  # an insertion
+        nodes = yaml_nodes(text) if nodes is None else nodes
+        if where not in nodes:
+            if _inside_block_text(nodes, where, text, edit.expected):
+                continue  # a document embedded in a block scalar (a ConfigMap's data): exactly the text expected
+            return f"the {finding.rule} fix at {at} does not cover one whole YAML node ({text[slice(*where)]!r})"
+        if edit.expected is not None and nodes[where] != edit.expected:
+            return (f"the {finding.rule} fix at {at} expected {edit.expected!r} but the file has "
+                    f"{text[slice(*where)]!r} there")
+    return None
+
+
+def hint_unverifiable(findings: Iterable[Finding], text_of: Callable[[str], str | None]) -> None:
+    """Turn into a hint, in place, every fix whose edits ``fix`` would refuse to write (``verify_edits``: one that
+    does not replace one whole YAML node, a block scalar inside a ConfigMap's embedded document): offered, it
+    would stop ``fix`` from writing its file at all, the other fixes of the file with it. An edit of one line
+    outside a ConfigMap is made from the span of the node it replaces: only the others are read again."""
+    read: dict[str, tuple[str, dict[tuple[int, int], str | None]] | None] = {}
+    texts: dict[str, str | None] = {}
+    for finding in findings:
+        fix = finding.fix
+        if fix is None or not fix.edits:
+            continue
+        if finding.input not in texts:
+            texts[finding.input] = text_of(finding.input)
+        text = texts[finding.input]
+        if text is None or (all(e.span.line == e.span.end_line for e in fix.edits) and "ConfigMap" not in text):
+            continue
+        if finding.input not in read:
+            read[finding.input] = (text, yaml_nodes(text))
+        known = read[finding.input]
+        problem = verify_edits(known[0], [(e, finding) for e in fix.edits], known[1]) if known is not None else None
+        if problem is not None:
+            finding.fix = Fix(f"{fix.description} -- not offered automatically: {problem}; decide by hand")

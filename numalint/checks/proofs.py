@@ -781,7 +781,7 @@ def _carrier(analysis: Analysis, profile: KubeletProfile) -> Document:
 
 def _pinned(fix: Fix, text: str) -> Fix:
     """``fix`` with each edit expecting the exact text it replaces: inside a ConfigMap's block scalar no YAML
-    node sits at the edit, so the fixer checks the replaced characters instead (``fixer._inside_block_text``)."""
+    node sits at the edit, so the fixer checks the replaced characters instead (``checks.edits._inside_block_text``)."""
     starts = line_starts(text)
     edits = [edit if edit.expected is not None else
              dc_replace(edit, expected=text[_offset(starts, edit.span.line, edit.span.col):

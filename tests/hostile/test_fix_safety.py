@@ -100,12 +100,14 @@ def test_a_suppression_after_a_paragraph_separator_still_applies(tmp_path: Path)
 def test_an_edit_that_does_not_match_its_text_writes_nothing(tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """The old bug, put back on purpose: a line table that breaks at every libyaml break."""
+    import numalint.checks.edits
     import numalint.fixer
 
     def libyaml_lines(text: str) -> list[int]:
         return [0] + [i + 1 for i, c in enumerate(text) if c in "\n\x85\u2028\u2029"]
 
     monkeypatch.setattr(numalint.fixer, "line_starts", libyaml_lines)
+    monkeypatch.setattr(numalint.checks.edits, "line_starts", libyaml_lines)
     before = HEAD + "# note\u2028# more\n" + BAD.removeprefix(HEAD)
     target = write_bytes(tmp_path / "k.yaml", before)
     other = write_bytes(tmp_path / "other.yaml", BAD)

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from numalint.catalogue import catalogue
+from numalint.checks.edits import edit_range
 from numalint.engine import Options, run_check
-from numalint.fixer import _range, allowed, apply_edits, fix
+from numalint.fixer import allowed, apply_edits, fix
 from numalint.k8s.versions import NEWEST
 from numalint.reading.yamlpos import line_starts
 
@@ -96,7 +97,7 @@ def _one_pass_stays_inside_its_edits(text: str) -> None:
     edits = [(edit, f) for f in report.findings if allowed(f, True) and f.fix for edit in f.fix.edits]
     fixed, applied, _later = apply_edits(text, edits)
     starts = line_starts(text)
-    ranges = [r for f in applied for e in (f.fix.edits if f.fix else ()) if (r := _range(e, starts, len(text)))]
+    ranges = [r for f in applied for e in (f.fix.edits if f.fix else ()) if (r := edit_range(e, starts, len(text)))]
     for tag, i1, i2, _j1, _j2 in difflib.SequenceMatcher(None, text, fixed, autojunk=False).get_opcodes():
         if tag != "equal":
             assert any(b <= i1 and i2 <= e for b, e in ranges), (tag, text[max(0, i1 - 20):i2 + 20])
