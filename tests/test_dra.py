@@ -51,3 +51,46 @@ def test_nothing_to_misalign_is_not_reported(tmp_path: Path, kubelet: str | None
     # no kubelet configuration: nothing says the CPUs are aligned
     files = {"deploy.yaml": DEPLOYMENT.replace("CPU", cpu)} | ({"kubelet.yaml": kubelet} if kubelet else {})
     assert [f for f in findings(tmp_path, files) if f["rule"] == "dra-not-aligned"] == []
+
+
+def _pod(containers: str, claims: str = "[{name: gpu, resourceClaimTemplateName: one-gpu}]") -> str:
+    return f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  containers: {containers}\n" + (
+        f"  resourceClaims: {claims}\n" if claims else "")
+
+
+@pytest.mark.parametrize("containers,claims", [
+    # a GPU from the device plugin beside the claim: the claim is something else (an NVLink IMEX channel)
+    ('[{name: w, image: x, resources: {limits: {cpu: "4", memory: 8Gi, nvidia.com/gpu: 1}, '
+     "claims: [{name: channel}]}}]", "[{name: channel, resourceClaimTemplateName: cd-channel}]"),
+    # the whole CPUs in one container, the claim in another in the shared pool
+    ('[{name: app, image: x, resources: {limits: {cpu: "4", memory: 4Gi}}}, '
+     "{name: helper, image: x, resources: {limits: {cpu: 500m, memory: 1Gi}, claims: [{name: gpu}]}}]", None),
+    # a claim spec.resourceClaims does not declare: the API server refuses the pod
+    ('[{name: app, image: x, resources: {limits: {cpu: "4", memory: 4Gi}, claims: [{name: gpu}]}}]', ""),
+])
+def test_claims_that_are_no_misaligned_device_are_not_reported(tmp_path: Path, containers: str,
+                                                               claims: str | None) -> None:
+    pod = _pod(containers, claims) if claims is not None else _pod(containers)
+    assert [f for f in findings(tmp_path, {"kubelet.yaml": _kubelet(), "p.yaml": pod})
+            if f["rule"] == "dra-not-aligned"] == []
+
+
+def test_a_claim_of_the_pod_no_container_names_counts(tmp_path: Path) -> None:
+    # a network interface DRA moves into the pod's namespace (dranet): the pod's CPUs are aligned with nothing of it
+    pod = _pod('[{name: app, image: x, resources: {limits: {cpu: "4", memory: 4Gi}}}]',
+               "[{name: rdma, resourceClaimTemplateName: rdma-nics}]")
+    found = findings(tmp_path, {"kubelet.yaml": _kubelet(), "p.yaml": pod})
+    hits = [f for f in found if f["rule"] == "dra-not-aligned"]
+    assert len(hits) == 1 and 'the pod takes claim "rdma"' in hits[0]["message"] and hits[0]["line"] == 6
+
+
+def test_claims_before_dynamic_resource_allocation_is_on_by_default_are_not_judged(tmp_path: Path) -> None:
+    found = findings(tmp_path, {"kubelet.yaml": _kubelet(), "deploy.yaml": DEPLOYMENT.replace("CPU", "8")},
+                     "--kubernetes-version", "1.33")
+    assert [f for f in found if f["rule"] == "dra-not-aligned"] == []
+
+
+def test_memory_is_said_aligned_only_with_the_static_memory_manager(tmp_path: Path) -> None:
+    found = findings(tmp_path, {"kubelet.yaml": _kubelet(), "deploy.yaml": DEPLOYMENT.replace("CPU", "8")})
+    message = next(f["message"] for f in found if f["rule"] == "dra-not-aligned")
+    assert "the pod's CPUs are aligned with nothing" in message

@@ -24,7 +24,7 @@ from numalint.k8s.cpuset import format_cpuset
 from numalint.k8s.quantity import format_bytes
 from numalint.k8s.versions import TOPOLOGY_GATES, TOPOLOGY_OPTIONS, gate_enabled
 from numalint.model.pools import Pool
-from numalint.reading.locate import locate
+from numalint.reading.locate import Path, locate
 from numalint.reading.yamlpos import Span
 from numalint.simulation.fixes import (
     cpus_to_reserve,
@@ -46,7 +46,7 @@ from numalint.simulation.simulate import (
     pod_spec,
 )
 from numalint.views.kubelet import KubeletProfile
-from numalint.views.workloads import HUGEPAGES_PREFIX, PodView, is_extended
+from numalint.views.workloads import HUGEPAGES_PREFIX, ContainerView, PodView, is_extended
 
 MAX_FIX_SEARCHES = 25
 
@@ -158,7 +158,7 @@ def exceeds_numa_node(analysis: Analysis) -> Iterator[Hit]:
                         f"{policy} " + ("it is placed across NUMA nodes" if policy == "best-effort" else
                                         "it cannot be aligned to one NUMA node"),
                         view.file, view.anchor(), view.ref,
-                        Fix(fit_fix(view, devices)), severity,
+                        Fix(fit_fix(view, devices, policy)), severity,
                         pool_related(analysis, pool_run.pool, spec))
 
 
@@ -308,26 +308,39 @@ def _stranded(pool_run: PoolRun, node: Node, numa: int, spent: list[str], idle: 
                "(TopologyAffinityError) while the devices sit idle", topo.file, topo.anchor(), topo.ref, Fix(fix))
 
 
+# DynamicResourceAllocation: beta and off by default in 1.32-1.33, on by default (GA) from 1.34; before, the API
+# server drops a pod's claims (pkg/features/kube_features.go)
+DRA_ON_BY_DEFAULT = (1, 34)
+
+
 @check("dra-not-aligned")
 def dra_not_aligned(analysis: Analysis) -> Iterator[Hit]:
-    """A Guaranteed pod with exclusive CPUs the Topology Manager aligns (static CPU manager, restricted or
-    single-numa-node) that takes a device through a DRA claim: the kubelet's DRA manager is no hint provider (it
+    """A Guaranteed pod whose exclusive CPUs the Topology Manager aligns (static CPU manager, restricted or
+    single-numa-node) and that takes a device through a DRA claim: the kubelet's DRA manager is no hint provider (it
     prepares claims after admission), so the device lands on whatever NUMA node the scheduler's allocation picked,
-    and the pod is admitted anyway."""
+    and the pod is admitted anyway. Judged per container (pod scope: for the pod): the container with whole CPUs
+    takes the claim, and takes no device of a device plugin (then the claim is something else, such as an NVLink
+    IMEX channel, which belongs to no NUMA node); a claim of the pod no container names counts for every container."""
     for pod in analysis.pods:
-        if not pod.dra_claims or pod.qos() != "Guaranteed" or not _whole_cpu_container(pod):
+        if not pod.dra_claims or pod.qos() != "Guaranteed":
             continue
         pool = next((p for p in analysis.pools_for(pod) if p.profile is not None
                      and p.profile.cpu_manager_policy == "static"
-                     and p.profile.topology_policy in ("restricted", "single-numa-node")), None)
+                     and p.profile.topology_policy in ("restricted", "single-numa-node")
+                     and (analysis.version >= DRA_ON_BY_DEFAULT
+                          or p.profile.feature_gates.get("DynamicResourceAllocation") is True)), None)
         if pool is None or pool.profile is None:
             continue
-        label, claim, path = pod.dra_claims[0]
-        others = len({name for _label, name, _path in pod.dra_claims}) - 1
+        taken = _misaligned_claims(pod, pool.profile.topology_scope == "pod")
+        if not taken:
+            continue
+        label, claim, path = taken[0]
+        others = len({name for _label, name, _path in taken}) - 1
+        memory = " and memory" if pool.profile.memory_policy == "Static" else ""
         yield Hit(f"{pod.ref.label()} takes a device through Dynamic Resource Allocation beside exclusive CPUs the "
                   f'Topology Manager aligns ({pool.profile.topology_policy} on pool "{pool.name}"): {label} takes '
                   f'claim "{claim}"' + (f" (and {others} more)" if others else "") + ", and the kubelet gives the "
-                  "Topology Manager no hint for a DRA device, so the pod's CPUs and memory are aligned with nothing "
+                  f"Topology Manager no hint for a DRA device, so the pod's CPUs{memory} are aligned with nothing "
                   "the claim gives, and it is admitted anyway",
                   pod.file, pod.span(path), pod.ref,
                   Fix("ask for the device through its device plugin (an extended resource, such as nvidia.com/gpu), "
@@ -337,10 +350,37 @@ def dra_not_aligned(analysis: Analysis) -> Iterator[Hit]:
                   None, pool_related(analysis, pool))
 
 
-def _whole_cpu_container(pod: PodView) -> bool:
-    """A container with whole exclusive CPUs (a whole cpu limit of at least one, in a Guaranteed pod)."""
-    return any((cpu := c.limits.get("cpu")) is not None and cpu >= 1 and cpu.denominator == 1 for c in pod.containers
-               if not c.init or c.sidecar)
+def _misaligned_claims(pod: PodView, pod_scope: bool) -> list[tuple[str, str, Path]]:
+    """(who takes it, claim, where) of each claim taken beside whole exclusive CPUs: by a container with them that
+    takes no device of a device plugin (under pod scope, by any container running beside the app, when no container
+    with whole CPUs takes such a device); a claim of the pod no container names, by the pod, on the same terms."""
+    running = [c for c in pod.containers if not c.init or c.sidecar]  # an init container ends before the app
+    whole = [c for c in running if _whole_cpus(c)]
+    if not whole:
+        return []
+
+    def plugged(container: ContainerView) -> bool:  # a device plugin's device: the claim is something else
+        return any(is_extended(r) and not r.startswith(HUGEPAGES_PREFIX) for r in container.limits)
+
+    aligned_pod = not any(plugged(c) for c in whole)
+    taken = []
+    for number, claim, path in pod.dra_claims:
+        if number < 0:
+            if aligned_pod:
+                taken.append(("the pod", claim, path))
+            continue
+        container = pod.containers[number]
+        if not any(container is c for c in running):
+            continue
+        if pod_scope and aligned_pod or any(container is c for c in whole) and not plugged(container):
+            taken.append((container.label, claim, path))
+    return taken
+
+
+def _whole_cpus(container: ContainerView) -> bool:
+    """A whole cpu limit of at least one: exclusive CPUs in a Guaranteed pod."""
+    cpu = container.limits.get("cpu")
+    return cpu is not None and cpu >= 1 and cpu.denominator == 1
 
 
 @check("reserved-cpus-on-device-numa")

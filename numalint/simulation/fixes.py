@@ -36,14 +36,14 @@ def unschedulable_fix(message: str, view: PodView | None = None) -> str:
     return f"choose a smaller instancetype than {named}, or add nodes to the pool" if named else UNSCHEDULABLE_FIX
 
 
-def fit_fix(view: PodView, devices: list[str] | None = None) -> str:
+def fit_fix(view: PodView, devices: list[str] | None = None, policy: str = "") -> str:
     """What ``exceeds-numa-node`` advises: a workload too big for one NUMA node. One that asks for more devices
     than a NUMA node holds (eight NVLink-connected GPUs) cannot be split without changing what it is; best-effort
     admits it across NUMA nodes (restricted only when every provider's narrowest hint spans them: exclusive CPUs
     that fit one NUMA node make its hint not preferred, and restricted rejects it)."""
     if view.instancetype:
         return f"choose a smaller instancetype than {view.instancetype}, one that fits one NUMA node"
-    if devices:
+    if devices and policy != "best-effort":
         return (f"ask for fewer {', '.join(sorted(devices))} per pod, or, if it is meant to span NUMA nodes (a "
                 "whole-node job), run it on a pool whose topologyManagerPolicy is best-effort")
     return "split the workload or lower its requests to fit one NUMA node"

@@ -96,8 +96,9 @@ class PodView:
     # asks (the training operator's init-pytorch): what it is and asks
     burstable_by: str | None = None
     idle: str | None = None  # why none of its pods run beside the others' (a JobSet step done before the next)
-    # the Dynamic Resource Allocation claims its containers take (container label, claim name, path of the entry)
-    dra_claims: tuple[tuple[str, str, Path], ...] = ()
+    # the Dynamic Resource Allocation claims the pod takes: (index of the container that takes it in
+    # ``containers``, -1 for a claim of the pod no container names, such as a network interface; claim name; path)
+    dra_claims: tuple[tuple[int, str, Path], ...] = ()
     asked_alignment: str | None = None  # NUMA alignment the object asks outright (Volcano's topologyPolicy)
     # the QoS class, worked out on first use (views are not changed once made; ``replace`` makes it again)
     _qos: str | None = field(default=None, init=False, repr=False, compare=False)
@@ -294,16 +295,27 @@ def _pod_view(doc: Document, template: PodTemplate) -> PodView:
                    idle=template.idle, asked_alignment=template.alignment, dra_claims=claims)
 
 
-def _dra_claims(spec: YMap, spec_path: Path, containers: list[ContainerView]) -> tuple[tuple[str, str, Path], ...]:
-    """The claims each container takes (``resources.claims[].name``): devices Dynamic Resource Allocation gives
-    it, which the kubelet prepares after admission and tells the Topology Manager nothing of."""
-    found: list[tuple[str, str, Path]] = []
-    for container in containers:
+def _dra_claims(spec: YMap, spec_path: Path, containers: list[ContainerView]) -> tuple[tuple[int, str, Path], ...]:
+    """The claims the pod takes, of those ``spec.resourceClaims`` declares (a container naming any other is refused
+    by the API server): each container's (``resources.claims[].name``), then the pod's own that no container names
+    (a network interface moved into the pod's namespace). The kubelet prepares them after admission and tells the
+    Topology Manager nothing of them."""
+    declared: dict[str, Path] = {}
+    for index, entry in enumerate(as_list(spec.get("resourceClaims"))):
+        name = get(entry, ("name",))
+        if isinstance(name, str) and name:
+            declared.setdefault(name, spec_path + ("resourceClaims", index))
+    if not declared:
+        return ()
+    found: list[tuple[int, str, Path]] = []
+    for number, container in enumerate(containers):
         raw = get(spec, container.path[len(spec_path):] + ("resources", "claims"))
-        for index, entry in enumerate(raw if isinstance(raw, list) else []):
+        for index, entry in enumerate(as_list(raw)):
             name = get(entry, ("name",))
-            if isinstance(name, str) and name:
-                found.append((container.label, name, container.path + ("resources", "claims", index)))
+            if isinstance(name, str) and name in declared:
+                found.append((number, name, container.path + ("resources", "claims", index)))
+    named = {name for _number, name, _path in found}
+    found += [(-1, name, path) for name, path in declared.items() if name not in named]
     return tuple(found)
 
 
