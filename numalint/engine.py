@@ -234,8 +234,9 @@ def _record_annotation(source: Source, doc: Document) -> None:
             holder, key = get(doc.root, template.spec_path[:-2]), template.spec_path[-2]
             if isinstance(holder, YMap) and key in holder:
                 first, last = holder.key_spans[key], holder.value_spans[key]
-                places.append((template.spec_path[:-1] + ("metadata",),
-                               Span(first.line, first.col, last.end_line, last.end_col)))
+                # a block mapping ends where the next key starts (coverage is by line): the line before it
+                end = last.end_line - 1 if last.end_line > first.line and last.end_col <= first.col else last.end_line
+                places.append((template.spec_path[:-1] + ("metadata",), Span(first.line, first.col, end, 1 << 20)))
     for metadata, covered in places:
         path = metadata + ("annotations", DISABLE_ANNOTATION)
         value = get(doc.root, path)

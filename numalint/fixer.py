@@ -28,7 +28,7 @@ from zlib import crc32
 
 from numalint.checks.edits import edit_range, verify_edits
 from numalint.checks.input_rules import is_summary
-from numalint.engine import Options, Report, is_error, run_check
+from numalint.engine import Options, Report, run_check
 from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix, shorten
 from numalint.reading.yamlpos import line_starts
 
@@ -323,9 +323,9 @@ def _new_errors(before: Report, after: Report, start: dict[str, str], texts: dic
                 ) -> list[Finding]:
     """Errors of ``after`` that ``before`` did not have under the same rule on the same line (mapped back
     through the edits), a workload's only when its kubelet started; and findings a comment suppresses after the
-    edits but not before, errors too (an edit that joins lines moves what a ``# numalint: disable`` on the line
-    above covers). An error that ``follows`` (its own automatic fix is applied by the next pass, and judged in turn)
-    is the follow-up its proof allowed."""
+    edits but not before, of those shown before (an edit that joins lines moves what a ``# numalint: disable`` on
+    the line above covers). An error that ``follows`` (its own automatic fix is applied by the next pass, and
+    judged in turn) is the follow-up its proof allowed."""
     maps: dict[str, Callable[[int], int]] = {}
 
     def key(finding: Finding) -> tuple[str, str, int]:
@@ -349,10 +349,11 @@ def _new_errors(before: Report, after: Report, start: dict[str, str], texts: dic
         elif not follows(finding):
             new.append(finding)
     hidden = {(f.rule, f.input, f.span.line) for f in before.suppressed}
-    return new + [replace(f, message=f"a suppression comment would then cover the error on line {key(f)[2]}, "
+    # what was there and shown before: a finding a fix both brings and finds suppressed is the author's choice
+    shown = {(f.rule, f.input, f.span.line) for f in (*before.findings, *before.errors)} - hidden
+    return new + [replace(f, message=f"a suppression comment would then cover the finding on line {key(f)[2]}, "
                                      f"which it does not cover now ({f.message})")
-                  for f in after.suppressed if is_error(f) and not is_summary(f) and key(f) not in hidden
-                  and not (f.obj is not None and (f.input, f.obj) in before.halted)]
+                  for f in after.suppressed if not is_summary(f) and key(f) not in hidden and key(f) in shown]
 
 
 def _followed(after: Report, unsafe: bool, held: dict[tuple[str, str, int, str], str], follow_ups: bool = True

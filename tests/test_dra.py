@@ -94,3 +94,18 @@ def test_memory_is_said_aligned_only_with_the_static_memory_manager(tmp_path: Pa
     found = findings(tmp_path, {"kubelet.yaml": _kubelet(), "deploy.yaml": DEPLOYMENT.replace("CPU", "8")})
     message = next(f["message"] for f in found if f["rule"] == "dra-not-aligned")
     assert "the pod's CPUs are aligned with nothing" in message
+
+
+def test_a_pod_with_pod_level_resources_gets_no_exclusive_cpus_to_misalign(tmp_path: Path) -> None:
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  resources: {limits: {cpu: \"4\", memory: 4Gi}}\n"
+           "  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]\n  containers:\n"
+           '    - {name: app, image: x, resources: {limits: {cpu: "4", memory: 4Gi}, claims: [{name: gpu}]}}\n')
+    assert [f for f in findings(tmp_path, {"kubelet.yaml": _kubelet(), "p.yaml": pod})
+            if f["rule"] == "dra-not-aligned"] == []
+
+
+def test_a_kubelet_that_turns_the_gate_off_is_not_judged(tmp_path: Path) -> None:
+    kubelet = _kubelet() + "featureGates: {DynamicResourceAllocation: false}\n"
+    found = findings(tmp_path, {"kubelet.yaml": kubelet, "deploy.yaml": DEPLOYMENT.replace("CPU", "8")},
+                     "--kubernetes-version", "1.34")
+    assert [f for f in found if f["rule"] == "dra-not-aligned"] == []

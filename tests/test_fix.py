@@ -263,7 +263,7 @@ def test_a_fix_that_moves_what_a_suppression_covers_is_held_back(tmp_path: Path)
     target.write_text(text)
     result = run("fix", str(target))
     assert target.read_text() == text
-    assert "a suppression comment would then cover the error on line 5" in result.output
+    assert "a suppression comment would then cover the finding on line 5" in result.output
     assert "[policy-option]" in run("check", str(target)).output
 
 
@@ -359,3 +359,37 @@ def test_a_fix_fix_would_refuse_is_not_offered_and_does_not_stop_the_others(tmp_
     result = run("fix", str(target))
     assert "fixed 1 finding(s) in 1 file(s)" in result.stderr
     assert target.read_text() == text.replace("realTimeKernal", "realTimeKernel")
+
+
+def test_a_fix_that_moves_a_shown_warning_under_a_suppression_is_held_back(tmp_path: Path) -> None:
+    target = tmp_path / "kubelet.yaml"
+    text = KUBELET_HEAD + ("topologyManagerPolicy: |-  # numalint: disable=unknown-field\n  Best-effort\n"
+                           "bogusFieldXyz: 1\n")
+    target.write_text(text)
+    assert "[unknown-field]" in run("check", str(target)).output
+    result = run("fix", str(target))
+    assert target.read_text() == text and "a suppression comment would then cover" in result.output
+
+
+def test_a_fix_of_a_value_read_through_an_alias_is_a_hint_and_the_others_apply(tmp_path: Path) -> None:
+    target = tmp_path / "kubelet.yaml"
+    text = ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmetadata: {name: &p Static}\n"
+            "cpuManagerPolicy: *p\nreservedSystemCPUs: \"0\"\ntopologyManagerPolicies: none\n")
+    target.write_text(text)
+    found = run("check", "--format", "json", str(target)).json()["findings"]
+    case = next(f for f in found if f["rule"] == "invalid-policy-name")
+    assert case["fix"]["edits"] == []
+    run("fix", str(target))
+    assert "topologyManagerPolicy: none\n" in target.read_text()
+
+
+@pytest.mark.parametrize("requests", ['{"x #y": 1, cpu: &c\n            2500m, memory: 1Gi}',
+                                      "{cpu: &c" + " " * 600 + "2500m, memory: 1Gi}"])
+def test_an_anchor_behind_a_quoted_hash_or_far_blanks_is_still_seen(tmp_path: Path, requests: str) -> None:
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: app}\nspec:\n  containers:\n    - name: app\n      image: x\n"
+           f"      resources:\n        requests: {requests}\n        limits: {{cpu: 2500m, memory: 1Gi}}\n"
+           "      env:\n        - {name: CPU_QUOTA, value: *c}\n")
+    write(tmp_path, {"kubelet.yaml": KUBELET_HEAD + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0,16"\n',
+                     "pod.yaml": pod})
+    run("fix", "--unsafe-fixes", str(tmp_path))
+    assert (tmp_path / "pod.yaml").read_text() == pod

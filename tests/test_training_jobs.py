@@ -474,3 +474,24 @@ def test_a_leaderworkerset_of_size_one_says_why_it_has_no_workers(tmp_path: Path
     data = _simulate(tmp_path, {"lws.yaml": lws})
     assert _pods(data) == {"leader": 2, "worker": 0}
     assert _why(data, "worker") == "size 1: each group is its leader alone"
+
+
+def _lws(size: int, leader_gpus: int, worker_gpus: int, leader_annotation: str = "") -> str:
+    meta = (f"      metadata:\n        annotations:\n          numalint.io/disable: {leader_annotation}\n"
+            if leader_annotation else "")
+    return ("apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata:\n  name: vllm\nspec:\n"
+            f"  replicas: 1\n  leaderWorkerTemplate:\n    size: {size}\n    leaderTemplate:\n{meta}      spec:\n"
+            f"        {_c(cpu='4', gpu=leader_gpus)}\n    workerTemplate:\n      spec:\n"
+            f"        {_c(cpu='4', gpu=worker_gpus)}\n")
+
+
+def test_a_template_that_never_runs_a_pod_is_not_judged(tmp_path: Path) -> None:
+    # size 1: no worker pod ever runs, whatever its template asks
+    found = findings(tmp_path, {"kubelet.yaml": STATIC, "topology.yaml": TOPOLOGY, "lws.yaml": _lws(1, 1, 8)})
+    assert [f for f in found if f["rule"] == "exceeds-numa-node"] == []
+
+
+def test_an_annotation_on_the_leader_template_does_not_cover_the_workers(tmp_path: Path) -> None:
+    found = findings(tmp_path, {"kubelet.yaml": STATIC, "topology.yaml": TOPOLOGY,
+                                "lws.yaml": _lws(2, 5, 5, "exceeds-numa-node")})
+    assert [f["object"]["part"] for f in found if f["rule"] == "exceeds-numa-node"] == ["worker"]

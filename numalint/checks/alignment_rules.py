@@ -163,13 +163,14 @@ def exceeds_numa_node(analysis: Analysis) -> Iterator[Hit]:
 
 
 def _one_pod_each(analysis: Analysis, pool_run: PoolRun) -> Iterator[tuple[PodView, PodSpec]]:
-    """A pod of each workload the pool runs, and of each template the run sends to the pool that runs no pods
-    beside the others (a JobSet step done before the next, a Ray group without replicas): alone, it must still fit
-    one NUMA node."""
+    """A pod of each workload the pool runs, and of each template the run sends to the pool whose pods run at
+    another time than the others' (a JobSet step done before the next, a Ray group an autoscaler grows): alone, it
+    must still fit one NUMA node. A template that never runs a pod (a LeaderWorkerSet's workers at size 1, a
+    Volcano task without replicas) is not judged."""
     for pod in pool_run.pods:
         yield pod.view, pod.spec
     for view in analysis.pods:
-        if view.idle is not None and view.replicas == 0 and next(iter(analysis.pools_for(view)), None) is pool_run.pool:
+        if view.runs_alone and next(iter(analysis.pools_for(view)), None) is pool_run.pool:
             injected = analysis.sriov.network_resources(view)[0]
             yield view, pod_spec(view, view.ref.pod_prefix(), injected, pool_run.pod_level_managers)
 
@@ -322,13 +323,13 @@ def dra_not_aligned(analysis: Analysis) -> Iterator[Hit]:
     takes the claim, and takes no device of a device plugin (then the claim is something else, such as an NVLink
     IMEX channel, which belongs to no NUMA node); a claim of the pod no container names counts for every container."""
     for pod in analysis.pods:
-        if not pod.dra_claims or pod.qos() != "Guaranteed":
+        # pod-level resources: the static policies skip the pod (no exclusive CPUs; pod-level-resources says so)
+        if not pod.dra_claims or pod.qos() != "Guaranteed" or pod.pod_resources is not None:
             continue
         pool = next((p for p in analysis.pools_for(pod) if p.profile is not None
                      and p.profile.cpu_manager_policy == "static"
                      and p.profile.topology_policy in ("restricted", "single-numa-node")
-                     and (analysis.version >= DRA_ON_BY_DEFAULT
-                          or p.profile.feature_gates.get("DynamicResourceAllocation") is True)), None)
+                     and _dra_on(analysis.version, p.profile.feature_gates.get("DynamicResourceAllocation"))), None)
         if pool is None or pool.profile is None:
             continue
         taken = _misaligned_claims(pod, pool.profile.topology_scope == "pod")
@@ -348,6 +349,11 @@ def dra_not_aligned(analysis: Analysis) -> Iterator[Hit]:
                       "device and CPUs (a CPU DRA driver, with cpuManagerPolicy none) with a matchAttribute "
                       "constraint on resource.kubernetes.io/numaNode (or pcieRoot)"),
                   None, pool_related(analysis, pool))
+
+
+def _dra_on(version: tuple[int, int], gate: bool | None) -> bool:
+    """DynamicResourceAllocation: locked on from 1.35, on by default in 1.34, else as the kubelet's gate says."""
+    return version >= (1, 35) or gate is True or (version >= DRA_ON_BY_DEFAULT and gate is not False)
 
 
 def _misaligned_claims(pod: PodView, pod_scope: bool) -> list[tuple[str, str, Path]]:

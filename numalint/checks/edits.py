@@ -122,10 +122,10 @@ def _inside_block_text(nodes: dict[tuple[int, int], str | None], where: tuple[in
 
 
 def verify_edits(text: str, edits: list[tuple[Edit, Finding]],
-                 nodes: dict[tuple[int, int], str | None] | None = None) -> str | None:
-    """Why an edit does not replace exactly what its finding was about, or None when all do (``nodes``: the
-    text's, when already known)."""
-    starts = line_starts(text)
+                 nodes: dict[tuple[int, int], str | None] | None = None, starts: list[int] | None = None) -> str | None:
+    """Why an edit does not replace exactly what its finding was about, or None when all do (``nodes`` and
+    ``starts``: the text's nodes and line starts, when already known)."""
+    starts = line_starts(text) if starts is None else starts
     for edit, finding in edits:
         where = edit_range(edit, starts, len(text))
         span = edit.span
@@ -147,10 +147,11 @@ def verify_edits(text: str, edits: list[tuple[Edit, Finding]],
 
 def hint_unverifiable(findings: Iterable[Finding], text_of: Callable[[str], str | None]) -> None:
     """Turn into a hint, in place, every fix whose edits ``fix`` would refuse to write (``verify_edits``: one that
-    does not replace one whole YAML node, a block scalar inside a ConfigMap's embedded document): offered, it
-    would stop ``fix`` from writing its file at all, the other fixes of the file with it. An edit of one line
-    outside a ConfigMap is made from the span of the node it replaces: only the others are read again."""
-    read: dict[str, tuple[str, dict[tuple[int, int], str | None]] | None] = {}
+    does not replace one whole YAML node, a block scalar inside a ConfigMap's embedded document, a value read
+    through an alias): offered, it would stop ``fix`` from writing its file at all, the other fixes of the file
+    with it. An edit of one line is made from the span of the node it replaces: its file is read again only when
+    it holds a ConfigMap or an alias."""
+    read: dict[str, tuple[str, dict[tuple[int, int], str | None], list[int]]] = {}
     texts: dict[str, str | None] = {}
     for finding in findings:
         fix = finding.fix
@@ -159,11 +160,12 @@ def hint_unverifiable(findings: Iterable[Finding], text_of: Callable[[str], str 
         if finding.input not in texts:
             texts[finding.input] = text_of(finding.input)
         text = texts[finding.input]
-        if text is None or (all(e.span.line == e.span.end_line for e in fix.edits) and "ConfigMap" not in text):
+        if text is None or (all(e.span.line == e.span.end_line for e in fix.edits) and "ConfigMap" not in text
+                            and "*" not in text):
             continue
         if finding.input not in read:
-            read[finding.input] = (text, yaml_nodes(text))
+            read[finding.input] = (text, yaml_nodes(text), line_starts(text))
         known = read[finding.input]
-        problem = verify_edits(known[0], [(e, finding) for e in fix.edits], known[1]) if known is not None else None
+        problem = verify_edits(known[0], [(e, finding) for e in fix.edits], known[1], known[2])
         if problem is not None:
             finding.fix = Fix(f"{fix.description} -- not offered automatically: {problem}; decide by hand")

@@ -872,28 +872,45 @@ def _refused(fix: Fix, why: str) -> Fix:
 
 def _before_value(text: str, begin: int) -> str:
     """The text a value at ``begin`` may carry its key, anchor and tag in, bounded (the guard's regular expression
-    is tried at each of its positions): the last 512 characters before it on its line; when the value starts its
-    line, the last line before it holding more than blanks and comments (without its comment: an anchor comes
-    before it), its last 512 characters, then a line break and the value's indentation. Comment lines between
-    an anchor and its value are skipped however long."""
+    is tried at each of its positions): on the value's line, the last 512 characters before the blanks in front of
+    it, and those blanks; when the value starts its line, the last line before it holding more than blanks and
+    comments (without its comment: an anchor comes before it) the same way, then a line break and the value's
+    indentation. Comment lines between an anchor and its value are skipped however long."""
     start = text.rfind("\n", 0, begin) + 1
     head = text[start:begin]
     if head.strip(" \t"):
-        return text[max(start, begin - 512):begin]
+        return _tail(head)
     end = start - 1  # the line break that ends the line above
     while end > 0:
         above = text.rfind("\n", 0, end) + 1
         line = text[above:end]
         stripped = line.strip()
         if stripped and not stripped.startswith("#"):
-            comment = _COMMENT.search(line)
-            content = line[:comment.start()].rstrip() if comment else line.rstrip()
-            return content[-512:] + "\n" + head
+            return _tail(line[:_comment_start(line)].rstrip()) + "\n" + head
         end = above - 1
     return head
 
 
-_COMMENT = re.compile(r"(?:^|[ \t])#")
+def _tail(text: str) -> str:
+    """The last 512 characters of ``text`` before its trailing blanks, and those blanks."""
+    core = text.rstrip(" \t")
+    return core[-512:] + text[len(core):]
+
+
+def _comment_start(line: str) -> int:
+    """Where the line's comment starts (a ``#`` at its start or after a blank, outside quotes), else its length."""
+    quote = ""
+    for index, char in enumerate(line):
+        if quote:
+            if char == quote and not (quote == '"' and line[index - 1] == "\\"):
+                quote = ""
+        elif char in "\"'" and (index == 0 or line[index - 1] in " \t[{,:"):
+            quote = char
+        elif char == "#" and (index == 0 or line[index - 1] in " \t"):
+            return index
+    return len(line)
+
+
 _KEY_BEFORE = re.compile(r"(" + _KEY + r")[ \t]*:[ \t]+\Z")
 
 

@@ -20,6 +20,7 @@ class PodTemplate(NamedTuple):
     spec_path: Path  # the pod spec inside the document
     replicas: int  # pods of this template running at once, as written, with the API's defaults
     idle: str | None = None  # why none of its pods run beside the others' (replicas 0), when the defaults decide
+    alone: bool = False  # idle, its pods run at another time all the same (a JobSet step done before the next)
     alignment: str | None = None  # NUMA alignment the object asks of its pods outright (Volcano's topologyPolicy)
 
 
@@ -126,7 +127,7 @@ def _jobset(kind: str, root: Any) -> list[PodTemplate]:
             pods, idle = 0, (f'it completes before replicated job "{awaited[name]}" starts (dependsOn: Complete), so '
                              "their pods never run together: numalint simulates the later one")
         out.append(PodTemplate(name, ("spec", "replicatedJobs", i, "template", "spec", "template", "spec"), pods,
-                               idle))
+                               idle, alone=idle is not None))
     return out
 
 
@@ -162,7 +163,8 @@ def _ray(kind: str, root: Any) -> list[PodTemplate]:
             idle = "no replicas written: KubeRay starts a worker group at minReplicas (0); an autoscaler adds pods"
         out.append(PodTemplate(_name(group, "groupName", f"workerGroupSpecs[{i}]"),
                                base + ("workerGroupSpecs", i, "template", "spec"),
-                               replicas * _count(group, "numOfHosts", 1), idle))
+                               replicas * _count(group, "numOfHosts", 1), idle,
+                               alone=idle is not None and group.get("suspend") is not True))
     # K8sJobMode (the default) submits through a Job of one pod; HTTPMode and InteractiveMode run none
     if kind == "RayJob" and get(root, ("spec", "submissionMode"), "K8sJobMode") == "K8sJobMode":
         out.append(PodTemplate("submitter", ("spec", "submitterPodTemplate", "spec"), 1))
@@ -185,7 +187,7 @@ def _volcano(kind: str, root: Any) -> list[PodTemplate]:
         alignment = (f'its Volcano task sets topologyPolicy "{policy}"' if isinstance(policy, str)
                      and policy not in ("", "none") else None)
         out.append(PodTemplate(_name(task, "name", f"default{i}"), ("spec", "tasks", i, "template", "spec"),
-                               _count(task, "replicas", 0), idle, alignment))
+                               _count(task, "replicas", 0), idle, alignment=alignment))
     return out
 
 

@@ -96,6 +96,7 @@ class PodView:
     # asks (the training operator's init-pytorch): what it is and asks
     burstable_by: str | None = None
     idle: str | None = None  # why none of its pods run beside the others' (a JobSet step done before the next)
+    runs_alone: bool = False  # idle, but its pods run at another time (a JobSet step, an autoscaled Ray group)
     # the Dynamic Resource Allocation claims the pod takes: (index of the container that takes it in
     # ``containers``, -1 for a claim of the pod no container names, such as a network interface; claim name; path)
     dra_claims: tuple[tuple[int, str, Path], ...] = ()
@@ -292,7 +293,8 @@ def _pod_view(doc: Document, template: PodTemplate) -> PodView:
                    pod_resources=pod_resources, pod_limits=pod_limits if pod_resources is not None else None,
                    data_plane=_vfio_volume(spec), hugepage_volume=_hugepage_volume(spec),
                    burstable_by=burstable_by(doc.api_version, doc.kind, root, template.part),
-                   idle=template.idle, asked_alignment=template.alignment, dra_claims=claims)
+                   idle=template.idle, runs_alone=template.alone, asked_alignment=template.alignment,
+                   dra_claims=claims)
 
 
 def _dra_claims(spec: YMap, spec_path: Path, containers: list[ContainerView]) -> tuple[tuple[int, str, Path], ...]:
