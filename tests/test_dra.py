@@ -109,3 +109,9 @@ def test_a_kubelet_that_turns_the_gate_off_is_not_judged(tmp_path: Path) -> None
     found = findings(tmp_path, {"kubelet.yaml": kubelet, "deploy.yaml": DEPLOYMENT.replace("CPU", "8")},
                      "--kubernetes-version", "1.34")
     assert [f for f in found if f["rule"] == "dra-not-aligned"] == []
+
+
+def test_a_claim_named_in_a_form_the_api_server_refuses_is_not_the_pods_own(tmp_path: Path) -> None:
+    pod = _pod('[{name: app, image: x, resources: {limits: {cpu: "4", memory: 4Gi}, claims: [gpu]}}]')
+    assert [f for f in findings(tmp_path, {"kubelet.yaml": _kubelet(), "p.yaml": pod})
+            if f["rule"] == "dra-not-aligned"] == []

@@ -310,13 +310,15 @@ def _dra_claims(spec: YMap, spec_path: Path, containers: list[ContainerView]) ->
     if not declared:
         return ()
     found: list[tuple[int, str, Path]] = []
+    named: set[str] = set()  # every claim a container names, also in a form the API server refuses (a bare string)
     for number, container in enumerate(containers):
         raw = get(spec, container.path[len(spec_path):] + ("resources", "claims"))
         for index, entry in enumerate(as_list(raw)):
-            name = get(entry, ("name",))
-            if isinstance(name, str) and name in declared:
+            name = get(entry, ("name",)) if isinstance(entry, dict) else entry
+            if isinstance(name, str):
+                named.add(name)
+            if isinstance(entry, dict) and isinstance(name, str) and name in declared:
                 found.append((number, name, container.path + ("resources", "claims", index)))
-    named = {name for _number, name, _path in found}
     found += [(-1, name, path) for name, path in declared.items() if name not in named]
     return tuple(found)
 
