@@ -636,9 +636,9 @@ def _unproven_under_overlays(finding: Finding, routes: list[frozenset[str]]) -> 
     patched = sorted({f for fields in routes for f in fields
                       if _PLACEMENT & set(f.replace("[", ".").replace("]", "").split("."))})
     if patched:
-        finding.fix = Fix(f"{fix.description} -- not offered automatically: the kustomize overlays that build it "
-                          f"patch {', '.join(patched[:3])}{', ...' if len(patched) > 3 else ''}, and numalint proved "
-                          "the fix only where the base alone runs; decide by hand")
+        finding.fix = fix.as_hint(f"the kustomize overlays that build it patch {', '.join(patched[:3])}"
+                                  f"{', ...' if len(patched) > 3 else ''}, and numalint proved the fix only where "
+                                  "the base alone runs; decide by hand")
 
 
 def _template_message(source: Source) -> str:

@@ -63,6 +63,11 @@ class Fix:
         elif self.safety == DISPLAY:
             raise ValueError("a fix with edits must say whether it is safe or unsafe")
 
+    def as_hint(self, why: str) -> Fix:
+        """This fix as a hint only, saying why it is not applied automatically (a proof refuted it, ``fix`` would
+        refuse its edits, it was held back)."""
+        return Fix(f"{self.description} -- not offered automatically: {why}")
+
 
 @dataclass(frozen=True)
 class Related:

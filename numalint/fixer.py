@@ -29,7 +29,7 @@ from zlib import crc32
 from numalint.checks.edits import edit_range, verify_edits
 from numalint.checks.input_rules import is_summary
 from numalint.engine import Options, Report, run_check
-from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix, shorten
+from numalint.findings import SAFE, UNSAFE, Edit, Finding, shorten
 from numalint.reading.yamlpos import line_starts
 
 MAX_PASSES = 6
@@ -205,10 +205,10 @@ def _fix(paths: list[str], options: Options, unsafe: bool, stdin_text: str | Non
     for finding in report.findings:
         why = held.get(_held_key(finding))
         if why is not None and finding.fix is not None and finding.fix.edits:
-            finding.fix = Fix(f"{finding.fix.description} -- not offered automatically: " + (
+            finding.fix = finding.fix.as_hint(
                 "numalint stopped trying the fixes of its pass, too many of which interact, before it tried this "
                 "one; run fix again to try it, or decide by hand" if why == UNTRIED else
-                f"together with the fixes applied with it, it would bring a new error ({why}); decide by hand"))
+                f"together with the fixes applied with it, it would bring a new error ({why}); decide by hand")
             (result.not_tried if why == UNTRIED else result.held).append(finding)
     return result
 

@@ -361,12 +361,12 @@ def _misaligned_claims(pod: PodView, pod_scope: bool) -> list[tuple[str, str, Pa
     takes no device of a device plugin (under pod scope, by any container running beside the app, when no container
     with whole CPUs takes such a device); a claim of the pod no container names, by the pod, on the same terms."""
     running = [c for c in pod.containers if not c.init or c.sidecar]  # an init container ends before the app
-    whole = [c for c in running if _whole_cpus(c)]
+    whole = [c for c in running if c.whole_cpu_limit()]
     if not whole:
         return []
 
     def plugged(container: ContainerView) -> bool:  # a device plugin's device: the claim is something else
-        return any(is_extended(r) and not r.startswith(HUGEPAGES_PREFIX) for r in container.limits)
+        return any(is_extended(r) for r in container.limits)
 
     aligned_pod = not any(plugged(c) for c in whole)
     taken = []
@@ -381,12 +381,6 @@ def _misaligned_claims(pod: PodView, pod_scope: bool) -> list[tuple[str, str, Pa
         if pod_scope and aligned_pod or any(container is c for c in whole) and not plugged(container):
             taken.append((container.label, claim, path))
     return taken
-
-
-def _whole_cpus(container: ContainerView) -> bool:
-    """A whole cpu limit of at least one: exclusive CPUs in a Guaranteed pod."""
-    cpu = container.limits.get("cpu")
-    return cpu is not None and cpu >= 1 and cpu.denominator == 1
 
 
 @check("reserved-cpus-on-device-numa")

@@ -168,4 +168,4 @@ def hint_unverifiable(findings: Iterable[Finding], text_of: Callable[[str], str 
         known = read[finding.input]
         problem = verify_edits(known[0], [(e, finding) for e in fix.edits], known[1], known[2])
         if problem is not None:
-            finding.fix = Fix(f"{fix.description} -- not offered automatically: {problem}; decide by hand")
+            finding.fix = fix.as_hint(f"{problem}; decide by hand")

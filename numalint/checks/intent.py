@@ -115,11 +115,7 @@ def _exclusive_cpus(pod: PodView) -> bool:
     """A container that caps itself at whole CPUs (a whole cpu limit of at least one), as one meant for exclusive
     CPUs does, whatever its request says (a request below it is the mistake not-guaranteed reports). An integer
     request alone (a Burstable database asking for 4 CPUs, no limit) is no such sign."""
-    for container in pod.containers:
-        limit = container.limits.get("cpu")
-        if limit is not None and limit >= 1 and limit.denominator == 1:
-            return True
-    return False
+    return any(container.whole_cpu_limit() for container in pod.containers)
 
 
 def _pinned_memory(analysis: Analysis, pod: PodView) -> bool:

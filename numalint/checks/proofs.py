@@ -112,10 +112,10 @@ def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analys
         anchor = prover.aliased_anchor(finding.input, finding.fix.edits)
         profile = _document_of(analysis, finding, files)
         if anchor is not None:
-            finding.fix = _refused(finding.fix, f"the value it edits is anchored (&{anchor}) and read elsewhere "
+            finding.fix = finding.fix.as_hint(f"the value it edits is anchored (&{anchor}) and read elsewhere "
                                                 f"through *{anchor}, which the change would alter too; decide by hand")
         elif profile is False:
-            finding.fix = _refused(finding.fix, "numalint cannot tell which configuration of the line it is in; "
+            finding.fix = finding.fix.as_hint("numalint cannot tell which configuration of the line it is in; "
                                                 "decide by hand")
         elif isinstance(profile, KubeletProfile) and not prover.shares_anchors(profile.file,
                                                                                 _carrier(analysis, profile).span) \
@@ -130,12 +130,12 @@ def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analys
         else:
             pod = _workload_of(analysis, finding, files)
             if pod is False:
-                finding.fix = _refused(finding.fix, "numalint cannot tell which workload of the line it is in; "
+                finding.fix = finding.fix.as_hint("numalint cannot tell which workload of the line it is in; "
                                                     "decide by hand")
             elif isinstance(pod, PodView) and prover.shares_anchors(pod.file, pod.locator.fallback):
                 # the edit may land in a value another object of the file reads through an alias, or the workload
                 # reads its value from another's anchor: the fix would change that other object too
-                finding.fix = _refused(finding.fix, "the workload shares YAML anchors with another object of its "
+                finding.fix = finding.fix.as_hint("the workload shares YAML anchors with another object of its "
                                                     "file, which the change would alter too; decide by hand")
             elif isinstance(pod, PodView) and analysis.pools_for(pod):
                 workloads.add(analysis, pod, len(proven))
@@ -271,7 +271,7 @@ class _Prover:
             self.alone[id(profile)] = None if whole is None else _alone(whole, _carrier(analysis, profile).span)
         text = self.alone[id(profile)]
         if text is None:
-            return _refused(fix, "the file cannot be read again to try it; decide by hand")
+            return fix.as_hint("the file cannot be read again to try it; decide by hand")
         if isinstance(profile.doc, EmbeddedDocument) or isinstance(profile.rendered_from, EmbeddedDocument):
             fix = _pinned(fix, text)
         if id(profile) not in self.before:
@@ -279,19 +279,19 @@ class _Prover:
         before = self.before[id(profile)]
         started = self.started.get(id(profile), True)
         if before is None:  # the document alone does not read back: nothing to compare with, so no proof
-            return _refused(fix, "numalint cannot read the document alone to try it; decide by hand")
+            return fix.as_hint("numalint cannot read the document alone to try it; decide by hand")
         start = _offset(line_starts(text), finding.span.line, finding.span.col)
         edited = _apply(text, fix.edits)
         if edited is None:
-            return _refused(fix, "its edits do not land on the file as it is; decide by hand")
+            return fix.as_hint("its edits do not land on the file as it is; decide by hand")
         after = self._seen(analysis, profile, edited[0], edited[1])
         if after is None:
-            return _refused(fix, "the configuration would no longer read; decide by hand")
+            return fix.as_hint("the configuration would no longer read; decide by hand")
         key: tuple[str, tuple[object, ...]] = (finding.rule, ("doc", start))
         counted = Counter((s.rule, s.place) for s in before)
         if Counter((s.rule, s.place) for s in after)[key] >= counted[key]:
             remaining = next((s for s in after if (s.rule, s.place) == key), None)
-            return _refused(fix, "the finding would remain" + (f" ({shorten(remaining.message)})" if remaining else "")
+            return fix.as_hint("the finding would remain" + (f" ({shorten(remaining.message)})" if remaining else "")
                             + "; decide by hand what to write there")
         new = _new_errors(before, after, started)
         if not new:
@@ -299,21 +299,21 @@ class _Prover:
         follow = [s for s in new if s.fix is not None and s.fix.edits and s.place[0] == "doc"]
         if len(follow) < len(new):
             blocker = next(s for s in new if s not in follow)
-            return _refused(fix, f"it would bring a new error ({blocker.rule}: {shorten(blocker.message)}); decide "
+            return fix.as_hint(f"it would bring a new error ({blocker.rule}: {shorten(blocker.message)}); decide "
                                  "by hand whether to make the change and settle that too, or leave it")
         # every new error has its own fix: apply those too (what the next pass of ``fix`` does) and look again
         follow_edits = [e for s in follow for e in (s.fix.edits if s.fix else [])]
         again = _apply(edited[0], follow_edits)
         if again is None:
-            return _refused(fix, f"it needs a further fix ({follow[0].rule}) whose edits conflict; decide by hand")
+            return fix.as_hint(f"it needs a further fix ({follow[0].rule}) whose edits conflict; decide by hand")
         mapper = edited[1]
         final = self._seen(analysis, profile, again[0], lambda x: mapper(again[1](x)))
         if final is None:
-            return _refused(fix, "the configuration would no longer read after the further fixes; decide by hand")
+            return fix.as_hint("the configuration would no longer read after the further fixes; decide by hand")
         still = _new_errors(before, final, started)
         if Counter((s.rule, s.place) for s in final)[key] >= counted[key] or still:
             blocker = still[0] if still else follow[0]
-            return _refused(fix, f"it would bring a new error ({blocker.rule}: {shorten(blocker.message)}) that its "
+            return fix.as_hint(f"it would bring a new error ({blocker.rule}: {shorten(blocker.message)}) that its "
                                  "own fix does not clear; decide by hand whether to make the change and settle that "
                                  "too, or leave it")
         unsafe = next((s for s in follow if s.fix is not None and s.fix.safety == UNSAFE), None)
@@ -479,7 +479,7 @@ class _WorkloadProver:
         if len(group) == 1:
             finding = group[0][1]
             assert finding.fix is not None
-            finding.fix = _refused(finding.fix, why)
+            finding.fix = finding.fix.as_hint(why)
             return
         half = len(group) // 2
         self._settle(analysis, pods, before, group[:half])
@@ -581,7 +581,7 @@ class _DocumentProver:
             for index in indexes:
                 fix = proven[index].fix
                 assert fix is not None
-                proven[index].fix = _refused(fix, "numalint stopped trying: too many fixes in this run bring "
+                proven[index].fix = fix.as_hint("numalint stopped trying: too many fixes in this run bring "
                                                   "errors; decide by hand")
             return
         why = self._try(proven, analysis, before, indexes)
@@ -590,7 +590,7 @@ class _DocumentProver:
         if len(indexes) == 1:
             fix = proven[indexes[0]].fix
             assert fix is not None
-            proven[indexes[0]].fix = _refused(fix, why)
+            proven[indexes[0]].fix = fix.as_hint(why)
             return
         half = len(indexes) // 2
         self._settle(proven, analysis, before, indexes[:half])
@@ -864,10 +864,6 @@ def _apply(text: str, edits: list[Edit]) -> tuple[str, Mapper] | None:
 
 def _unquoted(key: str | None) -> str | None:
     return key[1:-1] if key and key[0] in "'\"" else key
-
-
-def _refused(fix: Fix, why: str) -> Fix:
-    return Fix(f"{fix.description} -- not offered automatically: {why}")
 
 
 def _before_value(text: str, begin: int) -> str:

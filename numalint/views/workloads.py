@@ -47,6 +47,11 @@ class ContainerView:
         kind = "sidecar" if self.sidecar else "init container" if self.init else "container"
         return f'{kind} "{self.name}"'
 
+    def whole_cpu_limit(self) -> bool:
+        """A whole cpu limit of at least one, as a container meant for exclusive CPUs has."""
+        cpu = self.limits.get("cpu")
+        return cpu is not None and cpu >= 1 and cpu.denominator == 1
+
     def qos(self) -> str:
         requests, limits = self.requests, self.limits
         if not requests and not limits:
