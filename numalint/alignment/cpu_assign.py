@@ -13,12 +13,29 @@ from collections.abc import Callable, Iterable, Iterator
 
 from numalint.alignment.cputopo import CPUTopology
 
+Order = Callable[["Accumulator"], list[int]]
+
 PACKED = "packed"
 SPREAD = "spread"
 
 
 class TakeError(Exception):
     """Not enough CPUs; the message is the kubelet's."""
+
+
+def _until_next_take(order: Order) -> Order:
+    """Keep an ordering until the next take changes what is available: each level asks for the orderings of the
+    levels above it again (one allocation asked for the NUMA nodes' order a dozen times). Callers never change
+    the list they get."""
+    name = order.__name__
+
+    def kept(self: Accumulator) -> list[int]:
+        known = self._orders.get(name)
+        if known is None:
+            known = self._orders[name] = order(self)
+        return known
+
+    return kept
 
 
 class Accumulator:
@@ -29,6 +46,7 @@ class Accumulator:
         self.result: set[int] = set()
         self.sorting = sorting
         self.numa_first = topo.num_sockets >= topo.num_numa_nodes
+        self._orders: dict[str, list[int]] = {}  # see _until_next_take
 
     # --- what is left, per level -------------------------------------------------------------
     def _in(self, group: dict[int, frozenset[int]], ids: Iterable[int]) -> set[int]:
@@ -38,11 +56,13 @@ class Accumulator:
         return result
 
     def _ids(self, attribute: str, cpus: Iterable[int]) -> list[int]:
-        return list({getattr(self.topo.details[c], attribute) for c in cpus})
+        of = self.topo.of[attribute]
+        return list({of[c] for c in cpus})
 
     def _sort(self, ids: list[int], group: dict[int, frozenset[int]]) -> list[int]:
         return sorted(ids, key=lambda i: (len(group.get(i, frozenset()) & self.available), i))
 
+    @_until_next_take
     def sorted_numa_nodes(self) -> list[int]:
         if self.numa_first:
             return self._sort(self._ids("numa", self.available), self.topo.by_numa)
@@ -52,6 +72,7 @@ class Accumulator:
             result += self._sort(self._ids("numa", cpus), self.topo.by_numa)
         return result
 
+    @_until_next_take
     def sorted_sockets(self) -> list[int]:
         if not self.numa_first:
             return self._sort(self._ids("socket", self.available), self.topo.by_socket)
@@ -61,6 +82,7 @@ class Accumulator:
             result += self._sort(self._ids("socket", cpus), self.topo.by_socket)
         return result
 
+    @_until_next_take
     def sorted_cores(self) -> list[int]:
         result: list[int] = []
         if self.numa_first:
@@ -73,6 +95,7 @@ class Accumulator:
                 result += self._sort(self._ids("core", cpus), self.topo.by_core)
         return result
 
+    @_until_next_take
     def sorted_uncore_caches(self) -> list[int]:
         result: list[int] = []
         for numa in self.sorted_numa_nodes():
@@ -80,6 +103,7 @@ class Accumulator:
             result += self._sort(self._ids("uncore", cpus), self.topo.by_uncore)
         return result
 
+    @_until_next_take
     def sorted_cpus(self) -> list[int]:
         result: list[int] = []
         if self.sorting == SPREAD:
@@ -95,6 +119,7 @@ class Accumulator:
         cpus = set(cpus)
         self.result |= cpus
         self.available -= self.result
+        self._orders.clear()
         self.needed -= len(cpus)
 
     def needs(self, n: int) -> bool:

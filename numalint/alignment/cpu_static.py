@@ -155,14 +155,15 @@ class StaticPolicy:
     def generate_hints(self, available: Iterable[int], reusable: Iterable[int], request: int) -> list[Hint]:
         topo = self.topo
         min_affinity = topo.num_numa_nodes
+        numa_of = topo.of["numa"]
         available_by_numa: dict[int, int] = {}
         for cpu in available:
-            numa = topo.details[cpu].numa
+            numa = numa_of[cpu]
             available_by_numa[numa] = available_by_numa.get(numa, 0) + 1
-        reusable_numas = {topo.details[c].numa for c in reusable}
+        reusable_numas = {numa_of[c] for c in reusable}
         reusable_count = len(set(reusable))
         hints: list[Hint] = []
-        sizes = {n: len(cpus) for n, cpus in topo.by_numa.items()}
+        sizes = topo.numa_sizes
         for mask, nodes in subsets(tuple(topo.numa_nodes)):
             if len(nodes) < min_affinity and sum(sizes[n] for n in nodes) >= request:
                 min_affinity = len(nodes)

@@ -34,6 +34,12 @@ class CPUTopology:
         self.by_socket = _group(details, "socket")
         self.by_numa = _group(details, "numa")
         self.by_uncore = _group(details, "uncore")
+        # cpu -> its core, socket, NUMA node or uncore cache, per attribute: the allocation algorithms ask these
+        # for every CPU of every pod (a dict lookup instead of an attribute of a dataclass each time)
+        self.of: dict[str, dict[int, int]] = {
+            attribute: {cpu: getattr(info, attribute) for cpu, info in details.items()}
+            for attribute in ("core", "socket", "numa", "uncore")}
+        self.numa_sizes = {numa: len(cpus) for numa, cpus in self.by_numa.items()}
 
     @classmethod
     def from_description(cls, machine: dict[str, Any]) -> CPUTopology:

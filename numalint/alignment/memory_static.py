@@ -8,7 +8,6 @@ allocations never mix the two.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -36,6 +35,9 @@ class MemoryTable:
     reserved: int
     free: int
 
+    def copy(self) -> MemoryTable:
+        return MemoryTable(self.total, self.system_reserved, self.allocatable, self.reserved, self.free)
+
 
 @dataclass
 class NodeState:
@@ -60,7 +62,7 @@ class MemoryState:
 
     def clone(self) -> MemoryState:
         """A cheap deep copy (what admission rolls back to when a pod is rejected)."""
-        nodes = {n: NodeState(s.assignments, list(s.cells), {r: copy.copy(t) for r, t in s.memory.items()})
+        nodes = {n: NodeState(s.assignments, list(s.cells), {r: t.copy() for r, t in s.memory.items()})
                  for n, s in self.nodes.items()}
         return MemoryState(nodes, dict(self.blocks),
                            {p: {m: dict(v) for m, v in per.items()} for p, per in self.reusable.items()})

@@ -246,7 +246,8 @@ class Node:
         cpus: frozenset[int] = frozenset()
         if self.cpu is not None:
             cpus = self.cpu.allocate(self.cpu_state, key, self.exclusive_cpus(pod, c), affinity, c.init, c.sidecar)
-        numa = {self.topo.details[x].numa for x in cpus}
+        numa_of = self.topo.of["numa"]
+        numa = {numa_of[x] for x in cpus}
         memory = self.pinned_memory(pod, c)
         if self.memory is not None and memory:
             blocks = self.memory.allocate(self.memory_state, key, memory, hint, c.init, c.sidecar)
