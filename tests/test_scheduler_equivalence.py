@@ -11,7 +11,8 @@ import pytest
 
 from numalint.engine import Options, build_analyses
 from numalint.k8s.versions import NEWEST
-from numalint.simulation.fixes import _admitted_with
+from numalint.simulation.fixes import _admitted_with, _scope_matters
+from numalint.simulation.simulate import PoolRun, _resumable, replay_pool
 from tests.conftest import run, write
 from tests.reference_scheduler import admitted_with_whole_pool, reference_simulation
 
@@ -70,14 +71,15 @@ def _resources(rng: random.Random, exact: bool) -> str:
     return f"requests: {{cpu: \"{cpu}\", memory: {memory}{extra}}}"
 
 
-def _workload(rng: random.Random, index: int) -> str:
+def _workload(rng: random.Random, index: int, alone: bool = False) -> str:
+    """``alone``: the pod has one container (no second one, no init container)."""
     kind = rng.choice(["Deployment", "Deployment", "Pod", "DaemonSet", "Job", "StatefulSet"])
     exact = rng.random() < 0.75
     containers = f"      - name: main\n        resources:\n          {_resources(rng, exact)}\n"
-    if rng.random() < 0.3:
+    if rng.random() < 0.3 and not alone:
         containers += f"      - name: side\n        resources:\n          {_resources(rng, exact)}\n"
     init = ""
-    if rng.random() < 0.2:
+    if rng.random() < 0.2 and not alone:
         always = "        restartPolicy: Always\n" if rng.random() < 0.5 else ""
         init = (f"      initContainers:\n      - name: setup\n{always}        resources:\n"
                 f"          {_resources(rng, exact)}\n")
@@ -96,7 +98,7 @@ def _workload(rng: random.Random, index: int) -> str:
             f"{replicas}  template:\n    spec:\n      {pod_spec}")
 
 
-def _case(seed: int, directory: Path) -> Path:
+def _case(seed: int, directory: Path, alone: bool = False) -> Path:
     rng = random.Random(seed)
     kubelet = rng.choice(KUBELETS).format(policy=rng.choice(["best-effort", "restricted", "single-numa-node"]),
                                           scope=rng.choice(["container", "pod"]))
@@ -104,7 +106,7 @@ def _case(seed: int, directory: Path) -> Path:
     if kubelet:
         files["kubelet.yaml"] = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n" + kubelet
     for index in range(rng.randint(4, 30)):
-        files[f"apps/w{index:03d}.yaml"] = _workload(rng, index)
+        files[f"apps/w{index:03d}.yaml"] = _workload(rng, index, alone)
     return write(directory, files)
 
 
@@ -146,6 +148,69 @@ def test_fix_verification_replays_only_the_node_and_agrees_with_replaying_the_po
             for settings in variants:
                 assert _admitted_with(pool_run, pod, settings, analysis.sriov) == admitted_with_whole_pool(
                     analysis, pool_run, pod, settings)
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_the_scope_changes_no_admission_of_pods_of_one_container(tmp_path: Path, seed: int) -> None:
+    """Why the fix search does not try the other topologyManagerScope on a pool of one-container pods
+    (fixes._scope_matters): placed again under it, the pool admits the same pods, on the same nodes, with the same
+    CPUs and NUMA nodes, and rejects the same ones."""
+    analysis = build_analyses([str(_case(seed, tmp_path, alone=True))], Options(version=NEWEST))[0]
+    for pool_run in analysis.pool_runs:
+        if pool_run.start_error or pool_run.settings.topology_policy == "none":
+            continue
+        assert not _scope_matters(pool_run)
+        other = "pod" if pool_run.settings.topology_scope == "container" else "container"
+        replayed = replay_pool(pool_run, replace(pool_run.settings, topology_scope=other), pool_run.machine,
+                               analysis.sriov)
+        assert replayed is not None
+        assert [(p.name, p.node, p.admission and p.admission.admitted, p.admission and p.admission.reason,
+                 p.admission and p.admission.containers) for p in replayed.pods] == \
+               [(p.name, p.node, p.admission and p.admission.admitted, p.admission and p.admission.reason,
+                 p.admission and p.admission.containers) for p in pool_run.pods]
+
+
+def test_the_one_container_cases_reject_pods(tmp_path: Path) -> None:
+    """The cases above meet the kubelet's refusals, which a scope could change if it mattered."""
+    rejected = 0
+    for seed in range(200):
+        analysis = build_analyses([str(_case(seed, tmp_path / str(seed), alone=True))], Options(version=NEWEST))[0]
+        rejected += sum(1 for r in analysis.pool_runs for p in r.pods
+                        if p.admission is not None and p.admission.reason == "TopologyAffinityError")
+    assert rejected > 50
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_a_replay_under_best_effort_from_the_first_rejection_is_a_whole_replay(tmp_path: Path, seed: int) -> None:
+    """The fix search's replay under topologyManagerPolicy best-effort starts at the pool's first rejected pod
+    (simulate._resumable): it places every pod as a replay of the whole pool does."""
+    analysis = build_analyses([str(_case(seed, tmp_path))], Options(version=NEWEST))[0]
+    for pool_run in analysis.pool_runs:
+        if pool_run.start_error or pool_run.settings.topology_policy not in ("restricted", "single-numa-node"):
+            continue
+        settings = replace(pool_run.settings, topology_policy="best-effort")
+        resumed = replay_pool(pool_run, settings, pool_run.machine, analysis.sriov)
+        first, pool_run.first_rejection = pool_run.first_rejection, None
+        whole = replay_pool(pool_run, settings, pool_run.machine, analysis.sriov)
+        pool_run.first_rejection = first
+        assert resumed is not None and whole is not None
+        assert _placements(resumed) == _placements(whole)
+
+
+def _placements(pool_run: PoolRun) -> list[tuple[object, ...]]:
+    return [(p.name, p.node, p.admission and p.admission.admitted, p.admission and p.admission.reason,
+             p.admission and p.admission.containers) for p in pool_run.pods]
+
+
+def test_the_replays_start_from_a_first_rejection(tmp_path: Path) -> None:
+    """The cases above give the replays a first rejection to start from, past the pools' first pods."""
+    resumed = 0
+    for seed in range(200):
+        analysis = build_analyses([str(_case(seed, tmp_path / str(seed)))], Options(version=NEWEST))[0]
+        resumed += sum(1 for r in analysis.pool_runs if r.first_rejection is not None and r.first_rejection.position
+                       and r.settings.topology_policy in ("restricted", "single-numa-node")
+                       and _resumable(r, replace(r.settings, topology_policy="best-effort"), r.machine))
+    assert resumed > 10
 
 
 def test_a_workload_larger_than_its_pool_meets_its_first_rejection(tmp_path: Path) -> None:

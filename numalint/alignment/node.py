@@ -201,6 +201,13 @@ class Node:
         twin.device_state = self.device_state.clone()
         return twin
 
+    def take_state(self, other: Node) -> None:
+        """Start from ``other``'s allocations (a node of the same hardware under other settings)."""
+        self.cpu_state = other.cpu_state.clone()
+        self.memory_state = other.memory_state.clone()
+        self.device_state = other.device_state.clone()
+        self.pods = other.pods
+
     def admit(self, pod: PodSpec) -> Admission:
         """Admit ``pod`` or leave the node exactly as it was."""
         saved = (self.cpu_state.clone(), self.memory_state.clone(), self.device_state.clone())

@@ -145,9 +145,10 @@ def verified_fixes(sriov: SriovCatalog, pool_run: PoolRun, pod: PodRun,
                              "admitted now)")
     settings = pool_run.settings
     alternatives: list[tuple[str, Callable[[KubeletSettings], KubeletSettings]]] = []
-    if settings.topology_scope == "container" and settings.topology_policy != "none":
+    scoped = _scope_matters(pool_run)
+    if scoped and settings.topology_scope == "container" and settings.topology_policy != "none":
         alternatives.append(("topologyManagerScope: pod", lambda s: replace(s, topology_scope="pod")))
-    if settings.topology_scope == "pod":
+    if scoped and settings.topology_scope == "pod":
         alternatives.append(("topologyManagerScope: container", lambda s: replace(s, topology_scope="container")))
     if settings.topology_policy in ("single-numa-node", "restricted"):
         alternatives.append(("topologyManagerPolicy: best-effort (the pod then spans NUMA nodes)",
@@ -161,6 +162,15 @@ def verified_fixes(sriov: SriovCatalog, pool_run: PoolRun, pod: PodRun,
             fixes.append(_where(pool_run, label))
     fixes.extend(_exclude_topology_fix(sriov, pool_run, pod))
     return fixes
+
+
+def _scope_matters(pool_run: PoolRun) -> bool:
+    """Whether the Topology Manager's scope can change any admission of the pool: only for a pod of several
+    containers (init containers and sidecars included). For a pod of one container, pod scope asks every provider
+    for the hints of the pod's requests, which are that container's, and allocates the container with the hint
+    merged from them, as container scope does (GetPodTopologyHints, scope_pod.go); the pool placed again under the
+    other scope would admit what it admits now, the rejected pod not included."""
+    return any(len(pod.spec.containers) > 1 for pod in pool_run.pods)
 
 
 def _where(pool_run: PoolRun, label: str) -> str:

@@ -24,6 +24,7 @@ answer costs one look; on a full pool, whole subtrees are skipped.
 
 from __future__ import annotations
 
+import copy
 from fractions import Fraction
 from heapq import heappop, heappush
 from math import lcm
@@ -74,6 +75,15 @@ class PoolScheduler:
                 self.most_free[r][leaf] = self.allocatable[r]
         for node in range(size - 1, 0, -1):
             self._pull(node)
+
+    def copy(self) -> PoolScheduler:
+        """A scheduler that goes on from this one's state independently."""
+        twin = copy.copy(self)
+        twin.used = [dict(used) for used in self.used]
+        twin.scored_used = [dict(used) for used in self.scored_used]
+        twin.best = list(self.best)
+        twin.most_free = {r: list(values) for r, values in self.most_free.items()}
+        return twin
 
     # --- requests -----------------------------------------------------------------------------------
     def scaled(self, wanted: dict[str, Fraction]) -> dict[str, int]:

@@ -64,6 +64,18 @@ class PodRun:
 
 
 @dataclass
+class FirstRejection:
+    """The pool just before the kubelet first rejected a pod (``_place``): every pod before it placed as it would be
+    under a kubelet that admits more, which a replay under such a kubelet starts from (``_resumable``)."""
+
+    position: int  # of the rejected pod in PoolRun.pods
+    view: PodView  # its workload
+    replica: int  # and its replica's index
+    nodes: list[Node]  # snapshots
+    scheduler: PoolScheduler
+
+
+@dataclass
 class PoolRun:
     pool: Pool
     settings: KubeletSettings
@@ -82,6 +94,7 @@ class PoolRun:
     # admitted now (None: it rejects one, or such a kubelet does not start)
     replays: dict[str, frozenset[tuple[int, str]] | None] = field(default_factory=dict)
     node_state: str | None = None  # --node-state, applied to this pool's first node
+    first_rejection: FirstRejection | None = None
 
 
 def option_maturity(version: tuple[int, int]) -> dict[str, dict[str, str]]:
@@ -381,7 +394,11 @@ def replay_pool(original: PoolRun, settings: KubeletSettings, machine: Machine,
         pool_run.nodes = _started(pool_run, original.pool.nodes)
     except StartError:
         return None
-    if original.node_state and pool_run.nodes:  # the node's checkpoint, as the simulation started from it
+    resume = original.first_rejection if _resumable(original, settings, machine) else None
+    if resume is not None:
+        for node, before in zip(pool_run.nodes, resume.nodes, strict=True):
+            node.take_state(before)
+    elif original.node_state and pool_run.nodes:  # the node's checkpoint, as the simulation started from it
         apply_state(pool_run.nodes[0], read_state(original.node_state))
     views = list({id(p.view): p.view for p in original.pods}.values())
     queue = []
@@ -396,9 +413,40 @@ def replay_pool(original: PoolRun, settings: KubeletSettings, machine: Machine,
         pool_run.allocatable = node_allocatable(pool_run.nodes[0], pool_run.pool.profile)
         pool_run.max_pods = max_pods(pool_run.pool, pool_run.nodes[0].machine)
         pool_run.scheduler = PoolScheduler(pool_run.allocatable, len(pool_run.nodes), amounts, pool_run.max_pods)
+        start = 0
+        if resume is not None:
+            pool_run.scheduler, pool_run.pods = resume.scheduler.copy(), original.pods[:resume.position]
+            queue = queue[next(i for i, entry in enumerate(queue) if entry[0] is resume.view):]
+            start = resume.replica
         for view, injected, wanted, scored in queue:
-            _place(pool_run, view, injected, wanted, scored)
+            _place(pool_run, view, injected, wanted, scored, start)
+            start = 0
     return pool_run
+
+
+def _resumable(original: PoolRun, settings: KubeletSettings, machine: Machine) -> bool:
+    """Whether the pool placed again under ``settings`` places every pod before the first the kubelet rejected as it
+    is placed now, so that a replay can start there: when the only change is a topologyManagerPolicy of
+    best-effort instead of restricted or single-numa-node, on the same hardware.
+
+    restricted merges the providers' hints as best-effort does and admits only a preferred hint; so an admitted pod
+    gets the same hint, CPUs, memory and devices under best-effort. single-numa-node keeps only each provider's
+    preferred single-NUMA hints: for a pod it admits, every provider's preferred hints are single-NUMA ones (a
+    provider's preferred hints all span its fewest NUMA nodes; one left with none rejects the pod), and best-effort,
+    merging all hints, still picks the narrowest preferred one, the same mask, when masks of one NUMA node compare
+    as numbers (not by distance: prefer-closest-numa-nodes, which single-numa-node ignores) and on two NUMA nodes or
+    more (on one, single-numa-node passes its hint on as no affinity). Pods the scheduler finds no node for meet the
+    same nodes either way. tests/test_scheduler_equivalence.py compares such replays with whole ones."""
+    before = original.settings
+    if machine is not original.machine or before.topology_policy not in ("restricted", "single-numa-node"):
+        return False
+    if settings != replace(before, topology_policy="best-effort"):
+        return False
+    if before.topology_policy == "single-numa-node":
+        closest = original.nodes[0].manager.options.prefer_closest if original.nodes else True
+        if closest or len(machine.numa_ids) < 2:
+            return False
+    return original.first_rejection is not None
 
 
 def _started(pool_run: PoolRun, count: int) -> list[Node]:
@@ -460,7 +508,8 @@ def pool_machine(sriov: SriovCatalog, pool: Pool, exclude: set[str] | None = Non
 
 
 def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int], wanted: dict[str, Fraction],
-           scored: dict[str, Fraction]) -> None:
+           scored: dict[str, Fraction], start: int = 0) -> None:
+    """Schedule and admit the workload's replicas (from replica ``start``: a replay's first rejection)."""
     scheduler = pool_run.scheduler
     assert scheduler is not None
     scaled, scored_scaled = scheduler.scaled(wanted), scheduler.scaled(scored)
@@ -469,7 +518,7 @@ def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int], wanted: d
     # KubeVirt's cpumanager=true nodeSelector on a pool whose kubelet (given, not defaulted) is not static
     unlabelled = (view.needs_cpu_manager and pool_run.pool.profile is not None
                   and pool_run.settings.cpu_policy != "static")
-    for index in range(count):
+    for index in range(start, count):
         # a role's pods are numbered even when alone (the training operators name them train-master-0)
         suffix = f"-{index}" if count > 1 or view.ref.part is not None else ""
         name = f"{ns}{view.ref.pod_prefix()}{suffix}"
@@ -495,6 +544,9 @@ def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int], wanted: d
                 scheduler.bind(chosen, scaled, scored_scaled)
             else:
                 pod.before = node.snapshot()  # a rejection leaves the node as it was just before
+                if pool_run.first_rejection is None:
+                    pool_run.first_rejection = FirstRejection(len(pool_run.pods), view, index,
+                                                              [n.snapshot() for n in pool_run.nodes], scheduler.copy())
             pool_run.pods.append(pod)
         if index >= MAX_REPLICAS and not pod.admission.admitted and view.ref.kind != "DaemonSet":
             break  # beyond the first replicas, one rejection stands for the rest: they meet the same state
