@@ -214,6 +214,26 @@ def test_a_resource_no_node_has_is_no_matter_of_adding_nodes(tmp_path: Path) -> 
                 if f["rule"] == "admission-failure"]
 
 
+def test_a_pod_larger_than_any_node_is_no_matter_of_adding_nodes(tmp_path: Path) -> None:
+    """A pod asking for more than one node of its pool can allocate was told "lower its requests or add nodes to
+    the pool": more nodes of the same size never take it (found by a review of public CNF manifests)."""
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: big}\nspec:\n  containers:\n  - name: c\n    image: x\n"
+           "    resources: {limits: {cpu: '12', memory: 1Gi}}\n")
+    found = [f for f in findings(tmp_path, {"pool.yaml": GPU_POOL, "pod.yaml": pod})
+             if f["rule"] == "admission-failure"]
+    assert [f["fix"]["description"] for f in found] == [
+        "lower its requests to what one node of the pool can allocate, or run it on a pool of larger nodes"]
+    shown = " ".join(run("simulate", str(tmp_path)).output.split())  # as wrapped on a terminal
+    assert "or run it on a pool of larger nodes" in shown and "add nodes" not in shown
+    # a pod that fits one node but finds none with room left: more nodes do take it
+    many = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n"
+            "  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n"
+            "      containers: [{name: c, image: x, resources: {limits: {cpu: '5', memory: 1Gi}}}]\n")
+    found = [f for f in findings(tmp_path, {"pool.yaml": GPU_POOL, "pod.yaml": many})
+             if f["rule"] == "admission-failure"]
+    assert found and {f["fix"]["description"] for f in found} == {"lower its requests or add nodes to the pool"}
+
+
 MCP = CUSTOM_POOL  # MachineConfigPool "worker-cnf", labelled machineconfiguration.openshift.io/role: worker-cnf
 
 

@@ -12,12 +12,21 @@ from numalint.alignment.machine import Machine
 from numalint.alignment.node import Admission, KubeletSettings, Node, PodSpec
 from numalint.k8s.quantity import format_bytes
 from numalint.model.sriov import SriovCatalog
-from numalint.simulation.simulate import NO_CPU_MANAGER, TOO_MANY_PODS, PodRun, PoolRun, pool_machine, replay_pool
+from numalint.simulation.simulate import (
+    NEVER_FITS,
+    NO_CPU_MANAGER,
+    TOO_MANY_PODS,
+    PodRun,
+    PoolRun,
+    pool_machine,
+    replay_pool,
+)
 from numalint.views.workloads import PodView
 
 UNSCHEDULABLE_FIX = "lower its requests or add nodes to the pool"
 NO_CPU_MANAGER_FIX = ("set cpuManagerPolicy: static (with a CPU reservation) in the pool's kubelet configuration, or "
                       "drop dedicatedCpuPlacement from the VM")
+NEVER_FITS_FIX = "lower its requests to what one node of the pool can allocate, or run it on a pool of larger nodes"
 TOO_MANY_PODS_FIX = "raise maxPods (or podsPerCore) in the pool's kubelet configuration, or add nodes to the pool"
 
 
@@ -33,6 +42,9 @@ def unschedulable_fix(message: str, view: PodView | None = None) -> str:
         return NO_CPU_MANAGER_FIX
     if TOO_MANY_PODS in message:
         return TOO_MANY_PODS_FIX
+    if NEVER_FITS in message:  # more than one node has: more nodes of the same size never take it
+        return (f"choose a smaller instancetype than {named}, one a node of the pool can hold" if named else
+                NEVER_FITS_FIX)
     return f"choose a smaller instancetype than {named}, or add nodes to the pool" if named else UNSCHEDULABLE_FIX
 
 

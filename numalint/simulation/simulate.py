@@ -50,6 +50,7 @@ TOO_MANY_PODS = "(the scheduler's \"Too many pods\")"  # in the message of a pod
 # in the message of a KubeVirt VM with dedicatedCpuPlacement on a pool whose kubelet does not run the static CPU
 # manager: virt-handler labels its nodes cpumanager=false, and the VM's pod asks for cpumanager=true
 NO_CPU_MANAGER = "(no node labelled cpumanager=true)"
+NEVER_FITS = "can ever fit it"  # in the message of a pod asking more than one node of its pool has at all
 
 
 @dataclass
@@ -568,7 +569,7 @@ def _unschedulable_message(pool_run: PoolRun, wanted: dict[str, Fraction], bound
     if short:
         parts = [f"{r} {format_quantity(r, wanted[r])} > allocatable {format_quantity(r, allocatable.get(r, 0))}"
                  if not is_extended(r) else f"{r} {int(wanted[r])} > {int(allocatable.get(r, 0))}" for r in short]
-        return f"no node of pool \"{pool_run.pool.name}\" can ever fit it ({'; '.join(parts)}); it stays Pending"
+        return f"no node of pool \"{pool_run.pool.name}\" {NEVER_FITS} ({'; '.join(parts)}); it stays Pending"
     scheduler = pool_run.scheduler
     if bound is not None:
         node = pool_run.nodes[bound].name
