@@ -60,6 +60,7 @@ from numalint.views.workloads import pod_views
 
 if TYPE_CHECKING:
     from numalint.model.overlays import Kustomization
+    from numalint.views.kubelet_flags import Flag
 
 PARALLEL_THRESHOLD = 300  # fewer files are read in one process
 PER_PROCESS = 150  # and each further process must have at least this many to read
@@ -149,6 +150,7 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
         from numalint.model.overlays import read_kustomization  # here: only a run with kustomizations needs it
 
         built = read_kustomization(os.path.realpath(path), [d.root for d in source.documents])
+    flags = _kubeadm_flags(source.documents, source.text or "")
     kept: dict[str, list[Any]] = {"profiles": [], "pods": [], "topologies": [], "others": []}
     identities: list[tuple[str, int, ObjectIdentity]] = []
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
@@ -176,8 +178,15 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
         if doc.kind in (KUBELET_CONFIGURATION, KUBELET_CONFIG):
             from numalint.views.kubelet import kubelet_profile
 
+            flagged = bool(flags) and doc.kind == KUBELET_CONFIGURATION
+            if flagged:
+                from numalint.views.kubelet_flags import with_flags
+
+                doc = with_flags(doc, flags)
             profile = kubelet_profile(doc)
             if profile is not None:
+                if flagged:
+                    profile.flag_spans = tuple(span for flag in flags for span in (flag.key_span, flag.value_span))
                 keep("profiles", profile)
                 continue
         if doc.kind == PERFORMANCE_PROFILE:
@@ -219,6 +228,15 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
     source.seal()
     return FileResult(source, tuple(kept["profiles"]), tuple(kept["pods"]), tuple(kept["topologies"]),
                       tuple(kept["others"]), tuple(identities), built)
+
+
+def _kubeadm_flags(documents: list[Document], text: str) -> list[Flag]:
+    """The kubelet flags kubeadm's kubeletExtraArgs give a KubeletConfiguration of the same file."""
+    if "kubeletExtraArgs" not in text or not any(d.kind == KUBELET_CONFIGURATION for d in documents):
+        return []
+    from numalint.views.kubelet_flags import kubeadm_flags  # here: only such a file needs it (start-up time)
+
+    return kubeadm_flags(documents)
 
 
 def _record_annotation(source: Source, doc: Document) -> None:

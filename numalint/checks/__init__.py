@@ -60,21 +60,32 @@ def run_checks(analysis: Analysis, disabled: Container[str] = (), cluster: str |
             yield Finding.of(slug, hit, cluster)
 
 
-def hits(check: Check, analysis: Analysis, inside: set[tuple[str, Span]]) -> Iterator[Hit]:
-    """The hits of ``check``; a fix whose edit would land on a value a PerformanceProfile took from its
-    kubeletconfig.experimental annotation becomes a hint. Such values are located at the whole annotation (one
-    JSON text): an edit there would replace the annotation, every other setting in it with it."""
+def hits(check: Check, analysis: Analysis, inside: dict[tuple[str, Span], str]) -> Iterator[Hit]:
+    """The hits of ``check``; a fix whose edit would land on a value written in another syntax than the field's
+    becomes a hint saying where (``annotation_values``)."""
     for hit in check(analysis):
-        if inside and hit.fix is not None and any((hit.file, edit.span) in inside for edit in hit.fix.edits):
-            hit.fix = Fix(f"{hit.fix.description}, in the JSON of the kubeletconfig.experimental annotation (by "
-                          "hand: numalint does not edit inside it)")
+        if inside and hit.fix is not None:
+            where = next((inside[(hit.file, edit.span)] for edit in hit.fix.edits if (hit.file, edit.span) in inside),
+                         None)
+            if where is not None:
+                hit.fix = Fix(f"{hit.fix.description}, {where}")
         yield hit
 
 
-def annotation_values(analysis: Analysis) -> set[tuple[str, Span]]:
-    """(file, span) of the kubeletconfig.experimental annotation of each PerformanceProfile rendered."""
-    return {(profile.file, locate(profile.rendered_from.root, KUBELET_SNIPPET)) for profile in analysis.profiles
-            if profile.rendered_from is not None and isinstance(get(profile.rendered_from.root, KUBELET_SNIPPET), str)}
+ANNOTATION_HINT = "in the JSON of the kubeletconfig.experimental annotation (by hand: numalint does not edit inside it)"
+FLAG_HINT = "in kubeadm's kubeletExtraArgs, which set this kubelet flag (by hand: numalint does not edit flags)"
+
+
+def annotation_values(analysis: Analysis) -> dict[tuple[str, Span], str]:
+    """(file, span) -> where, of the values kubelet settings were taken from in another syntax, which a fix does not
+    edit: a PerformanceProfile's kubeletconfig.experimental annotation (located whole: one JSON text, an edit would
+    replace every other setting in it) and the kubelet flags kubeadm's kubeletExtraArgs set
+    (``views.kubelet_flags``: a map flag's items are located at its whole value)."""
+    inside = {(profile.file, span): FLAG_HINT for profile in analysis.profiles for span in profile.flag_spans}
+    inside.update({(profile.file, locate(profile.rendered_from.root, KUBELET_SNIPPET)): ANNOTATION_HINT
+                   for profile in analysis.profiles if profile.rendered_from is not None
+                   and isinstance(get(profile.rendered_from.root, KUBELET_SNIPPET), str)})
+    return inside
 
 
 def _has_node_side(analysis: Analysis) -> bool:

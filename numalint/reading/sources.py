@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from numalint import catalogue as registry
 from numalint.findings import Finding
-from numalint.k8s.kinds import is_known
+from numalint.k8s.kinds import KUBEADM_NODE_KINDS, is_known
 from numalint.reading.locate import locate
 from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 
@@ -452,9 +452,11 @@ _KIND_LINE = re.compile(r"^[ \t-]*kind:[ \t]*[\"']?([A-Za-z][A-Za-z0-9]*)[\"']?[
 
 def _wanted(text: str) -> Callable[[str, str], bool]:
     embedded = "PerformanceProfile" in text
+    flags = "kubeletExtraArgs" in text  # kubeadm's, over a KubeletConfiguration of the file (views.kubelet_flags)
 
     def keep(api_version: str, kind: str) -> bool:
-        return is_known(api_version, kind) or kind == "List" or (embedded and kind == "ConfigMap")
+        return is_known(api_version, kind) or kind == "List" or (embedded and kind == "ConfigMap") or (
+            flags and kind in KUBEADM_NODE_KINDS)
 
     return keep
 

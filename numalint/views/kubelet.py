@@ -121,6 +121,8 @@ class KubeletProfile:
     # analysed; the KubeletConfig cannot set featureGates itself
     cluster_gates: dict[str, bool] = field(default_factory=dict)
     rendered_from: Document | None = None  # the PerformanceProfile this configuration was rendered from
+    # where kubeadm's kubeletExtraArgs set fields over the file's KubeletConfiguration (views.kubelet_flags)
+    flag_spans: tuple[Span, ...] = ()
     node_selector: dict[str, str] | None = None  # PerformanceProfile spec.nodeSelector
 
     @property

@@ -1,0 +1,182 @@
+"""Kubelet command-line flags that kubeadm passes beside a KubeletConfiguration of the same file.
+
+A kubeadm configuration file holds the cluster's KubeletConfiguration and, in its InitConfiguration or
+JoinConfiguration, ``nodeRegistration.kubeletExtraArgs``: kubeadm writes those into kubeadm-flags.env, the
+kubelet's drop-in passes them on its command line, and a flag wins over the configuration file's field
+(cmd/kubelet/app/server.go, kubeletConfigFlagPrecedence). So `reserved-cpus: "0-1"` there reserves CPUs for a
+KubeletConfiguration that writes none. ``with_flags`` gives the KubeletConfiguration as the kubelet runs it: the
+flags numalint models written over its fields, located at the flags.
+
+Only flags a node-side rule reads are modelled; one whose value the kubelet would not parse is left out (the
+configuration's field stands). When the file holds a JoinConfiguration with such flags, its flags are the ones
+applied (the nodes that join run the workloads), else the InitConfiguration's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple
+
+from numalint.k8s.kinds import KUBEADM_GROUP, KUBEADM_NODE_KINDS
+from numalint.reading.sources import Document
+from numalint.reading.yamlpos import Span, YMap, YSeq
+
+GO_BOOLS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": True,
+            "0": False, "f": False, "F": False, "FALSE": False, "false": False, "False": False}
+
+
+class Flag(NamedTuple):
+    """One modelled flag: the configuration field it sets, its value as the field holds it, where it is written."""
+
+    field: str
+    value: Any
+    key_span: Span
+    value_span: Span
+
+
+def _text(value: str, span: Span) -> Any:
+    return value
+
+
+def _integer(value: str, span: Span) -> Any:
+    text = value.strip()
+    return int(text) if text.isascii() and text.lstrip("+-").isdigit() else None
+
+
+def _pairs(value: str, separator: str) -> list[tuple[str, str]] | None:
+    """cliflag's MapStringString (``k=v,k2=v2``) and LangleSeparatedMapStringString (``k<v``): None when an item
+    has no separator."""
+    pairs = []
+    for item in value.split(","):
+        key, sep, rest = item.partition(separator)
+        if not sep:
+            return None
+        pairs.append((key.strip(), rest.strip()))
+    return pairs
+
+
+def _mapping(items: Iterable[tuple[str, Any]], span: Span) -> YMap:
+    """A mapping every key and value of which is located at the flag's value."""
+    result = YMap()
+    result.span = span
+    for key, value in items:
+        result[key] = value
+        result.key_spans[key] = result.value_spans[key] = span
+    return result
+
+
+def _strings(separator: str) -> Callable[[str, Span], Any]:
+    def parse(value: str, span: Span) -> Any:
+        pairs = _pairs(value, separator)
+        return None if pairs is None else _mapping(pairs, span)
+    return parse
+
+
+def _booleans(value: str, span: Span) -> Any:
+    pairs = _pairs(value, "=")
+    if pairs is None or any(v not in GO_BOOLS for _k, v in pairs):
+        return None
+    return _mapping(((k, GO_BOOLS[v]) for k, v in pairs), span)
+
+
+def _reserved_memory(value: str, span: Span) -> Any:
+    """ReservedMemoryVar: ``0:memory=1Gi,hugepages-1Gi=2Gi;1:memory=2Gi`` (NUMA node: limits, per node)."""
+    entries = YSeq()
+    entries.span = span
+    for reservation in value.split(";"):
+        node, sep, limits = reservation.partition(":")
+        pairs = _pairs(limits, "=") if sep else None
+        if pairs is None or not node.strip().isdigit() or not node.strip().isascii():
+            return None
+        entries.append(_mapping((("numaNode", int(node)), ("limits", _mapping(pairs, span))), span))
+        entries.item_spans.append(span)
+    return entries
+
+
+# flag -> (configuration field, how its value is read)
+FLAGS: dict[str, tuple[str, Callable[[str, Span], Any]]] = {
+    "cpu-manager-policy": ("cpuManagerPolicy", _text),
+    "cpu-manager-policy-options": ("cpuManagerPolicyOptions", _strings("=")),
+    "topology-manager-policy": ("topologyManagerPolicy", _text),
+    "topology-manager-scope": ("topologyManagerScope", _text),
+    "topology-manager-policy-options": ("topologyManagerPolicyOptions", _strings("=")),
+    "memory-manager-policy": ("memoryManagerPolicy", _text),
+    "reserved-memory": ("reservedMemory", _reserved_memory),
+    "reserved-cpus": ("reservedSystemCPUs", _text),
+    "kube-reserved": ("kubeReserved", _strings("=")),
+    "system-reserved": ("systemReserved", _strings("=")),
+    "kube-reserved-cgroup": ("kubeReservedCgroup", _text),
+    "system-reserved-cgroup": ("systemReservedCgroup", _text),
+    "eviction-hard": ("evictionHard", _strings("<")),
+    "feature-gates": ("featureGates", _booleans),
+    "max-pods": ("maxPods", _integer),
+    "pods-per-core": ("podsPerCore", _integer),
+}
+
+
+def _written(arguments: Any) -> list[tuple[str, str, Span, Span]]:
+    """(flag, value, key span, value span) of kubeletExtraArgs: a mapping (kubeadm v1beta3 and before) or a list
+    of {name, value} (v1beta4)."""
+    found = []
+    if isinstance(arguments, YMap):
+        for name, value in arguments.items():
+            if isinstance(name, str) and isinstance(value, (str, int)) and not isinstance(value, bool):
+                found.append((name, str(value), arguments.key_spans[name], arguments.value_spans[name]))
+    elif isinstance(arguments, YSeq):
+        for item in arguments:
+            if isinstance(item, YMap) and isinstance(name := item.get("name"), str) and "value" in item:
+                value = item["value"]
+                if isinstance(value, (str, int)) and not isinstance(value, bool):
+                    found.append((name, str(value), item.value_spans["name"], item.value_spans["value"]))
+    return found
+
+
+def kubeadm_flags(documents: Sequence[Document]) -> list[Flag]:
+    """The modelled flags kubeadm gives the kubelet in these documents (one file's), see the module docstring."""
+    for kind in KUBEADM_NODE_KINDS:
+        for doc in documents:
+            if doc.kind != kind or not doc.api_version.startswith(KUBEADM_GROUP) or not isinstance(doc.root, YMap):
+                continue
+            registration = doc.root.get("nodeRegistration")
+            arguments = registration.get("kubeletExtraArgs") if isinstance(registration, YMap) else None
+            flags: dict[str, Flag] = {}
+            for name, text, key_span, value_span in _written(arguments):
+                if name not in FLAGS:
+                    continue
+                field, parse = FLAGS[name]
+                value = parse(text, value_span)
+                if value is None:
+                    continue
+                earlier = flags.get(field)
+                if earlier is not None and isinstance(value, YSeq) and isinstance(earlier.value, YSeq):
+                    value = _joined(earlier.value, value)  # the flag given again adds NUMA nodes
+                flags[field] = Flag(field, value, key_span, value_span)
+            if flags:
+                return list(flags.values())
+    return []
+
+
+def _joined(first: YSeq, second: YSeq) -> YSeq:
+    joined = YSeq()
+    joined.span = first.span
+    joined.extend([*first, *second])
+    joined.item_spans.extend([*first.item_spans, *second.item_spans])
+    return joined
+
+
+def with_flags(doc: Document, flags: Sequence[Flag]) -> Document:
+    """The KubeletConfiguration ``doc`` with ``flags`` written over its fields."""
+    root = doc.root
+    overlay = YMap()
+    overlay.span = root.span
+    overlay.duplicates, overlay.merged = root.duplicates, root.merged
+    fields = {flag.field for flag in flags}
+    for key, value in root.items():
+        if key in fields:
+            continue
+        overlay[key] = value
+        overlay.key_spans[key], overlay.value_spans[key] = root.key_spans[key], root.value_spans[key]
+    for flag in flags:
+        overlay[flag.field] = flag.value
+        overlay.key_spans[flag.field], overlay.value_spans[flag.field] = flag.key_span, flag.value_span
+    return Document(doc.file, doc.index, overlay, doc.span, doc.odd_keyed)
