@@ -34,11 +34,12 @@ def _one_cpu() -> None:
     os.sched_setaffinity(0, {allowed[-1]})
 
 
-def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall, CPU) seconds of one run of ``cmd`` pinned to one CPU."""
+def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """(wall, CPU) seconds of one run of ``cmd`` pinned to one CPU, from ``cwd`` (the checkout timed: ``python -m``
+    puts the working directory first on sys.path, before PYTHONPATH)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env,
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env, cwd=cwd,
                    preexec_fn=_one_cpu)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -61,7 +62,7 @@ def main() -> None:
     parser.add_argument("--old", default=None, help="another numalint checkout to time beside this one")
     parser.add_argument("--workdir", default=None, help="where cases are generated (default: a temp dir)")
     args = parser.parse_args()
-    workdir = Path(args.workdir or tempfile.mkdtemp(prefix="numalint-sim-"))
+    workdir = Path(args.workdir or tempfile.mkdtemp(prefix="numalint-sim-")).resolve()  # run from each checkout
     checkouts = {"new": HERE.parent} | ({"old": Path(args.old).resolve()} if args.old else {})
     for checkout in checkouts.values():  # as an installed wheel ships bytecode
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(checkout / "numalint")], check=False)
@@ -79,7 +80,7 @@ def main() -> None:
             for _ in range(args.rounds):
                 for name, checkout in checkouts.items():
                     env = {**os.environ, "PYTHONPATH": str(checkout)}
-                    runs[name].append(timed(cmd, env))
+                    runs[name].append(timed(cmd, env, checkout))
             for name, measured in runs.items():
                 results[(name, command, size)] = (statistics.median(w for w, _ in measured),
                                                   statistics.median(c for _, c in measured))

@@ -574,15 +574,15 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
         for finding in unread:
             click.echo(f"numalint: {finding.file}:{finding.span.line}:{finding.span.col}: {finding.message}; not "
                        "fixed", err=True)
-        sys.exit(2 if report.readable == 0 else 1 if text or result.refused or unread else 0)
+        # exit as `fix` would: 2 when it would write no file it names (a refused link), 1 with edits or refusals
+        sys.exit(2 if report.readable == 0 or links else 1 if text or result.refused or unread else 0)
     errors: dict[str, str] = dict(links)
     if stdin_text is None:
         from numalint.reading.sources import discover
 
         checked = discover(paths, options.exclude, options.exclude_base)[0]
-        done, unwritten = write_all(result.texts, result.originals, checked)
+        unwritten = write_all(result.texts, result.originals, checked, written)[1]  # counted as written
         errors.update(unwritten)
-        written.extend(done)
         for path, error in sorted(unwritten.items()):
             click.echo(f"numalint: {path}: {error}; not written", err=True)
         if errors:  # what remains is what is on disk

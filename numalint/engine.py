@@ -158,7 +158,7 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
     if carriers:  # HyperShift ConfigMaps may carry PerformanceProfiles
         from numalint.views.performance import embedded_profiles
 
-        known += [e for d in carriers for e in embedded_profiles(d, source.text)]
+        known += [e for d in carriers for e in embedded_profiles(d, source.text, source.findings)]
     source.documents = []  # the views keep what they need; trees are not sent between processes
     text, source.text = source.text, None
     cap = FindingCap(limit)  # findings of one rule past ``limit`` become one summary

@@ -543,9 +543,10 @@ def link_refusals(paths: Iterable[str], named: Iterable[str], excluded: Callable
     return refused
 
 
-def write_all(texts: dict[str, str], originals: dict[str, str],
-              checked: tuple[str, ...] | list[str] = ()) -> tuple[list[str], dict[str, str]]:
-    """Write every fixed file once (through symlinks); return (paths written, path -> error).
+def write_all(texts: dict[str, str], originals: dict[str, str], checked: tuple[str, ...] | list[str] = (),
+              written: list[str] | None = None) -> tuple[list[str], dict[str, str]]:
+    """Write every fixed file once (through symlinks); return (paths written, path -> error). ``written`` gets each
+    path as soon as its file is written: a signal delivered after a file (SIGINT, SIGTERM) leaves it counted.
 
     Stale temporaries are removed first from the directories of the files written and of ``checked``.
     """
@@ -554,7 +555,7 @@ def write_all(texts: dict[str, str], originals: dict[str, str],
     directories |= {os.path.dirname(os.path.realpath(p)) for p in checked if p != "-"}
     for directory in sorted(directories):
         remove_stale_temporaries(directory)
-    written: list[str] = []
+    written = [] if written is None else written
     errors: dict[str, str] = {}
     for real, path in targets.items():
         with held_signals():
@@ -563,5 +564,5 @@ def write_all(texts: dict[str, str], originals: dict[str, str],
             except WriteError as err:
                 errors[path] = str(err)
                 continue
-        written.append(path)
+            written.append(path)  # before the held signals are delivered
     return written, errors

@@ -15,7 +15,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable
 
 from numalint.findings import Edit, Finding, Fix
-from numalint.reading.scalars import in_place_of_block, looks_like_json, render_string, value_start
+from numalint.reading.scalars import NAME_END, in_place_of_block, looks_like_json, render_string, value_start
 from numalint.reading.yamlpos import Span, line_starts
 
 
@@ -51,8 +51,41 @@ def shape_edits(findings: Iterable[Finding], text_of: Callable[[str], str | None
             texts[finding.file] = _Text(text) if text is not None else None
         source = texts[finding.file]
         edits = [_shape(edit, source) for edit in fix.edits]
+        if source is not None and "*" in source.text:
+            edits = _without_followers(edits, source)
         if edits != fix.edits:
             finding.fix = Fix(fix.description, edits, fix.safety)
+
+
+def _without_followers(edits: list[Edit], source: _Text) -> list[Edit]:
+    """``edits`` but those of an alias whose anchored value another edit of the fix sets to the same text: the alias
+    reads the new value (``requests: {cpu: &c 1500m}``, ``limits: {cpu: *c}``: one edit, after the anchor). An
+    edit of any other alias stays, for ``verify_edits`` to refuse: written, it would replace the alias."""
+    where = [source.offsets(edit.span) for edit in edits]
+    anchored = {(w[0], edit.text) for edit, w in zip(edits, where, strict=True) if w is not None}
+    kept = []
+    for edit, at in zip(edits, where, strict=True):
+        if at is not None and source.text.startswith("*", at[0]):
+            value = _anchored_value(source.text, at[0], at[1])
+            if value is not None and (value, edit.text) in anchored:
+                continue
+        kept.append(edit)
+    return kept
+
+
+def _anchored_value(text: str, begin: int, end: int) -> int | None:
+    """Where the value of the node the alias ``text[begin:end]`` reads starts: after the nearest ``&name`` before
+    it (YAML's aliases read the last anchor of their name), its tag and spaces."""
+    name = text[begin + 1:end].strip()
+    at = begin
+    while name:
+        at = text.rfind("&" + name, 0, at)
+        if at < 0:
+            return None
+        after = at + 1 + len(name)
+        if after >= len(text) or text[after] in NAME_END:
+            return value_start(text, at, len(text))
+    return None
 
 
 def _shape(edit: Edit, source: _Text | None) -> Edit:
@@ -139,6 +172,9 @@ def verify_edits(text: str, edits: list[tuple[Edit, Finding]],
             if _inside_block_text(nodes, where, text, edit.expected):
                 continue  # a document embedded in a block scalar (a ConfigMap's data): exactly the text expected
             return f"the {finding.rule} fix at {at} does not cover one whole YAML node ({text[slice(*where)]!r})"
+        if text.startswith("*", where[0]):  # written, the value would replace the alias, its anchor read by none
+            return (f"the {finding.rule} fix at {at} would replace the alias {text[slice(*where)]} with a value; "
+                    "edit the anchored value it reads instead")
         if edit.expected is not None and nodes[where] != edit.expected:
             return (f"the {finding.rule} fix at {at} expected {edit.expected!r} but the file has "
                     f"{text[slice(*where)]!r} there")

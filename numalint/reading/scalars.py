@@ -17,7 +17,7 @@ import re
 from numalint.reading.yamlpos import resolve_plain
 
 _SEPARATION = " \t\r\n\x85\u2028\u2029\ufeff"
-_NAME_END = _SEPARATION + ",[]{}"
+NAME_END = _SEPARATION + ",[]{}"  # what ends an anchor or tag name
 # a plain scalar safe in block and flow context alike: no indicator first, no ": ", " #", "," or brackets
 _PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./-]*")
 
@@ -31,7 +31,7 @@ def value_start(text: str, begin: int, end: int) -> int:
             close = text.find(">", i, end)
             i = end if close < 0 else close + 1
         else:
-            while i < end and text[i] not in _NAME_END:
+            while i < end and text[i] not in NAME_END:
                 i += 1
         while i < end:
             if text[i] in _SEPARATION:

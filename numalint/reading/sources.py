@@ -302,6 +302,14 @@ def _file_type(mode: int) -> str:
     return "a special file"
 
 
+def _byte_position(data: bytes, offset: int) -> Span:
+    """The line and column of byte ``offset`` (columns count the bytes before it on its line: the text cannot be
+    decoded)."""
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    line, col = data.count(b"\n", 0, offset) + 1, offset - line_start + 1
+    return Span(line, col, line, col + 1)
+
+
 def decode(data: bytes) -> str:
     """UTF-8 text (a BOM dropped); UnicodeDecodeError otherwise."""
     return data.decode("utf-8-sig")
@@ -333,7 +341,7 @@ def read_source(path: str, given: str | None = None, checked_only: bool = False,
             text = decode(data)
     except UnicodeDecodeError as exc:
         message = f"file is not UTF-8 text ({exc.reason} at byte {exc.start})"
-        source.findings.append(registry.finding("yaml-syntax", message, path, Span(1, 1, 1, 1)))
+        source.findings.append(registry.finding("yaml-syntax", message, path, _byte_position(exc.object, exc.start)))
         return source
     except ReadError as exc:
         source.findings.append(registry.finding("yaml-syntax", str(exc), path, Span(1, 1, 1, 1)))

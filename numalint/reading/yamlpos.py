@@ -240,7 +240,7 @@ def _mismatch(value: str, kind: str) -> TagMismatch:
 _OTHER_BREAKS = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
 
 
-def _other_breaks(text: str) -> bool:
+def other_breaks(text: str) -> bool:
     """Whether ``text`` breaks lines other than at LF and CRLF (substring tests first: a regular expression
     scan of every file cost more than a tenth of reading it)."""
     if "\r" in text or "\x85" in text or "\u2028" in text or "\u2029" in text:
@@ -262,7 +262,7 @@ class _Positions:
     """libyaml marks -> 1-based (line, column) in the LF model."""
 
     def __init__(self, text: str) -> None:
-        self.starts = line_starts(text) if _other_breaks(text) else None
+        self.starts = line_starts(text) if other_breaks(text) else None
 
     def at(self, mark: Any) -> tuple[int, int]:
         if self.starts is None:  # libyaml's lines are the LF lines

@@ -16,8 +16,9 @@ import json
 import re
 from typing import Any
 
+from numalint import catalogue as registry
 from numalint.alignment.machine import Machine
-from numalint.findings import ObjectRef
+from numalint.findings import Finding, ObjectRef
 from numalint.k8s import gojson
 from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
 from numalint.k8s.gojson import HugeInt, TooDeep
@@ -25,7 +26,7 @@ from numalint.k8s.kinds import KUBELET_SNIPPET
 from numalint.k8s.quantity import format_bytes, try_quantity
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
-from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
+from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all, other_breaks
 from numalint.views.embedded import EmbeddedDocument, unfinished
 from numalint.views.kubelet import KubeletProfile, kubelet_profile
 from numalint.views.schema import GO_INT_BITS, KUBELET_SCHEMA, kubelet_field_names, load_schema, validator
@@ -67,11 +68,12 @@ TUNING_KEY = "tuning"  # hypershift-operator/controllers/nodepool: tuningConfigK
 _BLOCK_HEADER = re.compile(r"\|([1-9])?[+-]?([1-9])?")  # a literal block scalar's header: indentation, chomping
 
 
-def embedded_profiles(doc: Document, text: str | None) -> list[Document]:
+def embedded_profiles(doc: Document, text: str | None, skipped: list[Finding] | None = None) -> list[Document]:
     """PerformanceProfiles inside a ConfigMap's ``data.tuning``, as HyperShift NodePools take them
     (``spec.tuningConfig`` names such ConfigMaps; the key may hold a Tuned or a PerformanceProfile).
     Only a literal block scalar (``tuning: |``) maps line for line onto the file, so only that form is
-    read: every position inside it is the position in the ConfigMap's file."""
+    read: every position inside it is the position in the ConfigMap's file. Not in a file that breaks lines
+    elsewhere than at LF or CRLF (a lone CR, NEL): libyaml's lines then are not the file's; ``skipped`` is told."""
     if doc.kind != "ConfigMap" or text is None:
         return []
     data = doc.root.get("data")
@@ -80,6 +82,15 @@ def embedded_profiles(doc: Document, text: str | None) -> list[Document]:
         return []
     assert isinstance(data, YMap)
     start = data.value_spans[TUNING_KEY]
+    if other_breaks(text):
+        if skipped is not None:
+            name, namespace = get(doc.root, ("metadata", "name")), get(doc.root, ("metadata", "namespace"))
+            skipped.append(registry.finding(
+                "not-lintable", "the PerformanceProfile in data.tuning is not checked: the file breaks lines at a "
+                "lone CR or NEL (U+0085), so positions inside the block cannot be told; use LF or CRLF line ends",
+                doc.file, start, ObjectRef(doc.api_version, doc.kind, "<unnamed>" if name is None else str(name),
+                                           None if namespace is None else str(namespace))))
+        return []
     lines = text.splitlines()
     header = _BLOCK_HEADER.match(lines[start.line - 1][start.col - 1:])
     if header is None:

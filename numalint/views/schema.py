@@ -377,10 +377,12 @@ def _tagged(text: str | None, span: Any) -> bool:
 def _as_written(text: str | None, span: Any) -> tuple[str, str] | None:
     """(properties, value) of the node at a one-line ``span`` as the file writes them: its anchor and tag, then
     its text; None without the text or for a node over several lines."""
-    if text is None or span.line != span.end_line:
+    if text is None or span.line != span.end_line or span.line > len(_line_starts(text)):
         return None
     start = _offset(text, span.line, span.col)
     end = start + span.end_col - span.col
+    if not 0 <= start <= end <= len(text):  # a span of another line model than the text's: nothing to read
+        return None
     at = value_start(text, start, end)
     return text[start:at], text[at:end]
 

@@ -151,6 +151,9 @@ def test_a_signal_while_writing_leaves_whole_files_and_no_temporaries(tmp_path: 
     if running:
         assert process.returncode == code, err
         assert "Traceback" not in err and "interrupted" in err and "fixed" in states
+        # the count it prints is the files written (it said 0 when the signal came while writing)
+        fixed = sum(1 for path in files if path.read_text() == GOOD)
+        assert f"; {fixed} file(s) written whole" in err, (fixed, err)
     assert stray(tmp_path) == []
 
 
@@ -203,6 +206,7 @@ def test_a_link_to_a_file_the_run_would_not_fix_is_not_written_through(tmp_path:
     assert result.returncode == 2
     diff = cli("fix", "--diff", ".", cwd=repo)
     assert diff.stdout == "" and "outside the paths named" in diff.stderr
+    assert diff.returncode == 2  # as fix's: it would not write a file it names (it exited 0)
     # a link named itself, or reaching a file or directory named itself, is written through: that is what was asked
     assert cli("fix", "a.yaml", cwd=repo).returncode == 0
     assert targets[0].read_text() == GOOD and (repo / "a.yaml").is_symlink()
@@ -353,3 +357,36 @@ def test_broken_stdin_fails_with_its_finding(make: Callable[[], str]) -> None:
     assert result.returncode == 2 and "yaml-syntax" in result.stderr
     assert result.stdout == text  # a filter: the input goes through unchanged
     assert json.loads(cli("check", "--format", "json", "-", stdin=text).stdout)["findings"][0]["rule"] == "yaml-syntax"
+
+
+# 5. aliases
+
+
+def test_an_alias_reading_the_value_a_fix_edits_follows_the_edit(tmp_path: Path) -> None:
+    """`limits: {cpu: *c}` reads `requests: {cpu: &c 1500m}`: the fix edits the anchored value only, and the alias
+    reads the new one (it was replaced by the value too, its anchor then read by nothing; found by the fix-safety
+    review)."""
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: x\n"
+           "    resources:\n      requests: {cpu: &c 1500m, memory: 1Gi}\n      limits: {cpu: *c, memory: 1Gi}\n")
+    kubelet = HEAD + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n'
+    target = write_bytes(tmp_path / "pod.yaml", pod)
+    write_bytes(tmp_path / "kubelet.yaml", kubelet)
+    shown = json.loads(run("check", "--format", "json", str(tmp_path)).output)["findings"]
+    [fractional] = [f for f in shown if f["rule"] == "fractional-cpu"]
+    assert [(e["line"], e["text"]) for e in fractional["fix"]["edits"]] == [(9, '"2"')]
+    run("fix", "--unsafe-fixes", str(tmp_path))
+    assert target.read_text() == pod.replace("&c 1500m", '&c "2"')
+    assert "fractional-cpu" not in run("check", "--format", "json", str(tmp_path)).rules()
+
+
+def test_a_fix_never_replaces_an_alias_with_a_value(tmp_path: Path) -> None:
+    """An alias under another key than its anchor (`kubeReserved: {cpu: *r}` reading `reservedSystemCPUs: &r 0`):
+    quoting it would leave the anchor read by nothing; the fix is a hint, and fix writes nothing."""
+    text = HEAD + "cpuManagerPolicy: static\nreservedSystemCPUs: &r 0\nkubeReserved:\n  cpu: *r\n"
+    target = write_bytes(tmp_path / "k.yaml", text)
+    shown = json.loads(run("check", "--format", "json", str(target)).output)["findings"]
+    by_line = {f["line"]: f["fix"] for f in shown if f["rule"] == "schema"}
+    assert set(by_line) == {4, 6} and not by_line[4]["edits"] and not by_line[6]["edits"]
+    assert "would replace the alias *r" in by_line[6]["description"]
+    run("fix", "--unsafe-fixes", str(target))
+    assert target.read_text() == text

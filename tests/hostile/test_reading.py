@@ -239,6 +239,8 @@ def test_stdin_that_is_not_utf8_is_the_same_finding_as_a_file(tmp_path: Path, na
     env = {"PYTHONIOENCODING": encoding}
     [expected] = by_rule(cli("check", "-f", "json", str(tmp_path / "in.yaml"), env=env), "yaml-syntax")
     assert expected["message"].startswith("file is not UTF-8 text")
+    # at the byte it names, not 1:1 (line 3: after apiVersion and kind; the column counts bytes)
+    assert (expected["line"], expected["column"]) == (3, 21 if name == "latin-1" else 1), expected
     ran = cli("check", "-f", "json", "-", stdin=data, env=env)
     [finding] = by_rule(ran, "yaml-syntax")
     assert (finding["message"], finding["line"], finding["file"]) == (expected["message"], expected["line"], "-")
@@ -322,3 +324,24 @@ def test_too_many_nodes_is_one_finding(tmp_path: Path) -> None:
     # a million nodes take seconds to read, more on a loaded machine: a generous timeout, not a hang
     [finding] = by_rule(cli("check", "-f", "json", str(tmp_path / "m.yaml"), timeout=120), "yaml-syntax")
     assert finding["message"] == "more than 1000000 YAML nodes in one file; not read"
+
+
+@pytest.mark.parametrize("end", ["\r", "\x85", "\r\n"])
+def test_a_profile_in_a_configmap_with_other_line_ends_is_no_traceback(tmp_path: Path, end: str) -> None:
+    """A PerformanceProfile in a ConfigMap's tuning block whose lines end at a lone CR or NEL: libyaml's lines are
+    not the file's, and reading a written value at a position of one in the other ended in a traceback (found by
+    the fix-safety review). The profile is not read, and an info says why; CRLF files are read as ever."""
+    crlf = end == "\r\n"
+    text = ("kind: ConfigMap\napiVersion: v1\nmetadata: {name: tuned}\ndata:\n  tuning: |\n"
+            "    apiVersion: performance.openshift.io/v2\n    kind: PerformanceProfile\n    metadata: {name: p}\n"
+            "    spec: {numa: {topologyPolicy: single-numa-node}, cpu: {reserved: 0}}" + ("\n" if crlf else end)
+            + "    # a note\n")
+    (tmp_path / "cm.yaml").write_bytes((text.replace("\n", "\r\n") if crlf else text).encode())
+    ran = cli("check", "-f", "json", str(tmp_path / "cm.yaml"))
+    rules = [f["rule"] for f in ran.findings()]
+    if crlf:
+        assert "schema" in rules and "not-lintable" not in rules  # reserved: 0, a number where a cpuset is written
+    else:
+        assert [(f["rule"], f["line"]) for f in ran.findings()] == [("not-lintable", 5)]
+    for command in (["fix", "--diff"], ["fix"]):
+        assert cli(*command, str(tmp_path / "cm.yaml")).code in (0, 1)  # and no traceback (Ran)
