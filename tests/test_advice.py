@@ -135,7 +135,7 @@ def test_sriov_numvfs_range_and_count_advice_hold_together(tmp_path: Path) -> No
     files = {"topology.yaml": SRIOV_TOPOLOGY, "policy.yaml": _policy(128, "ens1f1#2-200")}
     found = [f for f in findings(tmp_path, files) if f["rule"] == "sriov-numvfs"]
     advice = sorted(f["fix"]["description"] for f in found)
-    assert advice == ["set numVfs to at most 64", "use ens1f1#2-63"], advice
+    assert advice == ["set numVfs to at most 64, and pfNames to ens1f1#2-63", "use ens1f1#2-63"], advice
     after = findings(tmp_path, {"topology.yaml": SRIOV_TOPOLOGY, "policy.yaml": _policy(64, "ens1f1#2-63")})
     assert not [f for f in after if f["rule"] == "sriov-numvfs"], after
 

@@ -112,7 +112,7 @@ def smt_alignment(analysis: Analysis) -> Iterator[Hit]:
                     analysis, pod,
                     f"the kubelet on {pod.node} rejects pod {pod.name}: SMTAlignmentError: {pod.admission.message} "
                     f"(full-pcpus-only hands out whole cores of {per_core} threads)",
-                    Fix(smt_fix(per_core, pod.view)))
+                    Fix(smt_fix(per_core, pod.view, pod.admission.message)))
 
 
 def _requests_of(node: Node, spec: PodSpec, scope: str) -> list[tuple[str, dict[str, int]]]:
@@ -346,7 +346,8 @@ def dra_not_aligned(analysis: Analysis) -> Iterator[Hit]:
                   pod.file, pod.span(path), pod.ref,
                   Fix("ask for the device through its device plugin (an extended resource, such as nvidia.com/gpu), "
                       "which the Topology Manager aligns; or let DRA place the CPUs too: one ResourceClaim for the "
-                      "device and CPUs (a CPU DRA driver, with cpuManagerPolicy none) with a matchAttribute "
+                      "device and CPUs (a CPU DRA driver, on nodes whose kubelet runs cpuManagerPolicy none and "
+                      "topologyManagerPolicy none) with a matchAttribute "
                       "constraint on resource.kubernetes.io/numaNode (or pcieRoot)"),
                   None, pool_related(analysis, pool))
 

@@ -351,7 +351,8 @@ def _odd_keys(doc: Document) -> Iterator[Finding]:
         for key, span in mapping.duplicates:
             yield registry.finding("unknown-field", f'duplicate field "{key}": only its last value is kept, and what '
                                    "the first one held never applies", doc.file, span,
-                                   fix=Fix(f'merge the "{key}" entries into one'))
+                                   fix=Fix(f'merge the "{key}" entries into one (the last one\'s value is the one read '
+                                           "now)"))
 
 
 def _schema_at(schema: dict[str, Any], path: Path) -> dict[str, Any] | None:

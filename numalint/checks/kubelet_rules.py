@@ -138,8 +138,13 @@ def no_cpu_reservation(analysis: Analysis) -> Iterator[Hit]:
                     continue  # validation stops at "unable to parse reservedSystemCPUs" first (reserved-cpus-invalid)
                 cgroups = reserved_cgroups(profile, analysis)
                 # reservedSystemCPUs next to a reserved cgroup stops the kubelet too (reserved-cpus-conflict)
+                # a cpu quantity written (as 0): reservedSystemCPUs would override it (reserved-cpus-conflict)
+                written = [name for name in ("systemReserved", "kubeReserved") if "cpu" in profile.reserved_raw[name]]
                 fix = (Fix('reserve CPUs for the system with kubeReserved: {cpu: "1"} or systemReserved: {cpu: "1"} '
                            f"(reservedSystemCPUs cannot go with {' and '.join(cgroups)})") if cgroups else
+                       Fix(f'reserve CPUs for the system: raise {written[0]}.cpu, e.g. to "1", or list them in '
+                           f"reservedSystemCPUs (e.g. \"0\") and remove the cpu of {' and '.join(written)}, which "
+                           "it overrides") if written else
                        Fix('reserve CPUs for the system, e.g. reservedSystemCPUs: "0" or kubeReserved: {cpu: "1"}'))
                 yield _finding(profile, f"static CPU manager without reserved CPUs: the kubelet will not start "
                                f"({problem.message})", "cpuManagerPolicy", fix=fix)
@@ -341,14 +346,14 @@ def _sized_without_topology(analysis: Analysis, profile: KubeletProfile) -> Iter
             f"determined by Node Allocatable feature): {sizing}, always more than zero", where,
             fix=Fix("list reservedMemory memory entries adding up to the sized systemReserved + kubeReserved "
                     "+ evictionHard memory.available: declare the pool's NodeTopology so numalint computes "
-                    "it, or set systemReserved.memory (autoSizingReserved: false) and list that total"))
+                    "it, or set systemReserved.memory (with spec.autoSizingReserved: false) and list that total"))
         return
     yield _finding(
         profile,
         f"memoryManagerPolicy Static on OpenShift {release}: {sizing}, so the total reservedMemory must "
         "match depends on the node size; numalint cannot check it without the pool's topology",
         where, severity="warning",
-        fix=Fix("declare the pool's NodeTopology, or set systemReserved.memory (or autoSizingReserved: false) "
+        fix=Fix("declare the pool's NodeTopology, or set systemReserved.memory (or spec.autoSizingReserved: false) "
                 "so the reservation no longer depends on the node"))
 
 
@@ -487,7 +492,10 @@ def reserved_memory_numa(analysis: Analysis) -> Iterator[Hit]:
                         "does not refuse it (validateReservedMemoryConfiguration checks only zero, unsupported and "
                         "duplicate limits) but reads it as an unsigned 64-bit number, so the Memory Manager's "
                         "accounting of that NUMA node is wrong", *where, "limits", resource,
-                        fix=Fix("reserve a positive amount, or remove the limit"))
+                        fix=Fix("remove the limit (no hugepages are reserved for the system: their entries must add "
+                                "up to 0)" if resource.startswith("hugepages-") else
+                                "remove the limit, or reserve a positive amount (the memory entries adding up to the "
+                                "Node Allocatable reservation)"))
         for problem in analysis.start_problems(profile):
             if problem.reason not in claimed:
                 continue
@@ -594,6 +602,29 @@ def kubelet_start(analysis: Analysis) -> Iterator[Hit]:
                            problem.field)
             yield _finding(profile, f"the kubelet refuses to start: {problem.message}", written,
                            *_inside(profile, problem), key=True)
+        yield from _enforced_without_cgroup(profile, analysis)
+
+
+def _enforced_without_cgroup(profile: KubeletProfile, analysis: Analysis) -> Iterator[Hit]:
+    """enforceNodeAllocatable naming system-reserved or kube-reserved without that cgroup: the kubelet's
+    configuration validation refuses it (pkg/kubelet/apis/config/validation: ValidateKubeletConfiguration), what
+    reserved-cpus-conflict's fix says to remove with the cgroups."""
+    listed = profile.raw.get(profile.keys.get("enforceNodeAllocatable", "enforceNodeAllocatable"))
+    if not isinstance(listed, list):
+        return
+    cgroups = {"system-reserved": ("systemReservedCgroup", profile.system_reserved_cgroup_at(analysis.version)),
+               "kube-reserved": ("kubeReservedCgroup", profile.kube_reserved_cgroup)}
+    for index, entry in enumerate(listed):
+        if not isinstance(entry, str) or entry not in cgroups or cgroups[entry][1]:
+            continue
+        field = cgroups[entry][0]
+        flag = "--" + entry + "-cgroup"
+        yield _finding(profile, f"the kubelet refuses to start: invalid configuration: {field} ({flag}) must be "
+                                f'specified when "{entry}" contained in enforceNodeAllocatable '
+                                "(--enforce-node-allocatable)", "enforceNodeAllocatable", index,
+                       fix=Fix(f'remove "{entry}" from enforceNodeAllocatable' + (
+                           " (a reserved cgroup cannot go with reservedSystemCPUs)" if profile.reserved_cpus_text else
+                           f", or set {field} to the cgroup the {entry.split('-')[0]} daemons run in")))
 
 
 def _inside(profile: KubeletProfile, problem: StartProblem) -> tuple[str | int, ...]:

@@ -178,8 +178,9 @@ def _competing(groups: list[tuple[str, list[KubeletProfile], KubeletProfile | No
                       f"/etc/node-sizing-enabled.env, may still apply where the newest writes none){apart}",
                       profile.file,
                       _selector_span(profile), profile.ref,
-                      Fix("merge the settings into one KubeletConfig per pool (a PerformanceProfile renders its "
-                          "own performance-<name> KubeletConfig)"))
+                      Fix("merge the settings into one KubeletConfig per pool; beside a PerformanceProfile, which "
+                          "renders its own performance-<name> KubeletConfig, move the other's settings into the "
+                          "profile's kubeletconfig.experimental annotation"))
 
 
 @check("performance-profile-cpus")

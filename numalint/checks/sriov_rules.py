@@ -135,6 +135,18 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
             if network is None:
                 if sriov.templated_near(ATTACHABLE_KINDS, attachment.label.split("/")[-1], pod.file, analysis.run):
                     continue  # a templated network near it may be the one
+                name = attachment.label.split("/")[-1]
+                elsewhere = sorted({ns for n in sriov.networks.get(name, []) for ns in n.namespaces})
+                if elsewhere and nameable:  # Multus looks in the namespace written, else the pod's own
+                    looked = attachment.label.split("/")[0] if "/" in attachment.label else pod.ref.namespace
+                    spaces = " and ".join(f'"{ns}"' for ns in elsewhere)
+                    yield Hit(f'{pod.ref.label()} attaches network "{attachment.label}" ({NETWORKS_ANNOTATION}), but '
+                              f'the network of that name is in namespace {spaces}, not in "{looked}", where Multus '
+                              "looks: it cannot find it and the pod stays in ContainerCreating",
+                              pod.file, _annotation_span(pod), pod.ref,
+                              Fix(f'name it with its namespace in the annotation ("{elsewhere[0]}/{name}"), or create '
+                                  f'the network in namespace "{looked}" (a SriovNetwork\'s networkNamespace)'))
+                    continue
                 yield Hit(f'{pod.ref.label()} attaches network "{attachment.label}" ({NETWORKS_ANNOTATION}) but no '
                           "SriovNetwork, SriovIBNetwork, OVSNetwork, NetworkAttachmentDefinition or NVIDIA network "
                           "operator network of that name is in the run: Multus cannot find it and the pod stays in "
@@ -423,9 +435,13 @@ def sriov_numvfs(analysis: Analysis) -> Iterator[Hit]:
                 over[nic.pci_address] = f'{what} (topology "{topo.name}")'
                 cap = min(cap, most)
         if over:
+            # a pfNames range past the new numVfs is refused in turn (sriov-numvfs): cut it in the same edit
+            beyond = [f"{pf.name}#{min(pf.first, pf.last)}-{cap - 1}" for pf in policy.pf_names
+                      if pf.first is not None and pf.last is not None and max(pf.first, pf.last) >= cap
+                      and min(pf.first, pf.last) < cap]
             kernel = ("the kernel refuses more VFs than the PF's sriov_totalvfs, so the operator cannot configure "
                       "the node")
             consequence = REJECTS if checked and not unchecked_by_webhook(analysis.run, policy.doc) else kernel
             yield Hit(f'numVfs {policy.num_vfs} of "{policy.ref.name}" is above {" and ".join(over.values())}: '
                       f"{consequence}", policy.doc.file, policy.span("numVfs"), policy.ref,
-                      Fix(f"set numVfs to at most {cap}"))
+                      Fix(f"set numVfs to at most {cap}" + (f", and pfNames to {', '.join(beyond)}" if beyond else "")))

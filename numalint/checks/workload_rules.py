@@ -135,10 +135,13 @@ def fractional_cpu(analysis: Analysis) -> Iterator[Hit]:
         reason = asked if asked is not None else None if agent else _static_pool_reason(analysis, pod)
         if reason is None:
             continue
+        carriers = [c for c in pod.containers if _own_alignment_resources(c)]
         for container in pod.containers:
             cpu = container.limits.get("cpu")
             if cpu is None or cpu.denominator == 1:
                 continue
+            if not _own_alignment_resources(container) and (whole or carriers):
+                continue  # a sidecar (a log shipper beside the trainer): the shared pool is what it is for
             step = _whole_cores(analysis, pod)
             nearest = max(1, int(cpu / step + Fraction(1, 2))) * step  # half up: 2500m -> 3 (-> 2 in cores of 2)
             edits = [Edit(_span(pod, container, "resources", kind, "cpu"), str(nearest), string=True)
@@ -148,6 +151,13 @@ def fractional_cpu(analysis: Analysis) -> Iterator[Hit]:
                       f"({reason}). {_still_aligned(analysis, pod, container)}",
                       pod.file, _span(pod, container, "resources", "limits", "cpu"), pod.ref,
                       Fix(f'use a whole number of CPUs: cpu: "{nearest}" in requests and limits', edits, UNSAFE))
+
+
+def _own_alignment_resources(container: ContainerView) -> bool:
+    """Whether the container itself asks for something the Topology Manager aligns with CPUs: a device or an
+    extended resource, or hugepages. A fractional container asking for neither, beside one with whole CPUs or one
+    that does ask, is the pod's sidecar: its CPUs are meant to be shared, whatever the pod asks for."""
+    return any(amount and (is_extended(r) or is_hugepages(r)) for r, amount in container.limits.items())
 
 
 def _whole_cores(analysis: Analysis, pod: PodView) -> int:

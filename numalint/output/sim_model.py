@@ -181,7 +181,7 @@ def _explain(analysis: Analysis, workload: Workload) -> int:
         return 0
     if pod.admission.reason == "SMTAlignmentError":
         nodes = workload.pool.nodes
-        workload.fixes = [smt_fix(nodes[0].topo.cpus_per_core if nodes else 1, pod.view)]
+        workload.fixes = [smt_fix(nodes[0].topo.cpus_per_core if nodes else 1, pod.view, pod.admission.message)]
         return 0
     workload.fixes = verified_fixes(analysis.sriov, workload.pool, pod, analysis.pool_runs)
     return 1

@@ -61,7 +61,7 @@ def fit_fix(view: PodView, devices: list[str] | None = None, policy: str = "") -
     return "split the workload or lower its requests to fit one NUMA node"
 
 
-def smt_fix(per_core: int, view: PodView | None = None) -> str:
+def smt_fix(per_core: int, view: PodView | None = None, message: str = "") -> str:
     """What ``smt-alignment`` advises for an SMTAlignmentError (full-pcpus-only). A KubeVirt VM that isolates its
     emulator thread gets one CPU more than its vCPUs: its vCPU count must be one short of a multiple."""
     if view is not None and view.isolated_emulator:
@@ -71,6 +71,8 @@ def smt_fix(per_core: int, view: PodView | None = None) -> str:
                  else "give the VM a vCPU count (sockets x cores x threads)")
         return (f"KubeVirt adds one CPU for the isolated emulator thread: {count} one short of a multiple of "
                 f"{per_core},{parity} or free whole cores")
+    if "not multiple" in message:  # a count of CPUs no number of free cores gives
+        return f"request a multiple of {per_core} CPUs per container"
     return f"request a multiple of {per_core} CPUs per container, or free whole cores"
 
 
