@@ -78,3 +78,24 @@ def test_flags_apply_only_within_their_file_and_odd_shapes_are_no_traceback(tmp_
         result = run("check", "--format", "json", str(write(tmp_path / "odd", {
             "kubeadm.yaml": _kubeadm("JoinConfiguration", arguments) + "---\n" + KUBELET})))
         assert result.exit_code == 1 and "Traceback" not in result.output + result.stderr
+
+
+def test_flags_read_as_the_kubelets_parsers_read_them(tmp_path: Path) -> None:
+    """Found by the review of this change: an int flag of two signs ended in a traceback; a map flag with a trailing
+    comma was left out (cliflag skips empty items); a feature-gates flag dropped the gates the file sets (the kubelet
+    adds them back); an empty map flag clears the field."""
+    for count in ('"+-5"', '"--5"', '"0x"', '"1_"', '"99999999999"', '"010"'):
+        text = _kubeadm("JoinConfiguration", f"    max-pods: {count}\n") + "---\n" + KUBELET
+        assert "no-cpu-reservation" in _rules(tmp_path, text)  # and no traceback (findings would fail)
+    trailing = _kubeadm("JoinConfiguration", '    kube-reserved: "cpu=1,memory=1Gi,"\n')
+    assert "no-cpu-reservation" not in _rules(tmp_path, trailing + "---\n" + KUBELET)
+    gates = _kubeadm("JoinConfiguration", '    feature-gates: "KubeletTracing=true"\n    reserved-cpus: "0"\n')
+    kubelet = (KUBELET.replace("single-numa-node", "restricted")
+               + 'cpuManagerPolicyOptions: {align-by-socket: "true"}\n'
+               + "featureGates: {CPUManagerPolicyAlphaOptions: true}\n")
+    off = gates.replace("KubeletTracing=true", "CPUManagerPolicyAlphaOptions=false")
+    assert "policy-option" in _rules(tmp_path, off + "---\n" + kubelet)
+    assert "policy-option" not in _rules(tmp_path, gates + "---\n" + kubelet)
+    cleared = _kubeadm("JoinConfiguration", '    kube-reserved: ""\n')
+    assert "no-cpu-reservation" in _rules(tmp_path, cleared + "---\n" + KUBELET + 'kubeReserved: {cpu: "1"}\n')
+    assert "no-cpu-reservation" not in _rules(tmp_path, KUBELET + 'kubeReserved: {cpu: "1"}\n')

@@ -167,3 +167,20 @@ def test_a_fractional_sidecar_beside_the_containers_that_ask_for_alignment_is_no
     assert _fractional(tmp_path, _job(app, init="setup: cpu: 500m, memory: 64Mi")) == []
     # a container that asks for hugepages itself is no sidecar
     assert _fractional(tmp_path, _job(app, "cache: cpu: 500m, memory: 64Mi, hugepages-1Gi: 1Gi")) == ["cache"]
+
+
+def test_a_fractional_main_container_is_still_reported(tmp_path: Path) -> None:
+    """The container that gets the pod's VF from the network resources injector, or a fractional one larger than
+    the whole-CPU agent beside it, is the pod's main one (found by the review of this change)."""
+    agent, du = 'agent: cpu: "1", memory: 64Mi', "du: cpu: 3500m, memory: 1Gi"
+    assert _fractional(tmp_path, _job(du, agent)) == ["du"]
+    network = ("apiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata: {name: fh, "
+               "namespace: openshift-sriov-network-operator}\nspec:\n  resourceName: fh\n  numVfs: 8\n"
+               "  nodeSelector: {a: b}\n  nicSelector: {pfNames: [ens1f0]}\n---\n"
+               "apiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetwork\nmetadata: {name: fh-net, namespace: "
+               "openshift-sriov-network-operator}\nspec: {resourceName: fh}\n")
+    small = _job("du: cpu: 500m, memory: 1Gi", agent.replace('"1"', '"2"')).replace(
+        "    spec:\n      restartPolicy",
+        "    metadata:\n      annotations: {k8s.v1.cni.cncf.io/networks: fh-net}\n    spec:\n      restartPolicy")
+    (tmp_path / "net.yaml").write_text(network)
+    assert _fractional(tmp_path, small) == ["du"]

@@ -106,6 +106,10 @@ def test_a_network_in_another_namespace_is_named_with_it(tmp_path: Path) -> None
     assert found["fix"]["description"].startswith('name it with its namespace in the annotation ("ran/fh-net")')
     fixed = pod.replace("networks: fh-net", "networks: ran/fh-net")
     assert _check(tmp_path, {"n.yaml": network, "p.yaml": policy, "pod.yaml": fixed}) == []
+    # written as JSON, the entry's "namespace" is the field to set
+    listed = pod.replace("networks: fh-net", "networks: '[{\"name\": \"fh-net\"}]'")
+    found = _only(_check(tmp_path, {"n.yaml": network, "p.yaml": policy, "pod.yaml": listed}), "sriov-unknown-resource")
+    assert found["fix"]["description"].startswith('set "namespace": "ran" in its entry of the annotation')
 
 
 def test_texts_name_where_the_setting_goes(tmp_path: Path) -> None:
@@ -120,3 +124,25 @@ def test_texts_name_where_the_setting_goes(tmp_path: Path) -> None:
                  "    resources:\n      limits: {cpu: \"1\"}\n      limits: {cpu: \"2\"}\n")
     fix = _only(_check(tmp_path, {"p.yaml": duplicate}), "unknown-field")["fix"]["description"]
     assert fix == 'merge the "limits" entries into one (the last one\'s value is the one read now)'
+
+
+def test_enforce_node_allocatable_on_openshift_is_the_operators(tmp_path: Path) -> None:
+    """The machine-config operator writes enforceNodeAllocatable itself ([pods] with reservedSystemCPUs): what a
+    KubeletConfig lists never reaches the kubelet (found by the review of this change)."""
+    kubeletconfig = ("apiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata: {name: r}\n"
+                     "spec:\n  machineConfigPoolSelector:\n    matchLabels: {pools.operator.machineconfiguration"
+                     ".openshift.io/worker: \"\"}\n  kubeletConfig:\n    reservedSystemCPUs: \"0-1\"\n"
+                     "    enforceNodeAllocatable: [pods, system-reserved]\n")
+    assert "kubelet-start" not in [f["rule"] for f in _check(tmp_path, {"kc.yaml": kubeletconfig})]
+    kubelet = (KUBELET + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n'
+               "enforceNodeAllocatable: [pods, kube-reserved]\n")
+    assert _only(_check(tmp_path, {"k.yaml": kubelet}), "kubelet-start")["line"] == 5
+
+
+def test_a_pod_asking_a_page_size_no_node_has_gets_the_same_advice_from_simulate(tmp_path: Path) -> None:
+    """simulate advised "run it on a pool of larger nodes" where check says to set up those pages."""
+    files = {**SMT, "p.yaml": SMT["p.yaml"].replace("memory: 1Gi}", "memory: 1Gi, hugepages-2Mi: 2Mi}")
+             .replace('"3"', '"4"')}
+    fix = _only(_check(tmp_path, files), "admission-failure")["fix"]["description"]
+    assert fix.startswith("no node of the pool has hugepages-2Mi: set up 2Mi pages on its nodes")
+    assert fix in " ".join(run("simulate", str(tmp_path)).output.split())

@@ -198,8 +198,9 @@ def test_a_replay_under_best_effort_from_the_first_rejection_is_a_whole_replay(t
 
 
 def _placements(pool_run: PoolRun) -> list[tuple[object, ...]]:
+    """What a pod is given (its reported NUMA nodes aside: see simulate._resumable)."""
     return [(p.name, p.node, p.admission and p.admission.admitted, p.admission and p.admission.reason,
-             p.admission and p.admission.containers) for p in pool_run.pods]
+             p.admission and [(c.name, c.cpus, c.devices) for c in p.admission.containers]) for p in pool_run.pods]
 
 
 def test_the_replays_start_from_a_first_rejection(tmp_path: Path) -> None:

@@ -52,7 +52,7 @@ def run_checks(analysis: Analysis, disabled: Container[str] = (), cluster: str |
     node_side = _has_node_side(analysis)
     if node_side:
         _load_node_checks()
-    inside = annotation_values(analysis)
+    inside = unedited_values(analysis)
     for slug, func in _ordered():
         if slug in disabled or (not node_side and func.__module__ in NODE_MODULES):
             continue
@@ -62,7 +62,7 @@ def run_checks(analysis: Analysis, disabled: Container[str] = (), cluster: str |
 
 def hits(check: Check, analysis: Analysis, inside: dict[tuple[str, Span], str]) -> Iterator[Hit]:
     """The hits of ``check``; a fix whose edit would land on a value written in another syntax than the field's
-    becomes a hint saying where (``annotation_values``)."""
+    becomes a hint saying where (``unedited_values``)."""
     for hit in check(analysis):
         if inside and hit.fix is not None:
             where = next((inside[(hit.file, edit.span)] for edit in hit.fix.edits if (hit.file, edit.span) in inside),
@@ -76,7 +76,7 @@ ANNOTATION_HINT = "in the JSON of the kubeletconfig.experimental annotation (by 
 FLAG_HINT = "in kubeadm's kubeletExtraArgs, which set this kubelet flag (by hand: numalint does not edit flags)"
 
 
-def annotation_values(analysis: Analysis) -> dict[tuple[str, Span], str]:
+def unedited_values(analysis: Analysis) -> dict[tuple[str, Span], str]:
     """(file, span) -> where, of the values kubelet settings were taken from in another syntax, which a fix does not
     edit: a PerformanceProfile's kubeletconfig.experimental annotation (located whole: one JSON text, an edit would
     replace every other setting in it) and the kubelet flags kubeadm's kubeletExtraArgs set

@@ -16,7 +16,6 @@ from numalint.alignment.node import (
     settings_problems,
 )
 from numalint.analysis import Analysis
-from numalint.checks.input_rules import use_one_of
 from numalint.checks.kubelet_rules import gate_fix, reserved_cgroups
 from numalint.checks.registry import check
 from numalint.findings import Fix, Hit, ObjectRef, Related
@@ -27,6 +26,7 @@ from numalint.model.pools import Pool
 from numalint.reading.locate import Path, locate
 from numalint.reading.yamlpos import Span
 from numalint.simulation.fixes import (
+    absent_fix,
     cpus_to_reserve,
     fit_fix,
     free_summary,
@@ -42,11 +42,10 @@ from numalint.simulation.simulate import (
     PodRun,
     PoolRun,
     no_cpu_manager_message,
-    pod_requests,
     pod_spec,
 )
 from numalint.views.kubelet import KubeletProfile
-from numalint.views.workloads import HUGEPAGES_PREFIX, ContainerView, PodView, is_extended
+from numalint.views.workloads import ContainerView, PodView, is_extended
 
 MAX_FIX_SEARCHES = 25
 
@@ -87,7 +86,7 @@ def admission_failure(analysis: Analysis) -> Iterator[Hit]:
             if admission.reason == UNSCHEDULABLE:
                 message = admission.message
                 fix = (unschedulable_fix(message, pod.view) if NO_CPU_MANAGER in message
-                       else _absent_fix(pool_run, pod) or unschedulable_fix(message, pod.view))
+                       else absent_fix(pool_run, pod) or unschedulable_fix(message, pod.view))
                 yield _pod_finding(analysis, pod, f"pod {pod.name} cannot be scheduled in {where}: {message}", Fix(fix))
                 continue
             state = free_summary(pod.before) if pod.before else ""
@@ -190,31 +189,6 @@ def _vms_without_cpu_manager(analysis: Analysis) -> Iterator[Hit]:
         yield Hit(f"{view.ref.label()} cannot be scheduled: {message}", view.file, view.anchor(), view.ref,
                   Fix(unschedulable_fix(message, view)), None,
                   tuple(r for p in pools for r in pool_related(analysis, p)))
-
-
-def _absent_fix(pool_run: PoolRun, pod: PodRun) -> str | None:
-    """For a pod asking for a device or extended resource no node of the pool has at all: no number of nodes
-    and no smaller request lets it in, the name or the pool's devices must change (a misspelt resource, or
-    a device the pool's topology does not declare)."""
-    asked = pod_requests(pod.spec)
-    absent = sorted(r for r, amount in asked.items() if amount and is_extended(r) and not pool_run.allocatable.get(r))
-    pages = sorted(r for r, amount in asked.items() if amount and r.startswith(HUGEPAGES_PREFIX)
-                   and not pool_run.allocatable.get(r))
-    if not absent and not pages:
-        return None
-    offered = [r for r, amount in pool_run.allocatable.items() if amount and is_extended(r)]
-    fixes = []
-    for resource in absent:
-        named = use_one_of(resource, offered)
-        fixes.append(f"no node of the pool has {resource}: " + (f"correct the name ({named}) or " if named else "")
-                     + "declare the device on the pool's nodes (its topology, an SR-IOV policy)")
-    sizes = sorted(r for r, amount in pool_run.allocatable.items() if amount and r.startswith(HUGEPAGES_PREFIX))
-    for resource in pages:  # a page size the nodes do not have: fewer pages would not help
-        other = (f", or ask for {' or '.join(sizes)}" + (" (an instancetype with those pages)"
-                                                         if pod.view.instancetype else "")) if sizes else ""
-        fixes.append(f"no node of the pool has {resource}: set up {resource[len(HUGEPAGES_PREFIX):]} pages on its "
-                     f"nodes{other}")
-    return "; ".join(fixes)
 
 
 def _describe(resource: str, amount: int, best: int) -> str:

@@ -36,7 +36,7 @@ from typing import Any
 
 from numalint.analysis import Analysis, analyse
 from numalint.catalogue import catalogue
-from numalint.checks import all_checks, annotation_values, hits
+from numalint.checks import all_checks, hits, unedited_values
 from numalint.checks.forked import run_tasks
 from numalint.checks.input_rules import MAX_PER_RULE_PROVEN, is_summary
 from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix, Hit, shorten
@@ -683,7 +683,7 @@ def _every_hit(analysis: Analysis, skip: Container[str] = (),
     """Every check's hits on ``analysis`` with their rule (but ``skip``), in the order of a run (whatever was
     imported first), as a run reports them (a fix inside a kubeletconfig.experimental annotation is a hint);
     ``narrowed``: another analysis of the same run and the rules that run on it instead."""
-    inside = annotation_values(analysis)
+    inside = unedited_values(analysis)
     for slug, func in all_checks().items():
         if slug not in skip:
             target = narrowed[0] if narrowed is not None and slug in narrowed[1] else analysis

@@ -22,6 +22,7 @@ from numalint.model.sriov import (
     Policy,
     SriovCatalog,
     fill_placeholders,
+    is_json_form,
     is_placeholder,
     networks_problem,
     unchecked_by_webhook,
@@ -144,8 +145,11 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                               f'the network of that name is in namespace {spaces}, not in "{looked}", where Multus '
                               "looks: it cannot find it and the pod stays in ContainerCreating",
                               pod.file, _annotation_span(pod), pod.ref,
-                              Fix(f'name it with its namespace in the annotation ("{elsewhere[0]}/{name}"), or create '
-                                  f'the network in namespace "{looked}" (a SriovNetwork\'s networkNamespace)'))
+                              Fix((f'set "namespace": "{elsewhere[0]}" in its entry of the annotation'
+                                   if is_json_form(pod.annotations.get(NETWORKS_ANNOTATION, "")) else
+                                   f'name it with its namespace in the annotation ("{elsewhere[0]}/{name}")')
+                                  + f', or create the network in namespace "{looked}" (a SriovNetwork\'s '
+                                    "networkNamespace)"))
                     continue
                 yield Hit(f'{pod.ref.label()} attaches network "{attachment.label}" ({NETWORKS_ANNOTATION}) but no '
                           "SriovNetwork, SriovIBNetwork, OVSNetwork, NetworkAttachmentDefinition or NVIDIA network "

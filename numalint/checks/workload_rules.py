@@ -135,12 +135,17 @@ def fractional_cpu(analysis: Analysis) -> Iterator[Hit]:
         reason = asked if asked is not None else None if agent else _static_pool_reason(analysis, pod)
         if reason is None:
             continue
-        carriers = [c for c in pod.containers if _own_alignment_resources(c)]
+        # the network resources injector adds the pod's VFs to its first container
+        first = next((c for c in pod.containers if not c.init), None) if analysis.sriov.network_resources(pod)[0] \
+            else None
+        own = {id(c) for c in pod.containers if c is first or _own_alignment_resources(c)}
+        widest = max((c.limits["cpu"] for c in pod.containers if c.limits.get("cpu") is not None
+                      and c.limits["cpu"].denominator == 1), default=None)
         for container in pod.containers:
             cpu = container.limits.get("cpu")
             if cpu is None or cpu.denominator == 1:
                 continue
-            if not _own_alignment_resources(container) and (whole or carriers):
+            if id(container) not in own and (own or widest is not None and widest >= cpu):
                 continue  # a sidecar (a log shipper beside the trainer): the shared pool is what it is for
             step = _whole_cores(analysis, pod)
             nearest = max(1, int(cpu / step + Fraction(1, 2))) * step  # half up: 2500m -> 3 (-> 2 in cores of 2)
@@ -155,8 +160,9 @@ def fractional_cpu(analysis: Analysis) -> Iterator[Hit]:
 
 def _own_alignment_resources(container: ContainerView) -> bool:
     """Whether the container itself asks for something the Topology Manager aligns with CPUs: a device or an
-    extended resource, or hugepages. A fractional container asking for neither, beside one with whole CPUs or one
-    that does ask, is the pod's sidecar: its CPUs are meant to be shared, whatever the pod asks for."""
+    extended resource, or hugepages. A fractional container asking for neither (nor given the pod's VFs), beside
+    one that does or one with at least as many whole CPUs, is the pod's sidecar: its CPUs are meant to be shared,
+    whatever the pod asks for; the larger one of a small whole-CPU agent is the pod's main container."""
     return any(amount and (is_extended(r) or is_hugepages(r)) for r, amount in container.limits.items())
 
 

@@ -31,6 +31,27 @@ def atoi(text: str) -> int:
     return value
 
 
+def parse_int(text: str, bits: int = INT_BITS) -> int:
+    """strconv.ParseInt(text, 0, bits), as pflag's int flags read their value: an optional sign, then a base
+    prefix (``0x``, ``0o``, ``0b``, or a leading ``0`` for octal) and digits of that base, underscores only
+    between them (underscoreOK)."""
+    sign = -1 if text[:1] == "-" else 1
+    body = text[1:] if text[:1] in ("+", "-") else text
+    base, digits = 10, body
+    if len(body) >= 2 and body[0] == "0" and body[1] in "xXoObB":
+        base, digits = {"x": 16, "o": 8, "b": 2}[body[1].lower()], body[2:]
+    elif len(body) >= 2 and body[0] == "0":
+        base, digits = 8, body[1:]
+    allowed = "0123456789abcdefABCDEF"[:base if base <= 10 else 10 + 2 * (base - 10)]
+    if not digits or len(digits) > 80 or "_" in digits and not _underscore_ok(text) or \
+            not all(c in allowed or c == "_" for c in digits) or digits.replace("_", "") == "":
+        raise GoParseError(f'strconv.ParseInt: parsing "{_short(text)}": invalid syntax')
+    value = sign * int(digits.replace("_", ""), base)
+    if not -(2 ** (bits - 1)) <= value < 2 ** (bits - 1):
+        raise GoParseError(f'strconv.ParseInt: parsing "{_short(text)}": value out of range')
+    return value
+
+
 def parse_cpuset(text: str) -> frozenset[int]:
     """k8s.io/utils/cpuset.Parse: ``""`` is the empty set; elements split on ``,``, ranges on the
     first ``-``; each bound read by strconv.Atoi; ``invalid range`` when start > end. Linear in the

@@ -126,6 +126,7 @@ def is_known(api_version: str, kind: str) -> bool:
         return api_version.startswith(group)
     return kind in KNOWN_KINDS and bool(api_version)
 
+
 # kubeadm's kinds whose nodeRegistration.kubeletExtraArgs set kubelet flags (views.kubelet_flags), the first with
 # flags wins
 KUBEADM_GROUP = "kubeadm.k8s.io/"

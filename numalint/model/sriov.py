@@ -322,7 +322,7 @@ class SriovCatalog:
         return wanted, unknown
 
 
-def _is_json_form(value: str) -> bool:
+def is_json_form(value: str) -> bool:
     """Multus reads the annotation as JSON when it holds any of ``[``, ``{`` or ``"``."""
     return any(c in value for c in '[{"')
 
@@ -343,7 +343,7 @@ def _parse_networks(value: str) -> tuple[tuple[str | None, str], ...]:
 
 
 def _parse_networks_uncached(value: str) -> list[tuple[str | None, str]]:
-    if _is_json_form(value):
+    if is_json_form(value):
         try:
             items = gojson.loads(value)
         except TooDeep:
@@ -372,7 +372,7 @@ def networks_problem(value: str) -> str | None:
     value = value.strip()
     if not value:
         return None
-    if _is_json_form(value):
+    if is_json_form(value):
         try:
             items = gojson.loads(value)
         except json.JSONDecodeError as error:

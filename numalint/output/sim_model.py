@@ -13,7 +13,7 @@ from numalint.alignment.memory_static import MEMORY
 from numalint.alignment.node import Node
 from numalint.analysis import Analysis
 from numalint.reading.rendering import render_command, render_kind
-from numalint.simulation.fixes import smt_fix, unschedulable_fix, verified_fixes
+from numalint.simulation.fixes import absent_fix, smt_fix, unschedulable_fix, verified_fixes
 from numalint.simulation.simulate import UNSCHEDULABLE, PodRun, PoolRun, node_allocatable, pod_requests
 from numalint.views.workloads import PodView
 
@@ -177,7 +177,7 @@ def _explain(analysis: Analysis, workload: Workload) -> int:
     assert pod.admission is not None
     workload.fix_pod = pod
     if pod.admission.reason == UNSCHEDULABLE:
-        workload.fixes = [unschedulable_fix(pod.admission.message, pod.view)]
+        workload.fixes = [absent_fix(workload.pool, pod) or unschedulable_fix(pod.admission.message, pod.view)]
         return 0
     if pod.admission.reason == "SMTAlignmentError":
         nodes = workload.pool.nodes

@@ -327,21 +327,24 @@ def read_source(path: str, given: str | None = None, checked_only: bool = False,
     ``checked_only``: build only the documents numalint checks (see ``parse_text``). ``stamped``: keep the
     CRC-32 of the bytes read (``Source.stamp``, for `fix`)."""
     source = Source(path=path)
+    raw = b""  # the bytes decoded, when they may not be UTF-8
     try:
         if given is not None or path == "-":
             text = given or ""
             if _has_surrogates(text):
-                text = decode(text.encode("utf-8", "surrogateescape"))
+                raw = text.encode("utf-8", "surrogateescape")
+                text = decode(raw)
         else:
-            data = read_capped(path)
+            raw = read_capped(path)
             if stamped:
                 from zlib import crc32  # here, not at the top: only `fix` needs it (start-up time)
 
-                source.stamp = crc32(data)
-            text = decode(data)
+                source.stamp = crc32(raw)
+            text = decode(raw)
     except UnicodeDecodeError as exc:
-        message = f"file is not UTF-8 text ({exc.reason} at byte {exc.start})"
-        source.findings.append(registry.finding("yaml-syntax", message, path, _byte_position(exc.object, exc.start)))
+        at = exc.start + len(raw) - len(exc.object)  # utf-8-sig counts from after the BOM it drops
+        message = f"file is not UTF-8 text ({exc.reason} at byte {at})"
+        source.findings.append(registry.finding("yaml-syntax", message, path, _byte_position(raw, at)))
         return source
     except ReadError as exc:
         source.findings.append(registry.finding("yaml-syntax", str(exc), path, Span(1, 1, 1, 1)))

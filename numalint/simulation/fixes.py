@@ -10,6 +10,7 @@ from fractions import Fraction
 
 from numalint.alignment.machine import Machine
 from numalint.alignment.node import Admission, KubeletSettings, Node, PodSpec
+from numalint.checks.input_rules import use_one_of
 from numalint.k8s.quantity import format_bytes
 from numalint.model.sriov import SriovCatalog
 from numalint.simulation.simulate import (
@@ -18,10 +19,11 @@ from numalint.simulation.simulate import (
     TOO_MANY_PODS,
     PodRun,
     PoolRun,
+    pod_requests,
     pool_machine,
     replay_pool,
 )
-from numalint.views.workloads import PodView
+from numalint.views.workloads import HUGEPAGES_PREFIX, PodView, is_extended
 
 UNSCHEDULABLE_FIX = "lower its requests or add nodes to the pool"
 NO_CPU_MANAGER_FIX = ("set cpuManagerPolicy: static (with a CPU reservation) in the pool's kubelet configuration, or "
@@ -46,6 +48,31 @@ def unschedulable_fix(message: str, view: PodView | None = None) -> str:
         return (f"choose a smaller instancetype than {named}, one a node of the pool can hold" if named else
                 NEVER_FITS_FIX)
     return f"choose a smaller instancetype than {named}, or add nodes to the pool" if named else UNSCHEDULABLE_FIX
+
+
+def absent_fix(pool_run: PoolRun, pod: PodRun) -> str | None:
+    """For a pod asking for a device or extended resource no node of the pool has at all: no number of nodes
+    and no smaller request lets it in, the name or the pool's devices must change (a misspelt resource, or
+    a device the pool's topology does not declare)."""
+    asked = pod_requests(pod.spec)
+    absent = sorted(r for r, amount in asked.items() if amount and is_extended(r) and not pool_run.allocatable.get(r))
+    pages = sorted(r for r, amount in asked.items() if amount and r.startswith(HUGEPAGES_PREFIX)
+                   and not pool_run.allocatable.get(r))
+    if not absent and not pages:
+        return None
+    offered = [r for r, amount in pool_run.allocatable.items() if amount and is_extended(r)]
+    fixes = []
+    for resource in absent:
+        named = use_one_of(resource, offered)
+        fixes.append(f"no node of the pool has {resource}: " + (f"correct the name ({named}) or " if named else "")
+                     + "declare the device on the pool's nodes (its topology, an SR-IOV policy)")
+    sizes = sorted(r for r, amount in pool_run.allocatable.items() if amount and r.startswith(HUGEPAGES_PREFIX))
+    for resource in pages:  # a page size the nodes do not have: fewer pages would not help
+        other = (f", or ask for {' or '.join(sizes)}" + (" (an instancetype with those pages)"
+                                                         if pod.view.instancetype else "")) if sizes else ""
+        fixes.append(f"no node of the pool has {resource}: set up {resource[len(HUGEPAGES_PREFIX):]} pages on its "
+                     f"nodes{other}")
+    return "; ".join(fixes)
 
 
 def fit_fix(view: PodView, devices: list[str] | None = None, policy: str = "") -> str:
@@ -183,8 +210,9 @@ def _scope_matters(pool_run: PoolRun) -> bool:
     containers (init containers and sidecars included). For a pod of one container, pod scope asks every provider
     for the hints of the pod's requests, which are that container's, and allocates the container with the hint
     merged from them, as container scope does (GetPodTopologyHints, scope_pod.go); the pool placed again under the
-    other scope would admit what it admits now, the rejected pod not included."""
-    return any(len(pod.spec.containers) > 1 for pod in pool_run.pods)
+    other scope would admit what it admits now, the rejected pod not included. Always with PodLevelResourceManagers,
+    under which pod scope takes its hints from the pod's own resources (KEP-5526)."""
+    return pool_run.pod_level_managers or any(len(pod.spec.containers) > 1 for pod in pool_run.pods)
 
 
 def _where(pool_run: PoolRun, label: str) -> str:

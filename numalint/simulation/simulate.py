@@ -219,7 +219,9 @@ def pod_requests(spec: PodSpec) -> dict[str, Fraction]:
                                          amount)
             else:
                 running[resource] = running.get(resource, Fraction(0)) + amount
-    return {r: max(init_max.get(r, Fraction(0)), running.get(r, Fraction(0))) for r in set(init_max) | set(running)}
+    # in name order: messages list resources as they come (a set's order changes from one process to the next)
+    return {r: max(init_max.get(r, Fraction(0)), running.get(r, Fraction(0)))
+            for r in sorted(set(init_max) | set(running))}
 
 
 # what the scheduler's score counts for a container that asks no cpu or memory (pkg/scheduler/util
@@ -431,13 +433,16 @@ def _resumable(original: PoolRun, settings: KubeletSettings, machine: Machine) -
     best-effort instead of restricted or single-numa-node, on the same hardware.
 
     restricted merges the providers' hints as best-effort does and admits only a preferred hint; so an admitted pod
-    gets the same hint, CPUs, memory and devices under best-effort. single-numa-node keeps only each provider's
-    preferred single-NUMA hints: for a pod it admits, every provider's preferred hints are single-NUMA ones (a
-    provider's preferred hints all span its fewest NUMA nodes; one left with none rejects the pod), and best-effort,
-    merging all hints, still picks the narrowest preferred one, the same mask, when masks of one NUMA node compare
-    as numbers (not by distance: prefer-closest-numa-nodes, which single-numa-node ignores) and on two NUMA nodes or
-    more (on one, single-numa-node passes its hint on as no affinity). Pods the scheduler finds no node for meet the
-    same nodes either way. tests/test_scheduler_equivalence.py compares such replays with whole ones."""
+    gets the same hint, CPUs, memory and devices under best-effort (the same placements, hence the same state for
+    every later pod). single-numa-node keeps only each provider's preferred single-NUMA hints: for a pod it admits,
+    every provider's preferred hints are single-NUMA ones (a provider's preferred hints all span its fewest NUMA
+    nodes; one left with none rejects the pod), and best-effort, merging all hints, still picks the narrowest
+    preferred one, the same mask, when masks of one NUMA node compare as numbers (not by distance:
+    prefer-closest-numa-nodes, which single-numa-node ignores) and on two NUMA nodes or more. One difference stays:
+    where every provider has no preference, single-numa-node passes on no affinity and best-effort all NUMA nodes, which
+    allocate the same (nothing aligned, or devices of no NUMA node) but report other NUMA nodes; the fix search
+    reads only which pods are admitted. Pods the scheduler finds no node for meet the same nodes either way.
+    tests/test_scheduler_equivalence.py compares such replays with whole ones."""
     before = original.settings
     if machine is not original.machine or before.topology_policy not in ("restricted", "single-numa-node"):
         return False

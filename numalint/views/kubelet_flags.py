@@ -17,10 +17,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
+from numalint.k8s.goparse import GoParseError, atoi, parse_int
 from numalint.k8s.kinds import KUBEADM_GROUP, KUBEADM_NODE_KINDS
+from numalint.k8s.quantity import try_quantity
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span, YMap, YSeq
 
+Parse = Callable[[str, Span], Any]  # a flag's text and where it is written -> the field's value, None if refused
 GO_BOOLS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": True,
             "0": False, "f": False, "F": False, "FALSE": False, "false": False, "False": False}
 
@@ -34,20 +37,26 @@ class Flag(NamedTuple):
     value_span: Span
 
 
-def _text(value: str, span: Span) -> Any:
+def _text(value: str, _span: Span) -> Any:
     return value
 
 
-def _integer(value: str, span: Span) -> Any:
-    text = value.strip()
-    return int(text) if text.isascii() and text.lstrip("+-").isdigit() else None
+def _integer(value: str, _span: Span) -> Any:
+    """pflag's Int32 flags: strconv.ParseInt(value, 0, 32)."""
+    try:
+        return parse_int(value, 32)
+    except GoParseError:
+        return None
 
 
 def _pairs(value: str, separator: str) -> list[tuple[str, str]] | None:
-    """cliflag's MapStringString (``k=v,k2=v2``) and LangleSeparatedMapStringString (``k<v``): None when an item
-    has no separator."""
+    """cliflag's MapStringString (``k=v,k2=v2``) and LangleSeparatedMapStringString (``k<v``): items and their keys
+    and values trimmed, empty items skipped (an empty value clears the map); None when an item has no separator."""
     pairs = []
     for item in value.split(","):
+        item = item.strip()
+        if not item:
+            continue
         key, sep, rest = item.partition(separator)
         if not sep:
             return None
@@ -65,7 +74,7 @@ def _mapping(items: Iterable[tuple[str, Any]], span: Span) -> YMap:
     return result
 
 
-def _strings(separator: str) -> Callable[[str, Span], Any]:
+def _strings(separator: str) -> Parse:
     def parse(value: str, span: Span) -> Any:
         pairs = _pairs(value, separator)
         return None if pairs is None else _mapping(pairs, span)
@@ -73,6 +82,7 @@ def _strings(separator: str) -> Callable[[str, Span], Any]:
 
 
 def _booleans(value: str, span: Span) -> Any:
+    """cliflag's MapStringBool: ``k=v`` items, each value read by strconv.ParseBool."""
     pairs = _pairs(value, "=")
     if pairs is None or any(v not in GO_BOOLS for _k, v in pairs):
         return None
@@ -80,21 +90,30 @@ def _booleans(value: str, span: Span) -> Any:
 
 
 def _reserved_memory(value: str, span: Span) -> Any:
-    """ReservedMemoryVar: ``0:memory=1Gi,hugepages-1Gi=2Gi;1:memory=2Gi`` (NUMA node: limits, per node)."""
+    """ReservedMemoryVar (pkg/util/flag): ``0:memory=1Gi,hugepages-1Gi=2Gi;1:memory=2Gi``, read
+    without trimming; an empty value clears the list. None for anything it refuses: a part without exactly one
+    ``:`` or ``=``, a NUMA node strconv.Atoi refuses, a type other than memory or hugepages-<size>, no quantity."""
     entries = YSeq()
     entries.span = span
-    for reservation in value.split(";"):
-        node, sep, limits = reservation.partition(":")
-        pairs = _pairs(limits, "=") if sep else None
-        if pairs is None or not node.strip().isdigit() or not node.strip().isascii():
+    for reservation in value.split(";") if value else ():
+        parts = reservation.split(":")
+        if len(parts) != 2:
             return None
-        entries.append(_mapping((("numaNode", int(node)), ("limits", _mapping(pairs, span))), span))
+        limits = [limit.split("=") for limit in parts[1].split(",")]
+        if any(len(limit) != 2 or not (limit[0] == "memory" or limit[0].startswith("hugepages-"))
+               or try_quantity(limit[1]) is None for limit in limits):
+            return None
+        try:
+            node = atoi(parts[0])
+        except GoParseError:
+            return None
+        entries.append(_mapping((("numaNode", node), ("limits", _mapping(((k, v) for k, v in limits), span))), span))
         entries.item_spans.append(span)
     return entries
 
 
 # flag -> (configuration field, how its value is read)
-FLAGS: dict[str, tuple[str, Callable[[str, Span], Any]]] = {
+FLAGS: dict[str, tuple[str, Parse]] = {
     "cpu-manager-policy": ("cpuManagerPolicy", _text),
     "cpu-manager-policy-options": ("cpuManagerPolicyOptions", _strings("=")),
     "topology-manager-policy": ("topologyManagerPolicy", _text),
@@ -150,6 +169,8 @@ def kubeadm_flags(documents: Sequence[Document]) -> list[Flag]:
                 earlier = flags.get(field)
                 if earlier is not None and isinstance(value, YSeq) and isinstance(earlier.value, YSeq):
                     value = _joined(earlier.value, value)  # the flag given again adds NUMA nodes
+                elif earlier is not None and isinstance(value, YMap) and isinstance(earlier.value, YMap):
+                    value = _merged(earlier.value, value)  # and a map flag given again adds its items
                 flags[field] = Flag(field, value, key_span, value_span)
             if flags:
                 return list(flags.values())
@@ -164,8 +185,21 @@ def _joined(first: YSeq, second: YSeq) -> YSeq:
     return joined
 
 
+def _merged(first: YMap, second: YMap) -> YMap:
+    """``second``'s items over ``first``'s, each where it is written."""
+    merged = YMap()
+    merged.span = second.span
+    for source in (first, second):
+        for key, value in source.items():
+            merged[key] = value
+            merged.key_spans[key], merged.value_spans[key] = source.key_spans[key], source.value_spans[key]
+    return merged
+
+
 def with_flags(doc: Document, flags: Sequence[Flag]) -> Document:
-    """The KubeletConfiguration ``doc`` with ``flags`` written over its fields."""
+    """The KubeletConfiguration ``doc`` with ``flags`` written over its fields. A flag replaces the field's value,
+    but the feature gates the file sets and the flag does not name stay (kubeletConfigFlagPrecedence adds them
+    back)."""
     root = doc.root
     overlay = YMap()
     overlay.span = root.span
@@ -177,6 +211,10 @@ def with_flags(doc: Document, flags: Sequence[Flag]) -> Document:
         overlay[key] = value
         overlay.key_spans[key], overlay.value_spans[key] = root.key_spans[key], root.value_spans[key]
     for flag in flags:
-        overlay[flag.field] = flag.value
+        value = flag.value
+        written = root.get(flag.field)
+        if flag.field == "featureGates" and isinstance(written, YMap) and isinstance(value, YMap):
+            value = _merged(written, value)
+        overlay[flag.field] = value
         overlay.key_spans[flag.field], overlay.value_spans[flag.field] = flag.key_span, flag.value_span
     return Document(doc.file, doc.index, overlay, doc.span, doc.odd_keyed)

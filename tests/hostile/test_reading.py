@@ -345,3 +345,10 @@ def test_a_profile_in_a_configmap_with_other_line_ends_is_no_traceback(tmp_path:
         assert [(f["rule"], f["line"]) for f in ran.findings()] == [("not-lintable", 5)]
     for command in (["fix", "--diff"], ["fix"]):
         assert cli(*command, str(tmp_path / "cm.yaml")).code in (0, 1)  # and no traceback (Ran)
+
+
+def test_a_byte_that_is_not_utf8_after_a_bom_is_located_in_the_file(tmp_path: Path) -> None:
+    """utf-8-sig counts from after the BOM it drops: the finding named byte 9 at 1:10 for the file's byte 12."""
+    (tmp_path / "bom.yaml").write_bytes(b"\xef\xbb\xbfkind: Pod\xff\n")
+    [finding] = by_rule(cli("check", "-f", "json", str(tmp_path / "bom.yaml")), "yaml-syntax")
+    assert (finding["line"], finding["column"]) == (1, 13) and "at byte 12" in finding["message"]
