@@ -562,6 +562,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
         reported |= {p.file for p in cluster.analysis.simulation.node_state_problems}
     if unchecked:
         findings = [f for f in findings if f.rule != "schema" or (f.file, f.span) not in unchecked]
+    findings = _without_echoes(findings)
     findings = _without_overlay_fields(findings, results, given, builds)
     stamps = {s.path: s.stamp for s in sources if s.stamp is not None}
     # as `fix` writes them, before they are proven
@@ -596,6 +597,29 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
                   incomplete=any(s.unchecked for s in sources),
                   suppressed=sorted(suppressed, key=Finding.sort_key), checked=files + missing,
                   errors=errors, halted=halted, stamps=stamps if judge else {})
+
+
+# what refuses a PerformanceProfile itself: the API server (its CRD) and the Node Tuning Operator's validation
+PROFILE_RULES = frozenset({"schema", "performance-profile-cpus", "performance-profile-invalid"})
+
+
+def _without_echoes(findings: list[Finding]) -> list[Finding]:
+    """``findings`` without a kubelet rule's finding on a PerformanceProfile at the very span where the profile's own
+    validation reports (a topologyPolicy or reserved CPU list the API server or the operator refuses): no kubelet
+    ever gets that value, and the same mistake was said twice, once in the kubelet's field names. Its fix goes to
+    the profile's finding when that has none (a policy name's case: "write "single-numa-node"")."""
+    def on_profile(f: Finding) -> bool:
+        return f.obj is not None and f.obj.kind == PERFORMANCE_PROFILE
+
+    refused = {(f.file, f.span) for f in findings if f.rule in PROFILE_RULES and on_profile(f)}
+    if not refused:
+        return findings
+    kubelet = {slug for slug, rule in catalogue().items() if rule.category == "kubelet"}
+    echoes = [f for f in findings if f.rule in kubelet and on_profile(f) and (f.file, f.span) in refused]
+    fixes = {(f.file, f.span): f.fix for f in echoes if f.fix is not None}
+    said = {id(f) for f in echoes}
+    return [replace(f, fix=fixes[(f.file, f.span)]) if f.fix is None and f.rule in PROFILE_RULES and on_profile(f)
+            and (f.file, f.span) in fixes else f for f in findings if id(f) not in said]
 
 
 def _take_kustomizations(results: list[Read]) -> dict[str, Kustomization]:

@@ -146,3 +146,28 @@ def test_a_pod_asking_a_page_size_no_node_has_gets_the_same_advice_from_simulate
     fix = _only(_check(tmp_path, files), "admission-failure")["fix"]["description"]
     assert fix.startswith("no node of the pool has hugepages-2Mi: set up 2Mi pages on its nodes")
     assert fix in " ".join(run("simulate", str(tmp_path)).output.split())
+
+
+def test_a_profile_the_api_server_refuses_is_not_told_again_in_kubelet_words(tmp_path: Path) -> None:
+    """A PerformanceProfile's topologyPolicy or reserved CPU list that its own validation refuses was reported a
+    second time at the same place by the kubelet rule, in the kubelet's field names (topologyManagerPolicy,
+    reservedSystemCPUs): no kubelet ever gets the value (found by the review that followed every fix)."""
+    profile = ("apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata: {name: cnf}\nspec:\n"
+               '  cpu: {isolated: "2-7", reserved: "0-1,x"}\n  numa: {topologyPolicy: single-numa}\n'
+               '  nodeSelector: {node-role.kubernetes.io/cnf: ""}\n')
+    found = _check(tmp_path, {"pp.yaml": profile})
+    assert sorted((f["rule"], f["line"]) for f in found) == [("performance-profile-cpus", 5), ("schema", 6)]
+    kubelet = KUBELET + 'reservedSystemCPUs: "0-1,x"\ntopologyManagerPolicy: single-numa\n'
+    assert {f["rule"] for f in _check(tmp_path, {"k.yaml": kubelet})} == {"reserved-cpus-invalid",
+                                                                          "invalid-policy-name"}
+
+
+def test_options_that_cannot_go_together_are_said_with_their_gate(tmp_path: Path) -> None:
+    """An option refused for its gate hid its conflict with another option: enabling the gate, as the fix says,
+    brought a new refusal. Both are said now, as the kubelet would say them one after the other."""
+    kubelet = (KUBELET + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n'
+               'cpuManagerPolicyOptions: {distribute-cpus-across-cores: "true", full-pcpus-only: "true"}\n')
+    messages = [f["message"] for f in _check(tmp_path, {"k.yaml": kubelet}) if f["rule"] == "policy-option"]
+    assert len(messages) == 2 and "can not be used at the same time" in messages[1]
+    enabled = kubelet + "featureGates: {CPUManagerPolicyAlphaOptions: true}\n"
+    assert [f["message"] for f in _check(tmp_path, {"k.yaml": enabled})] == messages[1:]

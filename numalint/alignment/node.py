@@ -378,9 +378,13 @@ def settings_problems(settings: KubeletSettings, numa_ids: Sequence[int] | None 
             CPU_OPTIONS_FIELD, None, "none-policy-options",
             f"new none policy error: None policy: received unsupported options={go_map(settings.cpu_options)}"))
     if settings.cpu_policy == "static":
+        before = len(problems)
         cpu_ok = all([attempt(lambda n=n, v=v: StaticOptions.parse(  # type: ignore[misc]
             {n: v}, maturity.get("cpu"), stages.get("cpu", ALL_STAGES)))
             for n, v in settings.cpu_options.items()])
+        if not cpu_ok and all(p.reason == "gated-option" for p in problems[before:]):
+            # once their gates are on, the kubelet refuses options that cannot go together: say it now too
+            attempt(lambda: StaticOptions.parse(settings.cpu_options, dict.fromkeys(settings.cpu_options, "ga")))
         if cpu_ok:
             parsed = StaticOptions()
             if attempt(lambda: StaticOptions.parse(settings.cpu_options, maturity.get("cpu"),

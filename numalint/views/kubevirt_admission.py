@@ -113,17 +113,19 @@ def refusals(doc: Document) -> Iterator[Refusal]:
         yield Refusal(f"{where}.domain.memory.hugepages.pageSize '{page_text:.40}': quantities must match the regular "
                       "expression of a Kubernetes quantity", size, "write a page size such as 2Mi or 1Gi")
     elif page:
-        shown = written_mem if written_mem is not None else "the memory KubeVirt defaults it to"
+        # KubeVirt's own words quote the value; with none written, it is what virt-api defaults it to
+        shown = f"'{written_mem}'" if written_mem is not None else "(defaulted by virt-api)"
         # pointed at where the memory comes from (what a fix, or an overlay's patch, changes), else the page size
         source = next((domain_path + field for field in (("resources", "requests", "memory"),
                                                          ("resources", "limits", "memory"), ("memory", "guest"))
                        if get(domain, field) is not None), size)
         if ceil(req_mem) < ceil(page):
-            yield Refusal(f"{where}.domain.resources.requests.memory '{shown}' must be equal to or larger than page "
+            yield Refusal(f"{where}.domain.resources.requests.memory {shown} must be equal to or larger than page "
                           f"size '{page_text}'", source, "request at least one page of memory")
         elif ceil(req_mem) % ceil(page):
-            yield Refusal(f"{where}.domain.resources.requests.memory '{shown}' is not a multiple of the page size "
-                          f"'{page_text}'", source, f"request a multiple of {page_text} of memory")
+            yield Refusal(f"{where}.domain.resources.requests.memory {shown} is not a multiple of the page size "
+                          f"'{page_text}'", source, f"request a multiple of {page_text} of memory (memory.guest, or "
+                          "resources.requests.memory)")
 
 
 def refused_with(doc: Document, instancetype: Instancetype) -> bool:
