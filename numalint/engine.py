@@ -186,7 +186,7 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
             profile = kubelet_profile(doc)
             if profile is not None:
                 if flagged:
-                    profile.flag_spans = tuple(span for flag in flags for span in (flag.key_span, flag.value_span))
+                    profile.flag_spans = tuple(span for flag in flags for span in flag.spans)
                 keep("profiles", profile)
                 continue
         if doc.kind == PERFORMANCE_PROFILE:

@@ -99,3 +99,18 @@ def test_flags_read_as_the_kubelets_parsers_read_them(tmp_path: Path) -> None:
     cleared = _kubeadm("JoinConfiguration", '    kube-reserved: ""\n')
     assert "no-cpu-reservation" in _rules(tmp_path, cleared + "---\n" + KUBELET + 'kubeReserved: {cpu: "1"}\n')
     assert "no-cpu-reservation" not in _rules(tmp_path, KUBELET + 'kubeReserved: {cpu: "1"}\n')
+
+
+def test_a_flag_given_twice_adds_up_and_is_never_edited(tmp_path: Path) -> None:
+    """v1beta4 lists a flag as often as it is given: reserved-memory adds NUMA nodes, a map flag its items; every
+    place a flag was read from counts as a flag's (fixes there are hints), not only the last one's."""
+    flags = ("  - name: memory-manager-policy\n    value: Static\n  - name: reserved-cpus\n    value: \"0\"\n"
+             "  - name: reserved-memory\n    value: \"0:memory=1Gi\"\n"
+             "  - name: reserved-memory\n    value: \"1:memory=1Gi\"\n")
+    path = write(tmp_path, {"kubeadm.yaml": _kubeadm("JoinConfiguration", flags, "v1beta4") + "---\n" + KUBELET})
+    found = {f["rule"]: f for f in findings(tmp_path, {})}
+    assert "reserved-memory-mismatch" in found and "2Gi" in found["reserved-memory-mismatch"]["message"]
+    assert all(not f["fix"]["edits"] for f in found.values() if f["fix"])
+    before = (path / "kubeadm.yaml").read_bytes()
+    run("fix", "--unsafe-fixes", str(path))
+    assert (path / "kubeadm.yaml").read_bytes() == before

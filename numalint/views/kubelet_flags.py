@@ -29,12 +29,14 @@ GO_BOOLS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True":
 
 
 class Flag(NamedTuple):
-    """One modelled flag: the configuration field it sets, its value as the field holds it, where it is written."""
+    """One modelled flag: the configuration field it sets, its value as the field holds it, where it is written
+    (``spans``: every name and value it was read from, a flag given twice included)."""
 
     field: str
     value: Any
     key_span: Span
     value_span: Span
+    spans: tuple[Span, ...]
 
 
 def _text(value: str, _span: Span) -> Any:
@@ -167,11 +169,12 @@ def kubeadm_flags(documents: Sequence[Document]) -> list[Flag]:
                 if value is None:
                     continue
                 earlier = flags.get(field)
+                spans: tuple[Span, ...] = (key_span, value_span)
                 if earlier is not None and isinstance(value, YSeq) and isinstance(earlier.value, YSeq):
-                    value = _joined(earlier.value, value)  # the flag given again adds NUMA nodes
+                    value, spans = _joined(earlier.value, value), earlier.spans + spans  # more NUMA nodes
                 elif earlier is not None and isinstance(value, YMap) and isinstance(earlier.value, YMap):
-                    value = _merged(earlier.value, value)  # and a map flag given again adds its items
-                flags[field] = Flag(field, value, key_span, value_span)
+                    value, spans = _merged(earlier.value, value), earlier.spans + spans  # a map flag adds its items
+                flags[field] = Flag(field, value, key_span, value_span, spans)
             if flags:
                 return list(flags.values())
     return []
