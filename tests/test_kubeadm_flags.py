@@ -114,3 +114,12 @@ def test_a_flag_given_twice_adds_up_and_is_never_edited(tmp_path: Path) -> None:
     before = (path / "kubeadm.yaml").read_bytes()
     run("fix", "--unsafe-fixes", str(path))
     assert (path / "kubeadm.yaml").read_bytes() == before
+
+
+def test_the_first_nodes_flags_never_reach_the_joining_ones(tmp_path: Path) -> None:
+    """An InitConfiguration's flags go to the first node only: beside a JoinConfiguration whose flags numalint does
+    not model, the workers run the KubeletConfiguration alone (found by a sweep of public configurations)."""
+    init = _kubeadm("InitConfiguration", '    reserved-cpus: "0-1"\n')
+    join = _kubeadm("JoinConfiguration", '    node-labels: "role=worker"\n')
+    assert "no-cpu-reservation" in _rules(tmp_path, init + "---\n" + join + "---\n" + KUBELET)
+    assert "no-cpu-reservation" not in _rules(tmp_path, init + "---\n" + KUBELET)

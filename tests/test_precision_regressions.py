@@ -184,3 +184,14 @@ def test_a_fractional_main_container_is_still_reported(tmp_path: Path) -> None:
         "    metadata:\n      annotations: {k8s.v1.cni.cncf.io/networks: fh-net}\n    spec:\n      restartPolicy")
     (tmp_path / "net.yaml").write_text(network)
     assert _fractional(tmp_path, small) == ["du"]
+
+
+def test_a_fractional_container_larger_than_the_one_asking_for_devices_is_the_main_one(tmp_path: Path) -> None:
+    """3500m beside a 1-CPU agent that asks for hugepages: the large one is what the pod is for (found by a sweep of
+    public manifests); 100m beside the same agent is its sidecar."""
+    agent = 'agent: cpu: "1", memory: 1Gi, hugepages-2Mi: 512Mi'
+    assert _fractional(tmp_path, _job("main: cpu: 3500m, memory: 8Gi", agent)) == ["main"]
+    assert _fractional(tmp_path, _job("logs: cpu: 100m, memory: 64Mi", agent)) == []
+    # beside a fractional GPU container the log shipper is still a sidecar; the GPU one is reported
+    gpu = "trainer: cpu: 1500m, memory: 8Gi, nvidia.com/gpu: 1"
+    assert _fractional(tmp_path, _job(gpu, "logs: cpu: 100m, memory: 64Mi")) == ["trainer"]

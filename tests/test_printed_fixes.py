@@ -134,6 +134,11 @@ def test_enforce_node_allocatable_on_openshift_is_the_operators(tmp_path: Path) 
                      ".openshift.io/worker: \"\"}\n  kubeletConfig:\n    reservedSystemCPUs: \"0-1\"\n"
                      "    enforceNodeAllocatable: [pods, system-reserved]\n")
     assert "kubelet-start" not in [f["rule"] for f in _check(tmp_path, {"kc.yaml": kubeletconfig})]
+    # without reservedSystemCPUs the list applies: the template gives systemReservedCgroup, no kubeReservedCgroup
+    unreserved = kubeletconfig.replace('    reservedSystemCPUs: "0-1"\n', "")
+    assert "kubelet-start" not in [f["rule"] for f in _check(tmp_path, {"kc.yaml": unreserved})]
+    kube = unreserved.replace("system-reserved]", "kube-reserved]")
+    assert "kubelet-start" in [f["rule"] for f in _check(tmp_path, {"kc.yaml": kube})]
     kubelet = (KUBELET + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0"\n'
                "enforceNodeAllocatable: [pods, kube-reserved]\n")
     assert _only(_check(tmp_path, {"k.yaml": kubelet}), "kubelet-start")["line"] == 5

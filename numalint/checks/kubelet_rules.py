@@ -608,10 +608,10 @@ def kubelet_start(analysis: Analysis) -> Iterator[Hit]:
 def _enforced_without_cgroup(profile: KubeletProfile, analysis: Analysis) -> Iterator[Hit]:
     """enforceNodeAllocatable naming system-reserved or kube-reserved without that cgroup: the kubelet's
     configuration validation refuses it (pkg/kubelet/apis/config/validation: ValidateKubeletConfiguration), what
-    reserved-cpus-conflict's fix says to remove with the cgroups. Not for an OpenShift KubeletConfig: the
-    machine-config operator writes enforceNodeAllocatable and the cgroups itself (with reservedSystemCPUs it sets
-    [pods] and clears systemReservedCgroup), so what the KubeletConfig lists is not what the kubelet gets."""
-    if profile.openshift:
+    reserved-cpus-conflict's fix says to remove with the cgroups. On OpenShift the machine-config operator's
+    template gives systemReservedCgroup (/system.slice) and no kubeReservedCgroup, and with reservedSystemCPUs the
+    operator writes enforceNodeAllocatable itself ([pods]): what the KubeletConfig lists then never applies."""
+    if profile.openshift and profile.reserved_cpus_text:
         return
     listed = profile.raw.get(profile.keys.get("enforceNodeAllocatable", "enforceNodeAllocatable"))
     if not isinstance(listed, list):

@@ -139,13 +139,14 @@ def fractional_cpu(analysis: Analysis) -> Iterator[Hit]:
         first = next((c for c in pod.containers if not c.init), None) if analysis.sriov.network_resources(pod)[0] \
             else None
         own = {id(c) for c in pod.containers if c is first or _own_alignment_resources(c)}
-        widest = max((c.limits["cpu"] for c in pod.containers if c.limits.get("cpu") is not None
-                      and c.limits["cpu"].denominator == 1), default=None)
+        # the containers the pod is for: those asking for what is aligned, and those with whole CPUs
+        main = [c.limits.get("cpu", Fraction(0)) for c in pod.containers
+                if id(c) in own or c.limits.get("cpu") is not None and c.limits["cpu"].denominator == 1]
         for container in pod.containers:
             cpu = container.limits.get("cpu")
             if cpu is None or cpu.denominator == 1:
                 continue
-            if id(container) not in own and (own or widest is not None and widest >= cpu):
+            if id(container) not in own and any(size >= cpu for size in main):
                 continue  # a sidecar (a log shipper beside the trainer): the shared pool is what it is for
             step = _whole_cores(analysis, pod)
             nearest = max(1, int(cpu / step + Fraction(1, 2))) * step  # half up: 2500m -> 3 (-> 2 in cores of 2)
@@ -161,8 +162,8 @@ def fractional_cpu(analysis: Analysis) -> Iterator[Hit]:
 def _own_alignment_resources(container: ContainerView) -> bool:
     """Whether the container itself asks for something the Topology Manager aligns with CPUs: a device or an
     extended resource, or hugepages. A fractional container asking for neither (nor given the pod's VFs), beside
-    one that does or one with at least as many whole CPUs, is the pod's sidecar: its CPUs are meant to be shared,
-    whatever the pod asks for; the larger one of a small whole-CPU agent is the pod's main container."""
+    one at least as large that does or that has whole CPUs, is the pod's sidecar: its CPUs are meant to be shared,
+    whatever the pod asks for; one larger than every such container is the pod's main container."""
     return any(amount and (is_extended(r) or is_hugepages(r)) for r, amount in container.limits.items())
 
 

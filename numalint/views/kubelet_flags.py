@@ -8,8 +8,9 @@ KubeletConfiguration that writes none. ``with_flags`` gives the KubeletConfigura
 flags numalint models written over its fields, located at the flags.
 
 Only flags a node-side rule reads are modelled; one whose value the kubelet would not parse is left out (the
-configuration's field stands). When the file holds a JoinConfiguration with such flags, its flags are the ones
-applied (the nodes that join run the workloads), else the InitConfiguration's.
+configuration's field stands). When the file holds a JoinConfiguration, its flags are the ones applied (the
+nodes that join run the workloads; an InitConfiguration's flags reach the first node only), else the
+InitConfiguration's.
 """
 
 from __future__ import annotations
@@ -155,9 +156,11 @@ def _written(arguments: Any) -> list[tuple[str, str, Span, Span]]:
 def kubeadm_flags(documents: Sequence[Document]) -> list[Flag]:
     """The modelled flags kubeadm gives the kubelet in these documents (one file's), see the module docstring."""
     for kind in KUBEADM_NODE_KINDS:
-        for doc in documents:
-            if doc.kind != kind or not doc.api_version.startswith(KUBEADM_GROUP) or not isinstance(doc.root, YMap):
-                continue
+        chosen = [doc for doc in documents if doc.kind == kind and doc.api_version.startswith(KUBEADM_GROUP)
+                  and isinstance(doc.root, YMap)]
+        if not chosen:
+            continue
+        for doc in chosen:
             registration = doc.root.get("nodeRegistration")
             arguments = registration.get("kubeletExtraArgs") if isinstance(registration, YMap) else None
             flags: dict[str, Flag] = {}
@@ -177,6 +180,7 @@ def kubeadm_flags(documents: Sequence[Document]) -> list[Flag]:
                 flags[field] = Flag(field, value, key_span, value_span, spans)
             if flags:
                 return list(flags.values())
+        return []  # that kind's kubelet (the joining nodes' first): no flag of it is one numalint models
     return []
 
 
