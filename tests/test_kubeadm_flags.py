@@ -123,3 +123,13 @@ def test_the_first_nodes_flags_never_reach_the_joining_ones(tmp_path: Path) -> N
     join = _kubeadm("JoinConfiguration", '    node-labels: "role=worker"\n')
     assert "no-cpu-reservation" in _rules(tmp_path, init + "---\n" + join + "---\n" + KUBELET)
     assert "no-cpu-reservation" not in _rules(tmp_path, init + "---\n" + KUBELET)
+
+
+def test_enforce_node_allocatable_given_by_flag(tmp_path: Path) -> None:
+    """The flag's list, without the cgroup it names, stops the kubelet as the field does (found by a sweep of public
+    configurations); with the cgroup flag beside it, it starts."""
+    flags = '    enforce-node-allocatable: "pods,system-reserved"\n    reserved-cpus: "0"\n'
+    assert "kubelet-start" in _rules(tmp_path, _kubeadm("JoinConfiguration", flags) + "---\n" + KUBELET)
+    flags = flags.replace('    reserved-cpus: "0"\n', "    system-reserved-cgroup: /system.slice\n"
+                                                       '    kube-reserved: "cpu=1"\n')
+    assert "kubelet-start" not in _rules(tmp_path, _kubeadm("JoinConfiguration", flags) + "---\n" + KUBELET)

@@ -115,6 +115,19 @@ def _reserved_memory(value: str, span: Span) -> Any:
     return entries
 
 
+def _list(value: str, span: Span) -> Any:
+    """pflag's StringSlice (``pods,system-reserved``): items as written, none for an empty value; None for a
+    quoted item (read as CSV, which numalint does not)."""
+    if '"' in value:
+        return None
+    items = YSeq()
+    items.span = span
+    for item in value.split(",") if value else ():
+        items.append(item)
+        items.item_spans.append(span)
+    return items
+
+
 # flag -> (configuration field, how its value is read)
 FLAGS: dict[str, tuple[str, Parse]] = {
     "cpu-manager-policy": ("cpuManagerPolicy", _text),
@@ -130,6 +143,7 @@ FLAGS: dict[str, tuple[str, Parse]] = {
     "kube-reserved-cgroup": ("kubeReservedCgroup", _text),
     "system-reserved-cgroup": ("systemReservedCgroup", _text),
     "eviction-hard": ("evictionHard", _strings("<")),
+    "enforce-node-allocatable": ("enforceNodeAllocatable", _list),
     "feature-gates": ("featureGates", _booleans),
     "max-pods": ("maxPods", _integer),
     "pods-per-core": ("podsPerCore", _integer),
