@@ -176,3 +176,15 @@ def test_options_that_cannot_go_together_are_said_with_their_gate(tmp_path: Path
     assert len(messages) == 2 and "can not be used at the same time" in messages[1]
     enabled = kubelet + "featureGates: {CPUManagerPolicyAlphaOptions: true}\n"
     assert [f["message"] for f in _check(tmp_path, {"k.yaml": enabled})] == messages[1:]
+
+
+def test_renaming_the_legacy_networks_key_says_what_else_to_mend(tmp_path: Path) -> None:
+    """Renamed as the fix said, a value Multus cannot parse turned the warning into an error: the fix says it."""
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations:\n"
+           '    kubernetes.v1.cni.cncf.io/networks: "fh-net,"\nspec:\n  containers: [{name: c, image: x}]\n')
+    fix = _only(_check(tmp_path, {"p.yaml": pod}), "networks-annotation")["fix"]["description"]
+    assert fix.endswith("which Multus cannot parse: entry 2 of the comma list is empty (a stray or trailing comma)")
+    network = ("apiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinition\nmetadata: {name: fh-net}\n"
+               'spec: {config: \'{"type": "macvlan"}\'}\n')
+    followed = pod.replace("kubernetes.v1.cni.cncf.io/networks", "k8s.v1.cni.cncf.io/networks").replace(",\"", "\"")
+    assert _check(tmp_path, {"p.yaml": followed, "n.yaml": network}) == []

@@ -207,11 +207,16 @@ def sriov_unused_resource(analysis: Analysis) -> Iterator[Hit]:
 def networks_annotation(analysis: Analysis) -> Iterator[Hit]:
     for pod in analysis.pods:
         if LEGACY_NETWORKS_ANNOTATION in pod.annotations and NETWORKS_ANNOTATION not in pod.annotations:
+            # renamed, a value Multus cannot parse would stop the pod (reported under the new key): say so now
+            legacy = pod.annotations[LEGACY_NETWORKS_ANNOTATION]
+            broken = networks_problem(fill_placeholders(legacy)) if isinstance(legacy, str) else None
             yield Hit(f"{pod.ref.label()} names its networks under {LEGACY_NETWORKS_ANNOTATION}, Multus 2's key: "
                       f"Multus 3 and later, and the SR-IOV network resources injector, read only "
                       f"{NETWORKS_ANNOTATION}, so the pod gets none of these networks (nor their VFs)",
                       pod.file, _annotation_span(pod, LEGACY_NETWORKS_ANNOTATION, name=True), pod.ref,
-                      Fix(f"rename the annotation to {NETWORKS_ANNOTATION}"), "warning")
+                      Fix(f"rename the annotation to {NETWORKS_ANNOTATION}"
+                          + (f", and mend its value, which Multus cannot parse: {broken}" if broken else "")),
+                      "warning")
         value = pod.annotations.get(NETWORKS_ANNOTATION)
         concrete = fill_placeholders(value) if value is not None else None  # "<name>" in docs, "$NET" in templates
         problem = networks_problem(concrete) if concrete is not None else None
