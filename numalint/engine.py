@@ -562,7 +562,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
         reported |= {p.file for p in cluster.analysis.simulation.node_state_problems}
     if unchecked:
         findings = [f for f in findings if f.rule != "schema" or (f.file, f.span) not in unchecked]
-    findings = _without_echoes(findings)
+    findings = _without_echoes(findings, () if judge else disabled)
     findings = _without_overlay_fields(findings, results, given, builds)
     stamps = {s.path: s.stamp for s in sources if s.stamp is not None}
     # as `fix` writes them, before they are proven
@@ -603,15 +603,17 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
 PROFILE_RULES = frozenset({"schema", "performance-profile-cpus", "performance-profile-invalid"})
 
 
-def _without_echoes(findings: list[Finding]) -> list[Finding]:
+def _without_echoes(findings: list[Finding], disabled: Collection[str] = ()) -> list[Finding]:
     """``findings`` without a kubelet rule's finding on a PerformanceProfile at the very span where the profile's own
     validation reports (a topologyPolicy or reserved CPU list the API server or the operator refuses): no kubelet
     ever gets that value, and the same mistake was said twice, once in the kubelet's field names. Its fix goes to
-    the profile's finding when that has none (a policy name's case: "write "single-numa-node"")."""
+    the profile's finding when that has none (a policy name's case: "write "single-numa-node""). Not when the
+    profile's rule is switched off (``disabled``): the kubelet rule's finding is then the only one said."""
     def on_profile(f: Finding) -> bool:
         return f.obj is not None and f.obj.kind == PERFORMANCE_PROFILE
 
-    refused = {(f.file, f.span) for f in findings if f.rule in PROFILE_RULES and on_profile(f)}
+    refused = {(f.file, f.span) for f in findings if f.rule in PROFILE_RULES and f.rule not in disabled
+               and on_profile(f)}
     if not refused:
         return findings
     kubelet = {slug for slug, rule in catalogue().items() if rule.category == "kubelet"}

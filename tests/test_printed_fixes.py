@@ -188,3 +188,12 @@ def test_renaming_the_legacy_networks_key_says_what_else_to_mend(tmp_path: Path)
                'spec: {config: \'{"type": "macvlan"}\'}\n')
     followed = pod.replace("kubernetes.v1.cni.cncf.io/networks", "k8s.v1.cni.cncf.io/networks").replace(",\"", "\"")
     assert _check(tmp_path, {"p.yaml": followed, "n.yaml": network}) == []
+
+
+def test_a_profile_rule_switched_off_leaves_the_kubelet_rule_said(tmp_path: Path) -> None:
+    profile = ("apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata: {name: cnf}\nspec:\n"
+               '  cpu: {isolated: "2-7", reserved: "0-1"}\n  numa: {topologyPolicy: Single-numa-node}\n'
+               '  nodeSelector: {node-role.kubernetes.io/cnf: ""}\n')
+    write(tmp_path, {"pp.yaml": profile})
+    shown = run("check", "--format", "json", "--ignore", "schema", str(tmp_path)).json()["findings"]
+    assert [f["rule"] for f in shown] == ["invalid-policy-name"]

@@ -209,7 +209,8 @@ def networks_annotation(analysis: Analysis) -> Iterator[Hit]:
         if LEGACY_NETWORKS_ANNOTATION in pod.annotations and NETWORKS_ANNOTATION not in pod.annotations:
             # renamed, a value Multus cannot parse would stop the pod (reported under the new key): say so now
             legacy = pod.annotations[LEGACY_NETWORKS_ANNOTATION]
-            broken = networks_problem(fill_placeholders(legacy)) if isinstance(legacy, str) else None
+            filled = fill_placeholders(legacy) if isinstance(legacy, str) else None  # None: a {{ }} template
+            broken = networks_problem(filled) if filled is not None else None
             yield Hit(f"{pod.ref.label()} names its networks under {LEGACY_NETWORKS_ANNOTATION}, Multus 2's key: "
                       f"Multus 3 and later, and the SR-IOV network resources injector, read only "
                       f"{NETWORKS_ANNOTATION}, so the pod gets none of these networks (nor their VFs)",
