@@ -25,7 +25,7 @@ from numalint.checks.input_rules import (
     object_ref,
 )
 from numalint.checks.selection import SelectorError, matches, resolve
-from numalint.findings import Finding, Fix, Hit, ObjectRef
+from numalint.findings import Finding, Fix, Hit, ObjectRef, shorten
 from numalint.k8s.kinds import (
     KUBELET_CONFIG,
     KUBELET_CONFIGURATION,
@@ -150,7 +150,7 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
         from numalint.model.overlays import read_kustomization  # here: only a run with kustomizations needs it
 
         built = read_kustomization(os.path.realpath(path), [d.root for d in source.documents])
-    flags = _kubeadm_flags(source.documents, source.text or "")
+    flags = _kubeadm_flags(source.documents, source.text or "", source.findings)
     kept: dict[str, list[Any]] = {"profiles": [], "pods": [], "topologies": [], "others": []}
     identities: list[tuple[str, int, ObjectIdentity]] = []
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
@@ -230,13 +230,20 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
                       tuple(kept["others"]), tuple(identities), built)
 
 
-def _kubeadm_flags(documents: list[Document], text: str) -> list[Flag]:
-    """The kubelet flags kubeadm's kubeletExtraArgs give a KubeletConfiguration of the same file."""
+def _kubeadm_flags(documents: list[Document], text: str, findings: list[Finding]) -> list[Flag]:
+    """The kubelet flags kubeadm's kubeletExtraArgs give a KubeletConfiguration of the same file; ``findings`` gets
+    those the kubelet would not parse."""
     if "kubeletExtraArgs" not in text or not any(d.kind == KUBELET_CONFIGURATION for d in documents):
         return []
-    from numalint.views.kubelet_flags import kubeadm_flags  # here: only such a file needs it (start-up time)
+    from numalint.views.kubelet_flags import Refused, kubeadm_flags  # here: only such a file needs it (start-up)
 
-    return kubeadm_flags(documents)
+    refused: list[Refused] = []
+    flags = kubeadm_flags(documents, refused)
+    findings.extend(registry.finding(
+        "kubelet-start", f'the kubelet refuses to start: kubeletExtraArgs {r.name}: "{shorten(r.text)}" is no value '
+        f"its --{r.name} flag parses (the kubelet exits on a flag it cannot parse)", r.doc.file, r.span,
+        object_ref(r.doc), Fix(f"write a value --{r.name} accepts")) for r in refused)
+    return flags
 
 
 def _record_annotation(source: Source, doc: Document) -> None:

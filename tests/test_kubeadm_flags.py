@@ -86,7 +86,10 @@ def test_flags_read_as_the_kubelets_parsers_read_them(tmp_path: Path) -> None:
     adds them back); an empty map flag clears the field."""
     for count in ('"+-5"', '"--5"', '"0x"', '"1_"', '"99999999999"', '"010"'):
         text = _kubeadm("JoinConfiguration", f"    max-pods: {count}\n") + "---\n" + KUBELET
-        assert "no-cpu-reservation" in _rules(tmp_path, text)  # and no traceback (findings would fail)
+        rules = _rules(tmp_path, text)  # and no traceback (findings would fail)
+        assert "no-cpu-reservation" in rules
+        # a value the kubelet's flag parser refuses stops it: said where it is written ("010" is octal 8)
+        assert ("kubelet-start" in rules) is (count != '"010"'), count
     trailing = _kubeadm("JoinConfiguration", '    kube-reserved: "cpu=1,memory=1Gi,"\n')
     assert "no-cpu-reservation" not in _rules(tmp_path, trailing + "---\n" + KUBELET)
     gates = _kubeadm("JoinConfiguration", '    feature-gates: "KubeletTracing=true"\n    reserved-cpus: "0"\n')

@@ -8,9 +8,9 @@ KubeletConfiguration that writes none. ``with_flags`` gives the KubeletConfigura
 flags numalint models written over its fields, located at the flags.
 
 Only flags a node-side rule reads are modelled; one whose value the kubelet would not parse is left out (the
-configuration's field stands). When the file holds a JoinConfiguration, its flags are the ones applied (the
-nodes that join run the workloads; an InitConfiguration's flags reach the first node only), else the
-InitConfiguration's.
+configuration's field stands) and said (``Refused``: the kubelet exits). When the file holds a JoinConfiguration,
+its flags are the ones applied (the nodes that join run the workloads; an InitConfiguration's flags reach the
+first node only), else the InitConfiguration's.
 """
 
 from __future__ import annotations
@@ -167,8 +167,18 @@ def _written(arguments: Any) -> list[tuple[str, str, Span, Span]]:
     return found
 
 
-def kubeadm_flags(documents: Sequence[Document]) -> list[Flag]:
-    """The modelled flags kubeadm gives the kubelet in these documents (one file's), see the module docstring."""
+class Refused(NamedTuple):
+    """A modelled flag whose value the kubelet's flag parser refuses: the kubelet exits before it starts."""
+
+    doc: Document
+    name: str
+    text: str
+    span: Span
+
+
+def kubeadm_flags(documents: Sequence[Document], refused: list[Refused] | None = None) -> list[Flag]:
+    """The modelled flags kubeadm gives the kubelet in these documents (one file's), see the module docstring;
+    ``refused`` gets those the kubelet would not parse."""
     for kind in KUBEADM_NODE_KINDS:
         chosen = [doc for doc in documents if doc.kind == kind and doc.api_version.startswith(KUBEADM_GROUP)
                   and isinstance(doc.root, YMap)]
@@ -184,6 +194,8 @@ def kubeadm_flags(documents: Sequence[Document]) -> list[Flag]:
                 field, parse = FLAGS[name]
                 value = parse(text, value_span)
                 if value is None:
+                    if refused is not None:
+                        refused.append(Refused(doc, name, text, value_span))
                     continue
                 earlier = flags.get(field)
                 spans: tuple[Span, ...] = (key_span, value_span)
