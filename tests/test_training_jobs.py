@@ -126,6 +126,16 @@ def _c(cpu: str = "4", gpu: int = 1) -> str:
             f'nvidia.com/gpu: {gpu}}}}}}}]')
 
 
+def _jobset(name: str, *steps: tuple[str, str, str]) -> str:
+    """A JobSet whose replicatedJobs are ``steps``: (name, a line under the step such as its dependsOn or "", the
+    containers of its pods as ``_c`` writes them)."""
+    text = f"apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: {name}\nspec:\n  replicatedJobs:\n"
+    for step, line, containers in steps:
+        text += f"  - name: {step}\n" + (f"    {line}\n" if line else "")
+        text += f"    template:\n      spec:\n        template:\n          spec:\n            {containers}\n"
+    return text
+
+
 def test_jobset_runs_replicas_times_parallelism_capped_by_completions(tmp_path: Path) -> None:
     jobset = f"""\
         apiVersion: jobset.x-k8s.io/v1alpha2
@@ -268,27 +278,8 @@ def test_defaults_that_run_no_pods_say_why(tmp_path: Path) -> None:
 
 def test_a_jobset_step_another_waits_for_is_not_stacked_on_it(tmp_path: Path) -> None:
     # four GPUs on NUMA node 0 of one node: "init" (4 GPUs) completes before "node" (4 GPUs) starts
-    jobset = f"""\
-        apiVersion: jobset.x-k8s.io/v1alpha2
-        kind: JobSet
-        metadata:
-          name: trainer
-        spec:
-          replicatedJobs:
-          - name: init
-            template:
-              spec:
-                template:
-                  spec:
-                    {_c(cpu="1", gpu=4)}
-          - name: node
-            dependsOn: [{{name: init, status: Complete}}]
-            template:
-              spec:
-                template:
-                  spec:
-                    {_c(cpu="1", gpu=4)}
-        """
+    jobset = _jobset("trainer", ("init", "", _c(cpu="1", gpu=4)),
+                     ("node", "dependsOn: [{name: init, status: Complete}]", _c(cpu="1", gpu=4)))
     data = _simulate(tmp_path, {"jobset.yaml": jobset})
     assert _pods(data) == {"init": 0, "node": 1}
     assert 'completes before replicated job "node" starts' in (_why(data, "init") or "")
@@ -383,48 +374,15 @@ def test_a_whole_node_gpu_worker_is_not_told_to_split(tmp_path: Path) -> None:
 
 
 def test_a_scalar_depends_on_is_no_traceback(tmp_path: Path) -> None:
-    jobset = f"""\
-        apiVersion: jobset.x-k8s.io/v1alpha2
-        kind: JobSet
-        metadata:
-          name: odd
-        spec:
-          replicatedJobs:
-          - name: a
-            dependsOn: 5
-            template:
-              spec:
-                template:
-                  spec:
-                    {_c(cpu="1", gpu=0)}
-        """
+    jobset = _jobset("odd", ("a", "dependsOn: 5", _c(cpu="1", gpu=0)))
     data = _simulate(tmp_path, {"jobset.yaml": jobset})
     assert _pods(data) == {"a": 1}
 
 
 def test_a_step_that_runs_alone_must_still_fit_one_numa_node(tmp_path: Path) -> None:
     # "init" completes before "node" starts, so it is not placed beside it; alone, 6 GPUs still exceed 4 per NUMA node
-    jobset = f"""\
-        apiVersion: jobset.x-k8s.io/v1alpha2
-        kind: JobSet
-        metadata:
-          name: trainer
-        spec:
-          replicatedJobs:
-          - name: init
-            template:
-              spec:
-                template:
-                  spec:
-                    {_c(cpu="1", gpu=6)}
-          - name: node
-            dependsOn: [{{name: init, status: Complete}}]
-            template:
-              spec:
-                template:
-                  spec:
-                    {_c(cpu="1", gpu=1)}
-        """
+    jobset = _jobset("trainer", ("init", "", _c(cpu="1", gpu=6)),
+                     ("node", "dependsOn: [{name: init, status: Complete}]", _c(cpu="1", gpu=1)))
     found = findings(tmp_path, {"kubelet.yaml": STATIC, "topology.yaml": TOPOLOGY, "jobset.yaml": jobset})
     exceeds = [f for f in found if f["rule"] == "exceeds-numa-node"]
     assert len(exceeds) == 1 and "JobSet trainer (init)" in exceeds[0]["message"]
