@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from numalint.reading.sources import Document
+from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 
+_BLOCK_HEADER = re.compile(r"\|([1-9])?[+-]?([1-9])?")  # a literal block scalar's header: indentation, chomping
 PLACEHOLDER = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")  # a ZTP PolicyGenerator / template variable
 
 
@@ -28,3 +30,49 @@ class EmbeddedDocument(Document):
     """A document carried as text inside another object (a ConfigMap's ``data.tuning``)."""
 
     carrier: str = ""  # "ConfigMap <namespace>/<name>"
+
+
+def block_documents(text: str, start: Span, parent_col: int, value: str) -> list[tuple[Any, Span]]:
+    """The documents of ``value``, the text of a literal block scalar whose header is at ``start`` in ``text``
+    (``parent_col``: the 1-based column of the key or ``-`` it is the value of), located in ``text``. Only a literal
+    block scalar (``|``) maps line for line onto the file, so only that form is read (none of another, nor one that
+    does not parse); the caller makes sure the file breaks lines only at LF or CRLF (``yamlpos.other_breaks``)."""
+    lines = text.splitlines()
+    header = _BLOCK_HEADER.match(lines[start.line - 1][start.col - 1:]) if start.line <= len(lines) else None
+    if header is None:
+        return []
+    digit = header.group(1) or header.group(2)
+    if digit:  # an indentation indicator: the content sits that far right of its parent's own indentation
+        indent = parent_col - 1 + int(digit)
+    else:
+        first = next((line for line in lines[start.line:] if line.strip()), "")
+        indent = len(first) - len(first.lstrip(" "))
+    try:
+        parsed = load_all(value)
+    except YamlError:
+        return []
+    return [(_shift(root, start.line, indent), _moved(span, start.line, indent)) for root, span in parsed]
+
+
+def _moved(span: Span, lines: int, cols: int) -> Span:
+    return Span(span.line + lines, span.col + cols, span.end_line + lines, span.end_col + cols)
+
+
+def _shift(node: Any, lines: int, cols: int) -> Any:
+    """The located tree ``node`` parsed from a block scalar, re-located in the file holding the scalar."""
+    if isinstance(node, YMap):
+        result = YMap()
+        result.span = _moved(node.span, lines, cols)
+        for key, value in node.items():
+            result[key] = _shift(value, lines, cols)
+            result.key_spans[key] = _moved(node.key_spans[key], lines, cols)
+            result.value_spans[key] = _moved(node.value_spans[key], lines, cols)
+        result.duplicates = [(k, _moved(s, lines, cols)) for k, s in node.duplicates]
+        return result
+    if isinstance(node, YSeq):
+        seq = YSeq()
+        seq.span = _moved(node.span, lines, cols)
+        seq.extend(_shift(item, lines, cols) for item in node)
+        seq.item_spans = [_moved(s, lines, cols) for s in node.item_spans]
+        return seq
+    return node

@@ -13,7 +13,6 @@ land on the profile.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from numalint import catalogue as registry
@@ -26,8 +25,8 @@ from numalint.k8s.kinds import KUBELET_SNIPPET
 from numalint.k8s.quantity import format_bytes, try_quantity
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
-from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all, other_breaks
-from numalint.views.embedded import EmbeddedDocument, unfinished
+from numalint.reading.yamlpos import Span, YMap, YSeq, other_breaks
+from numalint.views.embedded import EmbeddedDocument, block_documents, unfinished
 from numalint.views.kubelet import KubeletProfile, kubelet_profile
 from numalint.views.schema import GO_INT_BITS, KUBELET_SCHEMA, kubelet_field_names, load_schema, validator
 
@@ -65,15 +64,11 @@ def _cpus(text: Any) -> frozenset[int]:
 TUNING_KEY = "tuning"  # hypershift-operator/controllers/nodepool: tuningConfigKey
 
 
-_BLOCK_HEADER = re.compile(r"\|([1-9])?[+-]?([1-9])?")  # a literal block scalar's header: indentation, chomping
-
-
 def embedded_profiles(doc: Document, text: str | None, skipped: list[Finding] | None = None) -> list[Document]:
     """PerformanceProfiles inside a ConfigMap's ``data.tuning``, as HyperShift NodePools take them
     (``spec.tuningConfig`` names such ConfigMaps; the key may hold a Tuned or a PerformanceProfile).
-    Only a literal block scalar (``tuning: |``) maps line for line onto the file, so only that form is
-    read: every position inside it is the position in the ConfigMap's file. Not in a file that breaks lines
-    elsewhere than at LF or CRLF (a lone CR, NEL): libyaml's lines then are not the file's; ``skipped`` is told."""
+    Only a literal block scalar (``tuning: |``) is read (``views.embedded.block_documents``); not in a file that
+    breaks lines elsewhere than at LF or CRLF (a lone CR, NEL): ``skipped`` is told."""
     if doc.kind != "ConfigMap" or text is None:
         return []
     data = doc.root.get("data")
@@ -91,52 +86,11 @@ def embedded_profiles(doc: Document, text: str | None, skipped: list[Finding] | 
                 doc.file, start, ObjectRef(doc.api_version, doc.kind, "<unnamed>" if name is None else str(name),
                                            None if namespace is None else str(namespace))))
         return []
-    lines = text.splitlines()
-    header = _BLOCK_HEADER.match(lines[start.line - 1][start.col - 1:])
-    if header is None:
-        return []
-    digit = header.group(1) or header.group(2)
-    if digit:  # an indentation indicator: the content sits that far right of the key's own indentation
-        indent = data.key_spans[TUNING_KEY].col - 1 + int(digit)
-    else:
-        first = next((line for line in lines[start.line:] if line.strip()), "")
-        indent = len(first) - len(first.lstrip(" "))
-    try:
-        parsed = load_all(value)
-    except YamlError:
-        return []
+    parsed = block_documents(text, start, data.key_spans[TUNING_KEY].col, value)
     name = f"ConfigMap {get(doc.root, ('metadata', 'namespace')) or 'default'}/{get(doc.root, ('metadata', 'name'))}"
-    found: list[Document] = []
-    for root, span in parsed:
-        if isinstance(root, YMap) and root.get("kind") == "PerformanceProfile" and \
-                str(root.get("apiVersion", "")).startswith("performance.openshift.io/"):
-            found.append(EmbeddedDocument(doc.file, doc.index, _shift(root, start.line, indent),
-                                          _moved(span, start.line, indent), carrier=name))
-    return found
-
-
-def _moved(span: Span, lines: int, cols: int) -> Span:
-    return Span(span.line + lines, span.col + cols, span.end_line + lines, span.end_col + cols)
-
-
-def _shift(node: Any, lines: int, cols: int) -> Any:
-    """The located tree ``node`` parsed from a block scalar, re-located in the file holding the scalar."""
-    if isinstance(node, YMap):
-        result = YMap()
-        result.span = _moved(node.span, lines, cols)
-        for key, value in node.items():
-            result[key] = _shift(value, lines, cols)
-            result.key_spans[key] = _moved(node.key_spans[key], lines, cols)
-            result.value_spans[key] = _moved(node.value_spans[key], lines, cols)
-        result.duplicates = [(k, _moved(s, lines, cols)) for k, s in node.duplicates]
-        return result
-    if isinstance(node, YSeq):
-        seq = YSeq()
-        seq.span = _moved(node.span, lines, cols)
-        seq.extend(_shift(item, lines, cols) for item in node)
-        seq.item_spans = [_moved(s, lines, cols) for s in node.item_spans]
-        return seq
-    return node
+    return [EmbeddedDocument(doc.file, doc.index, root, span, carrier=name) for root, span in parsed
+            if isinstance(root, YMap) and root.get("kind") == "PerformanceProfile"
+            and str(root.get("apiVersion", "")).startswith("performance.openshift.io/")]
 
 
 def nosmt(doc: Document) -> bool:
