@@ -27,6 +27,7 @@ from numalint.checks.input_rules import (
 from numalint.checks.selection import SelectorError, matches, resolve
 from numalint.findings import Finding, Fix, Hit, ObjectRef, shorten
 from numalint.k8s.kinds import (
+    KIND_CLUSTER_GROUP,
     KUBELET_CONFIG,
     KUBELET_CONFIGURATION,
     KUBEVIRT_KINDS,
@@ -55,12 +56,13 @@ from numalint.reading.sources import (
     read_capped,
     read_source,
 )
-from numalint.reading.yamlpos import Span, YMap
+from numalint.reading.yamlpos import Span, YMap, other_breaks
 from numalint.views.workloads import pod_views
 
 if TYPE_CHECKING:
     from numalint.model.overlays import Kustomization
-    from numalint.views.kubelet_flags import Flag
+    from numalint.views.kubelet import KubeletProfile
+    from numalint.views.kubelet_flags import Flag, Refused
 
 PARALLEL_THRESHOLD = 300  # fewer files are read in one process
 PER_PROCESS = 150  # and each further process must have at least this many to read
@@ -159,6 +161,7 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
         from numalint.views.performance import embedded_profiles
 
         known += [e for d in carriers for e in embedded_profiles(d, source.text, source.findings)]
+    clusters = [d for d in source.documents if d.kind == "Cluster" and d.api_version.startswith(KIND_CLUSTER_GROUP)]
     source.documents = []  # the views keep what they need; trees are not sent between processes
     text, source.text = source.text, None
     cap = FindingCap(limit)  # findings of one rule past ``limit`` become one summary
@@ -224,6 +227,8 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
             keep("pods", view)
         if not views:
             keep("others", doc)
+    for cluster in clusters:
+        kept["profiles"] += _kind_profiles(cluster, text or "", cap)
     source.findings = cap.result()
     source.seal()
     return FileResult(source, tuple(kept["profiles"]), tuple(kept["pods"]), tuple(kept["topologies"]),
@@ -235,15 +240,50 @@ def _kubeadm_flags(documents: list[Document], text: str, findings: list[Finding]
     those the kubelet would not parse."""
     if "kubeletExtraArgs" not in text or not any(d.kind == KUBELET_CONFIGURATION for d in documents):
         return []
-    from numalint.views.kubelet_flags import Refused, kubeadm_flags  # here: only such a file needs it (start-up)
+    from numalint.views.kubelet_flags import kubeadm_flags  # here: only such a file needs it (start-up)
 
     refused: list[Refused] = []
     flags = kubeadm_flags(documents, refused)
-    findings.extend(registry.finding(
+    findings.extend(_refused_flags(refused))
+    return flags
+
+
+def _refused_flags(refused: list[Refused]) -> list[Finding]:
+    return [registry.finding(
         "kubelet-start", f'the kubelet refuses to start: kubeletExtraArgs {r.name}: "{shorten(r.text)}" is no value '
         f"its --{r.name} flag parses (the kubelet exits on a flag it cannot parse)", r.doc.file, r.span,
-        object_ref(r.doc), Fix(f"write a value --{r.name} accepts")) for r in refused)
-    return flags
+        object_ref(r.doc), Fix(f"write a value --{r.name} accepts")) for r in refused]
+
+
+def _kind_profiles(cluster: Document, text: str, cap: FindingCap) -> list[KubeletProfile]:
+    """The kubelets of a kind cluster's nodes (``views.kind_cluster``); a patch numalint cannot read, or a flag the
+    kubelet would not parse, is said in ``cap``."""
+    from numalint.views.kind_cluster import Unread, kind_kubelets  # here: only a kind cluster needs them
+    from numalint.views.kubelet import kubelet_profile
+    from numalint.views.kubelet_flags import with_flags
+
+    refused: list[Refused] = []
+    unread: list[Unread] = []
+    if other_breaks(text):
+        unread.append(Unread(cluster.span, "the file breaks lines at a lone CR or NEL (U+0085), so positions inside "
+                                           "the patches cannot be told; use LF or CRLF line ends"))
+        kubelets = []
+    else:
+        kubelets = kind_kubelets(cluster, text, refused, unread)
+    cap.add(_refused_flags(list({(r.name, r.span): r for r in refused}.values())))  # a cluster patch: every node's
+    cap.add(registry.finding("not-lintable", f"the kubelet of this kind cluster is not checked: {u.why}", cluster.file,
+                             u.span, object_ref(cluster)) for u in unread[:1])
+    profiles = []
+    for kubelet in kubelets:
+        document = with_flags(kubelet.document, kubelet.flags) if kubelet.flags else kubelet.document
+        profile = kubelet_profile(document)
+        if profile is None:
+            continue
+        profile.ref = replace(profile.ref, part=kubelet.nodes)
+        profile.flag_spans = tuple(span for flag in kubelet.flags for span in flag.spans)
+        profile.kind_cluster = True
+        profiles.append(profile)
+    return profiles
 
 
 def _record_annotation(source: Source, doc: Document) -> None:

@@ -60,13 +60,12 @@ def run_checks(analysis: Analysis, disabled: Container[str] = (), cluster: str |
             yield Finding.of(slug, hit, cluster)
 
 
-def hits(check: Check, analysis: Analysis, inside: dict[tuple[str, Span], str]) -> Iterator[Hit]:
+def hits(check: Check, analysis: Analysis, inside: Unedited) -> Iterator[Hit]:
     """The hits of ``check``; a fix whose edit would land on a value written in another syntax than the field's
     becomes a hint saying where (``unedited_values``)."""
     for hit in check(analysis):
-        if inside and hit.fix is not None:
-            where = next((inside[(hit.file, edit.span)] for edit in hit.fix.edits if (hit.file, edit.span) in inside),
-                         None)
+        if hit.fix is not None and hit.fix.edits:
+            where = inside.where(hit.file, [edit.span for edit in hit.fix.edits])
             if where is not None:
                 hit.fix = Fix(f"{hit.fix.description}, {where}")
         yield hit
@@ -76,16 +75,41 @@ ANNOTATION_HINT = "in the JSON of the kubeletconfig.experimental annotation (by 
 FLAG_HINT = "in kubeadm's kubeletExtraArgs, which set this kubelet flag (by hand: numalint does not edit flags)"
 
 
-def unedited_values(analysis: Analysis) -> dict[tuple[str, Span], str]:
-    """(file, span) -> where, of the values kubelet settings were taken from in another syntax, which a fix does not
-    edit: a PerformanceProfile's kubeletconfig.experimental annotation (located whole: one JSON text, an edit would
-    replace every other setting in it) and the kubelet flags kubeadm's kubeletExtraArgs set
-    (``views.kubelet_flags``: a map flag's items are located at its whole value)."""
+KIND_HINT = "in the kind cluster's kubeadmConfigPatches (by hand: numalint does not edit kind's patches)"
+
+
+class Unedited:
+    """Where kubelet settings were taken from in another syntax than the field's, which a fix does not edit:
+    values (file, span) and whole documents (file, span: every line of it)."""
+
+    def __init__(self, values: dict[tuple[str, Span], str], documents: list[tuple[str, Span, str]]) -> None:
+        self.values = values
+        self.documents = documents
+
+    def where(self, file: str, spans: list[Span]) -> str | None:
+        """Where the first of ``spans`` that lands on such a value or document is, None when none does."""
+        for span in spans:
+            found = self.values.get((file, span))
+            if found is not None:
+                return found
+            for other, document, hint in self.documents:
+                if other == file and document.line <= span.line <= document.end_line:
+                    return hint
+        return None
+
+
+def unedited_values(analysis: Analysis) -> Unedited:
+    """The values of a PerformanceProfile's kubeletconfig.experimental annotation (located whole: one JSON text,
+    an edit would replace every other setting in it) and of the kubelet flags kubeadm's kubeletExtraArgs set
+    (``views.kubelet_flags``: a map flag's items are located at its whole value), and the kind clusters whose
+    patches give a KubeletConfiguration (``views.kind_cluster``: a value may come from kind itself, or be merged
+    from several patches)."""
     inside = {(profile.file, span): FLAG_HINT for profile in analysis.profiles for span in profile.flag_spans}
     inside.update({(profile.file, locate(profile.rendered_from.root, KUBELET_SNIPPET)): ANNOTATION_HINT
                    for profile in analysis.profiles if profile.rendered_from is not None
                    and isinstance(get(profile.rendered_from.root, KUBELET_SNIPPET), str)})
-    return inside
+    documents = [(profile.file, profile.doc.span, KIND_HINT) for profile in analysis.profiles if profile.kind_cluster]
+    return Unedited(inside, documents)
 
 
 def _has_node_side(analysis: Analysis) -> bool:

@@ -411,7 +411,10 @@ def _explain(analysis: Analysis, profile: KubeletProfile, resource: str, expecte
         if profile.eviction_memory_percent is not None:
             origin += f" {profile.eviction_memory_percent * 100:g}% of {format_bytes(capacity or 0)}"
         parts.append(f"{origin} {format_bytes(eviction)}")
-    return f"{format_bytes(expected)} = " + " + ".join(parts) if parts else format_bytes(expected)
+    told = f"{format_bytes(expected)} = " + " + ".join(parts) if parts else format_bytes(expected)
+    if resource == "memory" and not eviction and profile.kind_cluster and profile.eviction_memory is None:
+        told += " (kind's evictionHard has no memory.available unless a patch writes it: no hard-eviction reservation)"
+    return told
 
 
 def _corrected(analysis: Analysis, profile: KubeletProfile, resource: str, total: Fraction,

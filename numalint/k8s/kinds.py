@@ -131,3 +131,4 @@ def is_known(api_version: str, kind: str) -> bool:
 # flags wins
 KUBEADM_GROUP = "kubeadm.k8s.io/"
 KUBEADM_NODE_KINDS = ("JoinConfiguration", "InitConfiguration")
+KIND_CLUSTER_GROUP = "kind.x-k8s.io/"  # kind's cluster configuration (views.kind_cluster)

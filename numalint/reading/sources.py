@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from numalint import catalogue as registry
 from numalint.findings import Finding
-from numalint.k8s.kinds import KUBEADM_NODE_KINDS, is_known
+from numalint.k8s.kinds import KIND_CLUSTER_GROUP, KUBEADM_NODE_KINDS, is_known
 from numalint.reading.locate import locate
 from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 
@@ -464,10 +464,12 @@ _KIND_LINE = re.compile(r"^[ \t-]*kind:[ \t]*[\"']?([A-Za-z][A-Za-z0-9]*)[\"']?[
 def _wanted(text: str) -> Callable[[str, str], bool]:
     embedded = "PerformanceProfile" in text
     flags = "kubeletExtraArgs" in text  # kubeadm's, over a KubeletConfiguration of the file (views.kubelet_flags)
+    patched = "kubeadmConfigPatches" in text  # a kind cluster's kubelet (views.kind_cluster)
 
     def keep(api_version: str, kind: str) -> bool:
         return is_known(api_version, kind) or kind == "List" or (embedded and kind == "ConfigMap") or (
-            flags and kind in KUBEADM_NODE_KINDS)
+            flags and kind in KUBEADM_NODE_KINDS) or (patched and kind == "Cluster" and api_version.startswith(
+                KIND_CLUSTER_GROUP))
 
     return keep
 

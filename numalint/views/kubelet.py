@@ -123,6 +123,7 @@ class KubeletProfile:
     rendered_from: Document | None = None  # the PerformanceProfile this configuration was rendered from
     # where kubeadm's kubeletExtraArgs set fields over the file's KubeletConfiguration (views.kubelet_flags)
     flag_spans: tuple[Span, ...] = ()
+    kind_cluster: bool = False  # read from a kind Cluster's kubeadmConfigPatches (views.kind_cluster)
     node_selector: dict[str, str] | None = None  # PerformanceProfile spec.nodeSelector
 
     @property

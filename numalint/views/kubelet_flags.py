@@ -150,7 +150,7 @@ FLAGS: dict[str, tuple[str, Parse]] = {
 }
 
 
-def _written(arguments: Any) -> list[tuple[str, str, Span, Span]]:
+def written_args(arguments: Any) -> list[tuple[str, str, Span, Span]]:
     """(flag, value, key span, value span) of kubeletExtraArgs: a mapping (kubeadm v1beta3 and before) or a list
     of {name, value} (v1beta4)."""
     found = []
@@ -187,27 +187,35 @@ def kubeadm_flags(documents: Sequence[Document], refused: list[Refused] | None =
         for doc in chosen:
             registration = doc.root.get("nodeRegistration")
             arguments = registration.get("kubeletExtraArgs") if isinstance(registration, YMap) else None
-            flags: dict[str, Flag] = {}
-            for name, text, key_span, value_span in _written(arguments):
-                if name not in FLAGS:
-                    continue
-                field, parse = FLAGS[name]
-                value = parse(text, value_span)
-                if value is None:
-                    if refused is not None:
-                        refused.append(Refused(doc, name, text, value_span))
-                    continue
-                earlier = flags.get(field)
-                spans: tuple[Span, ...] = (key_span, value_span)
-                if earlier is not None and isinstance(value, YSeq) and isinstance(earlier.value, YSeq):
-                    value, spans = _joined(earlier.value, value), earlier.spans + spans  # more NUMA nodes
-                elif earlier is not None and isinstance(value, YMap) and isinstance(earlier.value, YMap):
-                    value, spans = _merged(earlier.value, value), earlier.spans + spans  # a map flag adds its items
-                flags[field] = Flag(field, value, key_span, value_span, spans)
+            flags = parsed_flags(doc, written_args(arguments), refused)
             if flags:
-                return list(flags.values())
+                return flags
         return []  # that kind's kubelet (the joining nodes' first): no flag of it is one numalint models
     return []
+
+
+def parsed_flags(doc: Document, written: list[tuple[str, str, Span, Span]],
+                 refused: list[Refused] | None = None) -> list[Flag]:
+    """The modelled flags of ``written`` (``written_args``) as the kubelet parses them: a flag given twice adds its
+    NUMA nodes or map items to the first; ``refused`` gets those the kubelet would not parse."""
+    flags: dict[str, Flag] = {}
+    for name, text, key_span, value_span in written:
+        if name not in FLAGS:
+            continue
+        field, parse = FLAGS[name]
+        value = parse(text, value_span)
+        if value is None:
+            if refused is not None:
+                refused.append(Refused(doc, name, text, value_span))
+            continue
+        earlier = flags.get(field)
+        spans: tuple[Span, ...] = (key_span, value_span)
+        if earlier is not None and isinstance(value, YSeq) and isinstance(earlier.value, YSeq):
+            value, spans = _joined(earlier.value, value), earlier.spans + spans  # more NUMA nodes
+        elif earlier is not None and isinstance(value, YMap) and isinstance(earlier.value, YMap):
+            value, spans = _merged(earlier.value, value), earlier.spans + spans  # a map flag adds its items
+        flags[field] = Flag(field, value, key_span, value_span, spans)
+    return list(flags.values())
 
 
 def _joined(first: YSeq, second: YSeq) -> YSeq:

@@ -1,0 +1,215 @@
+"""A kind cluster configuration (``kind: Cluster``, ``kind.x-k8s.io``) as the kubelets of its nodes run it.
+
+kind writes each node a kubeadm configuration from its template, then applies the Cluster's
+``kubeadmConfigPatches``, then the node's own: each an RFC 7386 JSON merge patch (a map merges key by key, a list
+or value replaces, ``null`` deletes) of the generated documents of its kind, and of its apiVersion when the patch
+names one (a patch naming another version is dropped); one patch text may hold several documents
+(kind: pkg/internal/patch, pkg/cluster/internal/create/actions/config). The KubeletConfiguration kind generates
+sets cgroupDriver systemd, cgroupRoot /kubelet, failSwapOn false, imageGCHighThresholdPercent 100, the Cluster's
+featureGates and evictionHard of nodefs.available, nodefs.inodesFree and imagefs.available "0%"
+(pkg/cluster/internal/kubeadm/config.go): no memory.available, so under kind a KubeletConfiguration patch that
+writes no evictionHard leaves no hard-eviction reservation of memory, where a kubelet of its own would reserve
+100Mi.
+
+The first control-plane node runs ``kubeadm init``, which uploads its KubeletConfiguration to the kubelet-config
+ConfigMap; the other nodes run ``kubeadm join``, which takes the kubelet configuration from that ConfigMap and
+ignores the one in its own file. So every node runs the first control-plane node's KubeletConfiguration (a
+joining node's own KubeletConfiguration patch changes nothing), while the kubelet flags of
+``nodeRegistration.kubeletExtraArgs`` are each node's: its InitConfiguration's on the first node, its
+JoinConfiguration's on the others. Pods run on the workers, and on the control-plane node only when it is the
+cluster's only node (kind removes its taint then).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from numalint.k8s.kinds import KIND_CLUSTER_GROUP
+from numalint.reading.sources import Document
+from numalint.reading.yamlpos import Span, YMap, YSeq
+from numalint.views.embedded import EmbeddedDocument, block_documents
+from numalint.views.kubelet_flags import Flag, Refused, parsed_flags, written_args
+
+KUBELET_GROUP, KUBELET_VERSION = "kubelet.config.k8s.io", "v1beta1"
+KUBEADM_GROUP_NAME = "kubeadm.k8s.io"
+KUBEADM_VERSIONS = ("v1beta3", "v1beta4")  # kind's templates from Kubernetes 1.23 (v1beta4 from 1.36)
+PATCHES = "kubeadmConfigPatches"
+# kind's KubeletConfiguration before any patch (featureGates: the Cluster's)
+BASE: dict[str, Any] = {
+    "apiVersion": f"{KUBELET_GROUP}/{KUBELET_VERSION}", "kind": "KubeletConfiguration", "cgroupDriver": "systemd",
+    "cgroupRoot": "/kubelet", "failSwapOn": False, "imageGCHighThresholdPercent": 100,
+    "evictionHard": {"nodefs.available": "0%", "nodefs.inodesFree": "0%", "imagefs.available": "0%"},
+}
+
+
+class KindKubelet(NamedTuple):
+    """The kubelet of some of the cluster's nodes: its KubeletConfiguration (every value located where a patch
+    writes it, kind's own values at the Cluster's ``kubeadmConfigPatches``), its flags and which nodes run it."""
+
+    document: EmbeddedDocument
+    flags: list[Flag]
+    nodes: str  # "kind workers", "kind worker 2", "kind control-plane"
+
+
+class Unread(NamedTuple):
+    """A patch numalint cannot read (not a literal block scalar, or not YAML): the cluster's kubelet is not
+    judged, as any value might be in it."""
+
+    span: Span
+    why: str
+
+
+def is_kind_cluster(doc: Document) -> bool:
+    return doc.kind == "Cluster" and doc.api_version.startswith(KIND_CLUSTER_GROUP)
+
+
+def kind_kubelets(doc: Document, text: str, refused: list[Refused], unread: list[Unread]) -> list[KindKubelet]:
+    """The kubelets of the nodes that run pods, one per distinct set of flags; none when the cluster patches
+    neither the KubeletConfiguration nor a kubeadm configuration's kubeletExtraArgs (nothing asked of the
+    kubelet: kind's defaults). ``refused`` gets the flags the kubelet would not parse, ``unread`` the patches that
+    cannot be read (and then no kubelet is given)."""
+    root = doc.root
+    nodes = [n for n in root.get("nodes") or () if isinstance(n, YMap)] if isinstance(root.get("nodes"), YSeq) \
+        else []
+    nodes = nodes or [YMap()]  # kind's default: one control-plane node
+    cluster = _patches(root, text, unread)
+    own = [_patches(node, text, unread) for node in nodes]
+    if unread:
+        return []
+    roles = [str(node.get("role") or "control-plane") for node in nodes]
+    first = roles.index("control-plane") if "control-plane" in roles else 0
+    patches = cluster + own[first]
+    kubelet = [p for p in patches if _targets(p, "KubeletConfiguration", KUBELET_GROUP, (KUBELET_VERSION,))]
+    running = [i for i, role in enumerate(roles) if role == "worker"] or [first]
+    flagged = {i: _flag_patches(cluster + own[i], "InitConfiguration" if i == first else "JoinConfiguration")
+               for i in range(len(nodes))}
+    for i in range(len(nodes)):  # a flag a kubelet would not parse stops its node, whether it runs pods or not
+        if i not in running:
+            parsed_flags(doc, _merged_args(flagged[i]), refused)
+    if not kubelet and not any(flagged[i] for i in running):
+        return []
+    anchor = root.key_spans.get(PATCHES, doc.span)
+    config = _base(root, anchor)
+    for patch in kubelet:
+        config = _merge(config, patch)
+    config.span = doc.span  # an insertion into it would land in the Cluster: numalint does not edit patches
+    document = EmbeddedDocument(doc.file, doc.index, config, doc.span, carrier=f"kind Cluster {_name(doc)}")
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    by_node: dict[int, list[Flag]] = {}
+    for i in running:
+        by_node[i] = parsed_flags(doc, _merged_args(flagged[i]), refused)
+        groups.setdefault(tuple((f.field, f.spans) for f in by_node[i]), []).append(i)
+    kubelets = []
+    for members in groups.values():
+        label = "kind control-plane" if roles[members[0]] != "worker" else \
+            "kind workers" if len(groups) == 1 else \
+            "kind " + ", ".join(f"worker {running.index(i) + 1}" for i in members)
+        kubelets.append(KindKubelet(document, by_node[members[0]], label))
+    return kubelets
+
+
+def _name(doc: Document) -> str:
+    name = doc.root.get("name")
+    return name if isinstance(name, str) and name else "kind"
+
+
+def _patches(holder: YMap, text: str, unread: list[Unread]) -> list[YMap]:
+    """The documents of ``holder``'s kubeadmConfigPatches, located in the file."""
+    items = holder.get(PATCHES)
+    if not isinstance(items, YSeq):
+        return []
+    lines = text.splitlines()
+    found: list[YMap] = []
+    for item, span in zip(items, items.item_spans, strict=True):
+        if not isinstance(item, str):
+            continue
+        line = lines[span.line - 1] if span.line <= len(lines) else ""
+        before = line[:span.col - 1].rstrip()
+        documents = block_documents(text, span, len(before), item) if before.endswith("-") else []
+        if not documents and item.strip():
+            unread.append(Unread(span, "this patch is not a literal block scalar (- |) holding YAML, the only form "
+                                       "whose positions numalint can tell"))
+            continue
+        found += [root for root, _ in documents if isinstance(root, YMap)]
+    return found
+
+
+def _targets(patch: YMap, kind: str, group: str, versions: tuple[str, ...]) -> bool:
+    """Whether kind applies ``patch`` to the generated document of ``kind`` (pkg/internal/patch/resource.go): same
+    kind, and the group and version the patch names, if any."""
+    if patch.get("kind") != kind:
+        return False
+    api_version = patch.get("apiVersion")
+    if not isinstance(api_version, str) or not api_version:
+        return True
+    written_group, _, version = api_version.rpartition("/")
+    return written_group == group and (not version or version in versions)
+
+
+def _flag_patches(patches: list[YMap], kind: str) -> list[Any]:
+    """The kubeletExtraArgs the patches of ``kind`` write, in the order kind applies them."""
+    found = []
+    for patch in patches:
+        if _targets(patch, kind, KUBEADM_GROUP_NAME, KUBEADM_VERSIONS):
+            registration = patch.get("nodeRegistration")
+            if isinstance(registration, YMap) and "kubeletExtraArgs" in registration:
+                found.append(registration["kubeletExtraArgs"])
+    return found
+
+
+def _merged_args(written: list[Any]) -> list[tuple[str, str, Span, Span]]:
+    """The flags after every patch: a later patch's flag replaces an earlier one of that name (a merge patch of the
+    map form; kind merges v1beta4's list form by name), ``null`` removes it; a flag one patch lists twice stays
+    twice (kubeadm passes both)."""
+    entries: list[tuple[str, str, Span, Span]] = []
+    for arguments in written:
+        removed = {name for name, value in arguments.items() if value is None} if isinstance(arguments, YMap) \
+            else set()
+        given = written_args(arguments)
+        names = removed | {name for name, _, _, _ in given}
+        entries = [entry for entry in entries if entry[0] not in names] + given
+    return entries
+
+
+def _base(root: YMap, anchor: Span) -> YMap:
+    """kind's KubeletConfiguration, located at ``anchor``; its featureGates are the Cluster's, where written."""
+    config = _located(BASE, anchor)
+    gates = root.get("featureGates")
+    if isinstance(gates, YMap) and gates:
+        config["featureGates"] = gates
+        config.key_spans["featureGates"], config.value_spans["featureGates"] = root.key_spans["featureGates"], \
+            root.value_spans["featureGates"]
+    return config
+
+
+def _located(value: Any, span: Span) -> Any:
+    if not isinstance(value, dict):
+        return value
+    result = YMap()
+    result.span = span
+    for key, item in value.items():
+        result[key] = _located(item, span)
+        result.key_spans[key] = result.value_spans[key] = span
+    return result
+
+
+def _merge(target: Any, patch: Any) -> Any:
+    """RFC 7386: ``patch`` over ``target``, each value located where it was written last."""
+    if not isinstance(patch, YMap):
+        return patch
+    result = YMap()
+    result.span = patch.span
+    result.duplicates = patch.duplicates
+    if isinstance(target, YMap):
+        for key, value in target.items():
+            result[key] = value
+            result.key_spans[key], result.value_spans[key] = target.key_spans[key], target.value_spans[key]
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+            result.key_spans.pop(key, None)
+            result.value_spans.pop(key, None)
+            continue
+        result[key] = _merge(result.get(key), value)
+        result.key_spans[key], result.value_spans[key] = patch.key_spans[key], patch.value_spans[key]
+    return result
