@@ -258,7 +258,8 @@ def _refused_flags(refused: list[Refused]) -> list[Finding]:
 def _kind_profiles(cluster: Document, text: str, cap: FindingCap) -> list[KubeletProfile]:
     """The kubelets of a kind cluster's nodes (``views.kind_cluster``); a patch numalint cannot read, or a flag the
     kubelet would not parse, is said in ``cap``."""
-    from numalint.views.kind_cluster import Unread, kind_kubelets  # here: only a kind cluster needs them
+    from numalint.checks import KIND_HINT
+    from numalint.views.kind_cluster import Unread, cluster_name, kind_kubelets  # here: only a kind cluster needs them
     from numalint.views.kubelet import kubelet_profile
     from numalint.views.kubelet_flags import with_flags
 
@@ -273,13 +274,18 @@ def _kind_profiles(cluster: Document, text: str, cap: FindingCap) -> list[Kubele
     cap.add(_refused_flags(list({(r.name, r.span): r for r in refused}.values())))  # a cluster patch: every node's
     cap.add(registry.finding("not-lintable", f"the kubelet of this kind cluster is not checked: {u.why}", cluster.file,
                              u.span, object_ref(cluster)) for u in unread[:1])
+    if kubelets:  # what the kubelet fails to decode, or ignores, in the merged KubeletConfiguration
+        for stream in input_findings(kubelets[0].document, text):
+            cap.add((replace(f, fix=Fix(f"{f.fix.description}, {KIND_HINT}")) if f.fix is not None and f.fix.edits
+                     else f for f in stream), stop=True)
     profiles = []
+    name = cluster_name(cluster)
     for kubelet in kubelets:
         document = with_flags(kubelet.document, kubelet.flags) if kubelet.flags else kubelet.document
         profile = kubelet_profile(document)
         if profile is None:
             continue
-        profile.ref = replace(profile.ref, part=kubelet.nodes)
+        profile.ref = replace(profile.ref, name=name or profile.ref.name, part=kubelet.nodes)
         profile.flag_spans = tuple(span for flag in kubelet.flags for span in flag.spans)
         profile.kind_cluster = True
         profiles.append(profile)

@@ -76,6 +76,7 @@ def test_a_patch_numalint_cannot_place_is_said_and_nothing_is_judged(tmp_path: P
             "- \"kind: KubeletConfiguration\\ncpuManagerPolicy: static\\n\"\n")
     found = findings(tmp_path, {"kind.yaml": text})
     assert [(f["rule"], f["line"], f["severity"]) for f in found] == [("not-lintable", 4, "info")]
+    assert "literal block scalar" in found[0]["message"]
 
 
 def test_a_patch_for_another_api_version_is_dropped(tmp_path: Path) -> None:
@@ -100,3 +101,61 @@ def test_fix_leaves_the_patches_alone(tmp_path: Path) -> None:
     before = path.read_bytes()
     result = run("fix", "--unsafe-fixes", str(path))
     assert path.read_bytes() == before and result.exit_code == 1 and "kubeadmConfigPatches" in result.output
+
+
+def test_an_anchored_patch_and_its_alias_are_read_where_written(tmp_path: Path) -> None:
+    """Found by a review: `- &join |` was taken for a patch numalint cannot place, and nothing was judged."""
+    nodes = ("- role: control-plane\n- role: worker\n  kubeadmConfigPatches:\n  - &join |\n"
+             "    kind: JoinConfiguration\n    nodeRegistration:\n      kubeletExtraArgs:\n"
+             "        reserved-cpus: \"0\"\n- role: worker\n  kubeadmConfigPatches:\n  - *join\n")
+    text = _cluster("kind: KubeletConfiguration\ncpuManagerPolicy: static\n", nodes)
+    assert findings(tmp_path, {"kind.yaml": text}) == []
+    unreserved = text.replace("  - *join\n", "")  # the second worker has no reserved CPUs now
+    found = findings(tmp_path, {"kind.yaml": unreserved})
+    assert [(f["rule"], f["line"]) for f in found] == [("no-cpu-reservation", 6)]
+    assert found[0]["object"]["part"] == "kind worker 2"
+
+
+def test_an_unplaceable_patch_the_kubelet_does_not_take_is_left_alone(tmp_path: Path) -> None:
+    folded = ("kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nkubeadmConfigPatches:\n- >-\n"
+              "  kind: ClusterConfiguration\n- |\n  kind: KubeletConfiguration\n  cpuManagerPolicy: static\n")
+    assert [(f["rule"], f["line"]) for f in findings(tmp_path, {"kind.yaml": folded})] == [("no-cpu-reservation", 8)]
+    broken = folded.replace("kind: ClusterConfiguration", "kind: [ClusterConfiguration")
+    found = findings(tmp_path, {"kind.yaml": broken})
+    assert [(f["rule"], f["line"]) for f in found] == [("not-lintable", 4)] and "parse" in found[0]["message"]
+
+
+def test_json6902_patches_of_the_kubelet_stop_the_judging(tmp_path: Path) -> None:
+    text = _cluster("kind: KubeletConfiguration\ncpuManagerPolicy: static\n") + (
+        "kubeadmConfigPatchesJSON6902:\n- group: kubelet.config.k8s.io\n  version: v1beta1\n"
+        "  kind: KubeletConfiguration\n  patch: |\n    - op: add\n      path: /reservedSystemCPUs\n"
+        "      value: \"0\"\n")
+    found = findings(tmp_path, {"kind.yaml": text})
+    assert [(f["rule"], f["severity"]) for f in found] == [("not-lintable", "info")]
+    assert "kubeadmConfigPatchesJSON6902" in found[0]["message"]
+
+
+def test_what_the_kubelet_cannot_decode_in_a_patch_is_said_there(tmp_path: Path) -> None:
+    text = _cluster("kind: KubeletConfiguration\ncpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n"
+                    "topologyManagerpolicy: restricted\nsystemReserved: 1Gi\n")
+    found = {f["rule"]: f for f in findings(tmp_path, {"kind.yaml": text})}
+    assert (found["unknown-field"]["line"], found["schema"]["line"]) == (8, 9)
+    assert "kubeadmConfigPatches" in found["unknown-field"]["fix"]["description"]
+    assert not found["unknown-field"]["fix"]["edits"]
+
+
+def test_a_null_node_registration_clears_the_flags(tmp_path: Path) -> None:
+    nodes = ("- role: control-plane\n- role: worker\n  kubeadmConfigPatches:\n  - |\n"
+             "    kind: JoinConfiguration\n    nodeRegistration: null\n")
+    patch = ("kind: KubeletConfiguration\ncpuManagerPolicy: static\n---\nkind: JoinConfiguration\n"
+             "nodeRegistration:\n  kubeletExtraArgs:\n    reserved-cpus: \"0\"\n")
+    assert findings(tmp_path, {"kind.yaml": _cluster(patch)}) == []
+    assert [f["rule"] for f in findings(tmp_path, {"kind.yaml": _cluster(patch, nodes)})] == ["no-cpu-reservation"]
+
+
+def test_the_clusters_name_names_its_kubelet(tmp_path: Path) -> None:
+    text = _cluster("kind: KubeletConfiguration\ncpuManagerPolicy: static\n", top="name: numa-e2e\n")
+    assert [f["object"]["name"] for f in findings(tmp_path, {"kind.yaml": text})] == ["numa-e2e"]
+    # kind refuses a cluster without a control-plane node: no kubelet is judged
+    assert findings(tmp_path, {"kind.yaml": _cluster("kind: KubeletConfiguration\ncpuManagerPolicy: static\n",
+                                                     "- role: worker\n")}) == []

@@ -240,8 +240,10 @@ def reserved_memory_mismatch(analysis: Analysis) -> Iterator[Hit]:
                     f"({problem.message}). The reservedMemory sums must equal systemReserved + kubeReserved + the "
                     "hard eviction threshold memory.available, and here that is zero as well",
                     "reservedMemory" if profile.has("reservedMemory") else "memoryManagerPolicy",
-                    fix=Fix("decide how much memory the system keeps (systemReserved or kubeReserved memory, or the "
-                            "default evictionHard memory.available 100Mi) and list the same total under "
+                    fix=Fix("decide how much memory the system keeps (systemReserved or kubeReserved memory, or "
+                            + ("evictionHard memory.available, which kind's own evictionHard does not set"
+                               if profile.kind_cluster else "the default evictionHard memory.available 100Mi")
+                            + ") and list the same total under "
                             "reservedMemory"))
             elif problem.reason == "reserved-memory-sum" and problem.key:
                 resource = problem.key

@@ -22,11 +22,12 @@ cluster's only node (kind removes its taint then).
 
 from __future__ import annotations
 
+import re
 from typing import Any, NamedTuple
 
 from numalint.k8s.kinds import KIND_CLUSTER_GROUP
 from numalint.reading.sources import Document
-from numalint.reading.yamlpos import Span, YMap, YSeq
+from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 from numalint.views.embedded import EmbeddedDocument, block_documents
 from numalint.views.kubelet_flags import Flag, Refused, parsed_flags, written_args
 
@@ -34,6 +35,11 @@ KUBELET_GROUP, KUBELET_VERSION = "kubelet.config.k8s.io", "v1beta1"
 KUBEADM_GROUP_NAME = "kubeadm.k8s.io"
 KUBEADM_VERSIONS = ("v1beta3", "v1beta4")  # kind's templates from Kubernetes 1.23 (v1beta4 from 1.36)
 PATCHES = "kubeadmConfigPatches"
+PATCHES_JSON6902 = "kubeadmConfigPatchesJSON6902"
+KUBELET_KINDS = frozenset({"KubeletConfiguration", "InitConfiguration", "JoinConfiguration"})
+_PROPERTIES = re.compile(r"(?:[&!]\S*[ \t]+)+(?=\|)")  # a patch's anchor or tag, before its block header
+_ALIAS = re.compile(r"\*(\S+)")
+_ENTRY = re.compile(r"-(?:[ \t]+[&!]\S*)*[ \t]*$")  # the "-" of a sequence entry, then its anchor or tag
 # kind's KubeletConfiguration before any patch (featureGates: the Cluster's)
 BASE: dict[str, Any] = {
     "apiVersion": f"{KUBELET_GROUP}/{KUBELET_VERSION}", "kind": "KubeletConfiguration", "cgroupDriver": "systemd",
@@ -72,12 +78,15 @@ def kind_kubelets(doc: Document, text: str, refused: list[Refused], unread: list
     nodes = [n for n in root.get("nodes") or () if isinstance(n, YMap)] if isinstance(root.get("nodes"), YSeq) \
         else []
     nodes = nodes or [YMap()]  # kind's default: one control-plane node
-    cluster = _patches(root, text, unread)
-    own = [_patches(node, text, unread) for node in nodes]
-    if unread:
-        return []
+    anchors: dict[str, list[YMap]] = {}
+    cluster = _patches(root, text, unread, anchors)
+    own = [_patches(node, text, unread, anchors) for node in nodes]
+    for holder in (root, *nodes):
+        _json6902(holder, unread)
     roles = [str(node.get("role") or "control-plane") for node in nodes]
-    first = roles.index("control-plane") if "control-plane" in roles else 0
+    if unread or "control-plane" not in roles:  # kind refuses a cluster without a control-plane node
+        return []
+    first = roles.index("control-plane")
     patches = cluster + own[first]
     kubelet = [p for p in patches if _targets(p, "KubeletConfiguration", KUBELET_GROUP, (KUBELET_VERSION,))]
     running = [i for i, role in enumerate(roles) if role == "worker"] or [first]
@@ -93,7 +102,8 @@ def kind_kubelets(doc: Document, text: str, refused: list[Refused], unread: list
     for patch in kubelet:
         config = _merge(config, patch)
     config.span = doc.span  # an insertion into it would land in the Cluster: numalint does not edit patches
-    document = EmbeddedDocument(doc.file, doc.index, config, doc.span, carrier=f"kind Cluster {_name(doc)}")
+    carrier = f"kind Cluster {cluster_name(doc) or 'kind'}"
+    document = EmbeddedDocument(doc.file, doc.index, config, doc.span, carrier=carrier)
     groups: dict[tuple[Any, ...], list[int]] = {}
     by_node: dict[int, list[Flag]] = {}
     for i in running:
@@ -108,30 +118,61 @@ def kind_kubelets(doc: Document, text: str, refused: list[Refused], unread: list
     return kubelets
 
 
-def _name(doc: Document) -> str:
+def cluster_name(doc: Document) -> str | None:
+    """The Cluster's ``name`` (kind's own default, "kind", when it names none is not said: the file names it)."""
     name = doc.root.get("name")
-    return name if isinstance(name, str) and name else "kind"
+    return name if isinstance(name, str) and name else None
 
 
-def _patches(holder: YMap, text: str, unread: list[Unread]) -> list[YMap]:
-    """The documents of ``holder``'s kubeadmConfigPatches, located in the file."""
+def _patches(holder: YMap, text: str, unread: list[Unread], anchors: dict[str, list[YMap]]) -> list[YMap]:
+    """The documents of ``holder``'s kubeadmConfigPatches, located in the file. A patch numalint cannot locate (not
+    a literal block scalar) is left out when none of its documents is one the kubelet takes (a folded
+    ClusterConfiguration patch), else said in ``unread``; so is one that does not parse (kind would refuse it).
+    ``anchors``: the documents of each anchored patch, for the aliases of it read later."""
     items = holder.get(PATCHES)
     if not isinstance(items, YSeq):
         return []
     lines = text.splitlines()
     found: list[YMap] = []
     for item, span in zip(items, items.item_spans, strict=True):
-        if not isinstance(item, str):
+        if not isinstance(item, str) or not item.strip():
             continue
         line = lines[span.line - 1] if span.line <= len(lines) else ""
-        before = line[:span.col - 1].rstrip()
-        documents = block_documents(text, span, len(before), item) if before.endswith("-") else []
-        if not documents and item.strip():
-            unread.append(Unread(span, "this patch is not a literal block scalar (- |) holding YAML, the only form "
-                                       "whose positions numalint can tell"))
+        dash = _ENTRY.search(line[:span.col - 1])
+        properties = _PROPERTIES.match(line, span.col - 1)  # an anchor or tag before the header: past it
+        alias = _ALIAS.match(line, span.col - 1)
+        if alias is not None and alias.group(1) in anchors:  # the anchored patch, where it is written
+            found += anchors[alias.group(1)]
             continue
-        found += [root for root, _ in documents if isinstance(root, YMap)]
+        at = Span(span.line, properties.end() + 1, span.end_line, span.end_col) if properties is not None else span
+        documents = block_documents(text, at, dash.start() + 1, item) if dash is not None else []
+        if documents:
+            roots = [root for root, _ in documents if isinstance(root, YMap)]
+            anchor = re.match(r"&(\S+)", properties.group(0)) if properties is not None else None
+            if anchor is not None:
+                anchors[anchor.group(1)] = roots
+            found += roots
+            continue
+        try:
+            kinds = {root.get("kind") for root, _ in load_all(item) if isinstance(root, YMap)}
+        except YamlError as error:
+            unread.append(Unread(span, f"this patch does not parse as YAML ({error}), and kind refuses it"))
+            continue
+        if kinds & KUBELET_KINDS:
+            unread.append(Unread(span, "this patch is not a literal block scalar (- |), the only form whose "
+                                       "positions numalint can tell"))
     return found
+
+
+def _json6902(holder: YMap, unread: list[Unread]) -> None:
+    """kubeadmConfigPatchesJSON6902 of a document the kubelet takes: not read (said in ``unread``)."""
+    items = holder.get(PATCHES_JSON6902)
+    if not isinstance(items, YSeq):
+        return
+    for item, span in zip(items, items.item_spans, strict=True):
+        if isinstance(item, YMap) and item.get("kind") in KUBELET_KINDS:
+            unread.append(Unread(span, f"numalint does not read {PATCHES_JSON6902}, which patches its "
+                                       f"{item.get('kind')}"))
 
 
 def _targets(patch: YMap, kind: str, group: str, versions: tuple[str, ...]) -> bool:
@@ -147,22 +188,28 @@ def _targets(patch: YMap, kind: str, group: str, versions: tuple[str, ...]) -> b
 
 
 def _flag_patches(patches: list[YMap], kind: str) -> list[Any]:
-    """The kubeletExtraArgs the patches of ``kind`` write, in the order kind applies them."""
-    found = []
+    """The kubeletExtraArgs the patches of ``kind`` write, in the order kind applies them; ``None`` where a patch
+    removes them (``nodeRegistration: null`` or ``kubeletExtraArgs: null``)."""
+    found: list[Any] = []
     for patch in patches:
-        if _targets(patch, kind, KUBEADM_GROUP_NAME, KUBEADM_VERSIONS):
-            registration = patch.get("nodeRegistration")
-            if isinstance(registration, YMap) and "kubeletExtraArgs" in registration:
+        if _targets(patch, kind, KUBEADM_GROUP_NAME, KUBEADM_VERSIONS) and "nodeRegistration" in patch:
+            registration = patch["nodeRegistration"]
+            if registration is None:
+                found.append(None)
+            elif isinstance(registration, YMap) and "kubeletExtraArgs" in registration:
                 found.append(registration["kubeletExtraArgs"])
     return found
 
 
 def _merged_args(written: list[Any]) -> list[tuple[str, str, Span, Span]]:
     """The flags after every patch: a later patch's flag replaces an earlier one of that name (a merge patch of the
-    map form; kind merges v1beta4's list form by name), ``null`` removes it; a flag one patch lists twice stays
-    twice (kubeadm passes both)."""
+    map form; kind merges v1beta4's list form by name), ``null`` removes it (all of them, in place of the map); a
+    flag one patch lists twice stays twice (kubeadm passes both)."""
     entries: list[tuple[str, str, Span, Span]] = []
     for arguments in written:
+        if arguments is None:
+            entries = []
+            continue
         removed = {name for name, value in arguments.items() if value is None} if isinstance(arguments, YMap) \
             else set()
         given = written_args(arguments)
