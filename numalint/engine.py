@@ -259,21 +259,29 @@ def _kind_profiles(cluster: Document, text: str, cap: FindingCap) -> list[Kubele
     """The kubelets of a kind cluster's nodes (``views.kind_cluster``); a patch numalint cannot read, or a flag the
     kubelet would not parse, is said in ``cap``."""
     from numalint.checks import KIND_HINT
-    from numalint.views.kind_cluster import Unread, cluster_name, kind_kubelets  # here: only a kind cluster needs them
+    from numalint.views.kind_cluster import (  # here: only a kind cluster needs them
+        Ignored,
+        Unread,
+        cluster_name,
+        kind_kubelets,
+    )
     from numalint.views.kubelet import kubelet_profile
     from numalint.views.kubelet_flags import with_flags
 
     refused: list[Refused] = []
     unread: list[Unread] = []
+    ignored: list[Ignored] = []
     if other_breaks(text):
         unread.append(Unread(cluster.span, "the file breaks lines at a lone CR or NEL (U+0085), so positions inside "
                                            "the patches cannot be told; use LF or CRLF line ends"))
         kubelets = []
     else:
-        kubelets = kind_kubelets(cluster, text, refused, unread)
+        kubelets = kind_kubelets(cluster, text, refused, unread, ignored)
     cap.add(_refused_flags(list({(r.name, r.span): r for r in refused}.values())))  # a cluster patch: every node's
     cap.add(registry.finding("not-lintable", f"the kubelet of this kind cluster is not checked: {u.why}", cluster.file,
                              u.span, object_ref(cluster)) for u in unread[:1])
+    cap.add(registry.finding("unknown-field", i.message, cluster.file, i.span, object_ref(cluster), Fix(i.fix))
+            for i in ignored)
     if kubelets:  # what the kubelet fails to decode, or ignores, in the merged KubeletConfiguration
         for stream in input_findings(kubelets[0].document, text):
             cap.add((replace(f, fix=Fix(f"{f.fix.description}, {KIND_HINT}")) if f.fix is not None and f.fix.edits

@@ -159,3 +159,22 @@ def test_the_clusters_name_names_its_kubelet(tmp_path: Path) -> None:
     # kind refuses a cluster without a control-plane node: no kubelet is judged
     assert findings(tmp_path, {"kind.yaml": _cluster("kind: KubeletConfiguration\ncpuManagerPolicy: static\n",
                                                      "- role: worker\n")}) == []
+
+
+def test_a_patch_that_reaches_no_kubelet_is_said(tmp_path: Path) -> None:
+    """A worker's own KubeletConfiguration patch (kubeadm join takes the cluster's), a JoinConfiguration patch of the
+    node that runs kubeadm init, and a patch naming an apiVersion kind does not write are never applied."""
+    worker = ("- role: control-plane\n  kubeadmConfigPatches:\n  - |\n    kind: JoinConfiguration\n"
+              "    nodeRegistration:\n      kubeletExtraArgs:\n        max-pods: \"200\"\n"
+              "- role: worker\n  kubeadmConfigPatches:\n  - |\n    kind: KubeletConfiguration\n"
+              "    cpuManagerPolicy: static\n")
+    text = _cluster("apiVersion: kubelet.config.k8s.io/v1\nkind: KubeletConfiguration\nmaxPods: 200\n", worker)
+    found = findings(tmp_path, {"kind.yaml": text})
+    assert [(f["rule"], f["line"]) for f in found] == [("unknown-field", 6), ("unknown-field", 12),
+                                                         ("unknown-field", 19)]
+    assert ["dropped" in found[0]["message"], "kubeadm init" in found[1]["message"],
+            "kubeadm join" in found[2]["message"]] == [True, True, True]
+    # the Cluster's own JoinConfiguration on a cluster of one node is not said: scripts append workers to such files
+    alone = _cluster("kind: JoinConfiguration\nnodeRegistration:\n  kubeletExtraArgs:\n    max-pods: \"200\"\n",
+                     "- role: control-plane\n")
+    assert findings(tmp_path, {"kind.yaml": alone}) == []

@@ -25,7 +25,6 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from numalint.k8s.kinds import KIND_CLUSTER_GROUP
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 from numalint.views.embedded import EmbeddedDocument, block_documents
@@ -57,6 +56,14 @@ class KindKubelet(NamedTuple):
     nodes: str  # "kind workers", "kind worker 2", "kind control-plane"
 
 
+class Ignored(NamedTuple):
+    """A patch that reaches no kubelet: what it sets never applies."""
+
+    span: Span
+    message: str
+    fix: str
+
+
 class Unread(NamedTuple):
     """A patch numalint cannot read (not a literal block scalar, or not YAML): the cluster's kubelet is not
     judged, as any value might be in it."""
@@ -65,15 +72,12 @@ class Unread(NamedTuple):
     why: str
 
 
-def is_kind_cluster(doc: Document) -> bool:
-    return doc.kind == "Cluster" and doc.api_version.startswith(KIND_CLUSTER_GROUP)
-
-
-def kind_kubelets(doc: Document, text: str, refused: list[Refused], unread: list[Unread]) -> list[KindKubelet]:
+def kind_kubelets(doc: Document, text: str, refused: list[Refused], unread: list[Unread],
+                  ignored: list[Ignored]) -> list[KindKubelet]:
     """The kubelets of the nodes that run pods, one per distinct set of flags; none when the cluster patches
     neither the KubeletConfiguration nor a kubeadm configuration's kubeletExtraArgs (nothing asked of the
     kubelet: kind's defaults). ``refused`` gets the flags the kubelet would not parse, ``unread`` the patches that
-    cannot be read (and then no kubelet is given)."""
+    cannot be read (and then no kubelet is given), ``ignored`` the patches that reach no kubelet."""
     root = doc.root
     nodes = [n for n in root.get("nodes") or () if isinstance(n, YMap)] if isinstance(root.get("nodes"), YSeq) \
         else []
@@ -87,6 +91,7 @@ def kind_kubelets(doc: Document, text: str, refused: list[Refused], unread: list
     if unread or "control-plane" not in roles:  # kind refuses a cluster without a control-plane node
         return []
     first = roles.index("control-plane")
+    ignored += _ignored(cluster, own, first)
     patches = cluster + own[first]
     kubelet = [p for p in patches if _targets(p, "KubeletConfiguration", KUBELET_GROUP, (KUBELET_VERSION,))]
     running = [i for i, role in enumerate(roles) if role == "worker"] or [first]
@@ -116,6 +121,46 @@ def kind_kubelets(doc: Document, text: str, refused: list[Refused], unread: list
             "kind " + ", ".join(f"worker {running.index(i) + 1}" for i in members)
         kubelets.append(KindKubelet(document, by_node[members[0]], label))
     return kubelets
+
+
+def _ignored(cluster: list[YMap], own: list[list[YMap]], first: int) -> list[Ignored]:
+    """The patches of the kubelet's kinds that reach no kubelet: a joining node's own KubeletConfiguration
+    (kubeadm join takes the cluster's), an InitConfiguration of a node that joins, a JoinConfiguration of the node
+    that runs kubeadm init, and a patch naming an apiVersion kind does not generate (kind drops it)."""
+    found: list[Ignored] = []
+    seen: set[int] = set()
+
+    def say(patch: YMap, message: str, fix: str) -> None:
+        if id(patch) not in seen:
+            seen.add(id(patch))
+            found.append(Ignored(patch.value_spans.get("kind", patch.span), message, fix))
+
+    for i, patches in [(None, cluster), *enumerate(own)]:
+        for patch in patches:
+            kind = patch.get("kind")
+            group, versions = (KUBELET_GROUP, (KUBELET_VERSION,)) if kind == "KubeletConfiguration" else \
+                (KUBEADM_GROUP_NAME, KUBEADM_VERSIONS)
+            if kind not in KUBELET_KINDS:
+                continue
+            if not _targets(patch, kind, group, versions):
+                say(patch, f"this {kind} patch is dropped: kind applies a patch naming an apiVersion only to its "
+                           f"documents of that apiVersion, and writes {kind} as {group}/{' or '.join(versions)}, "
+                           f"not {patch.get('apiVersion')}",
+                    f"leave apiVersion out of the patch (it then applies to every {kind})")
+            elif kind == "KubeletConfiguration" and i is not None and i != first:
+                say(patch, "this node's KubeletConfiguration patch changes nothing: the node joins, and kubeadm join "
+                           "takes the kubelet configuration from the cluster (the first control-plane node's)",
+                    "move it to the Cluster's kubeadmConfigPatches, or set this node's values as kubeletExtraArgs "
+                    "flags in a JoinConfiguration patch")
+            elif kind == "InitConfiguration" and i is not None and i != first:
+                say(patch, "this node's InitConfiguration patch changes nothing: the node joins (only the first "
+                           "control-plane node runs kubeadm init)", "write it as a JoinConfiguration patch")
+            elif kind == "JoinConfiguration" and i == first:
+                # not said of the Cluster's own JoinConfiguration patch on a cluster of one node: scripts append
+                # workers to such a file (kubevirtci), whose joining nodes it then reaches
+                say(patch, "this node's JoinConfiguration patch changes nothing: the node runs kubeadm init, which "
+                           "reads the InitConfiguration", "write it as an InitConfiguration patch")
+    return found
 
 
 def cluster_name(doc: Document) -> str | None:
