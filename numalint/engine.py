@@ -27,6 +27,8 @@ from numalint.checks.input_rules import (
 from numalint.checks.selection import SelectorError, matches, resolve
 from numalint.findings import Finding, Fix, Hit, ObjectRef, shorten
 from numalint.k8s.kinds import (
+    CAPI_BOOTSTRAP_GROUP,
+    CAPI_CONFIG_TEMPLATE,
     KIND_CLUSTER_GROUP,
     KUBELET_CONFIG,
     KUBELET_CONFIGURATION,
@@ -162,6 +164,8 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
 
         known += [e for d in carriers for e in embedded_profiles(d, source.text, source.findings)]
     clusters = [d for d in source.documents if d.kind == "Cluster" and d.api_version.startswith(KIND_CLUSTER_GROUP)]
+    templates = [d for d in source.documents if d.kind == CAPI_CONFIG_TEMPLATE
+                 and d.api_version.startswith(CAPI_BOOTSTRAP_GROUP)]
     source.documents = []  # the views keep what they need; trees are not sent between processes
     text, source.text = source.text, None
     cap = FindingCap(limit)  # findings of one rule past ``limit`` become one summary
@@ -229,6 +233,8 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
             keep("others", doc)
     for cluster in clusters:
         kept["profiles"] += _kind_profiles(cluster, text or "", cap)
+    for template in templates:
+        kept["profiles"] += _capi_profiles(template, cap)
     source.findings = cap.result()
     source.seal()
     return FileResult(source, tuple(kept["profiles"]), tuple(kept["pods"]), tuple(kept["topologies"]),
@@ -246,6 +252,29 @@ def _kubeadm_flags(documents: list[Document], text: str, findings: list[Finding]
     flags = kubeadm_flags(documents, refused)
     findings.extend(_refused_flags(refused))
     return flags
+
+
+def _capi_profiles(template: Document, cap: FindingCap) -> list[KubeletProfile]:
+    """The kubelet of a Cluster API KubeadmConfigTemplate's machines (``views.capi``), when its flags ask for
+    alignment; a flag the kubelet would not parse, or why such a template is not judged, is said in ``cap``."""
+    from numalint.checks import FLAG_HINT
+    from numalint.views.capi import Unjudged, capi_kubelet  # here: only a Cluster API template needs them
+    from numalint.views.kubelet import kubelet_profile
+    from numalint.views.kubelet_flags import with_flags
+
+    refused: list[Refused] = []
+    unjudged: list[Unjudged] = []
+    kubelet = capi_kubelet(template, refused, unjudged)
+    cap.add(_refused_flags(refused))
+    cap.add(registry.finding("not-lintable", f"the kubelet of this KubeadmConfigTemplate is not checked: {u.why}",
+                             template.file, u.span, object_ref(template)) for u in unjudged)
+    profile = kubelet_profile(with_flags(kubelet.document, kubelet.flags)) if kubelet is not None else None
+    if kubelet is None or profile is None:
+        return []
+    profile.ref = replace(object_ref(template), part="kubelet")
+    profile.flag_spans = tuple(span for flag in kubelet.flags for span in flag.spans)
+    profile.by_hand = FLAG_HINT
+    return [profile]
 
 
 def _refused_flags(refused: list[Refused]) -> list[Finding]:
@@ -296,6 +325,7 @@ def _kind_profiles(cluster: Document, text: str, cap: FindingCap) -> list[Kubele
         profile.ref = replace(profile.ref, name=name or profile.ref.name, part=kubelet.nodes)
         profile.flag_spans = tuple(span for flag in kubelet.flags for span in flag.spans)
         profile.kind_cluster = True
+        profile.by_hand = KIND_HINT
         profiles.append(profile)
     return profiles
 

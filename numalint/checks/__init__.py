@@ -101,14 +101,15 @@ class Unedited:
 def unedited_values(analysis: Analysis) -> Unedited:
     """The values of a PerformanceProfile's kubeletconfig.experimental annotation (located whole: one JSON text,
     an edit would replace every other setting in it) and of the kubelet flags kubeadm's kubeletExtraArgs set
-    (``views.kubelet_flags``: a map flag's items are located at its whole value), and the kind clusters whose
-    patches give a KubeletConfiguration (``views.kind_cluster``: a value may come from kind itself, or be merged
-    from several patches)."""
+    (``views.kubelet_flags``: a map flag's items are located at its whole value), and the documents of the
+    configurations whose every fix is made by hand (``KubeletProfile.by_hand``: a kind cluster's patches, where a
+    value may come from kind itself or be merged from several patches; Cluster API's kubelet flags)."""
     inside = {(profile.file, span): FLAG_HINT for profile in analysis.profiles for span in profile.flag_spans}
     inside.update({(profile.file, locate(profile.rendered_from.root, KUBELET_SNIPPET)): ANNOTATION_HINT
                    for profile in analysis.profiles if profile.rendered_from is not None
                    and isinstance(get(profile.rendered_from.root, KUBELET_SNIPPET), str)})
-    documents = [(profile.file, profile.doc.span, KIND_HINT) for profile in analysis.profiles if profile.kind_cluster]
+    documents = [(profile.file, profile.doc.span, profile.by_hand) for profile in analysis.profiles
+                 if profile.by_hand is not None]
     return Unedited(inside, documents)
 
 

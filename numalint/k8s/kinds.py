@@ -132,3 +132,5 @@ def is_known(api_version: str, kind: str) -> bool:
 KUBEADM_GROUP = "kubeadm.k8s.io/"
 KUBEADM_NODE_KINDS = ("JoinConfiguration", "InitConfiguration")
 KIND_CLUSTER_GROUP = "kind.x-k8s.io/"  # kind's cluster configuration (views.kind_cluster)
+CAPI_BOOTSTRAP_GROUP = "bootstrap.cluster.x-k8s.io/"  # Cluster API's KubeadmConfigTemplate (views.capi)
+CAPI_CONFIG_TEMPLATE = "KubeadmConfigTemplate"

@@ -17,7 +17,13 @@ from typing import Any, NamedTuple
 
 from numalint import catalogue as registry
 from numalint.findings import Finding
-from numalint.k8s.kinds import KIND_CLUSTER_GROUP, KUBEADM_NODE_KINDS, is_known
+from numalint.k8s.kinds import (
+    CAPI_BOOTSTRAP_GROUP,
+    CAPI_CONFIG_TEMPLATE,
+    KIND_CLUSTER_GROUP,
+    KUBEADM_NODE_KINDS,
+    is_known,
+)
 from numalint.reading.locate import locate
 from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 
@@ -469,7 +475,8 @@ def _wanted(text: str) -> Callable[[str, str], bool]:
     def keep(api_version: str, kind: str) -> bool:
         return is_known(api_version, kind) or kind == "List" or (embedded and kind == "ConfigMap") or (
             flags and kind in KUBEADM_NODE_KINDS) or (patched and kind == "Cluster" and api_version.startswith(
-                KIND_CLUSTER_GROUP))
+                KIND_CLUSTER_GROUP)) or (flags and kind == CAPI_CONFIG_TEMPLATE and api_version.startswith(
+                    CAPI_BOOTSTRAP_GROUP))
 
     return keep
 

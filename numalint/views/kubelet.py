@@ -124,6 +124,8 @@ class KubeletProfile:
     # where kubeadm's kubeletExtraArgs set fields over the file's KubeletConfiguration (views.kubelet_flags)
     flag_spans: tuple[Span, ...] = ()
     kind_cluster: bool = False  # read from a kind Cluster's kubeadmConfigPatches (views.kind_cluster)
+    # where a fix of it is made by hand, whatever it edits in its document (kind's patches, Cluster API flags)
+    by_hand: str | None = None
     node_selector: dict[str, str] | None = None  # PerformanceProfile spec.nodeSelector
 
     @property
