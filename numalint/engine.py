@@ -166,6 +166,7 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
     clusters = [d for d in source.documents if d.kind == "Cluster" and d.api_version.startswith(KIND_CLUSTER_GROUP)]
     templates = [d for d in source.documents if d.kind == CAPI_CONFIG_TEMPLATE
                  and d.api_version.startswith(CAPI_BOOTSTRAP_GROUP)]
+    source_documents = source.documents if templates else []
     source.documents = []  # the views keep what they need; trees are not sent between processes
     text, source.text = source.text, None
     cap = FindingCap(limit)  # findings of one rule past ``limit`` become one summary
@@ -233,8 +234,9 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
             keep("others", doc)
     for cluster in clusters:
         kept["profiles"] += _kind_profiles(cluster, text or "", cap)
+    classes = any(d.kind == "ClusterClass" for d in source_documents) if templates else False
     for template in templates:
-        kept["profiles"] += _capi_profiles(template, cap)
+        kept["profiles"] += _capi_profiles(template, cap, classes)
     source.findings = cap.result()
     source.seal()
     return FileResult(source, tuple(kept["profiles"]), tuple(kept["pods"]), tuple(kept["topologies"]),
@@ -254,9 +256,10 @@ def _kubeadm_flags(documents: list[Document], text: str, findings: list[Finding]
     return flags
 
 
-def _capi_profiles(template: Document, cap: FindingCap) -> list[KubeletProfile]:
+def _capi_profiles(template: Document, cap: FindingCap, classes: bool) -> list[KubeletProfile]:
     """The kubelet of a Cluster API KubeadmConfigTemplate's machines (``views.capi``), when its flags ask for
-    alignment; a flag the kubelet would not parse, or why such a template is not judged, is said in ``cap``."""
+    alignment; a flag the kubelet would not parse, or why such a template is not judged, is said in ``cap``.
+    ``classes``: the file holds a ClusterClass, which may patch the template's flags."""
     from numalint.checks import FLAG_HINT
     from numalint.views.capi import Unjudged, capi_kubelet  # here: only a Cluster API template needs them
     from numalint.views.kubelet import kubelet_profile
@@ -264,7 +267,7 @@ def _capi_profiles(template: Document, cap: FindingCap) -> list[KubeletProfile]:
 
     refused: list[Refused] = []
     unjudged: list[Unjudged] = []
-    kubelet = capi_kubelet(template, refused, unjudged)
+    kubelet = capi_kubelet(template, refused, unjudged, classes)
     cap.add(_refused_flags(refused))
     cap.add(registry.finding("not-lintable", f"the kubelet of this KubeadmConfigTemplate is not checked: {u.why}",
                              template.file, u.span, object_ref(template)) for u in unjudged)
@@ -274,6 +277,7 @@ def _capi_profiles(template: Document, cap: FindingCap) -> list[KubeletProfile]:
     profile.ref = replace(object_ref(template), part="kubelet")
     profile.flag_spans = tuple(span for flag in kubelet.flags for span in flag.spans)
     profile.by_hand = FLAG_HINT
+    profile.flags_only = True
     return [profile]
 
 

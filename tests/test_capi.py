@@ -49,3 +49,31 @@ def test_a_template_whose_kubelet_configuration_is_elsewhere_is_said_unjudged(tm
     assert [(f["rule"], f["line"], f["severity"]) for f in found] == [("not-lintable", 9, "info")]
     config = _template("            cpu-manager-policy: static\n            config: /etc/kubelet-custom.yaml\n")
     assert [f["rule"] for f in findings(tmp_path, {"md.yaml": config})] == ["not-lintable"]
+
+
+def test_fixes_name_the_flags_a_template_writes(tmp_path: Path) -> None:
+    """A fix of a configuration made of flags names the flag of each field it names, in the flag's syntax (a
+    review: `reservedSystemCPUs: "0"` is no kubeletExtraArgs entry)."""
+    found = findings(tmp_path, {"md.yaml": _template("            cpu-manager-policy: static\n")})
+    description = found[0]["fix"]["description"]
+    assert "reservedSystemCPUs is reserved-cpus" in description and "kube-reserved (cpu=1,memory=1Gi)" in description
+
+
+def test_flags_left_for_clusterctl_are_not_judged(tmp_path: Path) -> None:
+    """clusterctl fills ${VAR} in before the objects exist: five false errors before (a review)."""
+    text = _template("            cpu-manager-policy: static\n"
+                     "            reserved-memory: \"${WORKER_RESERVED_MEMORY}\"\n"
+                     "            max-pods: \"${MAX_PODS}\"\n")
+    found = findings(tmp_path, {"md.yaml": text})
+    assert [(f["rule"], f["severity"]) for f in found] == [("not-lintable", "info")]
+    assert "clusterctl generate cluster" in found[0]["message"]
+
+
+def test_a_drop_in_directory_or_a_clusterclass_leaves_the_kubelet_unjudged(tmp_path: Path) -> None:
+    dropin = _template("            cpu-manager-policy: static\n"
+                       "            config-dir: /etc/kubernetes/kubelet.conf.d\n")
+    assert [f["rule"] for f in findings(tmp_path, {"md.yaml": dropin})] == ["not-lintable"]
+    clusterclass = ("apiVersion: cluster.x-k8s.io/v1beta1\nkind: ClusterClass\nmetadata:\n  name: numa\nspec: {}\n"
+                    "---\n" + _template("            cpu-manager-policy: static\n"))
+    found = findings(tmp_path, {"md.yaml": clusterclass})
+    assert [f["rule"] for f in found] == ["not-lintable"] and "ClusterClass" in found[0]["message"]

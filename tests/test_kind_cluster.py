@@ -178,3 +178,9 @@ def test_a_patch_that_reaches_no_kubelet_is_said(tmp_path: Path) -> None:
     alone = _cluster("kind: JoinConfiguration\nnodeRegistration:\n  kubeletExtraArgs:\n    max-pods: \"200\"\n",
                      "- role: control-plane\n")
     assert findings(tmp_path, {"kind.yaml": alone}) == []
+
+
+def test_a_patch_left_for_a_template_tool_is_not_judged(tmp_path: Path) -> None:
+    text = _cluster("kind: KubeletConfiguration\ncpuManagerPolicy: static\nreservedSystemCPUs: \"${RESERVED}\"\n")
+    found = findings(tmp_path, {"kind.yaml": text})
+    assert [(f["rule"], f["line"]) for f in found] == [("not-lintable", 4)] and "template" in found[0]["message"]

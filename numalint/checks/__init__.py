@@ -10,6 +10,7 @@ checks in the order it defines them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Container, Iterator
 from typing import TYPE_CHECKING
 
@@ -62,13 +63,25 @@ def run_checks(analysis: Analysis, disabled: Container[str] = (), cluster: str |
 
 def hits(check: Check, analysis: Analysis, inside: Unedited) -> Iterator[Hit]:
     """The hits of ``check``; a fix whose edit would land on a value written in another syntax than the field's
-    becomes a hint saying where (``unedited_values``)."""
+    becomes a hint saying where (``unedited_values``); the fix of a configuration made of kubelet flags alone also
+    names the flags of the fields it names."""
     for hit in check(analysis):
         if hit.fix is not None and hit.fix.edits:
             where = inside.where(hit.file, [edit.span for edit in hit.fix.edits])
             if where is not None:
                 hit.fix = Fix(f"{hit.fix.description}, {where}")
+        if hit.fix is not None and inside.flags_only(hit.file, hit.span):
+            hit.fix = Fix(f"{hit.fix.description}{flag_names(hit.fix.description)}")
         yield hit
+
+
+def flag_names(description: str) -> str:
+    """"; as kubelet flags: ..." for the configuration fields ``description`` names, in the flags' own syntax."""
+    from numalint.views.kubelet_flags import FLAG_SYNTAX, FLAGS  # here: only a configuration of flags needs them
+
+    named = [f"{field} is {flag}{FLAG_SYNTAX.get(flag, '')}" for flag, (field, _) in FLAGS.items()
+             if re.search(rf"\b{field}\b", description)]
+    return f"; as kubelet flags (kubeletExtraArgs): {', '.join(named)}" if named else ""
 
 
 ANNOTATION_HINT = "in the JSON of the kubeletconfig.experimental annotation (by hand: numalint does not edit inside it)"
@@ -82,9 +95,15 @@ class Unedited:
     """Where kubelet settings were taken from in another syntax than the field's, which a fix does not edit:
     values (file, span) and whole documents (file, span: every line of it)."""
 
-    def __init__(self, values: dict[tuple[str, Span], str], documents: list[tuple[str, Span, str]]) -> None:
+    def __init__(self, values: dict[tuple[str, Span], str], documents: list[tuple[str, Span, str]],
+                 flag_documents: list[tuple[str, Span]] | None = None) -> None:
         self.values = values
         self.documents = documents
+        self.flag_documents = flag_documents or []  # of configurations made of kubelet flags alone
+
+    def flags_only(self, file: str, span: Span) -> bool:
+        return any(other == file and document.line <= span.line <= document.end_line
+                   for other, document in self.flag_documents)
 
     def where(self, file: str, spans: list[Span]) -> str | None:
         """Where the first of ``spans`` that lands on such a value or document is, None when none does."""
@@ -110,7 +129,8 @@ def unedited_values(analysis: Analysis) -> Unedited:
                    and isinstance(get(profile.rendered_from.root, KUBELET_SNIPPET), str)})
     documents = [(profile.file, profile.doc.span, profile.by_hand) for profile in analysis.profiles
                  if profile.by_hand is not None]
-    return Unedited(inside, documents)
+    flags = [(profile.file, profile.doc.span) for profile in analysis.profiles if profile.flags_only]
+    return Unedited(inside, documents, flags)
 
 
 def _has_node_side(analysis: Analysis) -> bool:

@@ -560,6 +560,13 @@ def _placeholder(root: Any) -> bool:
                  and (_braced(v) or _BARE_RE.fullmatch(v) is not None), _SHELL_KEYS)
 
 
+def filled_in_later(value: str) -> bool:
+    """Whether a text value is left for a template tool: an envsubst placeholder (``${VAR}``, a whole ``$VAR``:
+    clusterctl, scripts) or a Go template expression (Helm)."""
+    return ("$" in value and (_braced(value) or _BARE_RE.fullmatch(value) is not None)) or (
+        "{{" in value and _TEMPLATE_RE.search(value) is not None)
+
+
 def _ztp_source(path: str) -> bool:
     """Is the file a ZTP source CR: in a directory named ``source-crs``, where GitOps ZTP keeps the CRs that
     PolicyGenerator and PolicyGenTemplate copy and fill in (``$isolated``, or a value left blank)?"""

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from numalint.reading.sources import Document
+from numalint.reading.sources import Document, filled_in_later
 from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 from numalint.views.embedded import EmbeddedDocument, block_documents
 from numalint.views.kubelet_flags import Flag, Refused, parsed_flags, written_args
@@ -193,6 +193,10 @@ def _patches(holder: YMap, text: str, unread: list[Unread], anchors: dict[str, l
         documents = block_documents(text, at, dash.start() + 1, item) if dash is not None else []
         if documents:
             roots = [root for root, _ in documents if isinstance(root, YMap)]
+            if any(root.get("kind") in KUBELET_KINDS and _left_to_fill(root) for root in roots):
+                unread.append(Unread(span, "this patch is left for a template tool to fill in (${VAR}, {{ }}); "
+                                           "check the rendered file instead"))
+                continue
             anchor = re.match(r"&(\S+)", properties.group(0)) if properties is not None else None
             if anchor is not None:
                 anchors[anchor.group(1)] = roots
@@ -207,6 +211,14 @@ def _patches(holder: YMap, text: str, unread: list[Unread], anchors: dict[str, l
             unread.append(Unread(span, "this patch is not a literal block scalar (- |), the only form whose "
                                        "positions numalint can tell"))
     return found
+
+
+def _left_to_fill(node: Any) -> bool:
+    if isinstance(node, dict):
+        return any((isinstance(k, str) and filled_in_later(k)) or _left_to_fill(v) for k, v in node.items())
+    if isinstance(node, list):
+        return any(_left_to_fill(v) for v in node)
+    return isinstance(node, str) and filled_in_later(node)
 
 
 def _json6902(holder: YMap, unread: list[Unread]) -> None:

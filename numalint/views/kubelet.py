@@ -126,6 +126,7 @@ class KubeletProfile:
     kind_cluster: bool = False  # read from a kind Cluster's kubeadmConfigPatches (views.kind_cluster)
     # where a fix of it is made by hand, whatever it edits in its document (kind's patches, Cluster API flags)
     by_hand: str | None = None
+    flags_only: bool = False  # every setting of it is a kubelet flag (Cluster API): fixes name the flags too
     node_selector: dict[str, str] | None = None  # PerformanceProfile spec.nodeSelector
 
     @property

@@ -149,6 +149,14 @@ FLAGS: dict[str, tuple[str, Parse]] = {
     "pods-per-core": ("podsPerCore", _integer),
 }
 
+# how a fix names a value of each flag whose syntax is not the field's
+FLAG_SYNTAX = {
+    "kube-reserved": " (cpu=1,memory=1Gi)", "system-reserved": " (cpu=1,memory=1Gi)",
+    "reserved-memory": ' ("0:memory=1Gi,hugepages-1Gi=2Gi;1:memory=1Gi")', "eviction-hard": " (memory.available<100Mi)",
+    "feature-gates": " (Name=true,Other=false)", "cpu-manager-policy-options": " (full-pcpus-only=true)",
+    "topology-manager-policy-options": " (prefer-closest-numa-nodes=true)",
+}
+
 
 def written_args(arguments: Any) -> list[tuple[str, str, Span, Span]]:
     """(flag, value, key span, value span) of kubeletExtraArgs: a mapping (kubeadm v1beta3 and before) or a list
