@@ -133,6 +133,20 @@ def anchored_fix(n: int) -> str:
             "        limits: {cpu: 2500m, memory: 1Gi}\n      env:\n        - {name: CPU_QUOTA, value: *c}\n")
 
 
+def kind_patches(n: int) -> str:
+    """A kind cluster of many kubeadmConfigPatches: each split the whole file into lines again (quadratic)."""
+    return ("kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nkubeadmConfigPatches:\n"
+            + "- |\n  kind: KubeletConfiguration\n  maxPods: 100\n" * n)
+
+
+def kind_nodes(n: int) -> str:
+    """A kind cluster of many workers, each with its own JoinConfiguration patch of flags."""
+    worker = ("- role: worker\n  kubeadmConfigPatches:\n  - |\n    kind: JoinConfiguration\n    nodeRegistration:\n"
+              "      kubeletExtraArgs:\n        reserved-cpus: \"0\"\n")
+    return ("kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nkubeadmConfigPatches:\n- |\n"
+            "  kind: KubeletConfiguration\n  cpuManagerPolicy: static\nnodes:\n- role: control-plane\n" + worker * n)
+
+
 SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
     "nested aliases + {{ }}": (nested_aliases, 22),
     "billion laughs": (laughs, 6),
@@ -153,6 +167,8 @@ SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
     "many directives on a line": (many_directives, 2_000),
     "fixes past the hundredth finding": (capped_fixes, 150),
     "anchored value under a long comment": (anchored_fix, 10_000),
+    "kind cluster of many patches": (kind_patches, 2_000),
+    "kind cluster of many nodes": (kind_nodes, 500),
 }
 
 

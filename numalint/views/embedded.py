@@ -32,20 +32,20 @@ class EmbeddedDocument(Document):
     carrier: str = ""  # "ConfigMap <namespace>/<name>"
 
 
-def block_documents(text: str, start: Span, parent_col: int, value: str) -> list[tuple[Any, Span]]:
-    """The documents of ``value``, the text of a literal block scalar whose header is at ``start`` in ``text``
-    (``parent_col``: the 1-based column of the key or ``-`` it is the value of), located in ``text``. Only a literal
-    block scalar (``|``) maps line for line onto the file, so only that form is read (none of another, nor one that
-    does not parse); the caller makes sure the file breaks lines only at LF or CRLF (``yamlpos.other_breaks``)."""
-    lines = text.splitlines()
-    header = _BLOCK_HEADER.match(lines[start.line - 1][start.col - 1:]) if start.line <= len(lines) else None
+def block_documents(lines: list[str], start: Span, parent_col: int, value: str) -> list[tuple[Any, Span]]:
+    """The documents of ``value``, the text of a literal block scalar whose header is at ``start`` in the file of
+    ``lines`` (``str.splitlines``, made once per file: a file of many such scalars stays linear; ``parent_col``: the
+    1-based column of the key or ``-`` it is the value of), located in that file. Only a literal block scalar (``|``)
+    maps line for line onto the file, so only that form is read (none of another, nor one that does not parse); the
+    caller makes sure the file breaks lines only at LF or CRLF (``yamlpos.other_breaks``)."""
+    header = _BLOCK_HEADER.match(lines[start.line - 1], start.col - 1) if start.line <= len(lines) else None
     if header is None:
         return []
     digit = header.group(1) or header.group(2)
     if digit:  # an indentation indicator: the content sits that far right of its parent's own indentation
         indent = parent_col - 1 + int(digit)
     else:
-        first = next((line for line in lines[start.line:] if line.strip()), "")
+        first = next((lines[i] for i in range(start.line, len(lines)) if lines[i].strip()), "")
         indent = len(first) - len(first.lstrip(" "))
     try:
         parsed = load_all(value)

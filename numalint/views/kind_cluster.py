@@ -22,6 +22,7 @@ cluster's only node (kind removes its taint then).
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, NamedTuple
 
@@ -83,8 +84,9 @@ def kind_kubelets(doc: Document, text: str, refused: list[Refused], unread: list
         else []
     nodes = nodes or [YMap()]  # kind's default: one control-plane node
     anchors: dict[str, list[YMap]] = {}
-    cluster = _patches(root, text, unread, anchors)
-    own = [_patches(node, text, unread, anchors) for node in nodes]
+    lines = text.splitlines()  # once: a cluster of thousands of patches stays linear
+    cluster = _patches(root, lines, unread, anchors)
+    own = [_patches(node, lines, unread, anchors) for node in nodes]
     for holder in (root, *nodes):
         _json6902(holder, unread)
     roles = [str(node.get("role") or "control-plane") for node in nodes]
@@ -109,16 +111,18 @@ def kind_kubelets(doc: Document, text: str, refused: list[Refused], unread: list
     config.span = doc.span  # an insertion into it would land in the Cluster: numalint does not edit patches
     carrier = f"kind Cluster {cluster_name(doc) or 'kind'}"
     document = EmbeddedDocument(doc.file, doc.index, config, doc.span, carrier=carrier)
-    groups: dict[tuple[Any, ...], list[int]] = {}
+    groups: dict[str, list[int]] = {}  # nodes whose flags are alike run one kubelet (its findings: said once)
     by_node: dict[int, list[Flag]] = {}
     for i in running:
         by_node[i] = parsed_flags(doc, _merged_args(flagged[i]), refused)
-        groups.setdefault(tuple((f.field, f.spans) for f in by_node[i]), []).append(i)
+        alike = json.dumps([(flag.field, flag.value) for flag in by_node[i]], sort_keys=True, default=str)
+        groups.setdefault(alike, []).append(i)
+    number = {node: n for n, node in enumerate(running, 1)}
     kubelets = []
     for members in groups.values():
+        named = [f"worker {number[i]}" for i in members[:3]] + [f"{len(members) - 3} more"] * (len(members) > 3)
         label = "kind control-plane" if roles[members[0]] != "worker" else \
-            "kind workers" if len(groups) == 1 else \
-            "kind " + ", ".join(f"worker {running.index(i) + 1}" for i in members)
+            "kind workers" if len(groups) == 1 else "kind " + ", ".join(named)
         kubelets.append(KindKubelet(document, by_node[members[0]], label))
     return kubelets
 
@@ -169,7 +173,7 @@ def cluster_name(doc: Document) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
-def _patches(holder: YMap, text: str, unread: list[Unread], anchors: dict[str, list[YMap]]) -> list[YMap]:
+def _patches(holder: YMap, lines: list[str], unread: list[Unread], anchors: dict[str, list[YMap]]) -> list[YMap]:
     """The documents of ``holder``'s kubeadmConfigPatches, located in the file. A patch numalint cannot locate (not
     a literal block scalar) is left out when none of its documents is one the kubelet takes (a folded
     ClusterConfiguration patch), else said in ``unread``; so is one that does not parse (kind would refuse it).
@@ -177,7 +181,6 @@ def _patches(holder: YMap, text: str, unread: list[Unread], anchors: dict[str, l
     items = holder.get(PATCHES)
     if not isinstance(items, YSeq):
         return []
-    lines = text.splitlines()
     found: list[YMap] = []
     for item, span in zip(items, items.item_spans, strict=True):
         if not isinstance(item, str) or not item.strip():
@@ -190,7 +193,7 @@ def _patches(holder: YMap, text: str, unread: list[Unread], anchors: dict[str, l
             found += anchors[alias.group(1)]
             continue
         at = Span(span.line, properties.end() + 1, span.end_line, span.end_col) if properties is not None else span
-        documents = block_documents(text, at, dash.start() + 1, item) if dash is not None else []
+        documents = block_documents(lines, at, dash.start() + 1, item) if dash is not None else []
         if documents:
             roots = [root for root, _ in documents if isinstance(root, YMap)]
             if any(root.get("kind") in KUBELET_KINDS and _left_to_fill(root) for root in roots):
@@ -205,7 +208,8 @@ def _patches(holder: YMap, text: str, unread: list[Unread], anchors: dict[str, l
         try:
             kinds = {root.get("kind") for root, _ in load_all(item) if isinstance(root, YMap)}
         except YamlError as error:
-            unread.append(Unread(span, f"this patch does not parse as YAML ({error}), and kind refuses it"))
+            unread.append(Unread(span, f"numalint does not read this patch ({error})" if error.hostile else
+                                 f"this patch does not parse as YAML ({error}), and kind refuses it"))
             continue
         if kinds & KUBELET_KINDS:
             unread.append(Unread(span, "this patch is not a literal block scalar (- |), the only form whose "

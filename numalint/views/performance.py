@@ -86,7 +86,7 @@ def embedded_profiles(doc: Document, text: str | None, skipped: list[Finding] | 
                 doc.file, start, ObjectRef(doc.api_version, doc.kind, "<unnamed>" if name is None else str(name),
                                            None if namespace is None else str(namespace))))
         return []
-    parsed = block_documents(text, start, data.key_spans[TUNING_KEY].col, value)
+    parsed = block_documents(text.splitlines(), start, data.key_spans[TUNING_KEY].col, value)
     name = f"ConfigMap {get(doc.root, ('metadata', 'namespace')) or 'default'}/{get(doc.root, ('metadata', 'name'))}"
     return [EmbeddedDocument(doc.file, doc.index, root, span, carrier=name) for root, span in parsed
             if isinstance(root, YMap) and root.get("kind") == "PerformanceProfile"
