@@ -310,11 +310,12 @@ def _kind_profiles(cluster: Document, text: str, cap: FindingCap) -> list[Kubele
         kubelets = []
     else:
         kubelets = kind_kubelets(cluster, text, refused, unread, ignored)
-    cap.add(_refused_flags(list({(r.name, r.span): r for r in refused}.values())))  # a cluster patch: every node's
+    ref = replace(object_ref(cluster), name=cluster_name(cluster) or "kind")  # kind's name, not metadata's
+    unique = {(r.name, r.span): r for r in refused}  # a cluster patch's flag is every node's
+    cap.add(replace(finding, obj=ref) for finding in _refused_flags(list(unique.values())))
     cap.add(registry.finding("not-lintable", f"the kubelet of this kind cluster is not checked: {u.why}", cluster.file,
-                             u.span, object_ref(cluster)) for u in unread[:1])
-    cap.add(registry.finding("unknown-field", i.message, cluster.file, i.span, object_ref(cluster), Fix(i.fix))
-            for i in ignored)
+                             u.span, ref) for u in unread[:1])
+    cap.add(registry.finding("unknown-field", i.message, cluster.file, i.span, ref, Fix(i.fix)) for i in ignored)
     if kubelets:  # what the kubelet fails to decode, or ignores, in the merged KubeletConfiguration
         for stream in input_findings(kubelets[0].document, text):
             cap.add((replace(f, fix=Fix(f"{f.fix.description}, {KIND_HINT}")) if f.fix is not None and f.fix.edits
