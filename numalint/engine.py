@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -305,8 +305,8 @@ def _kind_profiles(cluster: Document, text: str, cap: FindingCap) -> list[Kubele
     unread: list[Unread] = []
     ignored: list[Ignored] = []
     if other_breaks(text):
-        unread.append(Unread(cluster.span, "the file breaks lines at a lone CR or NEL (U+0085), so positions inside "
-                                           "the patches cannot be told; use LF or CRLF line ends"))
+        unread.append(Unread(cluster.span, "the file breaks lines at a lone CR, NEL (U+0085) or U+2028/U+2029, so "
+                                           "positions inside the patches cannot be told; use LF or CRLF line ends"))
         kubelets = []
     else:
         kubelets = kind_kubelets(cluster, text, refused, unread, ignored)
@@ -650,7 +650,8 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
         analyses[cluster.name] = cluster.analysis
         dropped += cluster.dropped
         unchecked |= cluster.analysis.sriov.unchecked_names()
-        findings.extend(cap_per_file(run_checks(cluster.analysis, () if judge else disabled, cluster.name)))
+        checked = run_checks(cluster.analysis, () if judge else disabled, cluster.name)
+        findings.extend(cap_per_file(_kind_nodes_once(checked, cluster.analysis)))
         if judge:
             halted |= _halted(cluster.analysis)
         if judge or "duplicate-object" not in disabled:
@@ -693,6 +694,36 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
                   incomplete=any(s.unchecked for s in sources),
                   suppressed=sorted(suppressed, key=Finding.sort_key), checked=files + missing,
                   errors=errors, halted=halted, stamps=stamps if judge else {})
+
+
+def _kind_nodes_once(findings: Iterable[Finding], analysis: Analysis) -> Iterator[Finding]:
+    """A finding the kubelets of several node groups of one kind cluster share (the same rule, place and message:
+    the KubeletConfiguration they all run) is said once, for every group that has it ("kind workers" when all do)."""
+    groups: dict[tuple[str, Span], int] = {}
+    for profile in analysis.profiles:
+        if profile.kind_cluster:
+            groups[(profile.file, profile.doc.span)] = groups.get((profile.file, profile.doc.span), 0) + 1
+    if not any(count > 1 for count in groups.values()):
+        yield from findings
+        return
+    shared: dict[tuple[object, ...], list[Finding]] = {}
+    kept: list[Finding] = []
+    for finding in findings:
+        obj = finding.obj
+        if obj is None or obj.part is None or not obj.part.startswith("kind "):
+            kept.append(finding)
+            continue
+        key = (finding.rule, finding.file, finding.span, finding.message, replace(obj, part=None))
+        if key not in shared:
+            shared[key] = []
+            kept.append(finding)
+        shared[key].append(finding)
+    for alike in shared.values():
+        if len(alike) > 1 and alike[0].obj is not None:
+            everywhere = any(count == len(alike) for (file, _), count in groups.items() if file == alike[0].file)
+            alike[0].obj = replace(alike[0].obj, part="kind workers" if everywhere else
+                                   f"{alike[0].obj.part} and {len(alike) - 1} more node group(s)")
+    yield from kept
 
 
 # what refuses a PerformanceProfile itself: the API server (its CRD) and the Node Tuning Operator's validation

@@ -43,17 +43,19 @@ def test_a_patched_evictionhard_is_merged_with_kinds(tmp_path: Path) -> None:
 
 def test_a_joining_nodes_flags_are_its_kubelets(tmp_path: Path) -> None:
     """Workers join: the JoinConfiguration's kubeletExtraArgs are their flags; the InitConfiguration's reach the
-    first control-plane node only."""
-    static = "kind: KubeletConfiguration\ncpuManagerPolicy: static\n"
-    assert "no-cpu-reservation" in [f["rule"] for f in findings(tmp_path, {"kind.yaml": _cluster(static)})]
+    first control-plane node only, which runs pods when it is the cluster's only node."""
+    static = "kind: KubeletConfiguration\ncpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n"
+    assert findings(tmp_path, {"kind.yaml": _cluster(static)}) == []
     joined = static + ("---\nkind: JoinConfiguration\nnodeRegistration:\n  kubeletExtraArgs:\n"
-                       "    reserved-cpus: \"0-1\"\n")
-    assert "no-cpu-reservation" not in [f["rule"] for f in findings(tmp_path, {"kind.yaml": _cluster(joined)})]
+                       "    topology-manager-policy: single-numa-node\n")
+    assert [f["rule"] for f in findings(tmp_path, {"kind.yaml": _cluster(joined)})] == ["memory-manager-not-static"]
     init = joined.replace("JoinConfiguration", "InitConfiguration")
-    assert "no-cpu-reservation" in [f["rule"] for f in findings(tmp_path, {"kind.yaml": _cluster(init)})]
-    # with no worker the control-plane node runs the pods: its InitConfiguration flags count
+    assert findings(tmp_path, {"kind.yaml": _cluster(init)}) == []
     alone = _cluster(init, nodes="- role: control-plane\n")
-    assert "no-cpu-reservation" not in [f["rule"] for f in findings(tmp_path, {"kind.yaml": alone})]
+    assert [f["rule"] for f in findings(tmp_path, {"kind.yaml": alone})] == ["memory-manager-not-static"]
+    # two control-plane nodes and no worker: kind keeps their taint, no node runs pods, no kubelet is judged
+    tainted = _cluster(init, nodes="- role: control-plane\n- role: control-plane\n")
+    assert findings(tmp_path, {"kind.yaml": tainted}) == []
 
 
 def test_a_joining_nodes_own_kubelet_patch_changes_nothing(tmp_path: Path) -> None:
@@ -194,3 +196,27 @@ def test_thousands_of_patches_and_nodes_stay_linear_and_alike_nodes_share_a_kube
     text = _cluster("kind: KubeletConfiguration\nmaxPods: 100\n" * 1, "- role: control-plane\n" + worker * 3000)
     found = findings(tmp_path, {"kind.yaml": text})
     assert [(f["rule"], f["object"]["part"]) for f in found] == [("no-cpu-reservation", "kind workers")]
+
+
+def test_review_cases_of_kind_patches(tmp_path: Path) -> None:
+    """Found by a review: a kind that is a list stopped the whole run (unhashable); an alias in a flow list was
+    taken for a patch numalint cannot place; a later patch hid an earlier patch's repeated key; an aliased Cluster
+    patch reused on a worker was said to change nothing, at the Cluster's own patch."""
+    listed = _cluster("kind: [KubeletConfiguration]\ncpuManagerPolicy: static\n")
+    assert findings(tmp_path, {"kind.yaml": listed}) == []
+    flow = ("kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nkubeadmConfigPatches:\n- &p |\n"
+            "  kind: KubeletConfiguration\n  cpuManagerPolicy: static\nnodes:\n- role: control-plane\n"
+            "- role: worker\n  kubeadmConfigPatches: [*p]\n")
+    assert [(f["rule"], f["line"]) for f in findings(tmp_path, {"kind.yaml": flow})] == [("no-cpu-reservation", 6)]
+    repeated = _cluster("kind: KubeletConfiguration\nmaxPods: 10\nmaxPods: 20\n").replace(
+        "nodes:\n", "- |\n  kind: KubeletConfiguration\n  podsPerCore: 2\nnodes:\n")
+    assert [(f["rule"], f["line"]) for f in findings(tmp_path, {"kind.yaml": repeated})] == [("unknown-field", 7)]
+
+
+def test_a_pod_after_a_cluster_on_its_last_line_keeps_its_fix(tmp_path: Path) -> None:
+    """Fixes inside the Cluster are hints; a Pod that starts on the line the Cluster ends on is not inside it."""
+    pod = ("--- {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, image: x, resources: "
+           "{requests: {cpu: 1500m, memory: 1Gi}, limits: {cpu: 1500m, memory: 1Gi}}}]}}\n")
+    text = _cluster("kind: KubeletConfiguration\ncpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n") + pod
+    found = {f["rule"]: f for f in findings(tmp_path, {"kind.yaml": text})}
+    assert found["fractional-cpu"]["fix"]["edits"]

@@ -76,7 +76,8 @@ def hits(check: Check, analysis: Analysis, inside: Unedited) -> Iterator[Hit]:
 
 
 def flag_names(description: str) -> str:
-    """"; as kubelet flags: ..." for the configuration fields ``description`` names, in the flags' own syntax."""
+    """"; as kubelet flags (kubeletExtraArgs): ..." for the configuration fields ``description`` names, with the
+    form of each flag whose syntax is not the field's."""
     from numalint.views.kubelet_flags import FLAG_SYNTAX, FLAGS  # here: only a configuration of flags needs them
 
     named = [f"{field} is {flag}{FLAG_SYNTAX.get(flag, '')}" for flag, (field, _) in FLAGS.items()
@@ -102,8 +103,7 @@ class Unedited:
         self.flag_documents = flag_documents or []  # of configurations made of kubelet flags alone
 
     def flags_only(self, file: str, span: Span) -> bool:
-        return any(other == file and document.line <= span.line <= document.end_line
-                   for other, document in self.flag_documents)
+        return any(other == file and _inside(span, document) for other, document in self.flag_documents)
 
     def where(self, file: str, spans: list[Span]) -> str | None:
         """Where the first of ``spans`` that lands on such a value or document is, None when none does."""
@@ -112,9 +112,15 @@ class Unedited:
             if found is not None:
                 return found
             for other, document, hint in self.documents:
-                if other == file and document.line <= span.line <= document.end_line:
+                if other == file and _inside(span, document):
                     return hint
         return None
+
+
+def _inside(span: Span, document: Span) -> bool:
+    """Whether ``span`` starts in ``document``, by line and column (the next document may start on the line this
+    one ends on: `--- {kind: Pod, ...}`), its very end included (an insertion after its last key)."""
+    return (document.line, document.col) <= (span.line, span.col) <= (document.end_line, document.end_col)
 
 
 def unedited_values(analysis: Analysis) -> Unedited:

@@ -131,6 +131,7 @@ def is_known(api_version: str, kind: str) -> bool:
 # flags wins
 KUBEADM_GROUP = "kubeadm.k8s.io/"
 KUBEADM_NODE_KINDS = ("JoinConfiguration", "InitConfiguration")
+KUBELET_API_VERSION = "kubelet.config.k8s.io/v1beta1"  # the KubeletConfiguration kubeadm, kind and Cluster API write
 KIND_CLUSTER_GROUP = "kind.x-k8s.io/"  # kind's cluster configuration (views.kind_cluster)
 CAPI_BOOTSTRAP_GROUP = "bootstrap.cluster.x-k8s.io/"  # Cluster API's KubeadmConfigTemplate (views.capi)
 CAPI_CONFIG_TEMPLATE = "KubeadmConfigTemplate"

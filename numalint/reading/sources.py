@@ -560,6 +560,11 @@ def _placeholder(root: Any) -> bool:
                  and (_braced(v) or _BARE_RE.fullmatch(v) is not None), _SHELL_KEYS)
 
 
+def left_to_fill(root: Any) -> bool:
+    """Whether a key or value of ``root`` is left for a template tool (``filled_in_later``)."""
+    return _walk(root, lambda v: isinstance(v, str) and filled_in_later(v))
+
+
 def filled_in_later(value: str) -> bool:
     """Whether a text value is left for a template tool: an envsubst placeholder (``${VAR}``, a whole ``$VAR``:
     clusterctl, scripts) or a Go template expression (Helm)."""

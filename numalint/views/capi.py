@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from numalint.k8s.kinds import KUBELET_API_VERSION
 from numalint.reading.locate import get
 from numalint.reading.sources import Document, filled_in_later
 from numalint.reading.yamlpos import Span, YMap
@@ -75,7 +76,7 @@ def capi_kubelet(doc: Document, refused: list[Refused], unjudged: list[Unjudged]
     at = registration.key_spans["kubeletExtraArgs"]
     root = YMap()
     root.span = doc.span  # an insertion into it lands in the template: its fixes are made by hand
-    for key, value in (("apiVersion", "kubelet.config.k8s.io/v1beta1"), ("kind", "KubeletConfiguration")):
+    for key, value in (("apiVersion", KUBELET_API_VERSION), ("kind", "KubeletConfiguration")):
         root[key] = value
         root.key_spans[key] = root.value_spans[key] = at
     return CapiKubelet(Document(doc.file, doc.index, root, doc.span), flags)

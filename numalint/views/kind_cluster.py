@@ -26,23 +26,25 @@ import json
 import re
 from typing import Any, NamedTuple
 
-from numalint.reading.sources import Document, filled_in_later
+from numalint.k8s.kinds import KUBEADM_GROUP, KUBELET_API_VERSION
+from numalint.reading.sources import Document, left_to_fill
 from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 from numalint.views.embedded import EmbeddedDocument, block_documents
 from numalint.views.kubelet_flags import Flag, Refused, parsed_flags, written_args
 
-KUBELET_GROUP, KUBELET_VERSION = "kubelet.config.k8s.io", "v1beta1"
-KUBEADM_GROUP_NAME = "kubeadm.k8s.io"
+KUBELET_GROUP, _, KUBELET_VERSION = KUBELET_API_VERSION.partition("/")
+KUBEADM_GROUP_NAME = KUBEADM_GROUP.rstrip("/")
+MERGE_BUDGET = 1_000_000  # keys merged in all: aliases of a large patch must not multiply the work unbounded
 KUBEADM_VERSIONS = ("v1beta3", "v1beta4")  # kind's templates from Kubernetes 1.23 (v1beta4 from 1.36)
 PATCHES = "kubeadmConfigPatches"
 PATCHES_JSON6902 = "kubeadmConfigPatchesJSON6902"
 KUBELET_KINDS = frozenset({"KubeletConfiguration", "InitConfiguration", "JoinConfiguration"})
 _PROPERTIES = re.compile(r"(?:[&!]\S*[ \t]+)+(?=\|)")  # a patch's anchor or tag, before its block header
-_ALIAS = re.compile(r"\*(\S+)")
+_ALIAS = re.compile(r"\*([^\s,\[\]{}]+)")
 _ENTRY = re.compile(r"-(?:[ \t]+[&!]\S*)*[ \t]*$")  # the "-" of a sequence entry, then its anchor or tag
 # kind's KubeletConfiguration before any patch (featureGates: the Cluster's)
 BASE: dict[str, Any] = {
-    "apiVersion": f"{KUBELET_GROUP}/{KUBELET_VERSION}", "kind": "KubeletConfiguration", "cgroupDriver": "systemd",
+    "apiVersion": KUBELET_API_VERSION, "kind": "KubeletConfiguration", "cgroupDriver": "systemd",
     "cgroupRoot": "/kubelet", "failSwapOn": False, "imageGCHighThresholdPercent": 100,
     "evictionHard": {"nodefs.available": "0%", "nodefs.inodesFree": "0%", "imagefs.available": "0%"},
 }
@@ -66,8 +68,8 @@ class Ignored(NamedTuple):
 
 
 class Unread(NamedTuple):
-    """A patch numalint cannot read (not a literal block scalar, or not YAML): the cluster's kubelet is not
-    judged, as any value might be in it."""
+    """Why the cluster's kubelet is not judged, as any value might be in what numalint does not read: a patch that
+    is no literal block scalar, does not parse, is left for a template tool, a JSON 6902 patch, too much to merge."""
 
     span: Span
     why: str
@@ -94,27 +96,32 @@ def kind_kubelets(doc: Document, text: str, refused: list[Refused], unread: list
         return []
     first = roles.index("control-plane")
     ignored += _ignored(cluster, own, first)
-    patches = cluster + own[first]
-    kubelet = [p for p in patches if _targets(p, "KubeletConfiguration", KUBELET_GROUP, (KUBELET_VERSION,))]
-    running = [i for i, role in enumerate(roles) if role == "worker"] or [first]
-    flagged = {i: _flag_patches(cluster + own[i], "InitConfiguration" if i == first else "JoinConfiguration")
-               for i in range(len(nodes))}
+    kubelet = [p for p in cluster + own[first]
+               if _targets(p, "KubeletConfiguration", KUBELET_GROUP, (KUBELET_VERSION,))]
+    # pods run on the workers; on the control-plane node only when it is the only node (kind untaints it then)
+    running = [i for i, role in enumerate(roles) if role == "worker"] or ([first] if len(nodes) == 1 else [])
+    kinds = {i: "InitConfiguration" if i == first else "JoinConfiguration" for i in range(len(nodes))}
+    shared = {kind: _flag_patches(cluster, kind) for kind in ("InitConfiguration", "JoinConfiguration")}
+    base_args = {kind: _merged_args(written) for kind, written in shared.items()}  # once, not once per node
+    flagged = {i: _flag_patches(own[i], kinds[i]) for i in range(len(nodes))}
+    args = {i: _merged_args(flagged[i], base_args[kinds[i]]) for i in range(len(nodes))}
     for i in range(len(nodes)):  # a flag a kubelet would not parse stops its node, whether it runs pods or not
         if i not in running:
-            parsed_flags(doc, _merged_args(flagged[i]), refused)
-    if not kubelet and not any(flagged[i] for i in running):
+            parsed_flags(doc, args[i], refused)
+    if not kubelet and not any(shared[kinds[i]] or flagged[i] for i in running):
         return []
-    anchor = root.key_spans.get(PATCHES, doc.span)
-    config = _base(root, anchor)
-    for patch in kubelet:
-        config = _merge(config, patch)
+    config = _merged_config(_base(root, root.key_spans.get(PATCHES, doc.span)), kubelet)
+    if config is None:
+        unread.append(Unread(root.key_spans.get(PATCHES, doc.span), "its patches merge more keys than numalint "
+                                                                    "follows (aliases of a large patch)"))
+        return []
     config.span = doc.span  # an insertion into it would land in the Cluster: numalint does not edit patches
     carrier = f"kind Cluster {cluster_name(doc) or 'kind'}"
     document = EmbeddedDocument(doc.file, doc.index, config, doc.span, carrier=carrier)
     groups: dict[str, list[int]] = {}  # nodes whose flags are alike run one kubelet (its findings: said once)
     by_node: dict[int, list[Flag]] = {}
     for i in running:
-        by_node[i] = parsed_flags(doc, _merged_args(flagged[i]), refused)
+        by_node[i] = parsed_flags(doc, args[i], refused)
         alike = json.dumps([(flag.field, flag.value) for flag in by_node[i]], sort_keys=True, default=str)
         groups.setdefault(alike, []).append(i)
     number = {node: n for n, node in enumerate(running, 1)}
@@ -125,6 +132,11 @@ def kind_kubelets(doc: Document, text: str, refused: list[Refused], unread: list
             "kind workers" if len(groups) == 1 else "kind " + ", ".join(named)
         kubelets.append(KindKubelet(document, by_node[members[0]], label))
     return kubelets
+
+
+def _kind(patch: YMap) -> str | None:
+    kind = patch.get("kind")
+    return kind if isinstance(kind, str) else None
 
 
 def _ignored(cluster: list[YMap], own: list[list[YMap]], first: int) -> list[Ignored]:
@@ -139,13 +151,14 @@ def _ignored(cluster: list[YMap], own: list[list[YMap]], first: int) -> list[Ign
             seen.add(id(patch))
             found.append(Ignored(patch.value_spans.get("kind", patch.span), message, fix))
 
+    effective = {id(patch) for patch in cluster + own[first]}  # an alias of one of these takes effect there
     for i, patches in [(None, cluster), *enumerate(own)]:
         for patch in patches:
-            kind = patch.get("kind")
+            kind = _kind(patch)
+            if kind not in KUBELET_KINDS or (i is not None and i != first and id(patch) in effective):
+                continue
             group, versions = (KUBELET_GROUP, (KUBELET_VERSION,)) if kind == "KubeletConfiguration" else \
                 (KUBEADM_GROUP_NAME, KUBEADM_VERSIONS)
-            if kind not in KUBELET_KINDS:
-                continue
             if not _targets(patch, kind, group, versions):
                 say(patch, f"this {kind} patch is dropped: kind applies a patch naming an apiVersion only to its "
                            f"documents of that apiVersion, and writes {kind} as {group}/{' or '.join(versions)}, "
@@ -196,7 +209,7 @@ def _patches(holder: YMap, lines: list[str], unread: list[Unread], anchors: dict
         documents = block_documents(lines, at, dash.start() + 1, item) if dash is not None else []
         if documents:
             roots = [root for root, _ in documents if isinstance(root, YMap)]
-            if any(root.get("kind") in KUBELET_KINDS and _left_to_fill(root) for root in roots):
+            if any(_kind(root) in KUBELET_KINDS and left_to_fill(root) for root in roots):
                 unread.append(Unread(span, "this patch is left for a template tool to fill in (${VAR}, {{ }}); "
                                            "check the rendered file instead"))
                 continue
@@ -206,23 +219,15 @@ def _patches(holder: YMap, lines: list[str], unread: list[Unread], anchors: dict
             found += roots
             continue
         try:
-            kinds = {root.get("kind") for root, _ in load_all(item) if isinstance(root, YMap)}
+            kinds = {_kind(root) for root, _ in load_all(item) if isinstance(root, YMap)}
         except YamlError as error:
             unread.append(Unread(span, f"numalint does not read this patch ({error})" if error.hostile else
                                  f"this patch does not parse as YAML ({error}), and kind refuses it"))
             continue
         if kinds & KUBELET_KINDS:
-            unread.append(Unread(span, "this patch is not a literal block scalar (- |), the only form whose "
-                                       "positions numalint can tell"))
+            unread.append(Unread(span, "numalint reads a patch only as a literal block scalar whose | follows its "
+                                       "- on the same line (- |), the only form whose positions it can tell"))
     return found
-
-
-def _left_to_fill(node: Any) -> bool:
-    if isinstance(node, dict):
-        return any((isinstance(k, str) and filled_in_later(k)) or _left_to_fill(v) for k, v in node.items())
-    if isinstance(node, list):
-        return any(_left_to_fill(v) for v in node)
-    return isinstance(node, str) and filled_in_later(node)
 
 
 def _json6902(holder: YMap, unread: list[Unread]) -> None:
@@ -231,7 +236,7 @@ def _json6902(holder: YMap, unread: list[Unread]) -> None:
     if not isinstance(items, YSeq):
         return
     for item, span in zip(items, items.item_spans, strict=True):
-        if isinstance(item, YMap) and item.get("kind") in KUBELET_KINDS:
+        if isinstance(item, YMap) and _kind(item) in KUBELET_KINDS:
             unread.append(Unread(span, f"numalint does not read {PATCHES_JSON6902}, which patches its "
                                        f"{item.get('kind')}"))
 
@@ -262,11 +267,12 @@ def _flag_patches(patches: list[YMap], kind: str) -> list[Any]:
     return found
 
 
-def _merged_args(written: list[Any]) -> list[tuple[str, str, Span, Span]]:
+def _merged_args(written: list[Any], entries: list[tuple[str, str, Span, Span]] | None = None
+                 ) -> list[tuple[str, str, Span, Span]]:
     """The flags after every patch: a later patch's flag replaces an earlier one of that name (a merge patch of the
     map form; kind merges v1beta4's list form by name), ``null`` removes it (all of them, in place of the map); a
-    flag one patch lists twice stays twice (kubeadm passes both)."""
-    entries: list[tuple[str, str, Span, Span]] = []
+    flag one patch lists twice stays twice (kubeadm passes both). ``entries``: the flags before these patches."""
+    entries = list(entries or ())
     for arguments in written:
         if arguments is None:
             entries = []
@@ -301,23 +307,52 @@ def _located(value: Any, span: Span) -> Any:
     return result
 
 
-def _merge(target: Any, patch: Any) -> Any:
-    """RFC 7386: ``patch`` over ``target``, each value located where it was written last."""
-    if not isinstance(patch, YMap):
-        return patch
-    result = YMap()
-    result.span = patch.span
-    result.duplicates = patch.duplicates
-    if isinstance(target, YMap):
-        for key, value in target.items():
-            result[key] = value
-            result.key_spans[key], result.value_spans[key] = target.key_spans[key], target.value_spans[key]
+def _merged_config(base: YMap, patches: list[YMap]) -> YMap | None:
+    """RFC 7386: ``patches`` over ``base`` in order, each value located where it was written last; None past
+    MERGE_BUDGET keys. The mappings made here are changed in place (a copy per patch was quadratic in the number of
+    patches); a patch's own mappings are copied before one is changed. A patch applied twice in a row is applied
+    once (a merge patch is idempotent: aliases of one patch, listed again and again)."""
+    owned = {id(node) for node in _mappings(base)}
+    budget = [MERGE_BUDGET]
+    previous: YMap | None = None
+    for patch in patches:
+        if patch is not previous:
+            _merge_into(base, patch, owned, budget)
+            previous = patch
+        if budget[0] < 0:
+            return None
+    return base
+
+
+def _mappings(node: Any) -> list[YMap]:
+    return [node, *(m for value in node.values() if isinstance(value, YMap) for m in _mappings(value))] \
+        if isinstance(node, YMap) else []
+
+
+def _merge_into(target: YMap, patch: YMap, owned: set[int], budget: list[int]) -> None:
+    if patch.duplicates:  # every patch's repeated keys stay said
+        target.duplicates = [*target.duplicates, *patch.duplicates]
     for key, value in patch.items():
+        budget[0] -= 1
         if value is None:
-            result.pop(key, None)
-            result.key_spans.pop(key, None)
-            result.value_spans.pop(key, None)
+            target.pop(key, None)
+            target.key_spans.pop(key, None)
+            target.value_spans.pop(key, None)
             continue
-        result[key] = _merge(result.get(key), value)
-        result.key_spans[key], result.value_spans[key] = patch.key_spans[key], patch.value_spans[key]
-    return result
+        if isinstance(value, YMap):
+            existing = target.get(key)
+            if not isinstance(existing, YMap) or id(existing) not in owned:
+                fresh = YMap()
+                if isinstance(existing, YMap):
+                    budget[0] -= len(existing)
+                    fresh.update(existing)
+                    fresh.key_spans.update(existing.key_spans)
+                    fresh.value_spans.update(existing.value_spans)
+                    fresh.duplicates = existing.duplicates
+                owned.add(id(fresh))
+                existing = fresh
+            existing.span = value.span
+            _merge_into(existing, value, owned, budget)
+            value = existing
+        target[key] = value
+        target.key_spans[key], target.value_spans[key] = patch.key_spans[key], patch.value_spans[key]

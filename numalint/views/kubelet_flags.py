@@ -149,12 +149,14 @@ FLAGS: dict[str, tuple[str, Parse]] = {
     "pods-per-core": ("podsPerCore", _integer),
 }
 
-# how a fix names a value of each flag whose syntax is not the field's
+# how each flag whose syntax is not the field's is written (a fix names the field's value; this says the form)
 FLAG_SYNTAX = {
-    "kube-reserved": " (cpu=1,memory=1Gi)", "system-reserved": " (cpu=1,memory=1Gi)",
-    "reserved-memory": ' ("0:memory=1Gi,hugepages-1Gi=2Gi;1:memory=1Gi")', "eviction-hard": " (memory.available<100Mi)",
-    "feature-gates": " (Name=true,Other=false)", "cpu-manager-policy-options": " (full-pcpus-only=true)",
-    "topology-manager-policy-options": " (prefer-closest-numa-nodes=true)",
+    "kube-reserved": " (written cpu=<quantity>,memory=<quantity>)",
+    "system-reserved": " (written cpu=<quantity>,memory=<quantity>)",
+    "reserved-memory": " (written <NUMA node>:memory=<quantity>,hugepages-<size>=<quantity>;<NUMA node>:...)",
+    "eviction-hard": " (written memory.available<<quantity>)", "feature-gates": " (written <Gate>=true,<Gate>=false)",
+    "cpu-manager-policy-options": " (written <option>=true)",
+    "topology-manager-policy-options": " (written <option>=true)",
 }
 
 
