@@ -147,6 +147,16 @@ def kind_nodes(n: int) -> str:
             "  kind: KubeletConfiguration\n  cpuManagerPolicy: static\nnodes:\n- role: control-plane\n" + worker * n)
 
 
+def kind_patches_and_nodes(n: int) -> str:
+    """n JoinConfiguration patches of the Cluster and n workers: the Cluster's flags were merged again for every
+    node (quadratic), and each patch copied the merged configuration whole."""
+    patch = "- |\n  kind: JoinConfiguration\n  nodeRegistration:\n    kubeletExtraArgs:\n      max-pods: \"{i}\"\n"
+    return ("kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nkubeadmConfigPatches:\n"
+            + "".join(patch.format(i=i) for i in range(n))
+            + "".join(f"- |\n  kind: KubeletConfiguration\n  podsPerCore: {i}\n" for i in range(n))
+            + "nodes:\n- role: control-plane\n" + "- role: worker\n" * n)
+
+
 SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
     "nested aliases + {{ }}": (nested_aliases, 22),
     "billion laughs": (laughs, 6),
@@ -169,6 +179,7 @@ SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
     "anchored value under a long comment": (anchored_fix, 10_000),
     "kind cluster of many patches": (kind_patches, 2_000),
     "kind cluster of many nodes": (kind_nodes, 500),
+    "kind cluster of many patches and workers": (kind_patches_and_nodes, 300),
 }
 
 
