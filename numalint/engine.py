@@ -63,6 +63,7 @@ from numalint.views.workloads import pod_views
 
 if TYPE_CHECKING:
     from numalint.model.overlays import Kustomization
+    from numalint.views.flag_kubelet import FlagKubelet, Unjudged
     from numalint.views.kubelet import KubeletProfile
     from numalint.views.kubelet_flags import Flag, Refused
 
@@ -167,6 +168,8 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
     templates = [d for d in source.documents if d.kind == CAPI_CONFIG_TEMPLATE
                  and d.api_version.startswith(CAPI_BOOTSTRAP_GROUP)]
     source_documents = source.documents if templates else []
+    node_configs = [d for d in source.documents if not d.kind and not d.api_version and isinstance(d.root, YMap)
+                    and ("kubelet-arg" in d.root or "kubelet-arg+" in d.root)]  # RKE2, K3s (views.rancher)
     source.documents = []  # the views keep what they need; trees are not sent between processes
     text, source.text = source.text, None
     cap = FindingCap(limit)  # findings of one rule past ``limit`` become one summary
@@ -237,6 +240,8 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
     classes = any(d.kind == "ClusterClass" for d in source_documents) if templates else False
     for template in templates:
         kept["profiles"] += _capi_profiles(template, cap, classes)
+    for config in node_configs:
+        kept["profiles"] += _rancher_profiles(config, cap)
     source.findings = cap.result()
     source.seal()
     return FileResult(source, tuple(kept["profiles"]), tuple(kept["pods"]), tuple(kept["topologies"]),
@@ -261,29 +266,57 @@ def _capi_profiles(template: Document, cap: FindingCap, classes: bool) -> list[K
     alignment; a flag the kubelet would not parse, or why such a template is not judged, is said in ``cap``.
     ``classes``: the file holds a ClusterClass, which may patch the template's flags."""
     from numalint.checks import FLAG_HINT
-    from numalint.views.capi import Unjudged, capi_kubelet  # here: only a Cluster API template needs them
-    from numalint.views.kubelet import kubelet_profile
-    from numalint.views.kubelet_flags import with_flags
+    from numalint.views.capi import capi_kubelet  # here: only a Cluster API template needs it
 
     refused: list[Refused] = []
     unjudged: list[Unjudged] = []
     kubelet = capi_kubelet(template, refused, unjudged, classes)
-    cap.add(_refused_flags(refused))
-    cap.add(registry.finding("not-lintable", f"the kubelet of this KubeadmConfigTemplate is not checked: {u.why}",
-                             template.file, u.span, object_ref(template)) for u in unjudged)
+    return _flag_profiles(kubelet, refused, unjudged, cap, template.file,
+                          replace(object_ref(template), part="kubelet"), "KubeadmConfigTemplate", FLAG_HINT,
+                          "kubeletExtraArgs")
+
+
+def _rancher_profiles(config: Document, cap: FindingCap) -> list[KubeletProfile]:
+    """The kubelet of an RKE2 or K3s node configuration (``views.rancher``), when its flags ask for alignment."""
+    from numalint.views.rancher import rancher_kubelet  # here: only such a file needs it
+
+    refused: list[Refused] = []
+    unjudged: list[Unjudged] = []
+    kubelet = rancher_kubelet(config, refused, unjudged)
+    ref = ObjectRef("", "RKE2/K3s configuration", os.path.basename(config.file) if config.file != "-" else "<stdin>")
+    profiles = _flag_profiles(kubelet, refused, unjudged, cap, config.file, ref, "RKE2/K3s configuration",
+                              KUBELET_ARG_HINT, "kubelet-arg")
+    for profile in profiles:
+        profile.default_eviction = "RKE2's and K3s's default eviction-hard"
+    return profiles
+
+
+KUBELET_ARG_HINT = "in kubelet-arg, which sets this kubelet flag (by hand: numalint does not edit flags)"
+
+
+def _flag_profiles(kubelet: FlagKubelet | None, refused: list[Refused], unjudged: list[Unjudged], cap: FindingCap,
+                   file: str, ref: ObjectRef, what: str, hint: str, written_in: str) -> list[KubeletProfile]:
+    """The profile of a kubelet configured by flags alone (``views.flag_kubelet``), named ``ref``, every fix of it
+    made by hand (``hint``); what refuses its flags or leaves it unjudged is said in ``cap``."""
+    from numalint.views.kubelet import kubelet_profile  # here: only a kubelet of flags needs them
+    from numalint.views.kubelet_flags import with_flags
+
+    cap.add(replace(finding, obj=ref) for finding in _refused_flags(refused, written_in))
+    cap.add(registry.finding("not-lintable", f"the kubelet of this {what} is not checked: {u.why}", file, u.span,
+                             ref) for u in unjudged)
     profile = kubelet_profile(with_flags(kubelet.document, kubelet.flags)) if kubelet is not None else None
     if kubelet is None or profile is None:
         return []
-    profile.ref = replace(object_ref(template), part="kubelet")
+    profile.ref = ref
     profile.flag_spans = tuple(span for flag in kubelet.flags for span in flag.spans)
-    profile.by_hand = FLAG_HINT
-    profile.flags_only = True
+    profile.by_hand = hint
+    profile.flags_only = written_in
     return [profile]
 
 
-def _refused_flags(refused: list[Refused]) -> list[Finding]:
+def _refused_flags(refused: list[Refused], written_in: str = "kubeletExtraArgs") -> list[Finding]:
     return [registry.finding(
-        "kubelet-start", f'the kubelet refuses to start: kubeletExtraArgs {r.name}: "{shorten(r.text)}" is no value '
+        "kubelet-start", f'the kubelet refuses to start: {written_in} {r.name}: "{shorten(r.text)}" is no value '
         f"its --{r.name} flag parses (the kubelet exits on a flag it cannot parse)", r.doc.file, r.span,
         object_ref(r.doc), Fix(f"write a value --{r.name} accepts")) for r in refused]
 
@@ -331,6 +364,7 @@ def _kind_profiles(cluster: Document, text: str, cap: FindingCap) -> list[Kubele
         profile.flag_spans = tuple(span for flag in kubelet.flags for span in flag.spans)
         profile.kind_cluster = True
         profile.by_hand = KIND_HINT
+        profile.default_eviction = "kind's own evictionHard"
         profiles.append(profile)
     return profiles
 

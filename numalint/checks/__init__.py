@@ -70,19 +70,20 @@ def hits(check: Check, analysis: Analysis, inside: Unedited) -> Iterator[Hit]:
             where = inside.where(hit.file, [edit.span for edit in hit.fix.edits])
             if where is not None:
                 hit.fix = Fix(f"{hit.fix.description}, {where}")
-        if hit.fix is not None and inside.flags_only(hit.file, hit.span):
-            hit.fix = Fix(f"{hit.fix.description}{flag_names(hit.fix.description)}")
+        written_in = inside.flags_only(hit.file, hit.span) if hit.fix is not None else None
+        if hit.fix is not None and written_in is not None:
+            hit.fix = Fix(f"{hit.fix.description}{flag_names(hit.fix.description, written_in)}")
         yield hit
 
 
-def flag_names(description: str) -> str:
+def flag_names(description: str, written_in: str) -> str:
     """"; as kubelet flags (kubeletExtraArgs): ..." for the configuration fields ``description`` names, with the
-    form of each flag whose syntax is not the field's."""
+    form of each flag whose syntax is not the field's (``written_in``: the list the flags are written in)."""
     from numalint.views.kubelet_flags import FLAG_SYNTAX, FLAGS  # here: only a configuration of flags needs them
 
     named = [f"{field} is {flag}{FLAG_SYNTAX.get(flag, '')}" for flag, (field, _) in FLAGS.items()
              if re.search(rf"\b{field}\b", description)]
-    return f"; as kubelet flags (kubeletExtraArgs): {', '.join(named)}" if named else ""
+    return f"; as kubelet flags ({written_in}): {', '.join(named)}" if named else ""
 
 
 ANNOTATION_HINT = "in the JSON of the kubeletconfig.experimental annotation (by hand: numalint does not edit inside it)"
@@ -97,13 +98,15 @@ class Unedited:
     values (file, span) and whole documents (file, span: every line of it)."""
 
     def __init__(self, values: dict[tuple[str, Span], str], documents: list[tuple[str, Span, str]],
-                 flag_documents: list[tuple[str, Span]] | None = None) -> None:
+                 flag_documents: list[tuple[str, Span, str]] | None = None) -> None:
         self.values = values
         self.documents = documents
         self.flag_documents = flag_documents or []  # of configurations made of kubelet flags alone
 
-    def flags_only(self, file: str, span: Span) -> bool:
-        return any(other == file and _inside(span, document) for other, document in self.flag_documents)
+    def flags_only(self, file: str, span: Span) -> str | None:
+        """The list of flags a configuration of flags alone at ``span`` is written in, None when there is none."""
+        return next((written_in for other, document, written_in in self.flag_documents
+                     if other == file and _inside(span, document)), None)
 
     def where(self, file: str, spans: list[Span]) -> str | None:
         """Where the first of ``spans`` that lands on such a value or document is, None when none does."""
@@ -129,13 +132,15 @@ def unedited_values(analysis: Analysis) -> Unedited:
     (``views.kubelet_flags``: a map flag's items are located at its whole value), and the documents of the
     configurations whose every fix is made by hand (``KubeletProfile.by_hand``: a kind cluster's patches, where a
     value may come from kind itself or be merged from several patches; Cluster API's kubelet flags)."""
-    inside = {(profile.file, span): FLAG_HINT for profile in analysis.profiles for span in profile.flag_spans}
+    inside = {(profile.file, span): profile.by_hand or FLAG_HINT for profile in analysis.profiles
+              for span in profile.flag_spans}
     inside.update({(profile.file, locate(profile.rendered_from.root, KUBELET_SNIPPET)): ANNOTATION_HINT
                    for profile in analysis.profiles if profile.rendered_from is not None
                    and isinstance(get(profile.rendered_from.root, KUBELET_SNIPPET), str)})
     documents = [(profile.file, profile.doc.span, profile.by_hand) for profile in analysis.profiles
                  if profile.by_hand is not None]
-    flags = [(profile.file, profile.doc.span) for profile in analysis.profiles if profile.flags_only]
+    flags = [(profile.file, profile.doc.span, profile.flags_only) for profile in analysis.profiles
+             if profile.flags_only is not None]
     return Unedited(inside, documents, flags)
 
 

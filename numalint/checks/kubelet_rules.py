@@ -241,8 +241,8 @@ def reserved_memory_mismatch(analysis: Analysis) -> Iterator[Hit]:
                     "hard eviction threshold memory.available, and here that is zero as well",
                     "reservedMemory" if profile.has("reservedMemory") else "memoryManagerPolicy",
                     fix=Fix("decide how much memory the system keeps (systemReserved or kubeReserved memory, or "
-                            + ("evictionHard memory.available, which kind's own evictionHard does not set"
-                               if profile.kind_cluster else "the default evictionHard memory.available 100Mi")
+                            + (f"evictionHard memory.available, which {profile.default_eviction} does not set"
+                               if profile.default_eviction else "the default evictionHard memory.available 100Mi")
                             + ") and list the same total under "
                             "reservedMemory"))
             elif problem.reason == "reserved-memory-sum" and problem.key:
@@ -414,8 +414,9 @@ def _explain(analysis: Analysis, profile: KubeletProfile, resource: str, expecte
             origin += f" {profile.eviction_memory_percent * 100:g}% of {format_bytes(capacity or 0)}"
         parts.append(f"{origin} {format_bytes(eviction)}")
     told = f"{format_bytes(expected)} = " + " + ".join(parts) if parts else format_bytes(expected)
-    if resource == "memory" and not eviction and profile.kind_cluster and profile.eviction_memory is None:
-        told += " (kind's evictionHard has no memory.available unless a patch writes it: no hard-eviction reservation)"
+    if resource == "memory" and not eviction and profile.default_eviction and profile.eviction_memory is None:
+        told += (f" ({profile.default_eviction} has no memory.available unless it is written: no hard-eviction "
+                 "reservation)")
     return told
 
 

@@ -471,12 +471,13 @@ def _wanted(text: str) -> Callable[[str, str], bool]:
     embedded = "PerformanceProfile" in text
     flags = "kubeletExtraArgs" in text  # kubeadm's, over a KubeletConfiguration of the file (views.kubelet_flags)
     patched = "kubeadmConfigPatches" in text  # a kind cluster's kubelet (views.kind_cluster)
+    rancher = "kubelet-arg" in text  # an RKE2 or K3s node's configuration (views.rancher): no apiVersion, no kind
 
     def keep(api_version: str, kind: str) -> bool:
         return is_known(api_version, kind) or kind == "List" or (embedded and kind == "ConfigMap") or (
             flags and kind in KUBEADM_NODE_KINDS) or (patched and kind == "Cluster" and api_version.startswith(
                 KIND_CLUSTER_GROUP)) or (flags and kind == CAPI_CONFIG_TEMPLATE and api_version.startswith(
-                    CAPI_BOOTSTRAP_GROUP))
+                    CAPI_BOOTSTRAP_GROUP)) or (rancher and not kind and not api_version)
 
     return keep
 

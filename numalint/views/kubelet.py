@@ -126,7 +126,10 @@ class KubeletProfile:
     kind_cluster: bool = False  # read from a kind Cluster's kubeadmConfigPatches (views.kind_cluster)
     # where a fix of it is made by hand, whatever it edits in its document (kind's patches, Cluster API flags)
     by_hand: str | None = None
-    flags_only: bool = False  # every setting of it is a kubelet flag (Cluster API): fixes name the flags too
+    # every setting of it is a kubelet flag, written in this list (kubeletExtraArgs, kubelet-arg): fixes name the flags
+    flags_only: str | None = None
+    # the distribution's own evictionHard, which has no memory.available ("kind's own evictionHard")
+    default_eviction: str | None = None
     node_selector: dict[str, str] | None = None  # PerformanceProfile spec.nodeSelector
 
     @property

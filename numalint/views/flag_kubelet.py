@@ -1,0 +1,79 @@
+"""A kubelet configured by command-line flags alone over a distribution's defaults: Cluster API's kubeadm
+(``views.capi``), RKE2 and K3s (``views.rancher``). Shared rules: only flags that ask something of the CPU,
+Topology or Memory Manager make the kubelet worth judging (most set ``cloud-provider`` or ``max-pods`` alone); flags
+left for a template tool, or a ``config``/``config-dir`` flag naming configuration numalint does not see, leave it
+unjudged (said); the KubeletConfiguration is the distribution's defaults, located at the flags, with the flags over
+it (``views.kubelet_flags.with_flags``), and every fix of it is made by hand."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from numalint.k8s.kinds import KUBELET_API_VERSION
+from numalint.reading.sources import Document, filled_in_later
+from numalint.reading.yamlpos import Span, YMap
+from numalint.views.kubelet_flags import FLAGS, Flag, Refused, parsed_flags
+
+Written = list[tuple[str, str, Span, Span]]  # (flag, value, key span, value span), as views.kubelet_flags reads them
+# the fields whose flags say the kubelet is meant to align (max-pods alone does not)
+ALIGNING = frozenset({"cpuManagerPolicy", "cpuManagerPolicyOptions", "topologyManagerPolicy", "topologyManagerScope",
+                      "topologyManagerPolicyOptions", "memoryManagerPolicy", "reservedMemory", "reservedSystemCPUs"})
+
+
+class FlagKubelet(NamedTuple):
+    """A KubeletConfiguration of the distribution's defaults (located at the flags) and the flags over it."""
+
+    document: Document
+    flags: list[Flag]
+
+
+class Unjudged(NamedTuple):
+    span: Span
+    why: str
+
+
+def asks_alignment(written: Written) -> bool:
+    return any(FLAGS[name][0] in ALIGNING for name, _, _, _ in written if name in FLAGS)
+
+
+def flag_kubelet(doc: Document, written: Written, at: Span, refused: list[Refused], unjudged: list[Unjudged],
+                 render: str, defaults: dict[str, Any] | None = None, elsewhere: Unjudged | None = None
+                 ) -> FlagKubelet | None:
+    """The kubelet of ``written`` flags when they ask for alignment, its configuration located at ``at``.
+    ``refused`` gets the flags the kubelet would not parse; ``unjudged`` why a kubelet that asks is not judged:
+    flags left for a template tool (``render`` says how to check the rendered text instead), a ``config`` or
+    ``config-dir`` flag, or ``elsewhere`` (the caller's reason: a patch numalint does not apply)."""
+    aligning = asks_alignment(written)
+    templated = next((value_span for _, text, _, value_span in written if filled_in_later(text)), None)
+    if templated is not None:  # the values are not known yet
+        if aligning:
+            unjudged.append(Unjudged(templated, f"its kubelet flags are left for a template tool to fill in (${{VAR}}, "
+                                                f"{{{{ }}}}); {render}"))
+        return None
+    flags = parsed_flags(doc, written, refused)
+    if not aligning:
+        return None
+    other = next(((name, key) for name, _, key, _ in written if name in ("config", "config-dir")), None)
+    if other is not None:
+        unjudged.append(Unjudged(other[1], f"its {other[0]} flag names kubelet configuration numalint does not see"))
+        return None
+    if elsewhere is not None:
+        unjudged.append(elsewhere)
+        return None
+    root = YMap()
+    root.span = doc.span  # an insertion into it lands in the document: its fixes are made by hand
+    for key, value in {"apiVersion": KUBELET_API_VERSION, "kind": "KubeletConfiguration", **(defaults or {})}.items():
+        root[key] = _located(value, at)
+        root.key_spans[key] = root.value_spans[key] = at
+    return FlagKubelet(Document(doc.file, doc.index, root, doc.span), flags)
+
+
+def _located(value: Any, span: Span) -> Any:
+    if not isinstance(value, dict):
+        return value
+    result = YMap()
+    result.span = span
+    for key, item in value.items():
+        result[key] = _located(item, span)
+        result.key_spans[key] = result.value_spans[key] = span
+    return result
