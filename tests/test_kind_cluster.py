@@ -27,7 +27,7 @@ def test_kinds_eviction_reserves_no_memory(tmp_path: Path) -> None:
     assert findings(tmp_path, {"kind.yaml": _cluster(MEMORY.format(total="512Mi"))}) == []
     found = findings(tmp_path, {"kind.yaml": _cluster(MEMORY.format(total="612Mi"))})
     assert [(f["rule"], f["line"]) for f in found] == [("reserved-memory-mismatch", 15)]
-    assert "kind's evictionHard has no memory.available" in found[0]["message"]
+    assert "kind's own evictionHard has no memory.available" in found[0]["message"]
     assert "512Mi" in found[0]["fix"]["description"] and not found[0]["fix"]["edits"]
     assert found[0]["object"]["part"] == "kind workers"
 

@@ -63,17 +63,19 @@ def flag_kubelet(doc: Document, written: Written, at: Span, refused: list[Refuse
     root = YMap()
     root.span = doc.span  # an insertion into it lands in the document: its fixes are made by hand
     for key, value in {"apiVersion": KUBELET_API_VERSION, "kind": "KubeletConfiguration", **(defaults or {})}.items():
-        root[key] = _located(value, at)
+        root[key] = located(value, at)
         root.key_spans[key] = root.value_spans[key] = at
     return FlagKubelet(Document(doc.file, doc.index, root, doc.span), flags)
 
 
-def _located(value: Any, span: Span) -> Any:
+def located(value: Any, span: Span) -> Any:
+    """``value`` (plain dicts, lists and scalars) as a tree every key and value of which is located at ``span``:
+    a default nobody wrote, told where it applies."""
     if not isinstance(value, dict):
         return value
     result = YMap()
     result.span = span
     for key, item in value.items():
-        result[key] = _located(item, span)
+        result[key] = located(item, span)
         result.key_spans[key] = result.value_spans[key] = span
     return result

@@ -30,6 +30,7 @@ from numalint.k8s.kinds import KUBEADM_GROUP, KUBELET_API_VERSION
 from numalint.reading.sources import Document, left_to_fill
 from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 from numalint.views.embedded import EmbeddedDocument, block_documents
+from numalint.views.flag_kubelet import located
 from numalint.views.kubelet_flags import Flag, Refused, parsed_flags, written_args
 
 KUBELET_GROUP, _, KUBELET_VERSION = KUBELET_API_VERSION.partition("/")
@@ -287,24 +288,13 @@ def _merged_args(written: list[Any], entries: list[tuple[str, str, Span, Span]] 
 
 def _base(root: YMap, anchor: Span) -> YMap:
     """kind's KubeletConfiguration, located at ``anchor``; its featureGates are the Cluster's, where written."""
-    config = _located(BASE, anchor)
+    config = located(BASE, anchor)
     gates = root.get("featureGates")
     if isinstance(gates, YMap) and gates:
         config["featureGates"] = gates
         config.key_spans["featureGates"], config.value_spans["featureGates"] = root.key_spans["featureGates"], \
             root.value_spans["featureGates"]
     return config
-
-
-def _located(value: Any, span: Span) -> Any:
-    if not isinstance(value, dict):
-        return value
-    result = YMap()
-    result.span = span
-    for key, item in value.items():
-        result[key] = _located(item, span)
-        result.key_spans[key] = result.value_spans[key] = span
-    return result
 
 
 def _merged_config(base: YMap, patches: list[YMap]) -> YMap | None:
