@@ -157,6 +157,12 @@ def kind_patches_and_nodes(n: int) -> str:
             + "nodes:\n- role: control-plane\n" + "- role: worker\n" * n)
 
 
+def repeated_flags(n: int) -> str:
+    """An RKE2 configuration repeating a map flag: each repeat copied every item before it (quadratic)."""
+    return ('token: t\nkubelet-arg:\n- "cpu-manager-policy=static"\n- "reserved-cpus=0"\n'
+            + "".join(f'- "feature-gates=Gate{i}=true"\n' for i in range(n)))
+
+
 SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
     "nested aliases + {{ }}": (nested_aliases, 22),
     "billion laughs": (laughs, 6),
@@ -180,6 +186,7 @@ SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
     "kind cluster of many patches": (kind_patches, 2_000),
     "kind cluster of many nodes": (kind_nodes, 500),
     "kind cluster of many patches and workers": (kind_patches_and_nodes, 300),
+    "RKE2 kubelet-arg repeating a map flag": (repeated_flags, 2_500),
 }
 
 

@@ -168,8 +168,7 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
     templates = [d for d in source.documents if d.kind == CAPI_CONFIG_TEMPLATE
                  and d.api_version.startswith(CAPI_BOOTSTRAP_GROUP)]
     source_documents = source.documents if templates else []
-    node_configs = [d for d in source.documents if not d.kind and not d.api_version and isinstance(d.root, YMap)
-                    and ("kubelet-arg" in d.root or "kubelet-arg+" in d.root)]  # RKE2, K3s (views.rancher)
+    node_configs = source.documents[:1] if source.documents and "kubelet-arg" in (source.text or "") else []
     source.documents = []  # the views keep what they need; trees are not sent between processes
     text, source.text = source.text, None
     cap = FindingCap(limit)  # findings of one rule past ``limit`` become one summary
@@ -240,8 +239,11 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
     classes = any(d.kind == "ClusterClass" for d in source_documents) if templates else False
     for template in templates:
         kept["profiles"] += _capi_profiles(template, cap, classes)
-    for config in node_configs:
-        kept["profiles"] += _rancher_profiles(config, cap)
+    for config in node_configs:  # an RKE2 or K3s configuration file (views.rancher), imported only when one may be
+        from numalint.views.rancher import is_node_config
+
+        if is_node_config(config):
+            kept["profiles"] += _rancher_profiles(config, cap)
     source.findings = cap.result()
     source.seal()
     return FileResult(source, tuple(kept["profiles"]), tuple(kept["pods"]), tuple(kept["topologies"]),

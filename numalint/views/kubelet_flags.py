@@ -206,9 +206,11 @@ def kubeadm_flags(documents: Sequence[Document], refused: list[Refused] | None =
 
 def parsed_flags(doc: Document, written: list[tuple[str, str, Span, Span]],
                  refused: list[Refused] | None = None) -> list[Flag]:
-    """The modelled flags of ``written`` (``written_args``) as the kubelet parses them: a flag given twice adds its
-    NUMA nodes or map items to the first; ``refused`` gets those the kubelet would not parse."""
-    flags: dict[str, Flag] = {}
+    """The modelled flags of ``written`` (``written_args``) as the kubelet parses them: a flag given again adds its
+    NUMA nodes or map items to the ones before (a value of another shape starts again), else replaces them;
+    ``refused`` gets those the kubelet would not parse. Each flag's values are combined once (a list of thousands
+    of repeated map flags stays linear)."""
+    runs: dict[str, list[tuple[Any, Span, Span]]] = {}  # field -> the values that add up, in order
     for name, text, key_span, value_span in written:
         if name not in FLAGS:
             continue
@@ -218,29 +220,34 @@ def parsed_flags(doc: Document, written: list[tuple[str, str, Span, Span]],
             if refused is not None:
                 refused.append(Refused(doc, name, text, value_span))
             continue
-        earlier = flags.get(field)
-        spans: tuple[Span, ...] = (key_span, value_span)
-        if earlier is not None and isinstance(value, YSeq) and isinstance(earlier.value, YSeq):
-            value, spans = _joined(earlier.value, value), earlier.spans + spans  # more NUMA nodes
-        elif earlier is not None and isinstance(value, YMap) and isinstance(earlier.value, YMap):
-            value, spans = _merged(earlier.value, value), earlier.spans + spans  # a map flag adds its items
-        flags[field] = Flag(field, value, key_span, value_span, spans)
-    return list(flags.values())
+        run = runs.get(field)
+        if run is not None and any(isinstance(value, kind) and isinstance(run[-1][0], kind) for kind in (YSeq, YMap)):
+            run.append((value, key_span, value_span))
+        else:
+            runs[field] = [(value, key_span, value_span)]
+    flags = []
+    for field, run in runs.items():
+        value, key_span, value_span = run[-1]
+        if len(run) > 1:
+            value = _joined([v for v, _, _ in run]) if isinstance(value, YSeq) else _merged([v for v, _, _ in run])
+        flags.append(Flag(field, value, key_span, value_span, tuple(s for _, k, v in run for s in (k, v))))
+    return flags
 
 
-def _joined(first: YSeq, second: YSeq) -> YSeq:
+def _joined(parts: list[YSeq]) -> YSeq:
     joined = YSeq()
-    joined.span = first.span
-    joined.extend([*first, *second])
-    joined.item_spans.extend([*first.item_spans, *second.item_spans])
+    joined.span = parts[0].span
+    for part in parts:
+        joined.extend(part)
+        joined.item_spans.extend(part.item_spans)
     return joined
 
 
-def _merged(first: YMap, second: YMap) -> YMap:
-    """``second``'s items over ``first``'s, each where it is written."""
+def _merged(parts: list[YMap]) -> YMap:
+    """Each map's items over the ones before, each where it is written."""
     merged = YMap()
-    merged.span = second.span
-    for source in (first, second):
+    merged.span = parts[-1].span
+    for source in parts:
         for key, value in source.items():
             merged[key] = value
             merged.key_spans[key], merged.value_spans[key] = source.key_spans[key], source.value_spans[key]
@@ -265,7 +272,7 @@ def with_flags(doc: Document, flags: Sequence[Flag]) -> Document:
         value = flag.value
         written = root.get(flag.field)
         if flag.field == "featureGates" and isinstance(written, YMap) and isinstance(value, YMap):
-            value = _merged(written, value)
+            value = _merged([written, value])
         overlay[flag.field] = value
         overlay.key_spans[flag.field], overlay.value_spans[flag.field] = flag.key_span, flag.value_span
     return Document(doc.file, doc.index, overlay, doc.span, doc.odd_keyed)
