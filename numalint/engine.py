@@ -25,7 +25,7 @@ from numalint.checks.input_rules import (
     object_ref,
 )
 from numalint.checks.selection import SelectorError, matches, resolve
-from numalint.findings import Finding, Fix, Hit, ObjectRef, shorten
+from numalint.findings import Finding, Fix, Hit, ObjectRef
 from numalint.k8s.kinds import (
     CAPI_BOOTSTRAP_GROUP,
     CAPI_CONFIG_TEMPLATE,
@@ -58,14 +58,12 @@ from numalint.reading.sources import (
     read_capped,
     read_source,
 )
-from numalint.reading.yamlpos import Span, YMap, other_breaks
+from numalint.reading.yamlpos import Span, YMap
 from numalint.views.workloads import pod_views
 
 if TYPE_CHECKING:
     from numalint.model.overlays import Kustomization
-    from numalint.views.flag_kubelet import FlagKubelet, Unjudged
-    from numalint.views.kubelet import KubeletProfile
-    from numalint.views.kubelet_flags import Flag, Refused
+    from numalint.views.kubelet_flags import Flag
 
 PARALLEL_THRESHOLD = 300  # fewer files are read in one process
 PER_PROCESS = 150  # and each further process must have at least this many to read
@@ -155,7 +153,11 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
         from numalint.model.overlays import read_kustomization  # here: only a run with kustomizations needs it
 
         built = read_kustomization(os.path.realpath(path), [d.root for d in source.documents])
-    flags = _kubeadm_flags(source.documents, source.text or "", source.findings)
+    flags: list[Flag] = []
+    if "kubeletExtraArgs" in (source.text or "") and any(d.kind == KUBELET_CONFIGURATION for d in source.documents):
+        from numalint.views.provisioned import kubeadm_file_flags  # here: only such a file needs it (start-up)
+
+        flags = kubeadm_file_flags(source.documents, source.findings)
     kept: dict[str, list[Any]] = {"profiles": [], "pods": [], "topologies": [], "others": []}
     identities: list[tuple[str, int, ObjectIdentity]] = []
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
@@ -234,141 +236,22 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
             keep("pods", view)
         if not views:
             keep("others", doc)
-    for cluster in clusters:
-        kept["profiles"] += _kind_profiles(cluster, text or "", cap)
-    classes = any(d.kind == "ClusterClass" for d in source_documents) if templates else False
-    for template in templates:
-        kept["profiles"] += _capi_profiles(template, cap, classes)
-    for config in node_configs:  # an RKE2 or K3s configuration file (views.rancher), imported only when one may be
+    if clusters or templates or node_configs:  # kind, Cluster API, RKE2/K3s: their kubelets (views.provisioned)
+        from numalint.views import provisioned
         from numalint.views.rancher import is_node_config
 
-        if is_node_config(config):
-            kept["profiles"] += _rancher_profiles(config, cap)
+        classes = any(d.kind == "ClusterClass" for d in source_documents)
+        for cluster in clusters:
+            kept["profiles"] += provisioned.kind_profiles(cluster, text or "", cap)
+        for template in templates:
+            kept["profiles"] += provisioned.capi_profiles(template, cap, classes)
+        for config in node_configs:
+            if is_node_config(config):
+                kept["profiles"] += provisioned.rancher_profiles(config, cap)
     source.findings = cap.result()
     source.seal()
     return FileResult(source, tuple(kept["profiles"]), tuple(kept["pods"]), tuple(kept["topologies"]),
                       tuple(kept["others"]), tuple(identities), built)
-
-
-def _kubeadm_flags(documents: list[Document], text: str, findings: list[Finding]) -> list[Flag]:
-    """The kubelet flags kubeadm's kubeletExtraArgs give a KubeletConfiguration of the same file; ``findings`` gets
-    those the kubelet would not parse."""
-    if "kubeletExtraArgs" not in text or not any(d.kind == KUBELET_CONFIGURATION for d in documents):
-        return []
-    from numalint.views.kubelet_flags import kubeadm_flags  # here: only such a file needs it (start-up)
-
-    refused: list[Refused] = []
-    flags = kubeadm_flags(documents, refused)
-    findings.extend(_refused_flags(refused))
-    return flags
-
-
-def _capi_profiles(template: Document, cap: FindingCap, classes: bool) -> list[KubeletProfile]:
-    """The kubelet of a Cluster API KubeadmConfigTemplate's machines (``views.capi``), when its flags ask for
-    alignment; a flag the kubelet would not parse, or why such a template is not judged, is said in ``cap``.
-    ``classes``: the file holds a ClusterClass, which may patch the template's flags."""
-    from numalint.checks import FLAG_HINT
-    from numalint.views.capi import capi_kubelet  # here: only a Cluster API template needs it
-
-    refused: list[Refused] = []
-    unjudged: list[Unjudged] = []
-    kubelet = capi_kubelet(template, refused, unjudged, classes)
-    return _flag_profiles(kubelet, refused, unjudged, cap, template.file,
-                          replace(object_ref(template), part="kubelet"), "KubeadmConfigTemplate", FLAG_HINT,
-                          "kubeletExtraArgs")
-
-
-def _rancher_profiles(config: Document, cap: FindingCap) -> list[KubeletProfile]:
-    """The kubelet of an RKE2 or K3s node configuration (``views.rancher``), when its flags ask for alignment."""
-    from numalint.views.rancher import rancher_kubelet  # here: only such a file needs it
-
-    refused: list[Refused] = []
-    unjudged: list[Unjudged] = []
-    kubelet = rancher_kubelet(config, refused, unjudged)
-    ref = ObjectRef("", "RKE2/K3s configuration", os.path.basename(config.file) if config.file != "-" else "<stdin>")
-    profiles = _flag_profiles(kubelet, refused, unjudged, cap, config.file, ref, "RKE2/K3s configuration",
-                              KUBELET_ARG_HINT, "kubelet-arg")
-    for profile in profiles:
-        profile.default_eviction = "RKE2's and K3s's default eviction-hard"
-    return profiles
-
-
-KUBELET_ARG_HINT = "in kubelet-arg, which sets this kubelet flag (by hand: numalint does not edit flags)"
-
-
-def _flag_profiles(kubelet: FlagKubelet | None, refused: list[Refused], unjudged: list[Unjudged], cap: FindingCap,
-                   file: str, ref: ObjectRef, what: str, hint: str, written_in: str) -> list[KubeletProfile]:
-    """The profile of a kubelet configured by flags alone (``views.flag_kubelet``), named ``ref``, every fix of it
-    made by hand (``hint``); what refuses its flags or leaves it unjudged is said in ``cap``."""
-    from numalint.views.kubelet import kubelet_profile  # here: only a kubelet of flags needs them
-    from numalint.views.kubelet_flags import with_flags
-
-    cap.add(replace(finding, obj=ref) for finding in _refused_flags(refused, written_in))
-    cap.add(registry.finding("not-lintable", f"the kubelet of this {what} is not checked: {u.why}", file, u.span,
-                             ref) for u in unjudged)
-    profile = kubelet_profile(with_flags(kubelet.document, kubelet.flags)) if kubelet is not None else None
-    if kubelet is None or profile is None:
-        return []
-    profile.ref = ref
-    profile.flag_spans = tuple(span for flag in kubelet.flags for span in flag.spans)
-    profile.by_hand = hint
-    profile.flags_only = written_in
-    return [profile]
-
-
-def _refused_flags(refused: list[Refused], written_in: str = "kubeletExtraArgs") -> list[Finding]:
-    return [registry.finding(
-        "kubelet-start", f'the kubelet refuses to start: {written_in} {r.name}: "{shorten(r.text)}" is no value '
-        f"its --{r.name} flag parses (the kubelet exits on a flag it cannot parse)", r.doc.file, r.span,
-        object_ref(r.doc), Fix(f"write a value --{r.name} accepts")) for r in refused]
-
-
-def _kind_profiles(cluster: Document, text: str, cap: FindingCap) -> list[KubeletProfile]:
-    """The kubelets of a kind cluster's nodes (``views.kind_cluster``); a patch numalint cannot read, or a flag the
-    kubelet would not parse, is said in ``cap``."""
-    from numalint.checks import KIND_HINT
-    from numalint.views.kind_cluster import (  # here: only a kind cluster needs them
-        Ignored,
-        Unread,
-        cluster_name,
-        kind_kubelets,
-    )
-    from numalint.views.kubelet import kubelet_profile
-    from numalint.views.kubelet_flags import with_flags
-
-    refused: list[Refused] = []
-    unread: list[Unread] = []
-    ignored: list[Ignored] = []
-    if other_breaks(text):
-        unread.append(Unread(cluster.span, "the file breaks lines at a lone CR, NEL (U+0085) or U+2028/U+2029, so "
-                                           "positions inside the patches cannot be told; use LF or CRLF line ends"))
-        kubelets = []
-    else:
-        kubelets = kind_kubelets(cluster, text, refused, unread, ignored)
-    ref = replace(object_ref(cluster), name=cluster_name(cluster) or "kind")  # kind's name, not metadata's
-    unique = {(r.name, r.span): r for r in refused}  # a cluster patch's flag is every node's
-    cap.add(replace(finding, obj=ref) for finding in _refused_flags(list(unique.values())))
-    cap.add(registry.finding("not-lintable", f"the kubelet of this kind cluster is not checked: {u.why}", cluster.file,
-                             u.span, ref) for u in unread[:1])
-    cap.add(registry.finding("unknown-field", i.message, cluster.file, i.span, ref, Fix(i.fix)) for i in ignored)
-    if kubelets:  # what the kubelet fails to decode, or ignores, in the merged KubeletConfiguration
-        for stream in input_findings(kubelets[0].document, text):
-            cap.add((replace(f, fix=Fix(f"{f.fix.description}, {KIND_HINT}")) if f.fix is not None and f.fix.edits
-                     else f for f in stream), stop=True)
-    profiles = []
-    name = cluster_name(cluster)
-    for kubelet in kubelets:
-        document = with_flags(kubelet.document, kubelet.flags) if kubelet.flags else kubelet.document
-        profile = kubelet_profile(document)
-        if profile is None:
-            continue
-        profile.ref = replace(profile.ref, name=name or profile.ref.name, part=kubelet.nodes)
-        profile.flag_spans = tuple(span for flag in kubelet.flags for span in flag.spans)
-        profile.kind_cluster = True
-        profile.by_hand = KIND_HINT
-        profile.default_eviction = "kind's own evictionHard"
-        profiles.append(profile)
-    return profiles
 
 
 def _record_annotation(source: Source, doc: Document) -> None:
