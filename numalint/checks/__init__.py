@@ -88,8 +88,6 @@ def flag_names(description: str, written_in: str) -> str:
 
 ANNOTATION_HINT = "in the JSON of the kubeletconfig.experimental annotation (by hand: numalint does not edit inside it)"
 FLAG_HINT = "in kubeadm's kubeletExtraArgs, which set this kubelet flag (by hand: numalint does not edit flags)"
-
-
 KIND_HINT = "in the kind cluster's kubeadmConfigPatches (by hand: numalint does not edit kind's patches)"
 
 
@@ -131,7 +129,8 @@ def unedited_values(analysis: Analysis) -> Unedited:
     an edit would replace every other setting in it) and of the kubelet flags kubeadm's kubeletExtraArgs set
     (``views.kubelet_flags``: a map flag's items are located at its whole value), and the documents of the
     configurations whose every fix is made by hand (``KubeletProfile.by_hand``: a kind cluster's patches, where a
-    value may come from kind itself or be merged from several patches; Cluster API's kubelet flags)."""
+    value may come from kind itself or be merged from several patches; the kubelet flags of Cluster API templates and
+    of RKE2/K3s configuration files)."""
     inside = {(profile.file, span): profile.by_hand or FLAG_HINT for profile in analysis.profiles
               for span in profile.flag_spans}
     inside.update({(profile.file, locate(profile.rendered_from.root, KUBELET_SNIPPET)): ANNOTATION_HINT

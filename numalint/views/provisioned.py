@@ -64,7 +64,6 @@ def _flag_profiles(kubelet: FlagKubelet | None, refused: list[Refused], unjudged
                    file: str, ref: ObjectRef, what: str, hint: str, written_in: str) -> list[KubeletProfile]:
     """The profile of a kubelet configured by flags alone (``views.flag_kubelet``), named ``ref``, every fix of it
     made by hand (``hint``); what refuses its flags or leaves it unjudged is said in ``cap``."""
-
     cap.add(replace(finding, obj=ref) for finding in refused_flags(refused, written_in))
     cap.add(registry.finding("not-lintable", f"the kubelet of this {what} is not checked: {u.why}", file, u.span,
                              ref) for u in unjudged)
