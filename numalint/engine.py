@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from numalint import catalogue as registry
 from numalint.analysis import Analysis, AnalysisOptions, analyse
 from numalint.catalogue import catalogue
-from numalint.checks import run_checks
+from numalint.checks import KIND_HINT, run_checks
 from numalint.checks.edits import shape_edits
 from numalint.checks.forked import fork_context, share, usable_cpus
 from numalint.checks.input_rules import (
@@ -169,7 +169,7 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
     clusters = [d for d in source.documents if d.kind == "Cluster" and d.api_version.startswith(KIND_CLUSTER_GROUP)]
     templates = [d for d in source.documents if d.kind == CAPI_CONFIG_TEMPLATE
                  and d.api_version.startswith(CAPI_BOOTSTRAP_GROUP)]
-    source_documents = source.documents if templates else []
+    classes = bool(templates) and any(d.kind == "ClusterClass" for d in source.documents)  # may patch templates
     node_configs = source.documents[:1] if source.documents and "kubelet-arg" in (source.text or "") else []
     source.documents = []  # the views keep what they need; trees are not sent between processes
     text, source.text = source.text, None
@@ -240,7 +240,6 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
         from numalint.views import provisioned
         from numalint.views.rancher import is_node_config
 
-        classes = any(d.kind == "ClusterClass" for d in source_documents)
         for cluster in clusters:
             kept["profiles"] += provisioned.kind_profiles(cluster, text or "", cap)
         for template in templates:
@@ -620,7 +619,7 @@ def _kind_nodes_once(findings: Iterable[Finding], analysis: Analysis) -> Iterato
     the KubeletConfiguration they all run) is said once, for every group that has it ("kind workers" when all do)."""
     groups: dict[tuple[str, Span], int] = {}
     for profile in analysis.profiles:
-        if profile.kind_cluster:
+        if profile.by_hand == KIND_HINT:  # read from a kind Cluster (views.provisioned)
             groups[(profile.file, profile.doc.span)] = groups.get((profile.file, profile.doc.span), 0) + 1
     if not any(count > 1 for count in groups.values()):
         yield from findings

@@ -76,3 +76,23 @@ def _shift(node: Any, lines: int, cols: int) -> Any:
         seq.item_spans = [_moved(s, lines, cols) for s in node.item_spans]
         return seq
     return node
+
+
+def located(value: Any, span: Span) -> Any:
+    """``value`` (plain dicts, lists and scalars: JSON, or a default nobody wrote) as a tree every key and value of
+    which is located at ``span``, where it applies."""
+    if isinstance(value, dict):
+        result = YMap()
+        result.span = span
+        for key, item in value.items():
+            result[str(key)] = located(item, span)
+            result.key_spans[str(key)] = result.value_spans[str(key)] = span
+        return result
+    if isinstance(value, list):
+        seq = YSeq()
+        seq.span = span
+        for item in value:
+            seq.append(located(item, span))
+            seq.item_spans.append(span)
+        return seq
+    return value

@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 from numalint.k8s.kinds import KUBELET_API_VERSION
 from numalint.reading.sources import Document, filled_in_later
 from numalint.reading.yamlpos import Span, YMap
+from numalint.views.embedded import located
 from numalint.views.kubelet_flags import FLAGS, Flag, Refused, parsed_flags
 
 Written = list[tuple[str, str, Span, Span]]  # (flag, value, key span, value span), as views.kubelet_flags reads them
@@ -66,16 +67,3 @@ def flag_kubelet(doc: Document, written: Written, at: Span, refused: list[Refuse
         root[key] = located(value, at)
         root.key_spans[key] = root.value_spans[key] = at
     return FlagKubelet(Document(doc.file, doc.index, root, doc.span), flags)
-
-
-def located(value: Any, span: Span) -> Any:
-    """``value`` (plain dicts, lists and scalars) as a tree every key and value of which is located at ``span``:
-    a default nobody wrote, told where it applies."""
-    if not isinstance(value, dict):
-        return value
-    result = YMap()
-    result.span = span
-    for key, item in value.items():
-        result[key] = located(item, span)
-        result.key_spans[key] = result.value_spans[key] = span
-    return result

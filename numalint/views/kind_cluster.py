@@ -29,8 +29,7 @@ from typing import Any, NamedTuple
 from numalint.k8s.kinds import KUBEADM_GROUP, KUBELET_API_VERSION
 from numalint.reading.sources import Document, left_to_fill
 from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
-from numalint.views.embedded import EmbeddedDocument, block_documents
-from numalint.views.flag_kubelet import located
+from numalint.views.embedded import EmbeddedDocument, block_documents, located
 from numalint.views.kubelet_flags import Flag, Refused, parsed_flags, written_args
 
 KUBELET_GROUP, _, KUBELET_VERSION = KUBELET_API_VERSION.partition("/")

@@ -123,7 +123,6 @@ class KubeletProfile:
     rendered_from: Document | None = None  # the PerformanceProfile this configuration was rendered from
     # where kubeadm's kubeletExtraArgs set fields over the file's KubeletConfiguration (views.kubelet_flags)
     flag_spans: tuple[Span, ...] = ()
-    kind_cluster: bool = False  # read from a kind Cluster's kubeadmConfigPatches (views.kind_cluster)
     # where a fix of it is made by hand, whatever it edits in its document (kind's patches, Cluster API flags)
     by_hand: str | None = None
     # every setting of it is a kubelet flag, written in this list (kubeletExtraArgs, kubelet-arg): fixes name the flags

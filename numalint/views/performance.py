@@ -26,7 +26,7 @@ from numalint.k8s.quantity import format_bytes, try_quantity
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span, YMap, YSeq, other_breaks
-from numalint.views.embedded import EmbeddedDocument, block_documents, unfinished
+from numalint.views.embedded import EmbeddedDocument, block_documents, located, unfinished
 from numalint.views.kubelet import KubeletProfile, kubelet_profile
 from numalint.views.schema import GO_INT_BITS, KUBELET_SCHEMA, kubelet_field_names, load_schema, validator
 
@@ -248,7 +248,7 @@ def render(doc: Document) -> KubeletProfile | None:
 
     config = _map(here)
     for key, value in snippet.items():
-        _put(config, key, _plain(value, at(*KUBELET_SNIPPET)), at(*KUBELET_SNIPPET))
+        _put(config, key, located(value, at(*KUBELET_SNIPPET)), at(*KUBELET_SNIPPET))
     _put(config, "cpuManagerPolicy", "static", at("spec", "cpu"))
     _put(config, "cpuManagerReconcilePeriod", "5s", at("spec", "cpu"))
     policy = get(spec, ("numa", "topologyPolicy"))
@@ -331,18 +331,3 @@ def _pool_selector(spec: dict[str, Any], span: Span) -> YMap:
     return selector
 
 
-def _plain(value: Any, span: Span) -> Any:
-    """JSON from the kubeletconfig.experimental annotation as located values (all at the annotation)."""
-    if isinstance(value, dict):
-        result = _map(span)
-        for key, item in value.items():
-            _put(result, str(key), _plain(item, span), span)
-        return result
-    if isinstance(value, list):
-        seq = YSeq()
-        seq.span = span
-        for item in value:
-            seq.append(_plain(item, span))
-            seq.item_spans.append(span)
-        return seq
-    return value

@@ -115,7 +115,6 @@ def kind_profiles(cluster: Document, text: str, cap: FindingCap) -> list[Kubelet
             continue
         profile.ref = replace(profile.ref, name=name or profile.ref.name, part=kubelet.nodes)
         profile.flag_spans = tuple(span for flag in kubelet.flags for span in flag.spans)
-        profile.kind_cluster = True
         profile.by_hand = KIND_HINT
         profile.default_eviction = "kind's own evictionHard"
         profiles.append(profile)
