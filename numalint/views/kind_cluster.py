@@ -31,10 +31,10 @@ from numalint.reading.sources import Document, left_to_fill
 from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 from numalint.views.embedded import EmbeddedDocument, block_documents, located
 from numalint.views.kubelet_flags import Flag, Refused, parsed_flags, written_args
+from numalint.views.merge_patch import merged
 
 KUBELET_GROUP, _, KUBELET_VERSION = KUBELET_API_VERSION.partition("/")
 KUBEADM_GROUP_NAME = KUBEADM_GROUP.rstrip("/")
-MERGE_BUDGET = 1_000_000  # keys merged in all: aliases of a large patch must not multiply the work unbounded
 KUBEADM_VERSIONS = ("v1beta3", "v1beta4")  # kind's templates from Kubernetes 1.23 (v1beta4 from 1.36)
 PATCHES = "kubeadmConfigPatches"
 PATCHES_JSON6902 = "kubeadmConfigPatchesJSON6902"
@@ -110,7 +110,7 @@ def kind_kubelets(doc: Document, text: str, refused: list[Refused], unread: list
             parsed_flags(doc, args[i], refused)
     if not kubelet and not any(shared[kinds[i]] or flagged[i] for i in running):
         return []
-    config = _merged_config(_base(root, root.key_spans.get(PATCHES, doc.span)), kubelet)
+    config = merged(_base(root, root.key_spans.get(PATCHES, doc.span)), kubelet)
     if config is None:
         unread.append(Unread(root.key_spans.get(PATCHES, doc.span), "its patches merge more keys than numalint "
                                                                     "follows (aliases of a large patch)"))
@@ -294,54 +294,3 @@ def _base(root: YMap, anchor: Span) -> YMap:
         config.key_spans["featureGates"], config.value_spans["featureGates"] = root.key_spans["featureGates"], \
             root.value_spans["featureGates"]
     return config
-
-
-def _merged_config(base: YMap, patches: list[YMap]) -> YMap | None:
-    """RFC 7386: ``patches`` over ``base`` in order, each value located where it was written last; None past
-    MERGE_BUDGET keys. The mappings made here are changed in place (a copy per patch was quadratic in the number of
-    patches); a patch's own mappings are copied before one is changed. A patch applied twice in a row is applied
-    once (a merge patch is idempotent: aliases of one patch, listed again and again)."""
-    owned = {id(node) for node in _mappings(base)}
-    budget = [MERGE_BUDGET]
-    previous: YMap | None = None
-    for patch in patches:
-        if patch is not previous:
-            _merge_into(base, patch, owned, budget)
-            previous = patch
-        if budget[0] < 0:
-            return None
-    return base
-
-
-def _mappings(node: Any) -> list[YMap]:
-    return [node, *(m for value in node.values() if isinstance(value, YMap) for m in _mappings(value))] \
-        if isinstance(node, YMap) else []
-
-
-def _merge_into(target: YMap, patch: YMap, owned: set[int], budget: list[int]) -> None:
-    if patch.duplicates:  # every patch's repeated keys stay said
-        target.duplicates = [*target.duplicates, *patch.duplicates]
-    for key, value in patch.items():
-        budget[0] -= 1
-        if value is None:
-            target.pop(key, None)
-            target.key_spans.pop(key, None)
-            target.value_spans.pop(key, None)
-            continue
-        if isinstance(value, YMap):
-            existing = target.get(key)
-            if not isinstance(existing, YMap) or id(existing) not in owned:
-                fresh = YMap()
-                if isinstance(existing, YMap):
-                    budget[0] -= len(existing)
-                    fresh.update(existing)
-                    fresh.key_spans.update(existing.key_spans)
-                    fresh.value_spans.update(existing.value_spans)
-                    fresh.duplicates = existing.duplicates
-                owned.add(id(fresh))
-                existing = fresh
-            existing.span = value.span
-            _merge_into(existing, value, owned, budget)
-            value = existing
-        target[key] = value
-        target.key_spans[key], target.value_spans[key] = patch.key_spans[key], patch.value_spans[key]
