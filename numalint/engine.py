@@ -33,8 +33,10 @@ from numalint.k8s.kinds import (
     KUBELET_CONFIG,
     KUBELET_CONFIGURATION,
     KUBEVIRT_KINDS,
+    NODE_CONFIG,
     NODE_RESOURCE_TOPOLOGY,
     NODE_TOPOLOGY,
+    NODEADM_GROUP,
     PERFORMANCE_PROFILE,
     POD_SPEC_PATHS,
     is_known,
@@ -171,6 +173,7 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
                  and d.api_version.startswith(CAPI_BOOTSTRAP_GROUP)]
     classes = bool(templates) and any(d.kind == "ClusterClass" for d in source.documents)  # may patch templates
     node_configs = source.documents[:1] if source.documents and "kubelet-arg" in (source.text or "") else []
+    eks = [d for d in source.documents if d.kind == NODE_CONFIG and d.api_version.startswith(NODEADM_GROUP)]
     source.documents = []  # the views keep what they need; trees are not sent between processes
     text, source.text = source.text, None
     cap = FindingCap(limit)  # findings of one rule past ``limit`` become one summary
@@ -236,7 +239,7 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
             keep("pods", view)
         if not views:
             keep("others", doc)
-    if clusters or templates or node_configs:  # kind, Cluster API, RKE2/K3s: their kubelets (views.provisioned)
+    if clusters or templates or node_configs or eks:  # kind, Cluster API, RKE2/K3s, EKS: views.provisioned
         from numalint.views import provisioned
         from numalint.views.rancher import is_node_config
 
@@ -247,6 +250,8 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
         for config in node_configs:
             if is_node_config(config):
                 kept["profiles"] += provisioned.rancher_profiles(config, cap)
+        for config in eks:
+            kept["profiles"] += provisioned.nodeadm_profiles(config, text or "", cap)
     source.findings = cap.result()
     source.seal()
     return FileResult(source, tuple(kept["profiles"]), tuple(kept["pods"]), tuple(kept["topologies"]),

@@ -196,14 +196,20 @@ def reserved_cpus_conflict(analysis: Analysis) -> Iterator[Hit]:
             if profile.openshift and "systemReservedCgroup" in cgroups and profile.user_system_reserved_cgroup:
                 kept = (f" (OpenShift {openshift_release(analysis.version)}: the machine-config operator clears a "
                         "written systemReservedCgroup next to reservedSystemCPUs only from 4.22)")
+            nodeadm = [name for name in cgroups if name in profile.platform_defaults]  # not written: nodeadm's
+            if nodeadm:
+                kept = (f" ({' and '.join(nodeadm)}: nodeadm writes them for every EKS node, /system and /runtime, "
+                        "unless spec.kubelet.config sets them)")
+            remove = (f'set {" and ".join(f"{name}: {chr(34) * 2}" for name in cgroups)} in spec.kubelet.config '
+                      "(the kubelet merges it over nodeadm's configuration)" if nodeadm else
+                      f"remove {' and '.join(cgroups)} (and the matching enforceNodeAllocatable entries)")
             yield _finding(
                 profile,
                 f"reservedSystemCPUs together with {' and '.join(cgroups)}: the kubelet refuses to start "
                 "(invalid configuration: can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup "
                 f"(--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)){kept}",
-                cgroups[0] if profile.has(cgroups[0]) else "reservedSystemCPUs", key=True, severity="error",
-                fix=Fix(f"remove {' and '.join(cgroups)} (and the matching enforceNodeAllocatable entries), "
-                        "or drop reservedSystemCPUs"))
+                cgroups[0] if profile.has(cgroups[0]) and not nodeadm else "reservedSystemCPUs", key=True,
+                severity="error", fix=Fix(f"{remove}, or drop reservedSystemCPUs"))
         cpus = profile.reserved_cpus()
         quantities = [profile.system_reserved.get("cpu"), profile.kube_reserved.get("cpu")]
         if cpus is None or all(q is None for q in quantities):
@@ -231,6 +237,9 @@ def reserved_memory_mismatch(analysis: Analysis) -> Iterator[Hit]:
         if (profile.memory_policy == "Static" and "systemReserved.memory" in profile.platform_defaults
                 and profile.node_sizing(analysis.version) and analysis.node_memory(profile) is None):
             yield from _sized_without_topology(analysis, profile)
+            continue
+        if profile.memory_policy == "Static" and "memory" in profile.nodeadm_reserved:
+            yield from _sized_by_nodeadm(analysis, profile)
             continue
         for problem in analysis.start_problems(profile):
             if problem.reason == "no-reserved-memory":
@@ -280,6 +289,47 @@ def reserved_memory_mismatch(analysis: Analysis) -> Iterator[Hit]:
                     "reservedMemory",
                     fix=_corrected(analysis, profile, resource, total, expected))
         yield from _right_only_where_sizing_is_off(analysis, profile)
+
+
+NODEADM_MEMORY = ("nodeadm computes kubeReserved memory from the instance type: 11Mi per pod of its max pods (from its "
+                  "network interfaces, not maxPods) + 255Mi")
+MEBIBYTE = 2**20
+
+
+def _sized_by_nodeadm(analysis: Analysis, profile: KubeletProfile) -> Iterator[Hit]:
+    """The Static memory manager on an EKS node whose kubeReserved memory nodeadm computes (views.nodeadm): the
+    total reservedMemory must match is 11Mi x max pods + 255Mi + systemReserved + the eviction threshold, the max pods
+    of the instance type. Nothing listed, or a total no count of pods gives: the kubelet refuses on every instance
+    type (error); else only the instance types of that many pods start (warning)."""
+    total = profile.reserved_total("memory")
+    where = "reservedMemory" if profile.has("reservedMemory") else "memoryManagerPolicy"
+    eviction = profile.memory_eviction(None, analysis.version)
+    rest = profile.system_reserved.get("memory", Fraction(0)) + (eviction or Fraction(0))
+    others = " + ".join(part for part, amount in (("systemReserved memory", profile.system_reserved.get("memory")),
+                                                  ("evictionHard memory.available", eviction)) if amount)
+    pin = Fix("write kubeReserved.memory in spec.kubelet.config, so the total no longer depends on the instance type, "
+              "and list reservedMemory memory adding up to it" + (f" + {others}" if others else ""))
+    if not total:
+        yield _finding(
+            profile, "memoryManagerPolicy Static with no memory under reservedMemory: the kubelet refuses to start "
+            '(the total amount "0" of type "memory" is not equal to the value determined by Node Allocatable feature): '
+            f"{NODEADM_MEMORY}, never zero", where, fix=pin)
+        return
+    pods = (total - rest - 255 * MEBIBYTE) / (11 * MEBIBYTE)
+    if eviction is not None and (pods.denominator != 1 or pods < 1):
+        yield _finding(
+            profile, f"reservedMemory memory sums to {format_bytes(total)}, which no instance type gives: "
+            f"{NODEADM_MEMORY}" + (f", plus {others} ({format_bytes(rest)})" if others else "")
+            + '; the kubelet refuses to start on every one (the total amount of type "memory" is not equal to the '
+            "value determined by Node Allocatable feature)", "reservedMemory", fix=pin)
+        return
+    right = (f"only on instance types of {pods} max pods" if eviction is not None else
+             "only on instance types whose max pods and memory give exactly this total (the eviction threshold is a "
+             "percentage of the node's memory)")
+    yield _finding(
+        profile, f"memoryManagerPolicy Static with kubeReserved memory left to nodeadm: {NODEADM_MEMORY}, so the "
+        f"reservedMemory total {format_bytes(total)} is right {right}; on any other the kubelet refuses to start",
+        "reservedMemory", severity="warning", fix=pin)
 
 
 def _right_only_where_sizing_is_off(analysis: Analysis, profile: KubeletProfile) -> Iterator[Hit]:

@@ -135,3 +135,5 @@ KUBELET_API_VERSION = "kubelet.config.k8s.io/v1beta1"  # the KubeletConfiguratio
 KIND_CLUSTER_GROUP = "kind.x-k8s.io/"  # kind's cluster configuration (views.kind_cluster)
 CAPI_BOOTSTRAP_GROUP = "bootstrap.cluster.x-k8s.io/"  # Cluster API's KubeadmConfigTemplate (views.capi)
 CAPI_CONFIG_TEMPLATE = "KubeadmConfigTemplate"
+NODEADM_GROUP = "node.eks.aws/"  # Amazon EKS nodeadm's NodeConfig (views.nodeadm)
+NODE_CONFIG = "NodeConfig"

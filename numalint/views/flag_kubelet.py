@@ -1,9 +1,11 @@
-"""A kubelet configured by command-line flags alone over a distribution's defaults: Cluster API's kubeadm
-(``views.capi``), RKE2 and K3s (``views.rancher``). Shared rules: only flags that ask something of the CPU,
-Topology or Memory Manager make the kubelet worth judging (most set ``cloud-provider`` or ``max-pods`` alone); flags
+"""A kubelet configured by command-line flags over a distribution's defaults: Cluster API's kubeadm
+(``views.capi``), RKE2 and K3s (``views.rancher``), and Amazon EKS's nodeadm, whose NodeConfig may also carry a
+configuration merged over them (``views.nodeadm``). Shared rules: only settings that ask something of the CPU,
+Topology or Memory Manager make the kubelet worth judging (most set ``cloud-provider`` or ``max-pods`` alone); values
 left for a template tool, or a ``config``/``config-dir`` flag naming configuration numalint does not see, leave it
-unjudged (said); the KubeletConfiguration is the distribution's defaults, located at the flags, with the flags over
-it (``views.kubelet_flags.with_flags``), and every fix of it is made by hand."""
+unjudged (said); the KubeletConfiguration is the distribution's defaults, located at the flags, with the
+configuration merged over them and the flags over that (``views.kubelet_flags.with_flags``), and every fix of it is
+made by hand."""
 
 from __future__ import annotations
 
@@ -11,9 +13,10 @@ from typing import Any, NamedTuple
 
 from numalint.k8s.kinds import KUBELET_API_VERSION
 from numalint.reading.sources import Document, filled_in_later
-from numalint.reading.yamlpos import Span, YMap
+from numalint.reading.yamlpos import Span, YMap, YSeq
 from numalint.views.embedded import located
 from numalint.views.kubelet_flags import FLAGS, Flag, Refused, parsed_flags
+from numalint.views.merge_patch import merged
 
 Written = list[tuple[str, str, Span, Span]]  # (flag, value, key span, value span), as views.kubelet_flags reads them
 # the fields whose flags say the kubelet is meant to align (max-pods alone does not)
@@ -38,18 +41,21 @@ def asks_alignment(written: Written) -> bool:
 
 
 def flag_kubelet(doc: Document, written: Written, at: Span, refused: list[Refused], unjudged: list[Unjudged],
-                 render: str, defaults: dict[str, Any] | None = None, elsewhere: Unjudged | None = None
-                 ) -> FlagKubelet | None:
-    """The kubelet of ``written`` flags when they ask for alignment, its configuration located at ``at``.
-    ``refused`` gets the flags the kubelet would not parse; ``unjudged`` why a kubelet that asks is not judged:
-    flags left for a template tool (``render`` says how to check the rendered text instead), a ``config`` or
-    ``config-dir`` flag, or ``elsewhere`` (the caller's reason: a patch numalint does not apply)."""
-    aligning = asks_alignment(written)
-    templated = next((value_span for _, text, _, value_span in written if filled_in_later(text)), None)
+                 render: str, defaults: dict[str, Any] | None = None, elsewhere: Unjudged | None = None,
+                 config: YMap | None = None) -> FlagKubelet | None:
+    """The kubelet of ``written`` flags (over ``config``, an RFC 7386 merge patch of the defaults) when they ask for
+    alignment, the defaults located at ``at``. ``refused`` gets the flags the kubelet would not parse;
+    ``unjudged`` why a kubelet that asks is not judged: values left for a template tool (``render`` says how to
+    check the rendered text instead), a ``config`` or ``config-dir`` flag, or ``elsewhere`` (the caller's reason: a
+    patch numalint does not apply)."""
+    aligning = asks_alignment(written) or (config is not None and any(key in ALIGNING for key in config))
+    templated = next((value_span for _, text, _, value_span in written if filled_in_later(text)), None) or (
+        _templated(config) if config is not None else None)
     if templated is not None:  # the values are not known yet
         if aligning:
-            unjudged.append(Unjudged(templated, f"its kubelet flags are left for a template tool to fill in (${{VAR}}, "
-                                                f"{{{{ }}}}); {render}"))
+            what = "flags" if config is None else "settings"
+            unjudged.append(Unjudged(templated, f"its kubelet {what} are left for a template tool to fill in "
+                                                f"(${{VAR}}, {{{{ }}}}); {render}"))
         return None
     flags = parsed_flags(doc, written, refused)
     if not aligning:
@@ -66,4 +72,29 @@ def flag_kubelet(doc: Document, written: Written, at: Span, refused: list[Refuse
     for key, value in {"apiVersion": KUBELET_API_VERSION, "kind": "KubeletConfiguration", **(defaults or {})}.items():
         root[key] = located(value, at)
         root.key_spans[key] = root.value_spans[key] = at
+    if config is not None:
+        if merged(root, [config]) is None:
+            unjudged.append(Unjudged(at, "its configuration merges more keys than numalint follows (aliases)"))
+            return None
+        root.span = doc.span
     return FlagKubelet(Document(doc.file, doc.index, root, doc.span), flags)
+
+
+def _templated(config: YMap) -> Span | None:
+    """Where a string of ``config`` left for a template tool is; every shared node walked once, without recursion
+    (however deep the nesting)."""
+    seen: set[int] = set()
+    pending: list[Any] = [config]
+    while pending:
+        node = pending.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        items = [(value, node.value_spans.get(key)) for key, value in node.items()] if isinstance(node, YMap) else \
+            list(zip(node, node.item_spans, strict=False))
+        for value, span in items:
+            if isinstance(value, str) and span is not None and filled_in_later(value):
+                return span
+            if isinstance(value, (YMap, YSeq)):
+                pending.append(value)
+    return None

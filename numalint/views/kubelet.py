@@ -59,6 +59,19 @@ def dynamic_system_reserved_memory(capacity: int) -> Fraction:
     return Fraction(int(reserved + Fraction(1, 2)) * 2**30)
 
 
+def nodeadm_kube_reserved_cpu(cpus: int | None) -> Fraction:
+    """The kubeReserved cpu nodeadm computes from the instance's cores (nodeadm/internal/kubelet/config.go
+    getCPUMillicoresToReserve): 6% of the first core, 1% of the second, 0.5% of the third and fourth, 0.25% of each
+    one beyond, in whole millicores. Unknown cores: the least it is (60m); every instance of fewer than ~370 cores
+    reserves less than one CPU, so the static policy reserves one CPU whatever the instance."""
+    millis = 1000 * (cpus if cpus is not None else 1)
+    reserved = 0
+    for low, high, per_10000 in ((0, 1000, 600), (1000, 2000, 100), (2000, 4000, 50), (4000, millis, 25)):
+        if millis > low:
+            reserved += (min(millis, high) - low) * per_10000 // 10000
+    return Fraction(reserved, 1000)
+
+
 def dynamic_system_reserved_cpu(cpus: int) -> Fraction:
     """dynamic_cpu_sizing, version 2: 0.06 CPU plus 0.012 per further online CPU, to two decimals, at least 0.5."""
     value = Fraction(6, 100) if cpus <= 1 else Fraction(round((Fraction(6, 100) + Fraction(12, 1000) * (cpus - 1))
@@ -130,6 +143,9 @@ class KubeletProfile:
     # the distribution's own evictionHard, which has no memory.available ("kind's own evictionHard")
     default_eviction: str | None = None
     node_selector: dict[str, str] | None = None  # PerformanceProfile spec.nodeSelector
+    # the kubeReserved resources Amazon EKS's nodeadm computes from the instance, not written in any file (cpu from
+    # its cores, memory from its type's max pods: views.nodeadm)
+    nodeadm_reserved: tuple[str, ...] = ()
 
     @property
     def file(self) -> str:
@@ -176,11 +192,12 @@ class KubeletProfile:
         explicit = self.reserved_cpus()
         if explicit is not None and self.reserved_cpus_text:
             return Fraction(len(explicit))
-        if "cpu" not in self.system_reserved and "cpu" not in self.kube_reserved:
+        computed = "cpu" in self.nodeadm_reserved
+        if "cpu" not in self.system_reserved and "cpu" not in self.kube_reserved and not computed:
             return None
         system = self.system_reserved_amount("cpu", None, version, cpus)
-        return (system if system is not None else OPENSHIFT_SYSTEM_RESERVED["cpu"]) + self.kube_reserved.get(
-            "cpu", Fraction(0))
+        kube = nodeadm_kube_reserved_cpu(cpus) if computed else self.kube_reserved.get("cpu", Fraction(0))
+        return (system if system is not None else OPENSHIFT_SYSTEM_RESERVED["cpu"]) + kube
 
     def reserved_total(self, resource: str) -> Fraction:
         """What the reservedMemory entries reserve of ``resource`` in all (the sum validateReservedMemory checks)."""
@@ -256,9 +273,11 @@ class KubeletProfile:
                                 version: tuple[int, int] | None = None, sized: bool | None = None) -> Fraction | None:
         """The Node Allocatable reservation of ``resource`` (what reservedMemory must add up to) on a node
         of ``capacity`` bytes of memory (``sized``: as ``system_reserved_amount``); None when it depends on an
-        unknown capacity."""
+        unknown capacity, or on the instance type (nodeadm's kubeReserved memory)."""
         if resource not in RESERVABLE:
             return Fraction(0)  # parseResourceList refuses it (the kubelet does not start): nothing reserved
+        if resource in self.nodeadm_reserved:
+            return None
         system = self.system_reserved_amount(resource, capacity, version, sized=sized)
         if system is None:
             return None

@@ -1,8 +1,9 @@
 """The kubelets node-provisioning tools configure, read from their files: kubeadm's kubeletExtraArgs beside a
 KubeletConfiguration (``views.kubelet_flags``), kind clusters (``views.kind_cluster``), Cluster API
-KubeadmConfigTemplates (``views.capi``) and RKE2/K3s configuration files (``views.rancher``). Each gives kubelet
-profiles whose fixes are made by hand, and findings for what stops the kubelet or leaves it unjudged. Imported by
-the engine only for a file holding one of them (start-up time)."""
+KubeadmConfigTemplates (``views.capi``), RKE2/K3s configuration files (``views.rancher``) and Amazon EKS
+NodeConfigs (``views.nodeadm``). Each gives kubelet profiles whose fixes are made by hand, and findings for what
+stops the kubelet or leaves it unjudged. Imported by the engine only for a file holding one of them (start-up
+time)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from numalint.views.flag_kubelet import FlagKubelet, Unjudged
 from numalint.views.kind_cluster import Ignored, Unread, cluster_name, kind_kubelets
 from numalint.views.kubelet import KubeletProfile, kubelet_profile
 from numalint.views.kubelet_flags import Flag, Refused, kubeadm_flags, with_flags
+from numalint.views.nodeadm import computed_reserved, defaulted, nodeadm_kubelet
 from numalint.views.rancher import rancher_kubelet
 
 
@@ -58,6 +60,28 @@ def rancher_profiles(config: Document, cap: FindingCap) -> list[KubeletProfile]:
 
 
 KUBELET_ARG_HINT = "in kubelet-arg, which sets this kubelet flag (by hand: numalint does not edit flags)"
+NODEADM_HINT = "in the NodeConfig's spec.kubelet (by hand: numalint does not edit nodeadm's configuration)"
+
+
+def nodeadm_profiles(config: Document, text: str, cap: FindingCap) -> list[KubeletProfile]:
+    """The kubelet of an Amazon EKS NodeConfig's nodes (``views.nodeadm``), when it asks for alignment; what the
+    kubelet fails to decode or ignores in the merged configuration is said in ``cap`` too."""
+    refused: list[Refused] = []
+    unjudged: list[Unjudged] = []
+    kubelet = nodeadm_kubelet(config, refused, unjudged)
+    profiles = _flag_profiles(kubelet, refused, unjudged, cap, config.file, replace(object_ref(config), part="kubelet"),
+                              "NodeConfig", NODEADM_HINT, "spec.kubelet.flags")
+    if kubelet is None or not profiles:
+        return profiles
+    for stream in input_findings(kubelet.document, text):
+        cap.add((replace(f, fix=Fix(f"{f.fix.description}, {NODEADM_HINT}")) if f.fix is not None and f.fix.edits
+                 else f for f in stream), stop=True)
+    profile = profiles[0]
+    profile.flags_only = None  # its configuration is written as fields, its flags as flags
+    profile.default_eviction = None
+    profile.nodeadm_reserved = computed_reserved(profile.doc.root.get("kubeReserved"))
+    profile.platform_defaults += defaulted(profile.doc)
+    return profiles
 
 
 def _flag_profiles(kubelet: FlagKubelet | None, refused: list[Refused], unjudged: list[Unjudged], cap: FindingCap,

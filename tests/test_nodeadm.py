@@ -1,0 +1,91 @@
+"""An Amazon EKS NodeConfig (nodeadm, node.eks.aws): its spec.kubelet over nodeadm's own kubelet configuration,
+which writes the reserved cgroups and computes kubeReserved from the instance. Before, such files were not read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import findings, run
+
+HEAD = "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nmetadata:\n  name: numa\nspec:\n  kubelet:\n"
+ALIGNED = HEAD + "    config:\n      cpuManagerPolicy: static\n      topologyManagerPolicy: single-numa-node\n"
+STATIC_MEMORY = ALIGNED + ("      memoryManagerPolicy: Static\n{more}      reservedMemory:\n        - numaNode: 0\n"
+                           "          limits:\n            memory: {total}\n")
+
+
+def test_the_static_policy_needs_no_written_reservation(tmp_path: Path) -> None:
+    """nodeadm always reserves kubeReserved cpu (computed from the cores): the static policy has its reservation.
+    Only the Memory Manager is missing (a true warning, as on any kubelet)."""
+    found = findings(tmp_path, {"node.yaml": ALIGNED})
+    assert [(f["rule"], f["severity"]) for f in found] == [("memory-manager-not-static", "warning")]
+
+
+def test_a_nodeconfig_that_asks_no_alignment_is_not_judged(tmp_path: Path) -> None:
+    text = HEAD + "    config:\n      maxPods: 110\n    flags:\n      - --node-labels=team=a\n"
+    assert findings(tmp_path, {"node.yaml": text}) == []
+
+
+def test_reserved_cpus_meet_nodeadms_reserved_cgroups(tmp_path: Path) -> None:
+    """nodeadm writes systemReservedCgroup /system and kubeReservedCgroup /runtime: reservedSystemCPUs beside them
+    stops the kubelet (awslabs/amazon-eks-ami#1334) unless the configuration clears both."""
+    text = ALIGNED + '      reservedSystemCPUs: "0-1"\n      memoryManagerPolicy: Static\n'
+    found = [f for f in findings(tmp_path, {"node.yaml": text}) if f["rule"] == "reserved-cpus-conflict"]
+    assert [(f["severity"], f["line"]) for f in found] == [("error", 10)]
+    assert "nodeadm writes them" in found[0]["message"]
+    assert 'systemReservedCgroup: ""' in found[0]["fix"]["description"] and not found[0]["fix"]["edits"]
+    cleared = text + '      systemReservedCgroup: ""\n      kubeReservedCgroup: ""\n'
+    assert not [f for f in findings(tmp_path, {"node.yaml": cleared}) if f["rule"] == "reserved-cpus-conflict"]
+    # a flag sets it too (flags win over the configuration)
+    flagged = HEAD + '    flags:\n      - --cpu-manager-policy=static\n      - "--reserved-cpus 0,1"\n'
+    found = findings(tmp_path, {"node.yaml": flagged})
+    assert [(f["rule"], f["line"]) for f in found] == [("reserved-cpus-conflict", 9)]
+
+
+def test_memory_left_to_nodeadm_depends_on_the_instance_type(tmp_path: Path) -> None:
+    """kubeReserved memory is 11Mi x the instance type's max pods + 255Mi: a total no count of pods gives fails on
+    every instance (error); one that some count gives works on those instance types only (warning)."""
+    found = findings(tmp_path, {"node.yaml": STATIC_MEMORY.format(more="", total="1100Mi")})
+    assert [(f["rule"], f["severity"], f["line"]) for f in found] == [("reserved-memory-mismatch", "error", 12)]
+    assert "no instance type gives" in found[0]["message"]
+    # 100Mi eviction + 255Mi + 11Mi x 67 pods
+    found = findings(tmp_path, {"node.yaml": STATIC_MEMORY.format(more="", total="1092Mi")})
+    assert [(f["rule"], f["severity"]) for f in found] == [("reserved-memory-mismatch", "warning")]
+    assert "67 max pods" in found[0]["message"] and "kubeReserved.memory" in found[0]["fix"]["description"]
+    nothing = ALIGNED + "      memoryManagerPolicy: Static\n"
+    found = findings(tmp_path, {"node.yaml": nothing})
+    assert [(f["rule"], f["severity"]) for f in found] == [("reserved-memory-mismatch", "error")]
+    assert "never zero" in found[0]["message"]
+
+
+def test_written_kube_reserved_memory_is_checked_exactly(tmp_path: Path) -> None:
+    """kubeReserved.memory written: the drop-in merge keeps nodeadm's cpu and takes the memory; the total must be it
+    + the 100Mi eviction threshold nodeadm writes."""
+    more = "      kubeReserved:\n        memory: 1Gi\n"
+    assert findings(tmp_path, {"node.yaml": STATIC_MEMORY.format(more=more, total="1124Mi")}) == []
+    found = findings(tmp_path, {"node.yaml": STATIC_MEMORY.format(more=more, total="1Gi")})
+    assert [(f["rule"], f["severity"]) for f in found] == [("reserved-memory-mismatch", "error")]
+    assert "1124Mi" in found[0]["message"] and "NodeConfig's spec.kubelet" in found[0]["fix"]["description"]
+    # evictionHard written without memory.available: the merge keeps nodeadm's 100Mi (maps merge key by key)
+    evicting = more + '      evictionHard:\n        nodefs.available: "5%"\n'
+    assert findings(tmp_path, {"node.yaml": STATIC_MEMORY.format(more=evicting, total="1124Mi")}) == []
+
+
+def test_templated_and_unreadable_settings(tmp_path: Path) -> None:
+    templated = HEAD + "    config:\n      cpuManagerPolicy: ${POLICY}\n"
+    found = findings(tmp_path, {"node.yaml": templated})
+    assert [(f["rule"], f["line"]) for f in found] == [("not-lintable", 8)]
+    refused = HEAD + "    flags:\n      - --cpu-manager-policy=static\n      - --system-reserved=cpu=abc\n"
+    found = findings(tmp_path, {"node.yaml": refused})
+    assert [f["rule"] for f in found] == ["kubelet-start"]
+    for odd in ("    config: [1, 2]\n", "    flags: {a: b}\n", "    config:\n      cpuManagerPolicy: [static]\n",
+                "    flags:\n      - 7\n      - --\n      - '--cpu-manager-policy'\n"):
+        result = run("check", "--format", "json", "--fail-on", "never", "-", stdin=HEAD + odd)
+        assert result.exit_code == 0 and "Traceback" not in result.output + result.stderr, odd
+
+
+def test_fix_leaves_a_nodeconfig_alone(tmp_path: Path) -> None:
+    path = tmp_path / "node.yaml"
+    path.write_text(STATIC_MEMORY.format(more="      kubeReserved:\n        memory: 1Gi\n", total="1Gi"))
+    before = path.read_bytes()
+    run("fix", "--unsafe-fixes", str(path))
+    assert path.read_bytes() == before
