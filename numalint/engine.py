@@ -29,6 +29,7 @@ from numalint.findings import Finding, Fix, Hit, ObjectRef
 from numalint.k8s.kinds import (
     CAPI_BOOTSTRAP_GROUP,
     CAPI_CONFIG_TEMPLATE,
+    KARPENTER_NODE_CLASS,
     KIND_CLUSTER_GROUP,
     KUBELET_CONFIG,
     KUBELET_CONFIGURATION,
@@ -174,6 +175,7 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
     classes = bool(templates) and any(d.kind == "ClusterClass" for d in source.documents)  # may patch templates
     node_configs = source.documents[:1] if source.documents and "kubelet-arg" in (source.text or "") else []
     eks = [d for d in source.documents if d.kind == NODE_CONFIG and d.api_version.startswith(NODEADM_GROUP)]
+    node_classes = [d for d in source.documents if (d.api_version, d.kind) == KARPENTER_NODE_CLASS]
     source.documents = []  # the views keep what they need; trees are not sent between processes
     text, source.text = source.text, None
     cap = FindingCap(limit)  # findings of one rule past ``limit`` become one summary
@@ -239,7 +241,7 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
             keep("pods", view)
         if not views:
             keep("others", doc)
-    if clusters or templates or node_configs or eks:  # kind, Cluster API, RKE2/K3s, EKS: views.provisioned
+    if clusters or templates or node_configs or eks or node_classes:  # kind, CAPI, RKE2/K3s, EKS: views.provisioned
         from numalint.views import provisioned
         from numalint.views.rancher import is_node_config
 
@@ -252,6 +254,8 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
                 kept["profiles"] += provisioned.rancher_profiles(config, cap)
         for config in eks:
             kept["profiles"] += provisioned.nodeadm_profiles(config, text or "", cap)
+        for node_class in node_classes:
+            kept["profiles"] += provisioned.node_class_profiles(node_class, text or "", cap)
     source.findings = cap.result()
     source.seal()
     return FileResult(source, tuple(kept["profiles"]), tuple(kept["pods"]), tuple(kept["topologies"]),

@@ -89,3 +89,58 @@ def test_fix_leaves_a_nodeconfig_alone(tmp_path: Path) -> None:
     before = path.read_bytes()
     run("fix", "--unsafe-fixes", str(path))
     assert path.read_bytes() == before
+
+
+NODE_CLASS = ("apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: numa\nspec:\n"
+              "  amiSelectorTerms:\n    - alias: al2023@latest\n{kubelet}  userData: {style}\n{data}")
+NODE_CONFIG = ("apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  kubelet:\n    config:\n"
+               "      cpuManagerPolicy: static\n      memoryManagerPolicy: Static\n      reservedMemory:\n"
+               "        - numaNode: 0\n          limits:\n            memory: 1124Mi\n")
+MIME = ('MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n\n--B\n'
+        'Content-Type: text/x-shellscript; charset="us-ascii"\n\n#!/bin/bash\necho hi\n\n--B\n'
+        "Content-Type: application/node.eks.aws\n{encoding}\n---\n" + NODE_CONFIG + "\n--B--\n")
+
+
+def _node_class(data: str, kubelet: str = "", style: str = "|") -> str:
+    indented = "".join(f"    {line}\n" if line else "\n" for line in data.split("\n")[:-1])
+    return NODE_CLASS.format(kubelet=kubelet, style=style, data=indented)
+
+
+def test_a_karpenter_node_class_carries_its_nodeconfig_in_user_data(tmp_path: Path) -> None:
+    """The NodeConfig parts of MIME user data, or a NodeConfig written as it is; the class's spec.kubelet comes last
+    (Karpenter's own NodeConfig) and wins. Findings point into the user data."""
+    pinned = "  kubelet:\n    kubeReserved:\n      memory: 1Gi\n"
+    assert findings(tmp_path, {"class.yaml": _node_class(MIME.format(encoding=""), pinned)}) == []
+    found = findings(tmp_path, {"class.yaml": _node_class(MIME.format(encoding=""))})
+    assert [(f["rule"], f["severity"]) for f in found] == [("reserved-memory-mismatch", "error")]
+    text = (tmp_path / "class.yaml").read_text().splitlines()
+    assert text[found[0]["line"] - 1].strip() == "- numaNode: 0"  # the reservedMemory list in the MIME part
+    bare = findings(tmp_path, {"class.yaml": _node_class(NODE_CONFIG, "  kubelet:\n    kubeReserved:\n"
+                                                                       "      memory: 2Gi\n")})
+    assert [(f["rule"], f["severity"]) for f in bare] == [("reserved-memory-mismatch", "error")]
+    assert "2148Mi" in bare[0]["message"] and "EC2NodeClass's spec.kubelet" in bare[0]["fix"]["description"]
+
+
+def test_node_class_user_data_numalint_cannot_read_is_said(tmp_path: Path) -> None:
+    """An encoded NodeConfig part is said when it asks for alignment (its settings cannot be located), a folded
+    scalar always (it cannot be located either)."""
+    import base64
+    import gzip
+
+    def encoded(config: str, compress: bool = False) -> str:
+        data = gzip.compress(config.encode()) if compress else config.encode()
+        return MIME.replace("{encoding}\n---\n" + NODE_CONFIG, "Content-Transfer-Encoding: base64\n\n"
+                            + base64.b64encode(data).decode())
+
+    for compress in (False, True):
+        found = findings(tmp_path, {"class.yaml": _node_class(encoded(NODE_CONFIG, compress))})
+        assert [(f["rule"], f["severity"]) for f in found] == [("not-lintable", "info")]
+        assert "encoded" in found[0]["message"]
+    plain = "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  kubelet:\n    config:\n      maxPods: 9\n"
+    assert findings(tmp_path, {"class.yaml": _node_class(encoded(plain, True))}) == []
+    folded = findings(tmp_path, {"class.yaml": _node_class(NODE_CONFIG, style=">")})
+    assert [f["rule"] for f in folded] == ["not-lintable"] and "literal block" in folded[0]["message"]
+    # shell user data (AL2, Bottlerocket's TOML), or Karpenter's v1beta1 classes: not read
+    shell = _node_class("#!/bin/bash\necho node.eks.aws\n")
+    older = _node_class(NODE_CONFIG).replace("karpenter.k8s.aws/v1\n", "karpenter.k8s.aws/v1beta1\n")
+    assert findings(tmp_path, {"class.yaml": shell, "old.yaml": older}) == []

@@ -200,8 +200,8 @@ def reserved_cpus_conflict(analysis: Analysis) -> Iterator[Hit]:
             if nodeadm:
                 kept = (f" ({' and '.join(nodeadm)}: nodeadm writes them for every EKS node, /system and /runtime, "
                         "unless spec.kubelet.config sets them)")
-            remove = (f'set {" and ".join(f"{name}: {chr(34) * 2}" for name in cgroups)} in spec.kubelet.config '
-                      "(the kubelet merges it over nodeadm's configuration)" if nodeadm else
+            remove = (f'set {" and ".join(f"{name}: {chr(34) * 2}" for name in cgroups)} in the NodeConfig\'s '
+                      "spec.kubelet.config (the kubelet merges it over nodeadm's configuration)" if nodeadm else
                       f"remove {' and '.join(cgroups)} (and the matching enforceNodeAllocatable entries)")
             yield _finding(
                 profile,
@@ -307,8 +307,9 @@ def _sized_by_nodeadm(analysis: Analysis, profile: KubeletProfile) -> Iterator[H
     rest = profile.system_reserved.get("memory", Fraction(0)) + (eviction or Fraction(0))
     others = " + ".join(part for part, amount in (("systemReserved memory", profile.system_reserved.get("memory")),
                                                   ("evictionHard memory.available", eviction)) if amount)
-    pin = Fix("write kubeReserved.memory in spec.kubelet.config, so the total no longer depends on the instance type, "
-              "and list reservedMemory memory adding up to it" + (f" + {others}" if others else ""))
+    pin = Fix("write kubeReserved.memory (in the NodeConfig's spec.kubelet.config, or an EC2NodeClass's spec.kubelet), "
+              "so the total no longer depends on the instance type, and list reservedMemory memory adding up to it"
+              + (f" + {others}" if others else ""))
     if not total:
         yield _finding(
             profile, "memoryManagerPolicy Static with no memory under reservedMemory: the kubelet refuses to start "

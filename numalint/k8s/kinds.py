@@ -137,3 +137,4 @@ CAPI_BOOTSTRAP_GROUP = "bootstrap.cluster.x-k8s.io/"  # Cluster API's KubeadmCon
 CAPI_CONFIG_TEMPLATE = "KubeadmConfigTemplate"
 NODEADM_GROUP = "node.eks.aws/"  # Amazon EKS nodeadm's NodeConfig (views.nodeadm)
 NODE_CONFIG = "NodeConfig"
+KARPENTER_NODE_CLASS = ("karpenter.k8s.aws/v1", "EC2NodeClass")  # its userData may carry NodeConfigs

@@ -20,6 +20,7 @@ from numalint.findings import Finding
 from numalint.k8s.kinds import (
     CAPI_BOOTSTRAP_GROUP,
     CAPI_CONFIG_TEMPLATE,
+    KARPENTER_NODE_CLASS,
     KIND_CLUSTER_GROUP,
     KUBEADM_NODE_KINDS,
     NODE_CONFIG,
@@ -474,14 +475,15 @@ def _wanted(text: str) -> Callable[[str, str], bool]:
     flags = "kubeletExtraArgs" in text  # kubeadm's, over a KubeletConfiguration of the file (views.kubelet_flags)
     patched = "kubeadmConfigPatches" in text  # a kind cluster's kubelet (views.kind_cluster)
     rancher = "kubelet-arg" in text  # an RKE2 or K3s node's configuration (views.rancher): no apiVersion, no kind
-    eks = NODEADM_GROUP in text  # an Amazon EKS NodeConfig (views.nodeadm)
+    eks = "node.eks.aws" in text  # an Amazon EKS NodeConfig, or a Karpenter EC2NodeClass carrying one (views.nodeadm)
 
     def keep(api_version: str, kind: str) -> bool:
         return is_known(api_version, kind) or kind == "List" or (embedded and kind == "ConfigMap") or (
             flags and kind in KUBEADM_NODE_KINDS) or (patched and kind == "Cluster" and api_version.startswith(
                 KIND_CLUSTER_GROUP)) or (flags and kind == CAPI_CONFIG_TEMPLATE and api_version.startswith(
                     CAPI_BOOTSTRAP_GROUP)) or (rancher and not kind and not api_version) or (
-            eks and kind == NODE_CONFIG and api_version.startswith(NODEADM_GROUP))
+            eks and (kind == NODE_CONFIG and api_version.startswith(NODEADM_GROUP)
+                     or (api_version, kind) == KARPENTER_NODE_CLASS))
 
     return keep
 

@@ -9,6 +9,7 @@ made by hand."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from numalint.k8s.kinds import KUBELET_API_VERSION
@@ -42,18 +43,18 @@ def asks_alignment(written: Written) -> bool:
 
 def flag_kubelet(doc: Document, written: Written, at: Span, refused: list[Refused], unjudged: list[Unjudged],
                  render: str, defaults: dict[str, Any] | None = None, elsewhere: Unjudged | None = None,
-                 config: YMap | None = None) -> FlagKubelet | None:
-    """The kubelet of ``written`` flags (over ``config``, an RFC 7386 merge patch of the defaults) when they ask for
-    alignment, the defaults located at ``at``. ``refused`` gets the flags the kubelet would not parse;
+                 configs: Sequence[YMap] = ()) -> FlagKubelet | None:
+    """The kubelet of ``written`` flags (over ``configs``, RFC 7386 merge patches of the defaults, in order) when
+    they ask for alignment, the defaults located at ``at``. ``refused`` gets the flags the kubelet would not parse;
     ``unjudged`` why a kubelet that asks is not judged: values left for a template tool (``render`` says how to
     check the rendered text instead), a ``config`` or ``config-dir`` flag, or ``elsewhere`` (the caller's reason: a
     patch numalint does not apply)."""
-    aligning = asks_alignment(written) or (config is not None and any(key in ALIGNING for key in config))
-    templated = next((value_span for _, text, _, value_span in written if filled_in_later(text)), None) or (
-        _templated(config) if config is not None else None)
+    aligning = asks_alignment(written) or any(key in ALIGNING for config in configs for key in config)
+    templated = next((value_span for _, text, _, value_span in written if filled_in_later(text)), None) or next(
+        (span for config in configs if (span := _templated(config)) is not None), None)
     if templated is not None:  # the values are not known yet
         if aligning:
-            what = "flags" if config is None else "settings"
+            what = "settings" if configs else "flags"
             unjudged.append(Unjudged(templated, f"its kubelet {what} are left for a template tool to fill in "
                                                 f"(${{VAR}}, {{{{ }}}}); {render}"))
         return None
@@ -72,8 +73,8 @@ def flag_kubelet(doc: Document, written: Written, at: Span, refused: list[Refuse
     for key, value in {"apiVersion": KUBELET_API_VERSION, "kind": "KubeletConfiguration", **(defaults or {})}.items():
         root[key] = located(value, at)
         root.key_spans[key] = root.value_spans[key] = at
-    if config is not None:
-        if merged(root, [config]) is None:
+    if configs:
+        if merged(root, list(configs)) is None:
             unjudged.append(Unjudged(at, "its configuration merges more keys than numalint follows (aliases)"))
             return None
         root.span = doc.span

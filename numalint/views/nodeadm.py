@@ -12,18 +12,32 @@ version in standard support), which the kubelet merges as an RFC 7386 JSON merge
 list or value replaces, ``null`` removes; ``spec.kubelet.flags`` come after nodeadm's flags on the command line, and
 flags win over the configuration. A NodeConfig is judged only when it asks something of the CPU, Topology or
 Memory Manager; its fixes are made by hand.
+
+A Karpenter ``EC2NodeClass`` (``karpenter.k8s.aws/v1``) carries NodeConfigs in ``spec.userData``: a NodeConfig
+written as it is, or the ``application/node.eks.aws`` parts of MIME multipart user data (aws/karpenter-provider-aws
+pkg/providers/amifamily/bootstrap/nodeadm.go). nodeadm merges the NodeConfigs of the user data in order (a later
+value wins, flags add up), and Karpenter puts its own NodeConfig last, whose kubelet configuration holds what the
+class's ``spec.kubelet`` writes (kubeReserved, systemReserved, evictionHard, maxPods, ...): that wins.
 """
 
 from __future__ import annotations
 
+import binascii
+import re
+import zlib
 from typing import Any
 
 from numalint.k8s.kinds import NODE_CONFIG, NODEADM_GROUP
 from numalint.reading.locate import get
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span, YMap, YSeq
-from numalint.views.flag_kubelet import FlagKubelet, Unjudged, flag_kubelet
-from numalint.views.kubelet_flags import Refused
+from numalint.views.embedded import block_documents
+from numalint.views.flag_kubelet import ALIGNING, FlagKubelet, Unjudged, flag_kubelet
+from numalint.views.kubelet_flags import FLAGS, Refused
+
+NODE_CONFIG_PART = "application/node.eks.aws"  # the MIME type of a NodeConfig part of user data
+DECODED_LIMIT = 1 << 20
+_BOUNDARY = re.compile(r'boundary\s*=\s*"?([^";\s]+)"?', re.IGNORECASE)
 
 DEFAULTS: dict[str, Any] = {
     "evictionHard": {"memory.available": "100Mi", "nodefs.available": "10%", "nodefs.inodesFree": "5%"},
@@ -34,22 +48,113 @@ DEFAULTS: dict[str, Any] = {
 COMPUTED = ("cpu", "memory")  # the kubeReserved resources nodeadm computes from the instance
 
 
-def is_node_config(doc: Document) -> bool:
-    return doc.kind == NODE_CONFIG and doc.api_version.startswith(NODEADM_GROUP)
-
-
 def nodeadm_kubelet(doc: Document, refused: list[Refused], unjudged: list[Unjudged]) -> FlagKubelet | None:
     """The kubelet of ``doc``'s nodes when its configuration or flags ask for alignment (see the module docstring);
     ``refused`` gets the flags the kubelet would not parse, ``unjudged`` why one that asks is not judged."""
     kubelet = get(doc.root, ("spec", "kubelet"))
     if not isinstance(kubelet, YMap):
         return None
-    config = kubelet.get("config")
-    flags = kubelet.get("flags")
-    written = _written(flags, kubelet.value_spans["flags"]) if "flags" in kubelet else []
-    at = _at(doc, kubelet)
-    return flag_kubelet(doc, written, at, refused, unjudged, "check the NodeConfig once it is filled in",
-                        defaults=DEFAULTS, config=config if isinstance(config, YMap) else None)
+    configs, written = _settings([doc.root])
+    return flag_kubelet(doc, written, _at(doc, kubelet), refused, unjudged, "check the NodeConfig once it is filled in",
+                        defaults=DEFAULTS, configs=configs)
+
+
+def node_class_kubelet(doc: Document, lines: list[str], refused: list[Refused], unjudged: list[Unjudged]
+                       ) -> FlagKubelet | None:
+    """The kubelet of a Karpenter EC2NodeClass's nodes: the NodeConfigs of its ``spec.userData`` (a literal block
+    scalar, ``|``: only that form maps line for line onto the file), then its ``spec.kubelet``; None when the user
+    data holds no NodeConfig or nothing asks for alignment."""
+    spec = doc.root.get("spec")
+    if not isinstance(spec, YMap) or not isinstance(spec.get("userData"), str):
+        return None
+    text: str = spec["userData"]
+    if "node.eks.aws" not in text:  # the apiVersion of a NodeConfig, or the MIME type of an (encoded) one
+        return None
+    at = spec.key_spans["userData"]
+    value = _mime_parts(text, unjudged, at) if _is_mime(text) else text
+    if value is None:
+        return None
+    roots = [root for root, _ in block_documents(lines, spec.value_spans["userData"], at.col, value)
+             if isinstance(root, YMap) and root.get("kind") == NODE_CONFIG
+             and str(root.get("apiVersion") or "").startswith(NODEADM_GROUP)]
+    if not roots:
+        if NODE_CONFIG in value:
+            unjudged.append(Unjudged(at, "its user data holds a NodeConfig numalint cannot read in place (a folded "
+                                         "or quoted scalar, or YAML that does not parse); write it as a literal "
+                                         "block (userData: |)"))
+        return None
+    configs, written = _settings(roots)
+    karpenter = spec.get("kubelet")
+    if isinstance(karpenter, YMap):
+        configs.append(karpenter)  # Karpenter's own NodeConfig comes last: it wins
+    return flag_kubelet(doc, written, at, refused, unjudged, "check the EC2NodeClass once it is filled in",
+                        defaults=DEFAULTS, configs=configs)
+
+
+def _settings(roots: list[YMap]) -> tuple[list[YMap], list[tuple[str, str, Span, Span]]]:
+    """The kubelet configurations of NodeConfigs (merged in order) and their flags (added up)."""
+    configs: list[YMap] = []
+    written: list[tuple[str, str, Span, Span]] = []
+    for root in roots:
+        kubelet = get(root, ("spec", "kubelet"))
+        if not isinstance(kubelet, YMap):
+            continue
+        if isinstance(kubelet.get("config"), YMap):
+            configs.append(kubelet["config"])
+        if "flags" in kubelet:
+            written += _written(kubelet["flags"], kubelet.value_spans["flags"])
+    return configs, written
+
+
+def _decoded(body: str) -> str:
+    """An encoded part's text: base64, then gzip when it is; at most DECODED_LIMIT bytes (a hostile part must not
+    expand unbounded); empty when it does not decode."""
+    try:
+        data = binascii.a2b_base64("".join(body.split()))
+        if data[:2] == b"\x1f\x8b":
+            data = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, DECODED_LIMIT)
+    except (binascii.Error, zlib.error, ValueError):
+        return ""
+    return data[:DECODED_LIMIT].decode("utf-8", "replace")
+
+
+def _asks_alignment(text: str) -> bool:
+    return any(field in text for field in ALIGNING) or any(flag in text for flag, (field, _) in FLAGS.items()
+                                                             if field in ALIGNING)
+
+
+def _is_mime(text: str) -> bool:
+    """Karpenter's test: user data that starts with a MIME header is MIME multipart."""
+    first = text.lstrip().split("\n", 1)[0].lower()
+    return first.startswith(("mime-version:", "content-type:"))
+
+
+def _mime_parts(text: str, unjudged: list[Unjudged], at: Span) -> str | None:
+    """``text`` with every line blanked but the bodies of its NodeConfig parts (their lines stay where they are, so
+    the parsed documents are located in the file); None when a NodeConfig part is encoded (base64, gzip) or the
+    boundary is not found."""
+    lines = text.split("\n")
+    header_end = next((i for i, line in enumerate(lines) if not line.strip()), len(lines))
+    found = _BOUNDARY.search(" ".join(lines[:header_end]))
+    if found is None:
+        unjudged.append(Unjudged(at, "its MIME user data names no boundary numalint can find"))
+        return None
+    boundary = "--" + found.group(1)
+    kept = [""] * len(lines)
+    starts = [i for i, line in enumerate(lines) if line.rstrip() in (boundary, boundary + "--")]
+    for begin, end in zip(starts, starts[1:], strict=False):
+        blank = next((i for i in range(begin + 1, end) if not lines[i].strip()), end)
+        headers = " ".join(lines[begin + 1:blank]).lower()
+        if NODE_CONFIG_PART not in headers:
+            continue
+        if "base64" in headers or "gzip" in headers:
+            if _asks_alignment(_decoded("\n".join(lines[blank + 1:end]))):
+                unjudged.append(Unjudged(at, "a NodeConfig part of its user data that asks for CPU, Topology or "
+                                             "Memory Manager settings is encoded (base64, gzip), so its settings "
+                                             "cannot be located"))
+            return None
+        kept[blank + 1:end] = lines[blank + 1:end]
+    return "\n".join(kept)
 
 
 def defaulted(document: Document) -> list[str]:

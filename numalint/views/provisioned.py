@@ -14,6 +14,7 @@ from numalint import catalogue as registry
 from numalint.checks import FLAG_HINT, KIND_HINT
 from numalint.checks.input_rules import FindingCap, input_findings, object_ref
 from numalint.findings import Finding, Fix, ObjectRef, shorten
+from numalint.reading.locate import get
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import other_breaks
 from numalint.views.capi import capi_kubelet
@@ -21,7 +22,7 @@ from numalint.views.flag_kubelet import FlagKubelet, Unjudged
 from numalint.views.kind_cluster import Ignored, Unread, cluster_name, kind_kubelets
 from numalint.views.kubelet import KubeletProfile, kubelet_profile
 from numalint.views.kubelet_flags import Flag, Refused, kubeadm_flags, with_flags
-from numalint.views.nodeadm import computed_reserved, defaulted, nodeadm_kubelet
+from numalint.views.nodeadm import computed_reserved, defaulted, node_class_kubelet, nodeadm_kubelet
 from numalint.views.rancher import rancher_kubelet
 
 
@@ -61,6 +62,8 @@ def rancher_profiles(config: Document, cap: FindingCap) -> list[KubeletProfile]:
 
 KUBELET_ARG_HINT = "in kubelet-arg, which sets this kubelet flag (by hand: numalint does not edit flags)"
 NODEADM_HINT = "in the NodeConfig's spec.kubelet (by hand: numalint does not edit nodeadm's configuration)"
+NODE_CLASS_HINT = ("in the EC2NodeClass's spec.kubelet or the NodeConfig of its userData (by hand: numalint does not "
+                   "edit user data)")
 
 
 def nodeadm_profiles(config: Document, text: str, cap: FindingCap) -> list[KubeletProfile]:
@@ -69,10 +72,38 @@ def nodeadm_profiles(config: Document, text: str, cap: FindingCap) -> list[Kubel
     refused: list[Refused] = []
     unjudged: list[Unjudged] = []
     kubelet = nodeadm_kubelet(config, refused, unjudged)
-    profiles = _flag_profiles(kubelet, refused, unjudged, cap, config.file, replace(object_ref(config), part="kubelet"),
-                              "NodeConfig", NODEADM_HINT, "spec.kubelet.flags")
+    return _nodeadm_profiles(kubelet, refused, unjudged, config, text, cap, "NodeConfig", NODEADM_HINT)
+
+
+def node_class_profiles(node_class: Document, text: str, cap: FindingCap) -> list[KubeletProfile]:
+    """The kubelet of a Karpenter EC2NodeClass's nodes: the NodeConfigs of its user data and its spec.kubelet
+    (``views.nodeadm``), when they ask for alignment."""
+    refused: list[Refused] = []
+    unjudged: list[Unjudged] = []
+    user_data = get(node_class.root, ("spec", "userData"))
+    if other_breaks(text) and isinstance(user_data, str) and "node.eks.aws" in user_data:
+        unjudged.append(Unjudged(node_class.span, "the file breaks lines at a lone CR, NEL (U+0085) or U+2028/U+2029, "
+                                                  "so positions inside the user data cannot be told"))
+        kubelet = None
+    else:
+        kubelet = node_class_kubelet(node_class, text.splitlines(), refused, unjudged)
+    return _nodeadm_profiles(kubelet, refused, unjudged, node_class, text, cap, "EC2NodeClass", NODE_CLASS_HINT)
+
+
+def _nodeadm_profiles(kubelet: FlagKubelet | None, refused: list[Refused], unjudged: list[Unjudged], doc: Document,
+                      text: str, cap: FindingCap, what: str, hint: str) -> list[KubeletProfile]:
+    profiles = _flag_profiles(kubelet, refused, unjudged, cap, doc.file, replace(object_ref(doc), part="kubelet"),
+                              what, hint, "spec.kubelet.flags")
     if kubelet is None or not profiles:
         return profiles
+    for stream in input_findings(kubelet.document, text):
+        cap.add((replace(f, fix=Fix(f"{f.fix.description}, {hint}")) if f.fix is not None and f.fix.edits
+                 else f for f in stream), stop=True)
+    profile = profiles[0]
+    profile.flags_only = None  # its configuration is written as fields, its flags as flags
+    profile.nodeadm_reserved = computed_reserved(profile.doc.root.get("kubeReserved"))
+    profile.platform_defaults += defaulted(profile.doc)
+    return profiles
     for stream in input_findings(kubelet.document, text):
         cap.add((replace(f, fix=Fix(f"{f.fix.description}, {NODEADM_HINT}")) if f.fix is not None and f.fix.edits
                  else f for f in stream), stop=True)
