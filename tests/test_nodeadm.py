@@ -31,7 +31,7 @@ def test_reserved_cpus_meet_nodeadms_reserved_cgroups(tmp_path: Path) -> None:
     text = ALIGNED + '      reservedSystemCPUs: "0-1"\n      memoryManagerPolicy: Static\n'
     found = [f for f in findings(tmp_path, {"node.yaml": text}) if f["rule"] == "reserved-cpus-conflict"]
     assert [(f["severity"], f["line"]) for f in found] == [("error", 10)]
-    assert "nodeadm writes them" in found[0]["message"]
+    assert "systemReservedCgroup /system and kubeReservedCgroup /runtime: nodeadm writes them" in found[0]["message"]
     assert 'systemReservedCgroup: ""' in found[0]["fix"]["description"] and not found[0]["fix"]["edits"]
     cleared = text + '      systemReservedCgroup: ""\n      kubeReservedCgroup: ""\n'
     assert not [f for f in findings(tmp_path, {"node.yaml": cleared}) if f["rule"] == "reserved-cpus-conflict"]
@@ -46,15 +46,45 @@ def test_memory_left_to_nodeadm_depends_on_the_instance_type(tmp_path: Path) -> 
     every instance (error); one that some count gives works on those instance types only (warning)."""
     found = findings(tmp_path, {"node.yaml": STATIC_MEMORY.format(more="", total="1100Mi")})
     assert [(f["rule"], f["severity"], f["line"]) for f in found] == [("reserved-memory-mismatch", "error", 12)]
-    assert "no instance type gives" in found[0]["message"]
+    assert "no count of max pods gives" in found[0]["message"] and "network interfaces" in found[0]["message"]
     # 100Mi eviction + 255Mi + 11Mi x 67 pods
     found = findings(tmp_path, {"node.yaml": STATIC_MEMORY.format(more="", total="1092Mi")})
     assert [(f["rule"], f["severity"]) for f in found] == [("reserved-memory-mismatch", "warning")]
-    assert "67 max pods" in found[0]["message"] and "kubeReserved.memory" in found[0]["fix"]["description"]
+    assert "max pods come to 67" in found[0]["message"] and "kubeReserved.memory" in found[0]["fix"]["description"]
     nothing = ALIGNED + "      memoryManagerPolicy: Static\n"
     found = findings(tmp_path, {"node.yaml": nothing})
     assert [(f["rule"], f["severity"]) for f in found] == [("reserved-memory-mismatch", "error")]
     assert "never zero" in found[0]["message"]
+
+
+def test_max_pods_expression_sets_the_reserved_memory(tmp_path: Path) -> None:
+    """spec.kubelet.maxPodsExpression replaces the instance type's max pods in nodeadm's formula: a constant one
+    settles the total (checked exactly), another leaves it to the node, said as such (a review found the
+    instance-type message wrong there)."""
+    constant = "    maxPodsExpression: \"110\"\n" + STATIC_MEMORY.format(more="", total="1565Mi")[len(HEAD):]
+    assert findings(tmp_path, {"node.yaml": HEAD + constant}) == []  # 11Mi x 110 + 255Mi + 100Mi
+    wrong = constant.replace("1565Mi", "993Mi")
+    found = findings(tmp_path, {"node.yaml": HEAD + wrong})
+    assert [(f["rule"], f["severity"]) for f in found] == [("reserved-memory-mismatch", "error")]
+    assert "1565Mi" in found[0]["message"]
+    varying = wrong.replace('"110"', "default_enis * (ips_per_eni - 1) + 2")
+    found = findings(tmp_path, {"node.yaml": HEAD + varying})
+    assert [(f["rule"], f["severity"]) for f in found] == [("reserved-memory-mismatch", "warning")]
+    assert "maxPodsExpression" in found[0]["message"] and "network interfaces" not in found[0]["message"]
+
+
+def test_flags_as_the_kubelet_gets_them(tmp_path: Path) -> None:
+    """nodeadm joins the items with spaces and systemd splits them again: several flags in one item all count
+    (a public Outposts NodeConfig wrote them so), and --name= clears a value."""
+    packed = HEAD + ("    flags:\n      - --node-labels=a=b --topology-manager-policy=single-numa-node "
+                     "--cpu-manager-policy=static --reserved-cpus 0\n")
+    found = findings(tmp_path, {"node.yaml": packed})
+    assert [(f["rule"], f["line"]) for f in found] == [("memory-manager-not-static", 8), ("reserved-cpus-conflict", 8)]
+    cleared = packed + "      - --kube-reserved-cgroup=\n      - --system-reserved-cgroup=\n"
+    assert [f["rule"] for f in findings(tmp_path, {"node.yaml": cleared})] == ["memory-manager-not-static"]
+    one = packed + "      - --kube-reserved-cgroup=\n"
+    found = [f for f in findings(tmp_path, {"node.yaml": one}) if f["rule"] == "reserved-cpus-conflict"]
+    assert "(systemReservedCgroup /system: nodeadm writes it for every EKS node" in found[0]["message"]
 
 
 def test_written_kube_reserved_memory_is_checked_exactly(tmp_path: Path) -> None:

@@ -198,8 +198,11 @@ def reserved_cpus_conflict(analysis: Analysis) -> Iterator[Hit]:
                         "written systemReservedCgroup next to reservedSystemCPUs only from 4.22)")
             nodeadm = [name for name in cgroups if name in profile.platform_defaults]  # not written: nodeadm's
             if nodeadm:
-                kept = (f" ({' and '.join(nodeadm)}: nodeadm writes them for every EKS node, /system and /runtime, "
-                        "unless spec.kubelet.config sets them)")
+                values = {"systemReservedCgroup": profile.system_reserved_cgroup,
+                          "kubeReservedCgroup": profile.kube_reserved_cgroup}
+                them = "them" if len(nodeadm) > 1 else "it"
+                kept = (f" ({' and '.join(f'{name} {values[name]}' for name in nodeadm)}: nodeadm writes {them} for "
+                        f"every EKS node unless the NodeConfig sets {them})")
             remove = (f'set {" and ".join(f"{name}: {chr(34) * 2}" for name in cgroups)} in the NodeConfig\'s '
                       "spec.kubelet.config (the kubelet merges it over nodeadm's configuration)" if nodeadm else
                       f"remove {' and '.join(cgroups)} (and the matching enforceNodeAllocatable entries)")
@@ -291,17 +294,16 @@ def reserved_memory_mismatch(analysis: Analysis) -> Iterator[Hit]:
         yield from _right_only_where_sizing_is_off(analysis, profile)
 
 
-NODEADM_MEMORY = ("nodeadm computes kubeReserved memory from the instance type: 11Mi per pod of its max pods (from its "
-                  "network interfaces, not maxPods) + 255Mi")
 MEBIBYTE = 2**20
 
 
 def _sized_by_nodeadm(analysis: Analysis, profile: KubeletProfile) -> Iterator[Hit]:
     """The Static memory manager on an EKS node whose kubeReserved memory nodeadm computes (views.nodeadm): the
     total reservedMemory must match is 11Mi x max pods + 255Mi + systemReserved + the eviction threshold, the max pods
-    of the instance type. Nothing listed, or a total no count of pods gives: the kubelet refuses on every instance
-    type (error); else only the instance types of that many pods start (warning)."""
+    of the instance type (or of spec.kubelet.maxPodsExpression). Nothing listed, or a total no count of pods gives:
+    the kubelet refuses on every instance (error); else only where the max pods come to that count (warning)."""
     total = profile.reserved_total("memory")
+    how = profile.nodeadm_reserved["memory"]
     where = "reservedMemory" if profile.has("reservedMemory") else "memoryManagerPolicy"
     eviction = profile.memory_eviction(None, analysis.version)
     rest = profile.system_reserved.get("memory", Fraction(0)) + (eviction or Fraction(0))
@@ -314,21 +316,21 @@ def _sized_by_nodeadm(analysis: Analysis, profile: KubeletProfile) -> Iterator[H
         yield _finding(
             profile, "memoryManagerPolicy Static with no memory under reservedMemory: the kubelet refuses to start "
             '(the total amount "0" of type "memory" is not equal to the value determined by Node Allocatable feature): '
-            f"{NODEADM_MEMORY}, never zero", where, fix=pin)
+            f"{how}, never zero", where, fix=pin)
         return
     pods = (total - rest - 255 * MEBIBYTE) / (11 * MEBIBYTE)
     if eviction is not None and (pods.denominator != 1 or pods < 1):
         yield _finding(
-            profile, f"reservedMemory memory sums to {format_bytes(total)}, which no instance type gives: "
-            f"{NODEADM_MEMORY}" + (f", plus {others} ({format_bytes(rest)})" if others else "")
-            + '; the kubelet refuses to start on every one (the total amount of type "memory" is not equal to the '
-            "value determined by Node Allocatable feature)", "reservedMemory", fix=pin)
+            profile, f"reservedMemory memory sums to {format_bytes(total)}, which no count of max pods gives: "
+            f"{how}" + (f", plus {others} ({format_bytes(rest)})" if others else "")
+            + '; the kubelet refuses to start on every instance (the total amount of type "memory" is not equal to '
+            "the value determined by Node Allocatable feature)", "reservedMemory", fix=pin)
         return
-    right = (f"only on instance types of {pods} max pods" if eviction is not None else
-             "only on instance types whose max pods and memory give exactly this total (the eviction threshold is a "
+    right = (f"only where the max pods come to {pods}" if eviction is not None else
+             "only where the max pods and the node's memory give exactly this total (the eviction threshold is a "
              "percentage of the node's memory)")
     yield _finding(
-        profile, f"memoryManagerPolicy Static with kubeReserved memory left to nodeadm: {NODEADM_MEMORY}, so the "
+        profile, f"memoryManagerPolicy Static with kubeReserved memory left to nodeadm: {how}, so the "
         f"reservedMemory total {format_bytes(total)} is right {right}; on any other the kubelet refuses to start",
         "reservedMemory", severity="warning", fix=pin)
 

@@ -30,6 +30,8 @@ class FlagKubelet(NamedTuple):
 
     document: Document
     flags: list[Flag]
+    # the reservations the distribution computes on the node that the configuration leaves to it, and how (nodeadm)
+    computed: dict[str, str] | None = None
 
 
 class Unjudged(NamedTuple):

@@ -143,9 +143,9 @@ class KubeletProfile:
     # the distribution's own evictionHard, which has no memory.available ("kind's own evictionHard")
     default_eviction: str | None = None
     node_selector: dict[str, str] | None = None  # PerformanceProfile spec.nodeSelector
-    # the kubeReserved resources Amazon EKS's nodeadm computes from the instance, not written in any file (cpu from
-    # its cores, memory from its type's max pods: views.nodeadm)
-    nodeadm_reserved: tuple[str, ...] = ()
+    # the kubeReserved resources Amazon EKS's nodeadm computes from the instance, not written in any file, and how
+    # (cpu from its cores, memory from its type's max pods: views.nodeadm)
+    nodeadm_reserved: dict[str, str] = field(default_factory=dict)
 
     @property
     def file(self) -> str:

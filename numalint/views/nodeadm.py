@@ -31,7 +31,7 @@ from numalint.k8s.kinds import NODE_CONFIG, NODEADM_GROUP
 from numalint.reading.locate import get
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span, YMap, YSeq
-from numalint.views.embedded import block_documents
+from numalint.views.embedded import block_documents, located
 from numalint.views.flag_kubelet import ALIGNING, FlagKubelet, Unjudged, flag_kubelet
 from numalint.views.kubelet_flags import FLAGS, Refused
 
@@ -42,10 +42,13 @@ _BOUNDARY = re.compile(r'boundary\s*=\s*"?([^";\s]+)"?', re.IGNORECASE)
 DEFAULTS: dict[str, Any] = {
     "evictionHard": {"memory.available": "100Mi", "nodefs.available": "10%", "nodefs.inodesFree": "5%"},
     "featureGates": {"RotateKubeletServerCertificate": True},
-    "kubeReserved": {"ephemeral-storage": "1Gi"},  # and cpu and memory, computed on the node (COMPUTED)
+    "kubeReserved": {"ephemeral-storage": "1Gi"},  # and cpu and memory, computed on the node (_computed)
     "systemReservedCgroup": "/system", "kubeReservedCgroup": "/runtime",
 }
-COMPUTED = ("cpu", "memory")  # the kubeReserved resources nodeadm computes from the instance
+MEMORY_BY_INSTANCE = ("nodeadm computes kubeReserved memory from the instance type: 11Mi per pod of its max pods (from "
+                      "its network interfaces, not maxPods) + 255Mi")
+MEMORY_BY_EXPRESSION = ("nodeadm computes kubeReserved memory from spec.kubelet.maxPodsExpression: 11Mi per pod of its "
+                        "result on the instance + 255Mi")
 
 
 def nodeadm_kubelet(doc: Document, refused: list[Refused], unjudged: list[Unjudged]) -> FlagKubelet | None:
@@ -54,9 +57,10 @@ def nodeadm_kubelet(doc: Document, refused: list[Refused], unjudged: list[Unjudg
     kubelet = get(doc.root, ("spec", "kubelet"))
     if not isinstance(kubelet, YMap):
         return None
-    configs, written = _settings([doc.root])
-    return flag_kubelet(doc, written, _at(doc, kubelet), refused, unjudged, "check the NodeConfig once it is filled in",
-                        defaults=DEFAULTS, configs=configs)
+    configs, written, memory = _settings([doc.root])
+    found = flag_kubelet(doc, written, _at(doc, kubelet), refused, unjudged,
+                         "check the NodeConfig once it is filled in", defaults=DEFAULTS, configs=configs)
+    return found._replace(computed=_computed(found.document, memory)) if found is not None else None
 
 
 def node_class_kubelet(doc: Document, lines: list[str], refused: list[Refused], unjudged: list[Unjudged]
@@ -83,27 +87,40 @@ def node_class_kubelet(doc: Document, lines: list[str], refused: list[Refused], 
                                          "or quoted scalar, or YAML that does not parse); write it as a literal "
                                          "block (userData: |)"))
         return None
-    configs, written = _settings(roots)
+    configs, written, memory = _settings(roots)
     karpenter = spec.get("kubelet")
     if isinstance(karpenter, YMap):
         configs.append(karpenter)  # Karpenter's own NodeConfig comes last: it wins
-    return flag_kubelet(doc, written, at, refused, unjudged, "check the EC2NodeClass once it is filled in",
-                        defaults=DEFAULTS, configs=configs)
+    found = flag_kubelet(doc, written, at, refused, unjudged, "check the EC2NodeClass once it is filled in",
+                         defaults=DEFAULTS, configs=configs)
+    return found._replace(computed=_computed(found.document, memory)) if found is not None else None
 
 
-def _settings(roots: list[YMap]) -> tuple[list[YMap], list[tuple[str, str, Span, Span]]]:
-    """The kubelet configurations of NodeConfigs (merged in order) and their flags (added up)."""
+def _settings(roots: list[YMap]) -> tuple[list[YMap], list[tuple[str, str, Span, Span]], str]:
+    """The kubelet configurations of NodeConfigs (merged in order), their flags (added up: nodeadm joins every item
+    with spaces on one command line) and how nodeadm computes kubeReserved memory (the last maxPodsExpression)."""
     configs: list[YMap] = []
-    written: list[tuple[str, str, Span, Span]] = []
+    items: list[tuple[Any, Span]] = []
+    memory = MEMORY_BY_INSTANCE
     for root in roots:
         kubelet = get(root, ("spec", "kubelet"))
         if not isinstance(kubelet, YMap):
             continue
+        expression = kubelet.get("maxPodsExpression")
+        if expression is not None and not isinstance(expression, (YMap, YSeq)):
+            pods = str(expression).strip()
+            if pods.isdigit():  # a constant: the reservation is known, where the expression is written
+                memory = ""
+                configs.append(located({"kubeReserved": {"memory": f"{11 * int(pods) + 255}Mi"}},
+                                       kubelet.value_spans["maxPodsExpression"]))
+            else:
+                memory = MEMORY_BY_EXPRESSION
         if isinstance(kubelet.get("config"), YMap):
             configs.append(kubelet["config"])
-        if "flags" in kubelet:
-            written += _written(kubelet["flags"], kubelet.value_spans["flags"])
-    return configs, written
+        flags = kubelet.get("flags")
+        if isinstance(flags, YSeq):
+            items += zip(flags, flags.item_spans, strict=True)
+    return configs, _written(items), memory
 
 
 def _decoded(body: str) -> str:
@@ -171,25 +188,38 @@ def _at(doc: Document, kubelet: YMap) -> Span:
     return spec.key_spans["kubelet"] if isinstance(spec, YMap) and "kubelet" in spec.key_spans else kubelet.span
 
 
-def computed_reserved(kube_reserved: Any) -> tuple[str, ...]:
-    """The kubeReserved resources nodeadm computes that the configuration leaves to it: none when it removed the
-    whole map (``kubeReserved: null``, which the merge patch honours)."""
-    return tuple(r for r in COMPUTED if r not in kube_reserved) if isinstance(kube_reserved, dict) else ()
+def _computed(document: Document, memory: str) -> dict[str, str]:
+    """The kubeReserved resources nodeadm computes that the configuration leaves to it, and how: none when it
+    removed the whole map (``kubeReserved: null``, which the merge patch honours from Kubernetes 1.32; before, the
+    kubelet's merge missed it); memory not when a constant maxPodsExpression settles it (``memory`` empty)."""
+    kube_reserved = document.root.get("kubeReserved")
+    if not isinstance(kube_reserved, dict):
+        return {}
+    how = {"cpu": "nodeadm computes kubeReserved cpu from the instance's cores"}
+    if memory:
+        how["memory"] = memory
+    return {resource: text for resource, text in how.items() if resource not in kube_reserved}
 
 
-def _written(value: Any, span: Span) -> list[tuple[str, str, Span, Span]]:
-    """(flag, value, span, span) of each item of ``spec.kubelet.flags``: ``--name=value``, or ``--name value`` (nodeadm
-    joins the items with spaces on the kubelet's command line); an item of one word is a flag numalint does not
-    model (a boolean)."""
-    items = list(zip(value, value.item_spans, strict=True)) if isinstance(value, YSeq) else []
+def _written(items: list[tuple[Any, Span]]) -> list[tuple[str, str, Span, Span]]:
+    """(flag, value, span, span) of the kubelet's arguments from ``spec.kubelet.flags`` items: nodeadm joins them
+    with spaces and systemd splits them again at whitespace, so an item may hold several flags and a flag's value
+    may be the next word (``--name value``); ``--name=`` gives the empty value. A word without ``=`` is a value
+    only after a flag numalint models (the others may be booleans); each flag is located at its item."""
+    words = [(word, span) for item, span in items if isinstance(item, (str, int)) and not isinstance(item, bool)
+             for word in str(item).split()]
     found = []
-    for item, where in items:
-        if not isinstance(item, str):
+    index = 0
+    while index < len(words):
+        word, span = words[index]
+        index += 1
+        if not word.startswith("-") or word.strip("-") == "":
             continue
-        text = item.strip()
-        name, sep, rest = text.partition("=")
-        if not sep or " " in name:
-            name, _, rest = text.partition(" ")
-        if name.startswith("-") and rest:
-            found.append((name.lstrip("-"), rest.strip(), where, where))
+        name, sep, value = word.lstrip("-").partition("=")
+        if not sep:
+            if name not in FLAGS or index >= len(words):
+                continue
+            value = words[index][0]
+            index += 1
+        found.append((name, value, span, span))
     return found

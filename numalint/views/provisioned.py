@@ -22,7 +22,7 @@ from numalint.views.flag_kubelet import FlagKubelet, Unjudged
 from numalint.views.kind_cluster import Ignored, Unread, cluster_name, kind_kubelets
 from numalint.views.kubelet import KubeletProfile, kubelet_profile
 from numalint.views.kubelet_flags import Flag, Refused, kubeadm_flags, with_flags
-from numalint.views.nodeadm import computed_reserved, defaulted, node_class_kubelet, nodeadm_kubelet
+from numalint.views.nodeadm import defaulted, node_class_kubelet, nodeadm_kubelet
 from numalint.views.rancher import rancher_kubelet
 
 
@@ -101,16 +101,7 @@ def _nodeadm_profiles(kubelet: FlagKubelet | None, refused: list[Refused], unjud
                  else f for f in stream), stop=True)
     profile = profiles[0]
     profile.flags_only = None  # its configuration is written as fields, its flags as flags
-    profile.nodeadm_reserved = computed_reserved(profile.doc.root.get("kubeReserved"))
-    profile.platform_defaults += defaulted(profile.doc)
-    return profiles
-    for stream in input_findings(kubelet.document, text):
-        cap.add((replace(f, fix=Fix(f"{f.fix.description}, {NODEADM_HINT}")) if f.fix is not None and f.fix.edits
-                 else f for f in stream), stop=True)
-    profile = profiles[0]
-    profile.flags_only = None  # its configuration is written as fields, its flags as flags
-    profile.default_eviction = None
-    profile.nodeadm_reserved = computed_reserved(profile.doc.root.get("kubeReserved"))
+    profile.nodeadm_reserved = dict(kubelet.computed or {})
     profile.platform_defaults += defaulted(profile.doc)
     return profiles
 
