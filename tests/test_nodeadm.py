@@ -170,6 +170,7 @@ def test_node_class_user_data_numalint_cannot_read_is_said(tmp_path: Path) -> No
     assert findings(tmp_path, {"class.yaml": _node_class(encoded(plain, True))}) == []
     folded = findings(tmp_path, {"class.yaml": _node_class(NODE_CONFIG, style=">")})
     assert [f["rule"] for f in folded] == ["not-lintable"] and "literal block" in folded[0]["message"]
+    assert findings(tmp_path, {"class.yaml": _node_class(plain, style=">")}) == []  # asks nothing: not said
     # shell user data (AL2, Bottlerocket's TOML), or Karpenter's v1beta1 classes: not read
     shell = _node_class("#!/bin/bash\necho node.eks.aws\n")
     older = _node_class(NODE_CONFIG).replace("karpenter.k8s.aws/v1\n", "karpenter.k8s.aws/v1beta1\n")

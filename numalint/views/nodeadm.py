@@ -82,7 +82,7 @@ def node_class_kubelet(doc: Document, lines: list[str], refused: list[Refused], 
              if isinstance(root, YMap) and root.get("kind") == NODE_CONFIG
              and str(root.get("apiVersion") or "").startswith(NODEADM_GROUP)]
     if not roots:
-        if NODE_CONFIG in value:
+        if NODE_CONFIG in value and _asks_alignment(value):
             unjudged.append(Unjudged(at, "its user data holds a NodeConfig numalint cannot read in place (a folded "
                                          "or quoted scalar, or YAML that does not parse); write it as a literal "
                                          "block (userData: |)"))
