@@ -163,6 +163,17 @@ def repeated_flags(n: int) -> str:
             + "".join(f'- "feature-gates=Gate{i}=true"\n' for i in range(n)))
 
 
+def node_class_parts(n: int) -> str:
+    """A Karpenter EC2NodeClass whose MIME user data holds many NodeConfig parts, each with flags (merged in order,
+    flags added up)."""
+    part = ("    --B\n    Content-Type: application/node.eks.aws\n\n    apiVersion: node.eks.aws/v1alpha1\n"
+            "    kind: NodeConfig\n    spec:\n      kubelet:\n        config:\n          cpuManagerPolicy: static\n"
+            "        flags:\n          - --max-pods={i} --reserved-cpus 0\n\n")
+    return ("apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: many\nspec:\n  userData: |\n"
+            '    MIME-Version: 1.0\n    Content-Type: multipart/mixed; boundary="B"\n\n'
+            + "".join(part.format(i=i) for i in range(n)) + "    --B--\n")
+
+
 SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
     "nested aliases + {{ }}": (nested_aliases, 22),
     "billion laughs": (laughs, 6),
@@ -187,6 +198,7 @@ SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
     "kind cluster of many nodes": (kind_nodes, 500),
     "kind cluster of many patches and workers": (kind_patches_and_nodes, 300),
     "RKE2 kubelet-arg repeating a map flag": (repeated_flags, 2_500),
+    "EC2NodeClass user data of many NodeConfig parts": (node_class_parts, 500),
 }
 
 
