@@ -174,6 +174,35 @@ def node_class_parts(n: int) -> str:
             + "".join(part.format(i=i) for i in range(n)) + "    --B--\n")
 
 
+def performance_profiles(n: int) -> str:
+    """Many PerformanceProfiles of distinct node selectors: each was compared with every other (quadratic)."""
+    return "".join(f'---\napiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata:\n  name: pp{i}\n'
+                   f'spec:\n  cpu: {{isolated: "2-3", reserved: "0-1"}}\n'
+                   f'  nodeSelector: {{node-role.kubernetes.io/w{i}: ""}}\n'
+                   for i in range(n))
+
+
+def tuning_config_maps(n: int) -> str:
+    """Many HyperShift ConfigMaps carrying PerformanceProfiles: each split the whole file into lines again."""
+    return "".join(f"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: t{i}, namespace: c}}\ndata:\n  tuning: |\n"
+                   "    apiVersion: performance.openshift.io/v2\n    kind: PerformanceProfile\n"
+                   f'    metadata: {{name: pp{i}}}\n    spec:\n      cpu: {{isolated: "2-3", reserved: "0-1"}}\n'
+                   for i in range(n))
+
+
+def kind_clusters(n: int) -> str:
+    """Many kind Clusters in one file: each split the whole file into lines again (quadratic)."""
+    return "".join("---\nkind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nkubeadmConfigPatches:\n- |\n"
+                   "  kind: KubeletConfiguration\n  cpuManagerPolicy: static\n" for _ in range(n))
+
+
+def kind_workers(n: int) -> str:
+    """A kind cluster of many plain workers: which ones run pods was looked up in a list (quadratic)."""
+    return ("kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nkubeadmConfigPatches:\n- |\n"
+            "  kind: KubeletConfiguration\n  cpuManagerPolicy: static\nnodes:\n- role: control-plane\n"
+            + "- role: worker\n" * n)
+
+
 SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
     "nested aliases + {{ }}": (nested_aliases, 22),
     "billion laughs": (laughs, 6),
@@ -199,6 +228,10 @@ SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
     "kind cluster of many patches and workers": (kind_patches_and_nodes, 300),
     "RKE2 kubelet-arg repeating a map flag": (repeated_flags, 2_500),
     "EC2NodeClass user data of many NodeConfig parts": (node_class_parts, 500),
+    "many PerformanceProfiles": (performance_profiles, 250),
+    "many HyperShift tuning ConfigMaps": (tuning_config_maps, 250),
+    "many kind Clusters in one file": (kind_clusters, 500),
+    "kind cluster of many plain workers": (kind_workers, 4_000),
 }
 
 

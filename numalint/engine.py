@@ -62,6 +62,7 @@ from numalint.reading.sources import (
     read_source,
 )
 from numalint.reading.yamlpos import Span, YMap
+from numalint.views.embedded import FileText
 from numalint.views.workloads import pod_views
 
 if TYPE_CHECKING:
@@ -112,7 +113,7 @@ class Report:
     findings: list[Finding]
     files: int
     readable: int
-    unparsed: set[str] = field(default_factory=set)  # files that failed to parse or are templates
+    unparsed: set[str] = field(default_factory=set)  # files that failed to parse, are templates or kubectl refuses
     incomplete: bool = False  # some files were not checked (a worker process died)
     # findings a comment or annotation suppresses, with their justification (only SARIF shows them)
     suppressed: list[Finding] = field(default_factory=list)
@@ -164,11 +165,12 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
     kept: dict[str, list[Any]] = {"profiles": [], "pods": [], "topologies": [], "others": []}
     identities: list[tuple[str, int, ObjectIdentity]] = []
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
+    file_text = FileText(source.text or "")  # its lines split once, for every object that carries documents
     carriers = [d for d in source.documents if d.kind == "ConfigMap"]
     if carriers:  # HyperShift ConfigMaps may carry PerformanceProfiles
         from numalint.views.performance import embedded_profiles
 
-        known += [e for d in carriers for e in embedded_profiles(d, source.text, source.findings)]
+        known += [e for d in carriers for e in embedded_profiles(d, file_text, source.findings)]
     clusters = [d for d in source.documents if d.kind == "Cluster" and d.api_version.startswith(KIND_CLUSTER_GROUP)]
     templates = [d for d in source.documents if d.kind == CAPI_CONFIG_TEMPLATE
                  and d.api_version.startswith(CAPI_BOOTSTRAP_GROUP)]
@@ -246,7 +248,7 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
         from numalint.views.rancher import is_node_config
 
         for cluster in clusters:
-            kept["profiles"] += provisioned.kind_profiles(cluster, text or "", cap)
+            kept["profiles"] += provisioned.kind_profiles(cluster, file_text, cap)
         for template in templates:
             kept["profiles"] += provisioned.capi_profiles(template, cap, classes)
         for config in node_configs:
@@ -255,7 +257,7 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
         for config in eks:
             kept["profiles"] += provisioned.nodeadm_profiles(config, text or "", cap)
         for node_class in node_classes:
-            kept["profiles"] += provisioned.node_class_profiles(node_class, text or "", cap)
+            kept["profiles"] += provisioned.node_class_profiles(node_class, file_text, cap)
     source.findings = cap.result()
     source.seal()
     return FileResult(source, tuple(kept["profiles"]), tuple(kept["pods"]), tuple(kept["topologies"]),
@@ -616,7 +618,9 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     findings = _name_helm_sources(configured, sources)
     suppressed = _name_helm_sources(suppressed, sources)
     readable = sum(1 for r in results[:count] if isinstance(r, str) or r.source.parsed)
-    unparsed = {s.path for s in sources if not s.parsed or s.template}
+    # never written by `fix`: files that failed to parse, templates, and files with a document kubectl refuses
+    unparsed = {s.path for s in sources if not s.parsed or s.template
+                or any(f.rule == "yaml-syntax" for f in s.findings)}
     return Report(sorted(findings, key=Finding.sort_key), count + len(missing), readable, unparsed,
                   incomplete=any(s.unchecked for s in sources),
                   suppressed=sorted(suppressed, key=Finding.sort_key), checked=files + missing,

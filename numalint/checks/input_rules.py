@@ -318,10 +318,12 @@ def _unknown_kubelet_fields(doc: Document, config: YMap, base: Path, case_insens
             fix = Fix(f'rename "{key}" to "{suggestion}"', [Edit(span, suggestion, key, string=True)], SAFE)
         yield registry.finding("unknown-field", message, doc.file, span, fix=fix)
     for key, span in config.duplicates:
+        last = config.key_spans.get(key)  # none when a merge patch's null removed the key (kind's patches)
+        kept = f"(line {last.line})" if last is not None else "(a null, which removes the field)"
         yield registry.finding("unknown-field", f'duplicate field "{key}": the kubelet keeps only the last one',
-                      doc.file, span, fix=Fix(f'remove the earlier "{key}" entries and keep the last (line '
-                                              f"{config.key_spans[key].line}): the kubelet runs with it; removing it "
-                                              "would bring back what the earlier ones say"))
+                      doc.file, span, fix=Fix(f'remove the earlier "{key}" entries and keep the last {kept}: the '
+                                              "kubelet runs with it; removing it would bring back what the earlier "
+                                              "ones say"))
 
 
 @cache

@@ -275,10 +275,19 @@ def performance_profile_invalid(analysis: Analysis) -> Iterator[Hit]:
     """What the Node Tuning Operator's admission webhook rejects
     (pkg/apis/performanceprofile/v2/performanceprofile_validation.go: validateCPUs, validateSelectors,
     validateNodeSelectorDuplication, validateHugePages, validateWorkloadHints)."""
-    docs = performance_profiles(analysis)
-    for doc in docs:
-        if not unfinished(doc.root):  # a template or a kustomize patch is not the object yet
-            yield from _profile_problems(doc, [d for d in docs if not unfinished(d.root)], analysis.run)
+    # a template or a kustomize patch is not the object yet
+    finished = [doc for doc in performance_profiles(analysis) if not unfinished(doc.root)]
+    alike: dict[tuple[tuple[str, str], ...], list[Document]] = {}  # profiles by node selector (compared: not n x n)
+    for doc in finished:
+        alike.setdefault(_selector_key(doc), []).append(doc)
+    for doc in finished:
+        yield from _profile_problems(doc, alike[_selector_key(doc)], analysis.run)
+
+
+def _selector_key(doc: Document) -> tuple[tuple[str, str], ...]:
+    """A profile's node selector as a key that alike selectors share (equal ones are then compared as they are)."""
+    selector = get(doc.root, ("spec", "nodeSelector"))
+    return tuple(sorted((str(k), repr(v)) for k, v in selector.items())) if isinstance(selector, dict) else ()
 
 
 def performance_profiles(analysis: Analysis) -> list[Document]:
@@ -288,8 +297,8 @@ def performance_profiles(analysis: Analysis) -> list[Document]:
 
 
 def _profile_problems(doc: Document, docs: list[Document], run: Run) -> Iterator[Hit]:
-    """The webhook's refusals of ``doc``; ``docs``: every profile of the run (two are compared when the run takes
-    their files as one cluster's, ``Run.together``)."""
+    """The webhook's refusals of ``doc``; ``docs``: the profiles of the run whose node selectors may equal its own
+    (two are compared when the run takes their files as one cluster's, ``Run.together``)."""
     ref = _ref(doc)
     spec = get(doc.root, ("spec",))
     if not isinstance(spec, dict):

@@ -653,7 +653,10 @@ def _load_all(text: str, keep: Callable[[str, str], bool] | None,
     positions = _Positions(text)
     docs: list[tuple[Any, Span]] = []
     nodes = 0
-    events = Events(text)
+    try:
+        events = Events(text)
+    except UnicodeEncodeError:  # lone surrogates: the bytes of a !!binary value that are no UTF-8, read as text
+        raise YamlError("the text holds bytes that are not UTF-8 (a !!binary value)", 1, 1, hostile=True) from None
     try:
         get = events.get
         while True:

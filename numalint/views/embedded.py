@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from numalint.reading.sources import Document
-from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
+from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all, other_breaks
 
 _BLOCK_HEADER = re.compile(r"\|([1-9])?[+-]?([1-9])?")  # a literal block scalar's header: indentation, chomping
 PLACEHOLDER = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")  # a ZTP PolicyGenerator / template variable
@@ -17,12 +17,49 @@ PLACEHOLDER = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")  # a ZTP PolicyGener
 
 def unfinished(node: Any) -> bool:
     """Is this a template or a patch rather than an object: a ``$variable`` (ZTP source CRs,
-    PolicyGenTemplate) or a kustomize ``$patch`` directive in a key or a string value?"""
-    if isinstance(node, dict):
-        return any((isinstance(k, str) and PLACEHOLDER.search(k)) or unfinished(v) for k, v in node.items())
-    if isinstance(node, list):
-        return any(unfinished(v) for v in node)
-    return isinstance(node, str) and PLACEHOLDER.search(node) is not None
+    PolicyGenTemplate) or a kustomize ``$patch`` directive in a key or a string value? Every shared node is walked
+    once, without recursion (however deep the nesting)."""
+    seen: set[int] = set()
+    pending = [node]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if PLACEHOLDER.search(item) is not None:
+                return True
+        elif isinstance(item, (dict, list)) and id(item) not in seen:
+            seen.add(id(item))
+            if isinstance(item, dict):
+                if any(isinstance(k, str) and PLACEHOLDER.search(k) for k in item):
+                    return True
+                pending.extend(item.values())
+            else:
+                pending.extend(item)
+    return False
+
+
+class FileText:
+    """A file's text, its lines and whether it breaks lines elsewhere than at LF or CRLF (``yamlpos.other_breaks``),
+    each found once however many objects of the file carry documents (a file of thousands of kind Clusters or
+    HyperShift ConfigMaps stays linear)."""
+
+    __slots__ = ("text", "_lines", "_broken")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._lines: list[str] | None = None
+        self._broken: bool | None = None
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.text.splitlines()
+        return self._lines
+
+    @property
+    def broken(self) -> bool:
+        if self._broken is None:
+            self._broken = other_breaks(self.text)
+        return self._broken
 
 
 @dataclass

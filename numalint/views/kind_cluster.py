@@ -39,7 +39,8 @@ KUBEADM_VERSIONS = ("v1beta3", "v1beta4")  # kind's templates from Kubernetes 1.
 PATCHES = "kubeadmConfigPatches"
 PATCHES_JSON6902 = "kubeadmConfigPatchesJSON6902"
 KUBELET_KINDS = frozenset({"KubeletConfiguration", "InitConfiguration", "JoinConfiguration"})
-_PROPERTIES = re.compile(r"(?:[&!]\S*[ \t]+)+(?=\|)")  # a patch's anchor or tag, before its block header
+# a patch's anchor or string tag before its block header (a !!binary block holds base64, not the patch's lines)
+_PROPERTIES = re.compile(r"(?:(?:&\S+|!!str|!)[ \t]+)+(?=\|)")
 _ALIAS = re.compile(r"\*([^\s,\[\]{}]+)")
 _ENTRY = re.compile(r"-(?:[ \t]+[&!]\S*)*[ \t]*$")  # the "-" of a sequence entry, then its anchor or tag
 # kind's KubeletConfiguration before any patch (featureGates: the Cluster's)
@@ -75,7 +76,7 @@ class Unread(NamedTuple):
     why: str
 
 
-def kind_kubelets(doc: Document, text: str, refused: list[Refused], unread: list[Unread],
+def kind_kubelets(doc: Document, lines: list[str], refused: list[Refused], unread: list[Unread],
                   ignored: list[Ignored]) -> list[KindKubelet]:
     """The kubelets of the nodes that run pods, one per distinct set of flags; none when the cluster patches
     neither the KubeletConfiguration nor a kubeadm configuration's kubeletExtraArgs (nothing asked of the
@@ -86,7 +87,6 @@ def kind_kubelets(doc: Document, text: str, refused: list[Refused], unread: list
         else []
     nodes = nodes or [YMap()]  # kind's default: one control-plane node
     anchors: dict[str, list[YMap]] = {}
-    lines = text.splitlines()  # once: a cluster of thousands of patches stays linear
     cluster = _patches(root, lines, unread, anchors)
     own = [_patches(node, lines, unread, anchors) for node in nodes]
     for holder in (root, *nodes):
@@ -105,8 +105,9 @@ def kind_kubelets(doc: Document, text: str, refused: list[Refused], unread: list
     base_args = {kind: _merged_args(written) for kind, written in shared.items()}  # once, not once per node
     flagged = {i: _flag_patches(own[i], kinds[i]) for i in range(len(nodes))}
     args = {i: _merged_args(flagged[i], base_args[kinds[i]]) for i in range(len(nodes))}
+    runs_pods = set(running)  # a cluster of thousands of workers stays linear
     for i in range(len(nodes)):  # a flag a kubelet would not parse stops its node, whether it runs pods or not
-        if i not in running:
+        if i not in runs_pods:
             parsed_flags(doc, args[i], refused)
     if not kubelet and not any(shared[kinds[i]] or flagged[i] for i in running):
         return []

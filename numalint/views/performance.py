@@ -25,8 +25,8 @@ from numalint.k8s.kinds import KUBELET_SNIPPET
 from numalint.k8s.quantity import format_bytes, try_quantity
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
-from numalint.reading.yamlpos import Span, YMap, YSeq, other_breaks
-from numalint.views.embedded import EmbeddedDocument, block_documents, located, unfinished
+from numalint.reading.yamlpos import Span, YMap, YSeq
+from numalint.views.embedded import EmbeddedDocument, FileText, block_documents, located, unfinished
 from numalint.views.kubelet import KubeletProfile, kubelet_profile
 from numalint.views.schema import GO_INT_BITS, KUBELET_SCHEMA, kubelet_field_names, load_schema, validator
 
@@ -64,7 +64,7 @@ def _cpus(text: Any) -> frozenset[int]:
 TUNING_KEY = "tuning"  # hypershift-operator/controllers/nodepool: tuningConfigKey
 
 
-def embedded_profiles(doc: Document, text: str | None, skipped: list[Finding] | None = None) -> list[Document]:
+def embedded_profiles(doc: Document, text: FileText | None, skipped: list[Finding] | None = None) -> list[Document]:
     """PerformanceProfiles inside a ConfigMap's ``data.tuning``, as HyperShift NodePools take them
     (``spec.tuningConfig`` names such ConfigMaps; the key may hold a Tuned or a PerformanceProfile).
     Only a literal block scalar (``tuning: |``) is read (``views.embedded.block_documents``); not in a file that
@@ -77,7 +77,7 @@ def embedded_profiles(doc: Document, text: str | None, skipped: list[Finding] | 
         return []
     assert isinstance(data, YMap)
     start = data.value_spans[TUNING_KEY]
-    if other_breaks(text):
+    if text.broken:
         if skipped is not None:
             name, namespace = get(doc.root, ("metadata", "name")), get(doc.root, ("metadata", "namespace"))
             skipped.append(registry.finding(
@@ -86,7 +86,7 @@ def embedded_profiles(doc: Document, text: str | None, skipped: list[Finding] | 
                 doc.file, start, ObjectRef(doc.api_version, doc.kind, "<unnamed>" if name is None else str(name),
                                            None if namespace is None else str(namespace))))
         return []
-    parsed = block_documents(text.splitlines(), start, data.key_spans[TUNING_KEY].col, value)
+    parsed = block_documents(text.lines, start, data.key_spans[TUNING_KEY].col, value)
     name = f"ConfigMap {get(doc.root, ('metadata', 'namespace')) or 'default'}/{get(doc.root, ('metadata', 'name'))}"
     return [EmbeddedDocument(doc.file, doc.index, root, span, carrier=name) for root, span in parsed
             if isinstance(root, YMap) and root.get("kind") == "PerformanceProfile"

@@ -16,8 +16,8 @@ from numalint.checks.input_rules import FindingCap, input_findings, object_ref
 from numalint.findings import Finding, Fix, ObjectRef, shorten
 from numalint.reading.locate import get
 from numalint.reading.sources import Document
-from numalint.reading.yamlpos import other_breaks
 from numalint.views.capi import capi_kubelet
+from numalint.views.embedded import FileText
 from numalint.views.flag_kubelet import FlagKubelet, Unjudged
 from numalint.views.kind_cluster import Ignored, Unread, cluster_name, kind_kubelets
 from numalint.views.kubelet import KubeletProfile, kubelet_profile
@@ -75,19 +75,19 @@ def nodeadm_profiles(config: Document, text: str, cap: FindingCap) -> list[Kubel
     return _nodeadm_profiles(kubelet, refused, unjudged, config, text, cap, "NodeConfig", NODEADM_HINT)
 
 
-def node_class_profiles(node_class: Document, text: str, cap: FindingCap) -> list[KubeletProfile]:
+def node_class_profiles(node_class: Document, file: FileText, cap: FindingCap) -> list[KubeletProfile]:
     """The kubelet of a Karpenter EC2NodeClass's nodes: the NodeConfigs of its user data and its spec.kubelet
     (``views.nodeadm``), when they ask for alignment."""
     refused: list[Refused] = []
     unjudged: list[Unjudged] = []
     user_data = get(node_class.root, ("spec", "userData"))
-    if other_breaks(text) and isinstance(user_data, str) and "node.eks.aws" in user_data:
+    if isinstance(user_data, str) and "node.eks.aws" in user_data and file.broken:
         unjudged.append(Unjudged(node_class.span, "the file breaks lines at a lone CR, NEL (U+0085) or U+2028/U+2029, "
                                                   "so positions inside the user data cannot be told"))
         kubelet = None
     else:
-        kubelet = node_class_kubelet(node_class, text.splitlines(), refused, unjudged)
-    return _nodeadm_profiles(kubelet, refused, unjudged, node_class, text, cap, "EC2NodeClass", NODE_CLASS_HINT)
+        kubelet = node_class_kubelet(node_class, file.lines, refused, unjudged)
+    return _nodeadm_profiles(kubelet, refused, unjudged, node_class, file.text, cap, "EC2NodeClass", NODE_CLASS_HINT)
 
 
 def _nodeadm_profiles(kubelet: FlagKubelet | None, refused: list[Refused], unjudged: list[Unjudged], doc: Document,
@@ -130,18 +130,18 @@ def refused_flags(refused: list[Refused], written_in: str = "kubeletExtraArgs") 
         object_ref(r.doc), Fix(f"write a value --{r.name} accepts")) for r in refused]
 
 
-def kind_profiles(cluster: Document, text: str, cap: FindingCap) -> list[KubeletProfile]:
+def kind_profiles(cluster: Document, file: FileText, cap: FindingCap) -> list[KubeletProfile]:
     """The kubelets of a kind cluster's nodes (``views.kind_cluster``); a patch numalint cannot read, or a flag the
     kubelet would not parse, is said in ``cap``."""
     refused: list[Refused] = []
     unread: list[Unread] = []
     ignored: list[Ignored] = []
-    if other_breaks(text):
+    if file.broken:
         unread.append(Unread(cluster.span, "the file breaks lines at a lone CR, NEL (U+0085) or U+2028/U+2029, so "
                                            "positions inside the patches cannot be told; use LF or CRLF line ends"))
         kubelets = []
     else:
-        kubelets = kind_kubelets(cluster, text, refused, unread, ignored)
+        kubelets = kind_kubelets(cluster, file.lines, refused, unread, ignored)
     ref = replace(object_ref(cluster), name=cluster_name(cluster) or "kind")  # kind's name, not metadata's
     unique = {(r.name, r.span): r for r in refused}  # a cluster patch's flag is every node's
     cap.add(replace(finding, obj=ref) for finding in refused_flags(list(unique.values())))
@@ -149,7 +149,7 @@ def kind_profiles(cluster: Document, text: str, cap: FindingCap) -> list[Kubelet
                              u.span, ref) for u in unread[:1])
     cap.add(registry.finding("unknown-field", i.message, cluster.file, i.span, ref, Fix(i.fix)) for i in ignored)
     if kubelets:  # what the kubelet fails to decode, or ignores, in the merged KubeletConfiguration
-        for stream in input_findings(kubelets[0].document, text):
+        for stream in input_findings(kubelets[0].document, file.text):
             cap.add((replace(f, fix=Fix(f"{f.fix.description}, {KIND_HINT}")) if f.fix is not None and f.fix.edits
                      else f for f in stream), stop=True)
     profiles = []

@@ -1,0 +1,65 @@
+"""What a hostile-input hunt found in the node-tool readers and around them: each was a traceback, a finding at the
+wrong place, or a file `fix` wrote though numalint said kubectl refuses it."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+from tests.conftest import run
+
+CLUSTER = "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nkubeadmConfigPatches:\n"
+
+
+def _check(path: Path) -> tuple[int, list[dict[str, object]]]:
+    result = run("check", "--format", "json", "--fail-on", "never", str(path))
+    assert "Traceback" not in result.output + result.stderr
+    return result.exit_code, result.json()["findings"]
+
+
+def test_a_binary_patch_is_not_read_as_the_patch_it_decodes_to(tmp_path: Path) -> None:
+    """A !!binary patch that decodes to bytes that are no UTF-8 ended the whole run in a traceback; one that
+    decodes to a patch was located as if its base64 lines were the patch's."""
+    (tmp_path / "good.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+                                        "  containers: [{name: c, image: x}]\n")
+    (tmp_path / "bytes.yaml").write_text(CLUSTER + "- !!binary /w==\n")
+    encoded = base64.b64encode(b"kind: KubeletConfiguration\ncpuManagerPolicy: statik\n").decode()
+    (tmp_path / "patch.yaml").write_text(CLUSTER + f"- !!binary |\n  {encoded}\n")
+    code, found = _check(tmp_path)
+    assert code == 0
+    assert {(Path(str(f["file"])).name, f["rule"]) for f in found} == {("bytes.yaml", "not-lintable"),
+                                                                       ("patch.yaml", "not-lintable")}
+
+
+def test_a_null_that_removes_a_repeated_key(tmp_path: Path) -> None:
+    """kind's merge patch removes a key written twice: its duplicate finding read the removed key (KeyError)."""
+    path = tmp_path / "kind.yaml"
+    path.write_text(CLUSTER + "- |\n  kind: KubeletConfiguration\n  cpuManagerPolicy: static\n"
+                              "  cpuManagerPolicy: null\n")
+    _, found = _check(path)
+    assert [(f["rule"], f["line"]) for f in found] == [("unknown-field", 7)]
+    assert "a null, which removes the field" in str(found[0]["fix"])
+
+
+def test_a_deeply_nested_performance_profile(tmp_path: Path) -> None:
+    """The template test walked a PerformanceProfile recursively: 330 levels raised RecursionError."""
+    depth = 450
+    path = tmp_path / "pp.yaml"
+    path.write_text("apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata: {name: p}\n"
+                    'spec:\n  cpu: {isolated: "1", reserved: "0"}\n  nodeSelector: {a: b}\n  numa: '
+                    + "{a: " * depth + "1" + "}" * depth + "\n")
+    code, _ = _check(path)
+    assert code == 0
+
+
+def test_fix_never_writes_a_file_kubectl_refuses(tmp_path: Path) -> None:
+    """A document with a mapping as a key is a yaml-syntax error (kubectl refuses it); `fix` still wrote the
+    file's other fixes."""
+    path = tmp_path / "pod.yaml"
+    path.write_text('apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n'
+                    'reservedSystemCPUs: "0"\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n'
+                    "  containers:\n  - name: c\n    ? image: x\n    resources:\n"
+                    "      limits: {cpu: 2500m, memory: 1Gi, hugepages-1Gi: 1Gi}\n")
+    before = path.read_bytes()
+    run("fix", "--unsafe-fixes", str(path))
+    assert path.read_bytes() == before
