@@ -63,3 +63,22 @@ def test_fix_never_writes_a_file_kubectl_refuses(tmp_path: Path) -> None:
     before = path.read_bytes()
     run("fix", "--unsafe-fixes", str(path))
     assert path.read_bytes() == before
+
+
+def test_a_kustomize_target_pattern_is_matched_as_go_matches_it(tmp_path: Path) -> None:
+    """kustomize matches a target's name with Go's regexp (RE2): ``(a|a)*b`` against a name of many a's took seconds
+    per two letters with a backtracking matcher; a pattern Go refuses (lookahead) matches nothing but itself."""
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "kustomization.yaml").write_text("resources:\n- pp.yaml\n")
+    (base / "pp.yaml").write_text("apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata:\n"
+                                  f"  name: {'a' * 30}\nspec:\n  cpu: {{isolated: \"2-3\", reserved: \"0-1\"}}\n")
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    patch = ("patches:\n- target:\n    kind: PerformanceProfile\n    name: \"{name}\"\n  patch: |\n"
+             "    - op: add\n      path: /spec/nodeSelector\n      value: {{node-role.kubernetes.io/a: \"\"}}\n")
+    for name, selected in (("(a|a)*b", False), ("(a|a)*", True), ("(?=a)a*", False)):
+        (overlay / "kustomization.yaml").write_text("resources:\n- ../base\n" + patch.format(name=name))
+        _, found = _check(tmp_path)
+        missing = [f for f in found if "spec.nodeSelector is required" in str(f["message"])]
+        assert bool(missing) != selected, name
