@@ -12,6 +12,8 @@ from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all, other_breaks
 
 _BLOCK_HEADER = re.compile(r"\|([1-9])?[+-]?([1-9])?")  # a literal block scalar's header: indentation, chomping
+# a scalar's anchor and string tag, before its header (a !!binary block holds base64, not the document's lines)
+_PROPERTIES = re.compile(r"(?:(?:&\S+|!!str|!)[ \t]+)*")
 PLACEHOLDER = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")  # a ZTP PolicyGenerator / template variable
 
 
@@ -75,7 +77,9 @@ def block_documents(lines: list[str], start: Span, parent_col: int, value: str) 
     1-based column of the key or ``-`` it is the value of), located in that file. Only a literal block scalar (``|``)
     maps line for line onto the file, so only that form is read (none of another, nor one that does not parse); the
     caller makes sure the file breaks lines only at LF or CRLF (``yamlpos.other_breaks``)."""
-    header = _BLOCK_HEADER.match(lines[start.line - 1], start.col - 1) if start.line <= len(lines) else None
+    line = lines[start.line - 1] if start.line <= len(lines) else ""
+    properties = _PROPERTIES.match(line, start.col - 1)  # an anchor or !!str before the header: past it
+    header = _BLOCK_HEADER.match(line, properties.end() if properties is not None else start.col - 1)
     if header is None:
         return []
     digit = header.group(1) or header.group(2)
@@ -95,24 +99,33 @@ def _moved(span: Span, lines: int, cols: int) -> Span:
     return Span(span.line + lines, span.col + cols, span.end_line + lines, span.end_col + cols)
 
 
-def _shift(node: Any, lines: int, cols: int) -> Any:
-    """The located tree ``node`` parsed from a block scalar, re-located in the file holding the scalar."""
+def _shift(node: Any, lines: int, cols: int, done: dict[int, Any] | None = None) -> Any:
+    """The located tree ``node`` parsed from a block scalar, re-located in the file holding the scalar; a node
+    shared by aliases is moved once and stays shared (copied at each alias, a patch of nested aliases grew to the
+    whole alias budget, again for every patch)."""
+    if not isinstance(node, (YMap, YSeq)):
+        return node
+    done = {} if done is None else done
+    moved = done.get(id(node))
+    if moved is not None:
+        return moved
     if isinstance(node, YMap):
         result = YMap()
+        done[id(node)] = result
         result.span = _moved(node.span, lines, cols)
         for key, value in node.items():
-            result[key] = _shift(value, lines, cols)
+            result[key] = _shift(value, lines, cols, done)
             result.key_spans[key] = _moved(node.key_spans[key], lines, cols)
             result.value_spans[key] = _moved(node.value_spans[key], lines, cols)
         result.duplicates = [(k, _moved(s, lines, cols)) for k, s in node.duplicates]
         return result
-    if isinstance(node, YSeq):
-        seq = YSeq()
-        seq.span = _moved(node.span, lines, cols)
-        seq.extend(_shift(item, lines, cols) for item in node)
-        seq.item_spans = [_moved(s, lines, cols) for s in node.item_spans]
-        return seq
-    return node
+    seq = YSeq()
+    done[id(node)] = seq
+    seq.span = _moved(node.span, lines, cols)
+    for item in node:  # a loop, not a generator: one frame a level (a patch may nest hundreds of levels)
+        seq.append(_shift(item, lines, cols, done))
+    seq.item_spans = [_moved(s, lines, cols) for s in node.item_spans]
+    return seq
 
 
 def located(value: Any, span: Span) -> Any:

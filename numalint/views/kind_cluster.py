@@ -42,6 +42,7 @@ KUBELET_KINDS = frozenset({"KubeletConfiguration", "InitConfiguration", "JoinCon
 # a patch's anchor or string tag before its block header (a !!binary block holds base64, not the patch's lines)
 _PROPERTIES = re.compile(r"(?:(?:&\S+|!!str|!)[ \t]+)+(?=\|)")
 _ALIAS = re.compile(r"\*([^\s,\[\]{}]+)")
+_ANCHOR = re.compile(r"(?:![^\s]*[ \t]+)?&([^\s,\[\]{}]+)")  # a patch's anchor (after a tag, if any)
 _ENTRY = re.compile(r"-(?:[ \t]+[&!]\S*)*[ \t]*$")  # the "-" of a sequence entry, then its anchor or tag
 # kind's KubeletConfiguration before any patch (featureGates: the Cluster's)
 BASE: dict[str, Any] = {
@@ -202,6 +203,9 @@ def _patches(holder: YMap, lines: list[str], unread: list[Unread], anchors: dict
         line = lines[span.line - 1] if span.line <= len(lines) else ""
         dash = _ENTRY.search(line[:span.col - 1])
         properties = _PROPERTIES.match(line, span.col - 1)  # an anchor or tag before the header: past it
+        named = _ANCHOR.match(line, span.col - 1)
+        if named is not None:  # YAML's alias names the latest anchor of the name: an earlier one no longer counts
+            anchors.pop(named.group(1), None)
         alias = _ALIAS.match(line, span.col - 1)
         if alias is not None and alias.group(1) in anchors:  # the anchored patch, where it is written
             found += anchors[alias.group(1)]

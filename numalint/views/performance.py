@@ -25,7 +25,7 @@ from numalint.k8s.kinds import KUBELET_SNIPPET
 from numalint.k8s.quantity import format_bytes, try_quantity
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
-from numalint.reading.yamlpos import Span, YMap, YSeq
+from numalint.reading.yamlpos import Span, YamlError, YMap, YSeq, load_all
 from numalint.views.embedded import EmbeddedDocument, FileText, block_documents, located, unfinished
 from numalint.views.kubelet import KubeletProfile, kubelet_profile
 from numalint.views.schema import GO_INT_BITS, KUBELET_SCHEMA, kubelet_field_names, load_schema, validator
@@ -77,20 +77,37 @@ def embedded_profiles(doc: Document, text: FileText | None, skipped: list[Findin
         return []
     assert isinstance(data, YMap)
     start = data.value_spans[TUNING_KEY]
+    name, namespace = get(doc.root, ("metadata", "name")), get(doc.root, ("metadata", "namespace"))
+    ref = ObjectRef(doc.api_version, doc.kind, "<unnamed>" if name is None else str(name),
+                    None if namespace is None else str(namespace))
     if text.broken:
         if skipped is not None:
-            name, namespace = get(doc.root, ("metadata", "name")), get(doc.root, ("metadata", "namespace"))
             skipped.append(registry.finding(
                 "not-lintable", "the PerformanceProfile in data.tuning is not checked: the file breaks lines at a "
                 "lone CR or NEL (U+0085), so positions inside the block cannot be told; use LF or CRLF line ends",
-                doc.file, start, ObjectRef(doc.api_version, doc.kind, "<unnamed>" if name is None else str(name),
-                                           None if namespace is None else str(namespace))))
+                doc.file, start, ref))
         return []
     parsed = block_documents(text.lines, start, data.key_spans[TUNING_KEY].col, value)
+    if not parsed:
+        if skipped is not None and _carries_profile(value):
+            skipped.append(registry.finding(
+                "not-lintable", "the PerformanceProfile in data.tuning is not checked: numalint locates only a "
+                "literal block scalar (tuning: |) that parses as YAML", doc.file, start, ref))
+        return []
     name = f"ConfigMap {get(doc.root, ('metadata', 'namespace')) or 'default'}/{get(doc.root, ('metadata', 'name'))}"
     return [EmbeddedDocument(doc.file, doc.index, root, span, carrier=name) for root, span in parsed
             if isinstance(root, YMap) and root.get("kind") == "PerformanceProfile"
             and str(root.get("apiVersion", "")).startswith("performance.openshift.io/")]
+
+
+def _carries_profile(value: str) -> bool:
+    """Whether text numalint cannot locate holds a PerformanceProfile (a Tuned, or plain data, does not)."""
+    try:
+        roots = load_all(value)
+    except YamlError:
+        return False
+    return any(isinstance(root, YMap) and root.get("kind") == "PerformanceProfile"
+               and str(root.get("apiVersion", "")).startswith("performance.openshift.io/") for root, _ in roots)
 
 
 def nosmt(doc: Document) -> bool:
