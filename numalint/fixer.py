@@ -158,6 +158,20 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
     return result
 
 
+def _refuse_unreadable(report: Report, unsafe: bool, result: FixResult) -> None:
+    """A file with a fix to apply that holds what kubectl or the YAML parser refuses (a yaml-syntax finding: a
+    mapping used as a key, a file that does not parse) is not written: said, with the first such place."""
+    refusing: dict[str, Finding] = {}
+    for finding in report.findings:
+        if finding.rule == "yaml-syntax":
+            refusing.setdefault(finding.input, finding)
+    for finding in report.findings:
+        first = refusing.get(finding.input)
+        if first is not None and allowed(finding, unsafe) and finding.input not in result.refused:
+            result.refused[finding.input] = (f"line {first.span.line} holds what kubectl or the YAML parser refuses "
+                                             f"({first.message}); correct it first")
+
+
 def _fix(paths: list[str], options: Options, unsafe: bool, stdin_text: str | None, follow_ups: bool
          ) -> FixResult:
     texts: dict[str, str] = {}
@@ -169,6 +183,7 @@ def _fix(paths: list[str], options: Options, unsafe: bool, stdin_text: str | Non
     deferred: list[Finding] = []
     held: dict[tuple[str, str, int, str], str] = {}  # a fix held back -> the error it would bring
     report = result.first = run_check(paths, options, texts=texts, judge=True)
+    _refuse_unreadable(report, unsafe, result)
     for _ in range(MAX_PASSES):
         chosen = [f for f in report.findings if allowed(f, unsafe) and f.input not in report.unparsed
                   and f.input not in result.refused and _held_key(f) not in held]

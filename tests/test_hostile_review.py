@@ -61,8 +61,9 @@ def test_fix_never_writes_a_file_kubectl_refuses(tmp_path: Path) -> None:
                     "  containers:\n  - name: c\n    ? image: x\n    resources:\n"
                     "      limits: {cpu: 2500m, memory: 1Gi, hugepages-1Gi: 1Gi}\n")
     before = path.read_bytes()
-    run("fix", "--unsafe-fixes", str(path))
+    result = run("fix", "--unsafe-fixes", str(path))
     assert path.read_bytes() == before
+    assert "not fixed, nothing written: line 12 holds what kubectl or the YAML parser refuses" in result.stderr
 
 
 def test_a_kustomize_target_pattern_is_matched_as_go_matches_it(tmp_path: Path) -> None:

@@ -175,3 +175,42 @@ def test_node_class_user_data_numalint_cannot_read_is_said(tmp_path: Path) -> No
     shell = _node_class("#!/bin/bash\necho node.eks.aws\n")
     older = _node_class(NODE_CONFIG).replace("karpenter.k8s.aws/v1\n", "karpenter.k8s.aws/v1beta1\n")
     assert findings(tmp_path, {"class.yaml": shell, "old.yaml": older}) == []
+
+
+def test_what_a_review_found_in_the_reader(tmp_path: Path) -> None:
+    """A maxPodsExpression of a digit Python reads but int() does not ("²") ended the run; a --kube-reserved flag
+    replaces nodeadm's computed map; hugepages in reservedMemory are still refused under nodeadm's memory."""
+    odd = HEAD + '    maxPodsExpression: "²"\n    config:\n      cpuManagerPolicy: static\n'
+    assert [f["rule"] for f in findings(tmp_path, {"node.yaml": odd})] == []
+    flagged = HEAD + ("    config:\n      cpuManagerPolicy: static\n      memoryManagerPolicy: Static\n"
+                      "      reservedMemory:\n        - numaNode: 0\n          limits:\n            memory: 1124Mi\n"
+                      "    flags:\n      - --kube-reserved=memory=1Gi\n")
+    assert findings(tmp_path, {"node.yaml": flagged}) == []  # 1Gi + 100Mi: exact, the flag's map replaces nodeadm's
+    no_cpu = flagged.replace("memory=1Gi", "memory=1Gi,cpu=0")
+    assert [f["rule"] for f in findings(tmp_path, {"node.yaml": no_cpu})] == ["no-cpu-reservation"]
+    huge = STATIC_MEMORY.format(more="", total="1092Mi") + "            hugepages-1Gi: 2Gi\n"
+    found = findings(tmp_path, {"node.yaml": huge})
+    assert sorted((f["rule"], f["severity"]) for f in found) == [("reserved-memory-mismatch", "error"),
+                                                                 ("reserved-memory-mismatch", "warning")]
+    assert any("hugepages-1Gi sums to 2Gi; the kubelet requires 0" in f["message"] for f in found)
+
+
+def test_mime_parts_are_documents_of_their_own_merged_in_order(tmp_path: Path) -> None:
+    """Parts without a leading --- were read as one mapping (the last part's keys only); a constant
+    maxPodsExpression is nodeadm's own configuration, under every part's kubeReserved; an encoded part that names no
+    kubelet setting does not stop the others being judged."""
+    part = "--B\nContent-Type: application/node.eks.aws\n\n" + "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\n"
+    cpus = part + "spec:\n  kubelet:\n    flags:\n      - --reserved-cpus=0\n\n"
+    policy = part + "spec:\n  kubelet:\n    flags:\n      - --cpu-manager-policy=static\n\n"
+    mime = 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n\n{parts}--B--\n'
+    found = findings(tmp_path, {"class.yaml": _node_class(mime.format(parts=cpus + policy))})
+    assert [f["rule"] for f in found] == ["reserved-cpus-conflict"]
+    pinned = part + ("spec:\n  kubelet:\n    config:\n      cpuManagerPolicy: static\n"
+                     "      memoryManagerPolicy: Static\n      kubeReserved: {memory: 2Gi}\n"
+                     "      reservedMemory: [{numaNode: 0, limits: {memory: 2148Mi}}]\n\n")
+    constant = part + 'spec:\n  kubelet:\n    maxPodsExpression: "110"\n\n'
+    assert findings(tmp_path, {"class.yaml": _node_class(mime.format(parts=pinned + constant))}) == []
+    encoded = ("--B\nContent-Type: application/node.eks.aws\nContent-Transfer-Encoding: base64\n\n"
+               "YXBpVmVyc2lvbjogbm9kZS5la3MuYXdzL3YxYWxwaGExCmtpbmQ6IE5vZGVDb25maWcK\n\n")  # no kubelet setting
+    found = findings(tmp_path, {"class.yaml": _node_class(mime.format(parts=encoded + cpus + policy))})
+    assert [f["rule"] for f in found] == ["reserved-cpus-conflict"]

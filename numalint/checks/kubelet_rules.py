@@ -242,8 +242,8 @@ def reserved_memory_mismatch(analysis: Analysis) -> Iterator[Hit]:
             yield from _sized_without_topology(analysis, profile)
             continue
         if profile.memory_policy == "Static" and "memory" in profile.nodeadm_reserved:
+            # the sums: here (the core cannot check them); the core's other start problems below (NUMA nodes)
             yield from _sized_by_nodeadm(analysis, profile)
-            continue
         for problem in analysis.start_problems(profile):
             if problem.reason == "no-reserved-memory":
                 yield _finding(
@@ -302,6 +302,14 @@ def _sized_by_nodeadm(analysis: Analysis, profile: KubeletProfile) -> Iterator[H
     total reservedMemory must match is 11Mi x max pods + 255Mi + systemReserved + the eviction threshold, the max pods
     of the instance type (or of spec.kubelet.maxPodsExpression). Nothing listed, or a total no count of pods gives:
     the kubelet refuses on every instance (error); else only where the max pods come to that count (warning)."""
+    for resource in sorted({r for e in profile.reserved_memory for r in e.limits if r != "memory"}):
+        other = profile.reserved_total(resource)  # hugepages: systemReserved and kubeReserved hold none
+        if other:
+            yield _finding(
+                profile, f"reservedMemory {resource} sums to {format_bytes(other)}; the kubelet requires 0: "
+                f"systemReserved and kubeReserved reserve no {resource} (the kubelet refuses to start: the total "
+                f'amount "{format_bytes(other)}" of type "{resource}" is not equal to the value "0" determined by '
+                "Node Allocatable feature)", "reservedMemory", fix=Fix(f"remove {resource} from reservedMemory"))
     total = profile.reserved_total("memory")
     how = profile.nodeadm_reserved["memory"]
     where = "reservedMemory" if profile.has("reservedMemory") else "memoryManagerPolicy"
@@ -319,7 +327,7 @@ def _sized_by_nodeadm(analysis: Analysis, profile: KubeletProfile) -> Iterator[H
             f"{how}, never zero", where, fix=pin)
         return
     pods = (total - rest - 255 * MEBIBYTE) / (11 * MEBIBYTE)
-    if eviction is not None and (pods.denominator != 1 or pods < 1):
+    if pods < 1 or (eviction is not None and pods.denominator != 1):  # a percentage threshold only adds to it
         yield _finding(
             profile, f"reservedMemory memory sums to {format_bytes(total)}, which no count of max pods gives: "
             f"{how}" + (f", plus {others} ({format_bytes(rest)})" if others else "")

@@ -284,6 +284,9 @@ def performance_profile_invalid(analysis: Analysis) -> Iterator[Hit]:
         yield from _profile_problems(doc, alike[_selector_key(doc)], analysis.run)
 
 
+SAME_SELECTOR_NAMED = 10  # the other profiles of a node selector each profile names
+
+
 def _selector_key(doc: Document) -> tuple[tuple[str, str], ...]:
     """A profile's node selector as a key that alike selectors share (equal ones are then compared as they are)."""
     selector = get(doc.root, ("spec", "nodeSelector"))
@@ -340,15 +343,19 @@ def _profile_problems(doc: Document, docs: list[Document], run: Run) -> Iterator
             yield hit(f'spec.nodeSelector key "{first}" cannot be split into domain/role, and without '
                       "machineConfigPoolSelector and machineConfigLabel the operator needs the role from it",
                       "nodeSelector", key=True, fix="use node-role.kubernetes.io/<role>, or set both selectors")
+        said = 0
         for other in docs:
             if other is doc:
                 continue
+            if said == SAME_SELECTOR_NAMED:  # thousands of profiles of one selector: each names a few (linear)
+                break
             # in two clusters' trees, as many repositories keep them, two profiles may never meet
             if _ref(other).name != ref.name and get(other.root, ("spec", "nodeSelector")) == selector and \
                     run.together(doc.file, other.file):
                 elsewhere = ("" if run.declared or same_directory(other.file, doc.file) else
                              " (if the two files describe different clusters, declare them under `clusters:` in "
                              ".numalint.yaml)")
+                said += 1
                 yield hit(f'the profile has the same node selector as the performance profile "{_ref(other).name}" '
                           f"({other.file}): the webhook rejects the second one{elsewhere}", "nodeSelector", key=True,
                           fix="give each profile the role label of its own pool")

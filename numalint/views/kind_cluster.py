@@ -39,8 +39,6 @@ KUBEADM_VERSIONS = ("v1beta3", "v1beta4")  # kind's templates from Kubernetes 1.
 PATCHES = "kubeadmConfigPatches"
 PATCHES_JSON6902 = "kubeadmConfigPatchesJSON6902"
 KUBELET_KINDS = frozenset({"KubeletConfiguration", "InitConfiguration", "JoinConfiguration"})
-# a patch's anchor or string tag before its block header (a !!binary block holds base64, not the patch's lines)
-_PROPERTIES = re.compile(r"(?:(?:&\S+|!!str|!)[ \t]+)+(?=\|)")
 _ALIAS = re.compile(r"\*([^\s,\[\]{}]+)")
 _ANCHOR = re.compile(r"(?:![^\s]*[ \t]+)?&([^\s,\[\]{}]+)")  # a patch's anchor (after a tag, if any)
 _ENTRY = re.compile(r"-(?:[ \t]+[&!]\S*)*[ \t]*$")  # the "-" of a sequence entry, then its anchor or tag
@@ -202,7 +200,6 @@ def _patches(holder: YMap, lines: list[str], unread: list[Unread], anchors: dict
             continue
         line = lines[span.line - 1] if span.line <= len(lines) else ""
         dash = _ENTRY.search(line[:span.col - 1])
-        properties = _PROPERTIES.match(line, span.col - 1)  # an anchor or tag before the header: past it
         named = _ANCHOR.match(line, span.col - 1)
         if named is not None:  # YAML's alias names the latest anchor of the name: an earlier one no longer counts
             anchors.pop(named.group(1), None)
@@ -210,17 +207,15 @@ def _patches(holder: YMap, lines: list[str], unread: list[Unread], anchors: dict
         if alias is not None and alias.group(1) in anchors:  # the anchored patch, where it is written
             found += anchors[alias.group(1)]
             continue
-        at = Span(span.line, properties.end() + 1, span.end_line, span.end_col) if properties is not None else span
-        documents = block_documents(lines, at, dash.start() + 1, item) if dash is not None else []
+        documents = block_documents(lines, span, dash.start() + 1, item) if dash is not None else []
         if documents:
             roots = [root for root, _ in documents if isinstance(root, YMap)]
             if any(_kind(root) in KUBELET_KINDS and left_to_fill(root) for root in roots):
                 unread.append(Unread(span, "this patch is left for a template tool to fill in (${VAR}, {{ }}); "
                                            "check the rendered file instead"))
                 continue
-            anchor = re.match(r"&(\S+)", properties.group(0)) if properties is not None else None
-            if anchor is not None:
-                anchors[anchor.group(1)] = roots
+            if named is not None:
+                anchors[named.group(1)] = roots
             found += roots
             continue
         try:

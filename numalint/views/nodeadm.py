@@ -32,12 +32,12 @@ from numalint.reading.locate import get
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span, YMap, YSeq
 from numalint.views.embedded import block_documents, located
-from numalint.views.flag_kubelet import ALIGNING, FlagKubelet, Unjudged, flag_kubelet
-from numalint.views.kubelet_flags import FLAGS, Refused
+from numalint.views.flag_kubelet import ALIGNING, FlagKubelet, Unjudged, asks_alignment, flag_kubelet
+from numalint.views.kubelet_flags import FLAGS, Refused, with_flags
 
 NODE_CONFIG_PART = "application/node.eks.aws"  # the MIME type of a NodeConfig part of user data
 DECODED_LIMIT = 1 << 20
-_BOUNDARY = re.compile(r'boundary\s*=\s*"?([^";\s]+)"?', re.IGNORECASE)
+_BOUNDARY = re.compile(r'boundary\s*=\s*(?:"([^"]+)"|([^";\s]+))', re.IGNORECASE)
 
 DEFAULTS: dict[str, Any] = {
     "evictionHard": {"memory.available": "100Mi", "nodefs.available": "10%", "nodefs.inodesFree": "5%"},
@@ -60,7 +60,7 @@ def nodeadm_kubelet(doc: Document, refused: list[Refused], unjudged: list[Unjudg
     configs, written, memory = _settings([doc.root])
     found = flag_kubelet(doc, written, _at(doc, kubelet), refused, unjudged,
                          "check the NodeConfig once it is filled in", defaults=DEFAULTS, configs=configs)
-    return found._replace(computed=_computed(found.document, memory)) if found is not None else None
+    return found._replace(computed=_computed(found, memory)) if found is not None else None
 
 
 def node_class_kubelet(doc: Document, lines: list[str], refused: list[Refused], unjudged: list[Unjudged]
@@ -75,52 +75,61 @@ def node_class_kubelet(doc: Document, lines: list[str], refused: list[Refused], 
     if "node.eks.aws" not in text:  # the apiVersion of a NodeConfig, or the MIME type of an (encoded) one
         return None
     at = spec.key_spans["userData"]
-    value = _mime_parts(text, unjudged, at) if _is_mime(text) else text
-    if value is None:
+    parts = _mime_parts(text, unjudged, at) if _is_mime(text) else (text, [])
+    if parts is None:
         return None
+    value, encoded = parts
     roots = [root for root, _ in block_documents(lines, spec.value_spans["userData"], at.col, value)
              if isinstance(root, YMap) and root.get("kind") == NODE_CONFIG
              and str(root.get("apiVersion") or "").startswith(NODEADM_GROUP)]
+    configs, written, memory = _settings(roots)
+    if encoded:  # settings numalint cannot locate: said when anything of the node class asks for alignment
+        if asks_alignment(written) or any(field in config for config in configs for field in ALIGNING) or any(
+                field in part for part in encoded for field in ALIGNING):
+            unjudged.append(Unjudged(at, "a NodeConfig part of its user data that sets kubelet settings is encoded "
+                                         "(base64, gzip), so its settings cannot be located"))
+        return None
     if not roots:
-        if NODE_CONFIG in value and _asks_alignment(value):
+        if NODE_CONFIG in value and any(field in value for field in ALIGNING):
             unjudged.append(Unjudged(at, "its user data holds a NodeConfig numalint cannot read in place (a folded "
                                          "or quoted scalar, or YAML that does not parse); write it as a literal "
                                          "block (userData: |)"))
         return None
-    configs, written, memory = _settings(roots)
     karpenter = spec.get("kubelet")
     if isinstance(karpenter, YMap):
         configs.append(karpenter)  # Karpenter's own NodeConfig comes last: it wins
     found = flag_kubelet(doc, written, at, refused, unjudged, "check the EC2NodeClass once it is filled in",
                          defaults=DEFAULTS, configs=configs)
-    return found._replace(computed=_computed(found.document, memory)) if found is not None else None
+    return found._replace(computed=_computed(found, memory)) if found is not None else None
 
 
-def _settings(roots: list[YMap]) -> tuple[list[YMap], list[tuple[str, str, Span, Span]], str]:
+def _settings(roots: list[YMap]) -> tuple[list[YMap], list[tuple[str, str, Span, Span]], str | None]:
     """The kubelet configurations of NodeConfigs (merged in order), their flags (added up: nodeadm joins every item
-    with spaces on one command line) and how nodeadm computes kubeReserved memory (the last maxPodsExpression)."""
+    with spaces on one command line) and how nodeadm computes kubeReserved memory (None: a constant
+    maxPodsExpression settles it)."""
     configs: list[YMap] = []
     items: list[tuple[Any, Span]] = []
-    memory = MEMORY_BY_INSTANCE
+    expression: tuple[str, Span] | None = None  # the last one written: nodeadm merges the NodeConfigs in order
     for root in roots:
         kubelet = get(root, ("spec", "kubelet"))
         if not isinstance(kubelet, YMap):
             continue
-        expression = kubelet.get("maxPodsExpression")
-        if expression is not None and not isinstance(expression, (YMap, YSeq)):
-            pods = str(expression).strip()
-            if pods.isdigit():  # a constant: the reservation is known, where the expression is written
-                memory = ""
-                configs.append(located({"kubeReserved": {"memory": f"{11 * int(pods) + 255}Mi"}},
-                                       kubelet.value_spans["maxPodsExpression"]))
-            else:
-                memory = MEMORY_BY_EXPRESSION
+        written = kubelet.get("maxPodsExpression")
+        if written is not None and not isinstance(written, (YMap, YSeq)):
+            expression = (str(written).strip(), kubelet.value_spans["maxPodsExpression"])
         if isinstance(kubelet.get("config"), YMap):
             configs.append(kubelet["config"])
         flags = kubelet.get("flags")
         if isinstance(flags, YSeq):
             items += zip(flags, flags.item_spans, strict=True)
-    return configs, _written(items), memory
+    if expression is None:
+        return configs, _written(items), MEMORY_BY_INSTANCE
+    pods, span = expression
+    if re.fullmatch(r"[0-9]{1,9}", pods) and int(pods) > 0:  # a constant (nodeadm ignores a result of 0)
+        # nodeadm's own configuration, under every drop-in, located where the expression is written
+        return [located({"kubeReserved": {"memory": f"{11 * int(pods) + 255}Mi"}}, span), *configs], \
+            _written(items), None
+    return configs, _written(items), MEMORY_BY_EXPRESSION
 
 
 def _decoded(body: str) -> str:
@@ -135,29 +144,30 @@ def _decoded(body: str) -> str:
     return data[:DECODED_LIMIT].decode("utf-8", "replace")
 
 
-def _asks_alignment(text: str) -> bool:
-    return any(field in text for field in ALIGNING) or any(flag in text for flag, (field, _) in FLAGS.items()
-                                                             if field in ALIGNING)
+def _mentions_kubelet_settings(text: str) -> bool:
+    """Whether ``text`` (encoded NodeConfig parts, or user data numalint cannot locate) names a kubelet field or flag
+    numalint reads, or maxPodsExpression (a substring test: what it sets is not known)."""
+    return "maxPodsExpression" in text or any(name in text or field in text for name, (field, _) in FLAGS.items())
 
 
 def _is_mime(text: str) -> bool:
-    """Karpenter's test: user data that starts with a MIME header is MIME multipart."""
-    first = text.lstrip().split("\n", 1)[0].lower()
-    return first.startswith(("mime-version:", "content-type:"))
+    """Karpenter's test: user data that starts with a MIME header, as written, is MIME multipart."""
+    return text.lstrip().startswith(("MIME-Version:", "Content-Type:"))
 
 
-def _mime_parts(text: str, unjudged: list[Unjudged], at: Span) -> str | None:
+def _mime_parts(text: str, unjudged: list[Unjudged], at: Span) -> tuple[str, list[str]] | None:
     """``text`` with every line blanked but the bodies of its NodeConfig parts (their lines stay where they are, so
-    the parsed documents are located in the file); None when a NodeConfig part is encoded (base64, gzip) or the
-    boundary is not found."""
+    the parsed documents are located in the file; each boundary line a ``---``), and the decoded text of the encoded
+    (base64, gzip) NodeConfig parts that name kubelet settings; None when the boundary is not found."""
     lines = text.split("\n")
     header_end = next((i for i, line in enumerate(lines) if not line.strip()), len(lines))
     found = _BOUNDARY.search(" ".join(lines[:header_end]))
     if found is None:
         unjudged.append(Unjudged(at, "its MIME user data names no boundary numalint can find"))
         return None
-    boundary = "--" + found.group(1)
+    boundary = "--" + (found.group(1) or found.group(2))
     kept = [""] * len(lines)
+    encoded: list[str] = []
     starts = [i for i, line in enumerate(lines) if line.rstrip() in (boundary, boundary + "--")]
     for begin, end in zip(starts, starts[1:], strict=False):
         blank = next((i for i in range(begin + 1, end) if not lines[i].strip()), end)
@@ -165,13 +175,13 @@ def _mime_parts(text: str, unjudged: list[Unjudged], at: Span) -> str | None:
         if NODE_CONFIG_PART not in headers:
             continue
         if "base64" in headers or "gzip" in headers:
-            if _asks_alignment(_decoded("\n".join(lines[blank + 1:end]))):
-                unjudged.append(Unjudged(at, "a NodeConfig part of its user data that asks for CPU, Topology or "
-                                             "Memory Manager settings is encoded (base64, gzip), so its settings "
-                                             "cannot be located"))
-            return None
+            decoded = _decoded("\n".join(lines[blank + 1:end]))
+            if _mentions_kubelet_settings(decoded):  # else the cluster's endpoint and such: nothing of the kubelet's
+                encoded.append(decoded)
+            continue
+        kept[begin] = "---"  # each part a document of its own, whether or not it starts with ---
         kept[blank + 1:end] = lines[blank + 1:end]
-    return "\n".join(kept)
+    return "\n".join(kept), encoded
 
 
 def defaulted(document: Document) -> list[str]:
@@ -188,15 +198,16 @@ def _at(doc: Document, kubelet: YMap) -> Span:
     return spec.key_spans["kubelet"] if isinstance(spec, YMap) and "kubelet" in spec.key_spans else kubelet.span
 
 
-def _computed(document: Document, memory: str) -> dict[str, str]:
-    """The kubeReserved resources nodeadm computes that the configuration leaves to it, and how: none when it
-    removed the whole map (``kubeReserved: null``, which the merge patch honours from Kubernetes 1.32; before, the
-    kubelet's merge missed it); memory not when a constant maxPodsExpression settles it (``memory`` empty)."""
-    kube_reserved = document.root.get("kubeReserved")
+def _computed(kubelet: FlagKubelet, memory: str | None) -> dict[str, str]:
+    """The kubeReserved resources nodeadm computes that the configuration and the flags leave to it, and how
+    (``memory`` None: a constant maxPodsExpression settled it): none when the configuration removed the whole map
+    (``kubeReserved: null``, as the kubelet merges a drop-in from Kubernetes 1.32; numalint judges every NodeConfig
+    so) or a ``--kube-reserved`` flag replaced it."""
+    kube_reserved = with_flags(kubelet.document, kubelet.flags).root.get("kubeReserved")
     if not isinstance(kube_reserved, dict):
         return {}
     how = {"cpu": "nodeadm computes kubeReserved cpu from the instance's cores"}
-    if memory:
+    if memory is not None:
         how["memory"] = memory
     return {resource: text for resource, text in how.items() if resource not in kube_reserved}
 

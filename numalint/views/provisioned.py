@@ -92,6 +92,9 @@ def node_class_profiles(node_class: Document, file: FileText, cap: FindingCap) -
 
 def _nodeadm_profiles(kubelet: FlagKubelet | None, refused: list[Refused], unjudged: list[Unjudged], doc: Document,
                       text: str, cap: FindingCap, what: str, hint: str) -> list[KubeletProfile]:
+    """The profile of a kubelet nodeadm configures (``views.nodeadm``), named after ``doc`` (a NodeConfig or an
+    EC2NodeClass): what its merged configuration fails to decode is said in ``cap``, the kubeReserved nodeadm
+    computes on the node and the settings that are nodeadm's own are marked on it."""
     profiles = _flag_profiles(kubelet, refused, unjudged, cap, doc.file, replace(object_ref(doc), part="kubelet"),
                               what, hint, "spec.kubelet.flags")
     if kubelet is None or not profiles:
