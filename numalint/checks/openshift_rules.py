@@ -15,6 +15,7 @@ from numalint.k8s.kinds import KUBELET_SNIPPET
 from numalint.k8s.quantity import format_bytes, try_quantity
 from numalint.model.pools import (
     MachineConfigPoolView,
+    Pool,
     explicit_pool_selector,
     machine_config_pools,
     reaches_no_pool,
@@ -185,6 +186,10 @@ def _competing(groups: list[tuple[str, list[KubeletProfile], KubeletProfile | No
 
 @check("performance-profile-cpus")
 def performance_profile_cpus(analysis: Analysis) -> Iterator[Hit]:
+    with_topology: dict[int, list[Pool]] = {}  # each profile's pools of a known topology, found in one pass
+    for candidate in analysis.pools:
+        if candidate.topology is not None:
+            with_topology.setdefault(id(candidate.profile), []).append(candidate)
     for profile in analysis.profiles:
         doc = profile.rendered_from
         if doc is None:
@@ -211,7 +216,7 @@ def performance_profile_cpus(analysis: Analysis) -> Iterator[Hit]:
                               "Node Tuning Operator rejects the profile", doc.file,
                               locate(doc.root, ("spec", "cpu", second)), profile.ref,
                               Fix(f"remove {format_cpuset(common)} from one of them"))
-        pools = [p for p in analysis.pools if p.profile is profile and p.topology is not None]
+        pools = with_topology.get(id(profile), [])
         if pools:  # here, not at the top: the PerformanceProfile view matters only with a topology (start-up time)
             from numalint.views.performance import offline_cpus
         for pool in pools:
@@ -296,7 +301,8 @@ def _selector_key(doc: Document) -> tuple[tuple[str, str], ...]:
 def performance_profiles(analysis: Analysis) -> list[Document]:
     """Every PerformanceProfile of the run: those rendered into kubelet settings, and those that could not be."""
     docs = [p.rendered_from for p in analysis.profiles if p.rendered_from is not None]
-    return docs + [d for d in analysis.of_kind("PerformanceProfile") if all(d is not o for o in docs)]
+    rendered = {id(d) for d in docs}
+    return docs + [d for d in analysis.of_kind("PerformanceProfile") if id(d) not in rendered]
 
 
 def _profile_problems(doc: Document, docs: list[Document], run: Run) -> Iterator[Hit]:

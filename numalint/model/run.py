@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 from numalint.model.identity import ObjectIdentity, Registry
@@ -73,7 +73,16 @@ class Run:
     declared: bool = False  # a cluster the configuration's ``clusters:`` declares: its files are one cluster
 
     def of_kind(self, kind: str) -> list[Document]:
-        return [d for d in self.others if d.kind == kind]
+        return list(self._by_kind.get(kind, ()))
+
+    @cached_property
+    def _by_kind(self) -> dict[str, list[Document]]:
+        """The other documents by kind, grouped once: a check asks for a kind once per profile (thousands of
+        PerformanceProfiles each scanning every document was quadratic)."""
+        grouped: dict[str, list[Document]] = {}
+        for doc in self.others:
+            grouped.setdefault(doc.kind, []).append(doc)
+        return grouped
 
     def together(self, file: str, other: str) -> bool:
         """Whether two files of the run are taken as one cluster's: always in a declared cluster, else when
