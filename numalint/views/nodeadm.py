@@ -17,7 +17,9 @@ A Karpenter ``EC2NodeClass`` (``karpenter.k8s.aws/v1``) carries NodeConfigs in `
 written as it is, or the ``application/node.eks.aws`` parts of MIME multipart user data (aws/karpenter-provider-aws
 pkg/providers/amifamily/bootstrap/nodeadm.go). nodeadm merges the NodeConfigs of the user data in order (a later
 value wins, flags add up), and Karpenter puts its own NodeConfig last, whose kubelet configuration holds what the
-class's ``spec.kubelet`` writes (kubeReserved, systemReserved, evictionHard, maxPods, ...): that wins.
+class's ``spec.kubelet`` writes (kubeReserved, systemReserved, evictionHard, maxPods, ...): that wins. Last since
+Karpenter 1.0 (aws/karpenter-provider-aws#6664, before the v1 API was released; Karpenter's part came first
+before it, when classes were v1beta1, which numalint does not read).
 """
 
 from __future__ import annotations
