@@ -649,6 +649,8 @@ def _left_out(result: Any) -> list[str]:
     held = max(len(result.held), result.held_back - result.untried)  # a later proof may turn one into a hint
     untried = max(len(result.not_tried), result.untried)
     return ([f"{len(result.skipped)} fix(es) could not be applied (overlapping edits)"] if result.skipped else []) \
+        + ([f"{len(result.in_refused)} fix(es) left alone in a document kubectl refuses (correct its yaml-syntax "
+            "error first)"] if result.in_refused else []) \
         + ([f"{held} fix(es) held back (applied, they would bring a new error)"] if held else []) \
         + ([f"{untried} fix(es) held back untried (too many fixes of one pass interact; run fix again)"]
            if untried else []) \

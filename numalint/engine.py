@@ -61,7 +61,7 @@ from numalint.reading.sources import (
     read_capped,
     read_source,
 )
-from numalint.reading.yamlpos import Span, YMap
+from numalint.reading.yamlpos import COMPLEX_KEY, Span, YMap
 from numalint.views.embedded import FileText
 from numalint.views.workloads import pod_views
 
@@ -113,7 +113,8 @@ class Report:
     findings: list[Finding]
     files: int
     readable: int
-    unparsed: set[str] = field(default_factory=set)  # files that failed to parse, are templates or kubectl refuses
+    unparsed: set[str] = field(default_factory=set)  # files that failed to parse or are templates
+    refused: dict[str, tuple[Span, ...]] = field(default_factory=dict)  # file -> documents kubectl refuses
     incomplete: bool = False  # some files were not checked (a worker process died)
     # findings a comment or annotation suppresses, with their justification (only SARIF shows them)
     suppressed: list[Finding] = field(default_factory=list)
@@ -186,6 +187,8 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
     for doc in known:
         for stream in input_findings(doc, text):
             cap.add(stream, stop=True)
+        if any(key is None or key == COMPLEX_KEY for mapping in doc.odd_keyed for key in mapping):
+            source.refused += (doc.span,)  # kubectl refuses it (input_rules._odd_keys): fix never edits it
         _record_annotation(source, doc)
         identity = object_identity(doc)
 
@@ -618,13 +621,12 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     findings = _name_helm_sources(configured, sources)
     suppressed = _name_helm_sources(suppressed, sources)
     readable = sum(1 for r in results[:count] if isinstance(r, str) or r.source.parsed)
-    # never written by `fix`: files that failed to parse, templates, and files with a document kubectl refuses
-    unparsed = {s.path for s in sources if not s.parsed or s.template
-                or any(f.rule == "yaml-syntax" for f in s.findings)}
+    unparsed = {s.path for s in sources if not s.parsed or s.template}
     return Report(sorted(findings, key=Finding.sort_key), count + len(missing), readable, unparsed,
                   incomplete=any(s.unchecked for s in sources),
                   suppressed=sorted(suppressed, key=Finding.sort_key), checked=files + missing,
-                  errors=errors, halted=halted, stamps=stamps if judge else {})
+                  errors=errors, halted=halted, stamps=stamps if judge else {},
+                  refused={s.path: s.refused for s in sources if s.refused})
 
 
 def _kind_nodes_once(findings: Iterable[Finding], analysis: Analysis) -> Iterator[Finding]:

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from zlib import crc32
 
+from numalint.checks import within
 from numalint.checks.edits import edit_range, verify_edits
 from numalint.checks.input_rules import is_summary
 from numalint.engine import Options, Report, run_check
@@ -56,6 +57,7 @@ class FixResult:
     refused: dict[str, str] = field(default_factory=dict)  # path -> why its edits did not match its text
     held: list[Finding] = field(default_factory=list)  # fixes held back: with the others they bring an error
     not_tried: list[Finding] = field(default_factory=list)  # fixes held back untried (``untried``)
+    in_refused: list[Finding] = field(default_factory=list)  # fixes in a document kubectl refuses: not applied
     held_back: int = 0  # fixes held back in any pass (a later proof may have turned one into a hint)
     untried: int = 0  # of which not tried at all: the checks of their pass ran out first (MAX_TRIES)
     report: Report | None = None  # the check after fixing
@@ -158,18 +160,12 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
     return result
 
 
-def _refuse_unreadable(report: Report, unsafe: bool, result: FixResult) -> None:
-    """A file with a fix to apply that holds what kubectl or the YAML parser refuses (a yaml-syntax finding: a
-    mapping used as a key, a file that does not parse) is not written: said, with the first such place."""
-    refusing: dict[str, Finding] = {}
-    for finding in report.findings:
-        if finding.rule == "yaml-syntax":
-            refusing.setdefault(finding.input, finding)
-    for finding in report.findings:
-        first = refusing.get(finding.input)
-        if first is not None and allowed(finding, unsafe) and finding.input not in result.refused:
-            result.refused[finding.input] = (f"line {first.span.line} holds what kubectl or the YAML parser refuses "
-                                             f"({first.message}); correct it first")
+def _in_refused(finding: Finding, report: Report) -> bool:
+    """Whether an edit of ``finding``'s fix falls in a document kubectl refuses (a null or collection key: a
+    yaml-syntax finding): such a document is corrected by hand first; the file's other documents are fixed."""
+    documents = report.refused.get(finding.input, ())
+    return finding.fix is not None and any(
+        within(edit.span, document) for edit in finding.fix.edits for document in documents)
 
 
 def _fix(paths: list[str], options: Options, unsafe: bool, stdin_text: str | None, follow_ups: bool
@@ -183,10 +179,10 @@ def _fix(paths: list[str], options: Options, unsafe: bool, stdin_text: str | Non
     deferred: list[Finding] = []
     held: dict[tuple[str, str, int, str], str] = {}  # a fix held back -> the error it would bring
     report = result.first = run_check(paths, options, texts=texts, judge=True)
-    _refuse_unreadable(report, unsafe, result)
+    result.in_refused = [f for f in report.findings if allowed(f, unsafe) and _in_refused(f, report)]
     for _ in range(MAX_PASSES):
         chosen = [f for f in report.findings if allowed(f, unsafe) and f.input not in report.unparsed
-                  and f.input not in result.refused and _held_key(f) not in held]
+                  and f.input not in result.refused and _held_key(f) not in held and not _in_refused(f, report)]
         start = dict(texts)
         fixed, deferred = _apply_pass(chosen, texts, result, report.stamps)
         if texts == start:
@@ -202,7 +198,7 @@ def _fix(paths: list[str], options: Options, unsafe: bool, stdin_text: str | Non
         report = after
     else:  # every pass fixed something: what the last one leaves applicable waits for another run
         left = [f for f in report.findings if allowed(f, unsafe) and f.input not in report.unparsed
-                and f.input not in result.refused and _held_key(f) not in held]
+                and f.input not in result.refused and _held_key(f) not in held and not _in_refused(f, report)]
         result.unfinished = len(left)
         result.unfinished_more = bool({(f.rule, f.input) for f in report.findings if is_summary(f)}
                                       & {(f.rule, f.input) for f in left})

@@ -63,7 +63,20 @@ def test_fix_never_writes_a_file_kubectl_refuses(tmp_path: Path) -> None:
     before = path.read_bytes()
     result = run("fix", "--unsafe-fixes", str(path))
     assert path.read_bytes() == before
-    assert "not fixed, nothing written: line 12 holds what kubectl or the YAML parser refuses" in result.stderr
+    assert "1 fix(es) left alone in a document kubectl refuses" in result.output + result.stderr
+
+
+def test_fix_edits_the_other_documents_of_such_a_file(tmp_path: Path) -> None:
+    """Only the refused document is left alone: a fix in another document of the file is applied (a review found
+    the whole file refused)."""
+    path = tmp_path / "two.yaml"
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n  labels:\n    null: b\nspec:\n"
+           "  containers: [{name: c, image: i}]\n")
+    path.write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: Static\n"
+                    'reservedSystemCPUs: "0-1"\n---\n' + pod)
+    run("fix", str(path))
+    assert path.read_text() == ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                                'cpuManagerPolicy: static\nreservedSystemCPUs: "0-1"\n---\n' + pod)
 
 
 def test_a_kustomize_target_pattern_is_matched_as_go_matches_it(tmp_path: Path) -> None:

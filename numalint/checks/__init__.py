@@ -104,7 +104,7 @@ class Unedited:
     def flags_only(self, file: str, span: Span) -> str | None:
         """The list of flags a configuration of flags alone at ``span`` is written in, None when there is none."""
         return next((written_in for other, document, written_in in self.flag_documents
-                     if other == file and _inside(span, document)), None)
+                     if other == file and within(span, document)), None)
 
     def where(self, file: str, spans: list[Span]) -> str | None:
         """Where the first of ``spans`` that lands on such a value or document is, None when none does."""
@@ -113,12 +113,12 @@ class Unedited:
             if found is not None:
                 return found
             for other, document, hint in self.documents:
-                if other == file and _inside(span, document):
+                if other == file and within(span, document):
                     return hint
         return None
 
 
-def _inside(span: Span, document: Span) -> bool:
+def within(span: Span, document: Span) -> bool:
     """Whether ``span`` starts in ``document``, by line and column (the next document may start on the line this
     one ends on: `--- {kind: Pod, ...}`), its very end included (an insertion after its last key)."""
     return (document.line, document.col) <= (span.line, span.col) <= (document.end_line, document.end_col)

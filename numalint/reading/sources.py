@@ -117,6 +117,8 @@ class Source:
     # a template (Helm, envsubst, ZTP): (kind, the name it gives, None when templated or unknown) of each object
     # it writes, as far as they show; the name of an SR-IOV policy is its resourceName
     template_kinds: tuple[tuple[str, str | None], ...] = ()
+    # the documents kubectl refuses (a null or collection key: a yaml-syntax finding), which `fix` never edits
+    refused: tuple[Span, ...] = ()
 
     def seal(self) -> None:
         """Once read: the text and trees go, and the empty containers (all of them in most files) become ones
