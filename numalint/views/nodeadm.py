@@ -60,9 +60,7 @@ def nodeadm_kubelet(doc: Document, refused: list[Refused], unjudged: list[Unjudg
     if not isinstance(kubelet, YMap):
         return None
     configs, written, memory = _settings([doc.root])
-    found = flag_kubelet(doc, written, _at(doc, kubelet), refused, unjudged,
-                         "check the NodeConfig once it is filled in", defaults=DEFAULTS, configs=configs)
-    return found._replace(computed=_computed(found, memory)) if found is not None else None
+    return _nodeadm_kubelet(doc, written, _at(doc, kubelet), refused, unjudged, "NodeConfig", configs, memory)
 
 
 def node_class_kubelet(doc: Document, lines: list[str], refused: list[Refused], unjudged: list[Unjudged]
@@ -100,7 +98,15 @@ def node_class_kubelet(doc: Document, lines: list[str], refused: list[Refused], 
     karpenter = spec.get("kubelet")
     if isinstance(karpenter, YMap):
         configs.append(karpenter)  # Karpenter's own NodeConfig comes last: it wins
-    found = flag_kubelet(doc, written, at, refused, unjudged, "check the EC2NodeClass once it is filled in",
+    return _nodeadm_kubelet(doc, written, at, refused, unjudged, "EC2NodeClass", configs, memory)
+
+
+def _nodeadm_kubelet(doc: Document, written: list[tuple[str, str, Span, Span]], at: Span, refused: list[Refused],
+                     unjudged: list[Unjudged], what: str, configs: list[YMap], memory: str | None
+                     ) -> FlagKubelet | None:
+    """The kubelet of ``configs`` and ``written`` flags over nodeadm's defaults (``views.flag_kubelet``), with the
+    kubeReserved nodeadm computes on the node that they leave to it."""
+    found = flag_kubelet(doc, written, at, refused, unjudged, f"check the {what} once it is filled in",
                          defaults=DEFAULTS, configs=configs)
     return found._replace(computed=_computed(found, memory)) if found is not None else None
 
