@@ -21,11 +21,13 @@ class Sample:
     rss_kib: int  # peak resident set of the process or of its largest worker
 
 
-def run(cmd: list[str], cwd: Path | str = ROOT, stdin: str | None = None) -> Sample:
-    """One whole process, output discarded."""
+def run(cmd: list[str], cwd: Path | str = ROOT, stdin: str | None = None, env: dict[str, str] | None = None) -> Sample:
+    """One whole process, output discarded; without a numalint server unless ``env`` says otherwise (a server
+    the user started would otherwise answer the runs timed as new processes)."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL)
+                            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                            env=env if env is not None else {**os.environ, "NUMALINT_SERVER": "off"})
     if stdin is not None:
         assert proc.stdin is not None
         proc.stdin.write(stdin.encode())
@@ -34,15 +36,18 @@ def run(cmd: list[str], cwd: Path | str = ROOT, stdin: str | None = None) -> Sam
     return Sample(time.perf_counter() - start, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
 
 
-def in_turns(commands: dict[str, tuple[list[str], Path | str]], rounds: int) -> dict[str, list[Sample]]:
+Command = tuple[list[str], Path | str] | tuple[list[str], Path | str, dict[str, str]]  # cmd, cwd[, env]
+
+
+def in_turns(commands: dict[str, Command], rounds: int) -> dict[str, list[Sample]]:
     """Each command once per round, the order rotated every round, so machine noise hits all alike."""
     names = list(commands)
     samples: dict[str, list[Sample]] = {name: [] for name in names}
     for r in range(rounds):
         order = names[r % len(names):] + names[:r % len(names)]
         for name in order:
-            cmd, cwd = commands[name]
-            samples[name].append(run(cmd, cwd))
+            cmd, cwd, *env = commands[name]
+            samples[name].append(run(cmd, cwd, env=env[0] if env else None))
     return samples
 
 

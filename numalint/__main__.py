@@ -1,3 +1,3 @@
-from numalint.cli import main
+from numalint.server.launch import main
 
 main()

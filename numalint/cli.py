@@ -362,6 +362,53 @@ def _missing(path: str) -> Any:
 
 
 @main.group()
+def server() -> None:
+    """Keep numalint warm in the background, so each run starts in milliseconds (pre-commit)."""
+
+
+@server.command("start")
+@click.option("--idle-timeout", type=click.FloatRange(min=1), default=3600, show_default=True, metavar="SECONDS",
+              help="Stop after this long without a run.")
+def server_start(idle_timeout: float) -> None:
+    """Start the server of this installation; later `numalint` runs go through it."""
+    from numalint.server.daemon import ServerError, start
+
+    if os.name != "posix":
+        raise click.ClickException("the server needs Unix sockets (Linux, macOS)")
+    try:
+        pid = start(main, idle_timeout)
+    except ServerError as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(f"numalint server started (pid {pid}); NUMALINT_SERVER=off runs without it")
+
+
+@server.command("stop")
+def server_stop() -> None:
+    """Stop the server of this installation (runs go on without it)."""
+    from numalint.server.daemon import stop
+
+    pid = stop()
+    click.echo("no numalint server was running" if pid is None else f"numalint server stopped (pid {pid})")
+
+
+@server.command("status")
+def server_status() -> None:
+    """Say whether a server runs for this installation (exit 1 when none does)."""
+    import time
+
+    from numalint.server.daemon import status
+
+    found = status()
+    if found is None:
+        click.echo("no numalint server is running")
+        sys.exit(1)
+    started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(found["started"]))
+    click.echo(f"numalint server {found['version']} running (pid {found['pid']}) since {started}, "
+               f"{found['runs']} run(s) served, stops after {found['idle_timeout']:g} s idle\n"
+               f"package: {found['package']}\nsocket: {found['socket']}")
+
+
+@main.group()
 def topology() -> None:
     """Describe a node's hardware as a NodeTopology."""
 

@@ -1,0 +1,112 @@
+"""The caller's side: hand a run to the warm server when one listens for this installation.
+
+Only builtin modules (``_socket``, ``_signal``, ``marshal``): this runs before anything else on every call."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from numalint.server.protocol import FDS, VERSION, frame, interpreter, private, receive, socket_dir, socket_path
+
+TYPE_CHECKING = False  # typing itself takes longer to import than the rest of a forwarded run's start
+if TYPE_CHECKING:
+    from typing import Any
+
+HANDSHAKE_SECONDS = 5.0  # for the server to say it will run (it has forked); after that, no limit
+FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")  # sent on to the run, as a terminal sends them to a process
+
+
+def forward(argv: list[str], program: str) -> int | None:
+    """Run ``argv`` in the server: its exit status. None when no server listens, or it declined before running
+    anything (then the caller runs numalint itself: the result is the same, only slower)."""
+    try:
+        import _socket
+    except ImportError:  # pragma: no cover - every CPython on Linux and macOS has it
+        return None
+    if not hasattr(_socket, "AF_UNIX") or not hasattr(_socket.socket, "sendmsg") or not private(socket_dir()):
+        return None
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        return _run(sock, argv, program, _socket)
+    finally:
+        sock.close()
+
+
+def _run(sock: Any, argv: list[str], program: str, _socket: Any) -> int | None:
+    try:
+        sock.settimeout(HANDSHAKE_SECONDS)
+        sock.connect(socket_path())
+        mask = os.umask(0o022)
+        os.umask(mask)
+        request = {"version": VERSION, "op": "run", "argv": argv, "program": program, "cwd": os.getcwd(),
+                   "env": dict(os.environ), "umask": mask, "interpreter": interpreter(), "path": list(sys.path)}
+        fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in FDS)
+        sock.sendmsg([frame(request)], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
+        reply = receive(sock)
+    except OSError:  # no server (no socket, a stale one, refused), a closed stream, or no answer in time
+        return None
+    if not (isinstance(reply, tuple) and len(reply) == 2 and reply[0] == "pid" and isinstance(reply[1], int)):
+        return None  # declined ("refused", why): nothing ran
+    received: list[int] = []
+    _forward_signals(reply[1], received)
+    try:
+        sock.sendall(frame("go"))
+        sock.settimeout(None)
+        outcome = receive(sock)
+    except OSError:
+        outcome = None
+    if isinstance(outcome, tuple) and len(outcome) == 2 and outcome[0] == "exit" and isinstance(outcome[1], int):
+        return outcome[1]
+    if received:  # the run was killed by a signal this process passed on: end the same way
+        import _signal
+
+        _signal.signal(received[-1], _signal.SIG_DFL)
+        os.kill(os.getpid(), received[-1])
+    os.write(2, b"numalint: the server's run ended without an exit status (killed?); "
+                b"NUMALINT_SERVER=off runs without the server\n")
+    return 70  # EX_SOFTWARE
+
+
+def _forward_signals(pid: int, received: list[int]) -> None:
+    """Pass Ctrl-C and termination on to the run (it is not in this terminal's process group)."""
+    import _signal
+
+    def forward(signum: int, _frame: Any) -> None:
+        received.append(signum)
+        try:
+            os.killpg(pid, signum)  # the run leads its own process group, its worker processes in it
+        except OSError:
+            pass
+
+    for name in FORWARDED:
+        number = getattr(_signal, name, None)
+        if number is not None:
+            _signal.signal(number, forward)
+
+
+def start_in_background() -> None:
+    """Start this installation's server in a detached copy of this process, without waiting for it
+    (NUMALINT_SERVER=auto): the next run goes through it. Quietly nothing when one is starting already or it
+    cannot start. A fork, not a new ``python -m numalint``: the server must have this process's interpreter,
+    flags and import path, and a ``numalint`` folder in the working directory must not stand in for it."""
+    try:
+        if os.fork():
+            return
+    except OSError:
+        return
+    try:
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in FDS:
+            os.dup2(null, fd)
+        if null not in FDS:
+            os.close(null)
+        from numalint.cli import main
+        from numalint.server.daemon import start
+
+        start(main)
+    except BaseException:  # nobody to tell: the run in the parent goes on without a server
+        pass
+    finally:
+        os._exit(0)

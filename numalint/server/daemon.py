@@ -1,0 +1,417 @@
+"""The server's side: start in the background, listen, and run each request in a fresh fork of the warm process
+when nothing would make that run differ from one in a new process; decline otherwise."""
+
+from __future__ import annotations
+
+import atexit
+import io
+import os
+import signal
+import socket
+import struct
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from numalint.server.protocol import (
+    FDS,
+    VERSION,
+    frame,
+    interpreter,
+    interpreter_settings,
+    package_dir,
+    private,
+    receive,
+    receive_exactly,
+    socket_dir,
+    socket_path,
+)
+
+REQUEST_SECONDS = 5.0  # for a caller to send its request or its go-ahead
+DEFAULT_IDLE_SECONDS = 3600  # a server no one asked for an hour goes away
+
+
+class ServerError(Exception):
+    """A server could not be started (told to the user as it is)."""
+
+
+def status() -> dict[str, Any] | None:
+    """What the server of this installation says about itself, or None when none listens."""
+    reply = _ask("status")
+    return reply if isinstance(reply, dict) else None
+
+
+def stop() -> int | None:
+    """Ask the server to stop and wait until it has (so a new one can start at once): its process id, or None
+    when none listened."""
+    reply = _ask("stop")
+    if not (isinstance(reply, tuple) and len(reply) == 2 and reply[0] == "stopping" and isinstance(reply[1], int)):
+        return None
+    deadline = time.monotonic() + REQUEST_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            os.kill(reply[1], 0)
+        except ProcessLookupError:
+            break
+        except OSError:
+            break
+        time.sleep(0.01)
+    return reply[1]
+
+
+def _ask(op: str) -> Any:
+    if not private(socket_dir()):
+        return None
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(REQUEST_SECONDS)
+        try:
+            sock.connect(socket_path())
+            sock.sendall(frame({"version": VERSION, "op": op}))
+            return receive(sock)
+        except OSError:
+            return None
+
+
+def start(command: Callable[..., Any], idle_seconds: float = DEFAULT_IDLE_SECONDS) -> int:
+    """Bind the socket, import numalint whole, then go to the background, running ``command`` (the click command
+    line) for each request: the server's process id. The socket listens before this returns, so the next run
+    already goes through it."""
+    running = status()
+    if running is not None:
+        raise ServerError(f"a server already runs for this installation (pid {running['pid']}); "
+                          "`numalint server stop` stops it")
+    directory, path = socket_dir(), socket_path()
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+    except OSError as error:
+        raise ServerError(f"cannot make {directory}: {error.strerror or error}") from None
+    if not private(directory):
+        raise ServerError(f"{directory} must be a directory of yours that no one else may enter (chmod 700 it)")
+    lock = _lock(path + ".lock")  # held by the server for its life: two starts at once make one server
+    try:
+        try:
+            os.unlink(path)  # left by a server that was killed: nothing answers on it (status() above)
+        except FileNotFoundError:
+            pass
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            listener.bind(path)
+            listener.listen(64)
+        except OSError as error:
+            listener.close()
+            raise ServerError(f"cannot listen on {path}: {error.strerror or error}") from None
+        _warm()
+        server = _Server(listener, lock, path, _watched_files(), idle_seconds, command)
+        return _daemonize(server.serve, listener)
+    finally:
+        os.close(lock)  # the server's copy keeps the lock
+
+
+def _lock(path: str) -> int:
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as error:
+        raise ServerError(f"cannot open {path}: {error.strerror or error}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise ServerError("a server of this installation is starting or running") from None
+    return fd
+
+
+def _warm() -> None:
+    """Import every numalint module and fill the caches that only depend on numalint's own data, so that no
+    run pays for them (the files they come from are watched: a change stops the server)."""
+    import importlib
+    import pkgutil
+
+    import numalint
+
+    for info in pkgutil.walk_packages(numalint.__path__, "numalint."):
+        if info.name != "numalint.__main__":
+            try:
+                importlib.import_module(info.name)
+            except ImportError:  # an optional module this installation cannot import: runs import it as usual
+                pass
+    from numalint.catalogue import catalogue
+    from numalint.data import data_dir
+    from numalint.reading.events import Events
+    from numalint.views.schema import validator
+
+    catalogue()
+    Events("warm: up\n").close()  # finds the C parser and checks its calls once
+    for name in sorted(os.listdir(data_dir("schemas"))):
+        if name.endswith(".schema.json"):
+            validator(name)  # imports jsonschema and reads the schema (the run validating against it is the same)
+
+
+def _watched_files() -> list[str]:
+    """The files the warm process was made from, outside the standard library: every imported module's (numalint,
+    click, ruamel.yaml...) and the rule catalogue and schemas."""
+    import sysconfig
+
+    from numalint.data import data_dir
+
+    paths = sysconfig.get_paths()
+    installed = tuple(os.path.join(paths[key], "") for key in ("purelib", "platlib"))
+    stdlib = os.path.join(paths["stdlib"], "")
+    files = {getattr(module, "__file__", None) for module in list(sys.modules.values())}
+    watched = sorted(path for path in files
+                     if isinstance(path, str) and (path.startswith(installed) or not path.startswith(stdlib)))
+    for name in ("rules", "schemas"):
+        folder = str(data_dir(name))
+        watched += [folder, *sorted(os.path.join(folder, entry) for entry in os.listdir(folder))]
+    return watched
+
+
+def _stamps(files: list[str]) -> list[tuple[int, int, int] | None]:
+    stamps: list[tuple[int, int, int] | None] = []
+    for path in files:
+        try:
+            info = os.stat(path)
+        except OSError:
+            stamps.append(None)
+            continue
+        stamps.append((info.st_mtime_ns, info.st_size, info.st_ino))
+    return stamps
+
+
+def _daemonize(serve: Any, listener: socket.socket) -> int:
+    """Run ``serve`` in a process of its own session, its streams on /dev/null: that process's id."""
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    reader, writer = os.pipe()
+    first = os.fork()
+    if first == 0:
+        try:
+            os.close(reader)
+            os.setsid()
+            if os.fork():
+                os._exit(0)
+            os.write(writer, str(os.getpid()).encode())
+            os.close(writer)
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in FDS:
+                os.dup2(null, fd)
+            if null not in FDS:
+                os.close(null)
+            os.chdir("/")
+            serve()
+        finally:
+            os._exit(0)
+    os.close(writer)
+    os.waitpid(first, 0)
+    pid = os.read(reader, 32)
+    os.close(reader)
+    listener.close()
+    if not pid:
+        raise ServerError("the server did not start")
+    return int(pid)
+
+
+class _Server:
+    """The listening process: answers status and stop itself, forks for each run."""
+
+    def __init__(self, listener: socket.socket, lock: int, path: str, watched: list[str],
+                 idle_seconds: float, command: Callable[..., Any]) -> None:
+        self.listener, self.lock, self.path, self.idle_seconds = listener, lock, path, idle_seconds
+        self.command = command
+        self.watched, self.stamps = watched, _stamps(watched)
+        self.settings, self.interpreter = interpreter_settings(os.environ), interpreter()
+        self.started, self.runs = time.time(), 0
+
+    def serve(self) -> None:
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps finished runs
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, _exit_on_signal)
+        own = os.stat(self.path)
+        self.listener.settimeout(self.idle_seconds)
+        try:
+            while True:
+                try:
+                    conn, _address = self.listener.accept()
+                except TimeoutError:
+                    return
+                except OSError:
+                    continue
+                with conn:
+                    if self.answer(conn) == "stop":
+                        return
+        finally:
+            try:  # only our own socket: a server started after this one was asked to stop keeps its
+                now = os.stat(self.path)
+                if (now.st_ino, now.st_dev) == (own.st_ino, own.st_dev):
+                    os.unlink(self.path)
+            except OSError:
+                pass
+
+    def answer(self, conn: socket.socket) -> str | None:
+        conn.settimeout(REQUEST_SECONDS)
+        fds: list[int] = []
+        try:
+            if not _same_user(conn):
+                return None
+            request, fds = _receive_request(conn)
+            if not isinstance(request, dict) or request.get("version") != VERSION:
+                conn.sendall(frame(("refused", "another version of numalint's server")))
+                return None
+            op = request.get("op")
+            if op == "status":
+                conn.sendall(frame(self.status()))
+                return None
+            if op == "stop":
+                conn.sendall(frame(("stopping", os.getpid())))
+                return "stop"
+            if op != "run" or len(fds) != len(FDS):
+                conn.sendall(frame(("refused", "not a request numalint sends")))
+                return None
+            why, stopping = self.declines(request)
+            if why:
+                conn.sendall(frame(("refused", why)))
+                return "stop" if stopping else None
+            if os.fork() == 0:
+                try:
+                    self.listener.close()
+                    os.close(self.lock)  # a long run must not keep a new server from starting
+                    _Run(conn, request, fds, self.command).run()
+                finally:
+                    os._exit(70)
+            self.runs += 1
+            return None
+        except OSError:
+            return None
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    def declines(self, request: dict[str, Any]) -> tuple[str | None, bool]:
+        """Why a run would go otherwise here than in a new process (and whether this server must stop)."""
+        if request.get("interpreter") != self.interpreter:
+            return "another Python, or other interpreter flags", False
+        env = request.get("env")
+        if not isinstance(env, dict) or interpreter_settings(env) != self.settings:
+            return "other PYTHON* or locale variables than the server started with", False
+        if _stamps(self.watched) != self.stamps:
+            return "numalint or a package it uses changed on disk since the server started", True
+        return None, False
+
+    def status(self) -> dict[str, Any]:
+        from numalint import __version__
+
+        return {"pid": os.getpid(), "started": self.started, "runs": self.runs, "socket": self.path,
+                "idle_timeout": self.idle_seconds, "version": __version__, "package": package_dir()}
+
+
+def _exit_on_signal(_signum: int, _frame: Any) -> None:
+    raise SystemExit(0)
+
+
+def _same_user(conn: socket.socket) -> bool:
+    """Linux tells who connected; elsewhere the directory only its user may enter stands for it."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return True
+    _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i")))
+    return uid == os.getuid()
+
+
+def _receive_request(conn: socket.socket) -> tuple[Any, list[int]]:
+    """The request and the descriptors that came with it (the caller's stdin, stdout, stderr)."""
+    width = struct.calcsize("i")
+    head, ancillary, flags, _address = conn.recvmsg(4, socket.CMSG_SPACE(len(FDS) * width))
+    fds: list[int] = []
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            count = len(data) // width
+            fds += struct.unpack(f"{count}i", data[:count * width])
+    if flags & socket.MSG_CTRUNC or not head:
+        return None, fds
+    rest = receive_exactly(conn, 4 - len(head)) if len(head) < 4 else b""
+    if rest is None:
+        return None, fds
+    body = receive_exactly(conn, int.from_bytes(head + rest, "big"))
+    import marshal
+
+    try:
+        return (None if body is None else marshal.loads(body)), fds
+    except (ValueError, EOFError, TypeError):
+        return None, fds
+
+
+class _Run:
+    """One run in the forked copy: the caller's streams, directory, environment and umask, then the command
+    line as a fresh process runs it; the exit status goes back to the caller."""
+
+    def __init__(self, conn: socket.socket, request: dict[str, Any], fds: list[int],
+                 command: Callable[..., Any]) -> None:
+        self.conn, self.request, self.fds, self.command = conn, request, fds, command
+
+    def run(self) -> None:
+        for number in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(number, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        os.setpgid(0, 0)  # the caller signals this group: the run and the worker processes it starts
+        request = self.request
+        try:
+            os.chdir(request["cwd"])
+        except (OSError, TypeError, ValueError):
+            self.conn.sendall(frame(("refused", "cannot enter the caller's working directory")))
+            return
+        for target, fd in zip(FDS, self.fds, strict=True):
+            os.dup2(fd, target)
+        os.environ.clear()
+        os.environ.update(request["env"])
+        time.tzset()
+        os.umask(request["umask"])
+        sys.argv = list(request["argv"])
+        sys.path[:] = request["path"]  # what a module imported during the run is looked up in
+        if isinstance(sys.stdout, io.TextIOWrapper):  # line-buffered on a terminal, as a new process sets it up
+            sys.stdout.reconfigure(line_buffering=sys.stdout.isatty())
+        self.conn.sendall(frame(("pid", os.getpid())))
+        if receive(self.conn) != "go":
+            return  # the caller gave up waiting: it runs numalint itself
+        self.conn.settimeout(None)
+        status = _command_line(self.command, sys.argv[1:], request["program"])
+        self.conn.sendall(frame(("exit", status)))
+        os._exit(0)
+
+
+def _command_line(main: Callable[..., Any], args: list[str], program: str) -> int:
+    """Run the command line as ``python -m numalint`` would: the exit status, exit handlers run, streams
+    flushed (120 when stdout cannot be, as Python answers)."""
+    try:
+        main(args=args, prog_name=program)
+        status = 0
+    except SystemExit as exit:
+        status = _exit_status(exit.code)
+    except KeyboardInterrupt:
+        traceback.print_exc()
+        status = 128 + signal.SIGINT
+    except BaseException:  # as the interpreter: the traceback on stderr, status 1
+        traceback.print_exc()
+        status = 1
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        status = 120
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    return status
+
+
+def _exit_status(code: Any) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1

@@ -1,0 +1,93 @@
+"""What the caller and the server share: where the server listens, how messages are framed, and which
+environment variables change what a Python process does before it runs any code (a server started under other
+values would answer differently). Builtin modules only: the caller imports this on every run."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import stat
+import sys
+
+TYPE_CHECKING = False  # typing itself takes longer to import than the rest of a forwarded run's start
+if TYPE_CHECKING:
+    from typing import Any
+VERSION = 1  # of the messages below; a server of another version declines
+_LENGTH = 4  # bytes of the length before each message
+_MAX_MESSAGE = 64 << 20  # an environment and arguments fit; anything larger is not from numalint
+FDS = (0, 1, 2)  # the caller's stdin, stdout, stderr, passed to the server's run
+
+
+def package_dir() -> str:
+    """The numalint package this code belongs to (a server serves one installation)."""
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def socket_dir() -> str:
+    """``$XDG_RUNTIME_DIR/numalint``, else ``$TMPDIR/numalint-UID`` (``/tmp`` without TMPDIR)."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and os.path.isabs(runtime):
+        return os.path.join(runtime, "numalint")
+    return os.path.join(os.environ.get("TMPDIR") or "/tmp", f"numalint-{os.getuid()}")
+
+
+def socket_path() -> str:
+    """One socket per interpreter and installation: a server of another virtualenv or checkout never answers."""
+    digest = 0xCBF29CE484222325  # FNV-1a, 64 bits: stable across processes, unlike hash()
+    for byte in f"{sys.executable}\0{package_dir()}".encode("utf-8", "surrogateescape"):
+        digest = ((digest ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return os.path.join(socket_dir(), f"{digest:016x}.sock")
+
+
+def private(directory: str) -> bool:
+    """Whether ``directory`` is a real directory of this user that no one else may enter (so whatever listens
+    in it was started by this user: the caller hands it its streams and environment)."""
+    try:
+        info = os.lstat(directory)
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
+
+
+def interpreter_settings(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
+    """The variables Python reads at start-up (PYTHON*: paths, stdio encoding, UTF-8 mode, hash seed...) and
+    the locale ones that decide the encoding of file names and of the standard streams."""
+    return {name: value for name, value in environ.items()
+            if name.startswith(("PYTHON", "LC_")) or name in ("LANG", "LANGUAGE")}
+
+
+def interpreter() -> tuple[str, str, str, str, str]:
+    """The Python a process runs, and how it was started (-I, -X utf8, -W error change what a run does)."""
+    return sys.version, sys.executable, repr(sys.flags), repr(sys.warnoptions), repr(sys._xoptions)
+
+
+def frame(message: Any) -> bytes:
+    data = marshal.dumps(message)
+    return len(data).to_bytes(_LENGTH, "big") + data
+
+
+def receive_exactly(sock: Any, size: int) -> bytes | None:
+    """``size`` bytes from ``sock``, or None when the other side closed first."""
+    chunks = []
+    while size:
+        chunk = sock.recv(min(size, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def receive(sock: Any) -> Any:
+    """The next message, or None when the other side closed (or sent something no numalint sends)."""
+    head = receive_exactly(sock, _LENGTH)
+    if head is None:
+        return None
+    size = int.from_bytes(head, "big")
+    if size > _MAX_MESSAGE:
+        return None
+    data = receive_exactly(sock, size)
+    try:
+        return None if data is None else marshal.loads(data)
+    except (ValueError, EOFError, TypeError):
+        return None

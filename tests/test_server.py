@@ -1,0 +1,249 @@
+"""`numalint server`: runs through the warm server answer exactly as a new process does (output, stderr, exit
+status, files written, signals), and the server declines whenever that might not hold. Real processes: the
+command as a user runs it (`python -m numalint`), a real server in a private directory of its own."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+import numalint
+from tests.conftest import write
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="the server needs Unix sockets")
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+KUBELET = """\
+    apiVersion: kubelet.config.k8s.io/v1beta1
+    kind: KubeletConfiguration
+    topologyManagerPolicy: single-numa-node
+    cpuManagerPolicy: static
+"""
+POD = """\
+    apiVersion: v1
+    kind: Pod
+    metadata: {name: dpdk}
+    spec:
+      containers:
+        - name: app
+          image: app
+          resources:
+            requests: {cpu: 1500m, memory: 1Gi}
+            limits: {cpu: 1500m, memory: 1Gi}
+"""
+
+
+class Server:
+    """A private runtime directory (XDG_RUNTIME_DIR) and the commands run with it."""
+
+    def __init__(self, runtime: Path) -> None:
+        self.env = {name: value for name, value in os.environ.items() if name != "NUMALINT_SERVER"}
+        self.env["XDG_RUNTIME_DIR"] = str(runtime)
+
+    def run(self, *args: str, cwd: Path, stdin: str = "", **env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "numalint", *args], cwd=cwd, input=stdin, text=True,
+                              capture_output=True, env={**self.env, **env}, timeout=120)
+
+    def cold(self, *args: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return self.run(*args, cwd=cwd, stdin=stdin, NUMALINT_SERVER="off")
+
+    def served(self, cwd: Path) -> int | None:
+        """Runs the server has served, or None when none runs."""
+        status = self.run("server", "status", cwd=cwd)
+        if status.returncode:
+            assert "no numalint server is running" in status.stdout
+            return None
+        found = re.search(r"(\d+) run\(s\) served", status.stdout)
+        assert found, status.stdout
+        return int(found.group(1))
+
+    def pid(self, cwd: Path) -> int:
+        found = re.search(r"\(pid (\d+)\)", self.run("server", "status", cwd=cwd).stdout)
+        assert found
+        return int(found.group(1))
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    runtime = Path(tempfile.mkdtemp(prefix="nl-"))  # short: a Unix socket's path has at most ~100 bytes
+    made = Server(runtime)
+    try:
+        yield made
+    finally:
+        made.run("server", "stop", cwd=tmp_path)
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+def child_of(parent: int) -> int | None:
+    """A process whose parent is ``parent`` (the server's run), from /proc."""
+    for entry in os.listdir("/proc"):
+        try:
+            stat = Path("/proc", entry, "stat").read_text()
+        except OSError:
+            continue
+        if entry.isdigit() and int(stat.rsplit(")", 1)[1].split()[1]) == parent:
+            return int(entry)
+    return None
+
+
+def wait_reading_stdin(reader: Callable[[], int | None]) -> None:
+    """Until the process reading stdin blocks in its read (Linux's /proc/PID/wchan), else a while."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        pid = reader() if os.path.isdir("/proc/self") else None
+        try:
+            if pid is not None and "pipe_read" in Path(f"/proc/{pid}/wchan").read_text():
+                return
+        except OSError:
+            pass
+        if not os.path.exists("/proc/self/wchan"):
+            time.sleep(3)
+            return
+        time.sleep(0.05)
+
+
+def same(served: subprocess.CompletedProcess[str], cold: subprocess.CompletedProcess[str]) -> None:
+    assert (served.returncode, served.stdout, served.stderr) == (cold.returncode, cold.stdout, cold.stderr)
+
+
+def test_runs_through_the_server_answer_as_a_new_process(server: Server, tmp_path: Path) -> None:
+    write(tmp_path, {"node.yaml": KUBELET, "pod.yaml": POD})
+    assert server.served(tmp_path) is None
+    started = server.run("server", "start", cwd=tmp_path)
+    assert started.returncode == 0 and "numalint server started" in started.stdout, started.stderr
+    commands: list[tuple[tuple[str, ...], str]] = [
+        (("check", "."), ""),
+        (("check", "-f", "json", "."), ""),
+        (("check", "-f", "sarif", "--show-source", str(EXAMPLES)), ""),
+        (("check", "-f", "github", "--color", "always", str(EXAMPLES)), ""),
+        (("check", "-"), POD.replace("    ", "", 1)),
+        (("check", "--no-such-option"), ""),  # usage error: exit 2, "Usage: python -m numalint check ..."
+        (("check",), ""),
+        (("fix", "--diff", "."), ""),
+        (("simulate", "pod.yaml", "--topology", str(EXAMPLES / "nodes" / "topology.yaml")), ""),
+        (("explain", "NL101"), ""),
+        (("--version",), ""),
+    ]
+    for args, stdin in commands:
+        served, cold = server.run(*args, cwd=tmp_path, stdin=stdin), server.cold(*args, cwd=tmp_path, stdin=stdin)
+        same(served, cold)
+    assert server.run("check", ".", cwd=tmp_path).returncode == 1  # the pod asks for 1.5 CPUs: a finding
+    assert "python -m numalint check" in server.run("check", "--no-such-option", cwd=tmp_path).stderr
+    assert server.served(tmp_path) == len(commands) + 2  # every run went through the server
+
+
+def test_many_files_with_worker_processes(server: Server, repository: Path) -> None:
+    """A run of 400 files forks worker processes from the server's run: the same findings."""
+    server.run("server", "start", cwd=repository)
+    served = server.run("check", "-f", "json", "-j", "2", "repo", cwd=repository)
+    same(served, server.cold("check", "-f", "json", "-j", "2", "repo", cwd=repository))
+    assert served.stdout.count('"rule"') > 10
+    assert server.served(repository) == 1
+
+
+def test_fix_writes_the_same_bytes(server: Server, tmp_path: Path) -> None:
+    text = EXAMPLES.joinpath("nodes", "kubelet-config.yaml").read_text()
+    write(tmp_path, {"a/kubelet.yaml": text, "b/kubelet.yaml": text})
+    server.run("server", "start", cwd=tmp_path)
+    served = server.run("fix", "--unsafe-fixes", "kubelet.yaml", cwd=tmp_path / "a")
+    cold = server.cold("fix", "--unsafe-fixes", "kubelet.yaml", cwd=tmp_path / "b")
+    same(served, cold)
+    assert (tmp_path / "a" / "kubelet.yaml").read_bytes() == (tmp_path / "b" / "kubelet.yaml").read_bytes()
+    assert server.served(tmp_path) == 1
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_signals_reach_the_run(server: Server, tmp_path: Path, signum: int) -> None:
+    """Ctrl-C stops a run reading stdin with click's "Aborted!" (exit 1); SIGTERM ends it as it ends a process."""
+    server.run("server", "start", cwd=tmp_path)
+    daemon = server.pid(tmp_path)
+    outcomes = []
+    for env in (server.env, {**server.env, "NUMALINT_SERVER": "off"}):
+        process = subprocess.Popen([sys.executable, "-m", "numalint", "check", "-"], cwd=tmp_path, env=env,
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        cold = env is not server.env
+        wait_reading_stdin(lambda pid=process.pid, cold=cold: pid if cold else child_of(daemon))  # type: ignore[misc]
+        process.send_signal(signum)
+        process.wait(timeout=30)  # stdin still open: the signal, not the end of the input, ends the run
+        out, err = process.communicate(timeout=30)
+        outcomes.append((process.returncode, out, err))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0] == (1 if signum == signal.SIGINT else -signum)
+    assert server.served(tmp_path) == 1
+
+
+def test_declines_and_stops_when_numalint_changes_on_disk(server: Server, tmp_path: Path) -> None:
+    write(tmp_path, {"node.yaml": KUBELET, "pod.yaml": POD})
+    server.run("server", "start", cwd=tmp_path)
+    module = Path(numalint.__file__).parent / "server" / "protocol.py"
+    before = module.stat()
+    os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+    try:
+        same(server.run("check", ".", cwd=tmp_path), server.cold("check", ".", cwd=tmp_path))
+        assert server.served(tmp_path) is None  # it stopped rather than answer with the code it has
+    finally:
+        os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_declines_other_locale_settings(server: Server, tmp_path: Path) -> None:
+    write(tmp_path, {"node.yaml": KUBELET, "pod.yaml": POD})
+    server.run("server", "start", cwd=tmp_path)
+    served = server.run("check", ".", cwd=tmp_path, PYTHONIOENCODING="latin-1")
+    assert served.returncode == 1 and "2 file(s) checked" in served.stdout
+    assert server.served(tmp_path) == 0  # ran by itself: the server's streams were set up otherwise
+
+
+def test_a_directory_others_may_enter_is_not_trusted(server: Server, tmp_path: Path) -> None:
+    write(tmp_path, {"node.yaml": KUBELET, "pod.yaml": POD})
+    server.run("server", "start", cwd=tmp_path)
+    directory = Path(server.env["XDG_RUNTIME_DIR"]) / "numalint"
+    directory.chmod(0o755)
+    try:
+        assert server.run("check", ".", cwd=tmp_path).returncode == 1
+    finally:
+        directory.chmod(0o700)
+    assert server.served(tmp_path) == 0
+
+
+def test_start_stop_status(server: Server, tmp_path: Path) -> None:
+    status = server.run("server", "status", cwd=tmp_path)
+    assert (status.returncode, status.stdout) == (1, "no numalint server is running\n")
+    assert server.run("server", "stop", cwd=tmp_path).stdout == "no numalint server was running\n"
+    assert server.run("server", "start", cwd=tmp_path).returncode == 0
+    again = server.run("server", "start", cwd=tmp_path)
+    assert again.returncode == 1 and "already runs" in again.stderr
+    pid = server.pid(tmp_path)
+    assert server.run("server", "stop", cwd=tmp_path).stdout == f"numalint server stopped (pid {pid})\n"
+    assert server.served(tmp_path) is None
+    assert server.run("server", "start", cwd=tmp_path).returncode == 0  # at once: the old one is gone
+
+
+def test_a_killed_server_leaves_runs_working(server: Server, tmp_path: Path) -> None:
+    write(tmp_path, {"node.yaml": KUBELET, "pod.yaml": POD})
+    server.run("server", "start", cwd=tmp_path)
+    os.kill(server.pid(tmp_path), signal.SIGKILL)
+    time.sleep(0.2)
+    same(server.run("check", ".", cwd=tmp_path), server.cold("check", ".", cwd=tmp_path))  # its socket remains
+    assert server.run("server", "start", cwd=tmp_path).returncode == 0
+    assert server.served(tmp_path) == 0
+
+
+def test_auto_starts_a_server_for_the_next_run(server: Server, tmp_path: Path) -> None:
+    write(tmp_path, {"node.yaml": KUBELET, "pod.yaml": POD})
+    first = server.run("check", ".", cwd=tmp_path, NUMALINT_SERVER="auto")
+    same(first, server.cold("check", ".", cwd=tmp_path))
+    deadline = time.monotonic() + 30
+    while server.served(tmp_path) is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    same(server.run("check", ".", cwd=tmp_path, NUMALINT_SERVER="auto"), first)
+    assert server.served(tmp_path) == 1
