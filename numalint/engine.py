@@ -40,12 +40,13 @@ from numalint.k8s.kinds import (
     NODEADM_GROUP,
     PERFORMANCE_PROFILE,
     POD_SPEC_PATHS,
+    READ_KINDS,
     is_known,
     layout,
 )
 from numalint.k8s.templates import pod_templates
 from numalint.model.identity import ObjectIdentity, Registry, object_identity
-from numalint.model.kustomize import KUSTOMIZATION_NAMES, patch_files, patch_targets
+from numalint.model.kustomize import KUSTOMIZATION_NAMES, patch_files, patch_targets, patched_kinds
 from numalint.model.run import FileResult, Read, assemble, compact, expanded, naming_instancetypes, near, path_of
 from numalint.model.sriov import DEFAULT_PREFIX
 from numalint.reading.locate import Path, get, locate
@@ -491,6 +492,9 @@ def _as_fragment(result: FileResult, kustomization: str, including: _Including) 
     result.profiles, result.pods, result.topologies, result.others, result.identities = (), (), (), (), ()
     if source.findings:
         return
+    kinds = patched_kinds(kustomization, source.path, source.documents)
+    if kinds is not None and not kinds & READ_KINDS:
+        return  # it patches only objects numalint never judges (a MachineConfig, a Service): nothing to look at
     import shlex  # here, not at the top: only a run with a kustomize patch needs it (start-up time)
 
     build = os.path.dirname(kustomization) or "."

@@ -123,9 +123,22 @@ def memory_manager_not_static(analysis: Analysis) -> Iterator[Hit]:
                 profile,
                 f'topologyManagerPolicy "{profile.topology_policy}" with memoryManagerPolicy '
                 f'"{profile.memory_policy}": memory and hugepages are not pinned to the NUMA node of the CPUs',
-                "topologyManagerPolicy",
-                fix=Fix("set memoryManagerPolicy: Static with reservedMemory adding up to the Node Allocatable "
-                        "reservation"))
+                "topologyManagerPolicy", fix=_static_memory_fix(analysis, profile))
+
+
+def _static_memory_fix(analysis: Analysis, profile: KubeletProfile) -> Fix:
+    """Static with reservedMemory adding up to the reservation, named when it is known; with nothing reserved,
+    reserving memory comes first: the Static policy refuses to start without (NewPolicyStatic), and a zero
+    reservedMemory entry is refused too (validateReservedMemoryConfiguration)."""
+    reservation = profile.allocatable_reservation("memory", analysis.node_memory(profile), analysis.version)
+    if reservation == 0:
+        return Fix("reserve memory for the system first, e.g. systemReserved: {memory: 1Gi} (the kubelet reserves "
+                   "none here, and the Static policy does not start without), then set memoryManagerPolicy: Static "
+                   "with reservedMemory adding up to it")
+    if reservation is not None:
+        return Fix(f"set memoryManagerPolicy: Static with reservedMemory adding up to {format_bytes(reservation)}, "
+                   "the Node Allocatable reservation (e.g. all of it on NUMA node 0)")
+    return Fix("set memoryManagerPolicy: Static with reservedMemory adding up to the Node Allocatable reservation")
 
 
 @check("no-cpu-reservation")

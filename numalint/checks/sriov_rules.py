@@ -191,10 +191,19 @@ def sriov_unused_resource(analysis: Analysis) -> Iterator[Hit]:
         return  # a repository of policies alone (its networks live elsewhere), or networks still templates
     for pod in analysis.pods:
         consumed |= pod.resource_names()
+    provided = sriov.provided()
+    # what networks and pods ask for under the prefix that no policy creates: sriov-unknown-resource reports each,
+    # and its fix names the policy's resource when the two are a misspelling apart (the same mistake, said once)
+    missing = [n.resource.split("/", 1)[1] for nets in sriov.networks.values() for n in nets
+               if _unprovided(sriov, n, analysis.run)]
+    missing += [r.split("/", 1)[1] for pod in analysis.pods for r in pod.resource_names()
+                if r.startswith(f"{sriov.prefix}/") and r not in provided and _sriov_resource(sriov, r)]
     reported: set[str] = set()
     for policy in sriov.policies:
         resource = f"{sriov.prefix}/{policy.resource_name}"
         if resource in consumed or resource in reported or is_placeholder(resource):
+            continue
+        if any(near_resources(wanted, {policy.resource_name.rsplit("/", 1)[-1]}) for wanted in missing):
             continue
         reported.add(resource)
         yield Hit(f'{policy.ref.label()} creates resource {resource}, but no network or pod of the run uses it: its '

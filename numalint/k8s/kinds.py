@@ -138,3 +138,8 @@ CAPI_CONFIG_TEMPLATE = "KubeadmConfigTemplate"
 NODEADM_GROUP = "node.eks.aws/"  # Amazon EKS nodeadm's NodeConfig (views.nodeadm)
 NODE_CONFIG = "NodeConfig"
 KARPENTER_NODE_CLASS = ("karpenter.k8s.aws/v1", "EC2NodeClass")  # its userData may carry NodeConfigs
+
+# every kind numalint reads in some API group (``reading.sources._wanted``): a kustomize patch of any other kind
+# (a MachineConfig, a Service) changes nothing it judges
+READ_KINDS = KNOWN_KINDS | {kind for kind, _group in MULTI_TEMPLATE_KINDS} | frozenset({
+    "List", "ConfigMap", *KUBEADM_NODE_KINDS, "Cluster", CAPI_CONFIG_TEMPLATE, NODE_CONFIG, KARPENTER_NODE_CLASS[1]})

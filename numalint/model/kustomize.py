@@ -6,6 +6,7 @@ checked where it lands, in ``kustomize build`` output. Bases and plain resources
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 
 from numalint.reading.sources import Document, read_source
@@ -39,6 +40,50 @@ def patch_files(paths: Iterable[str], known: Mapping[str, tuple[str, ...]]) -> d
         for target in targets:
             fragments.setdefault(target, path)
     return fragments
+
+
+def patched_kinds(kustomization: str, patch: str, documents: Iterable[Document]) -> set[str] | None:
+    """The kinds a patch file changes: its documents' own (a strategic-merge patch names its object) and the
+    ``target.kind`` of each entry of the kustomization that names it (a JSON 6902 patch names none). None when
+    any of them is unknown (an entry without a target kind, a document without one)."""
+    kinds = {doc.kind for doc in documents} or _written_kinds(patch)  # only the kinds numalint reads are documents
+    if kinds is None or "" in kinds:
+        return None
+    real = os.path.realpath(patch)
+    base = os.path.dirname(kustomization)
+    for doc in read_source(kustomization).documents:
+        for key in ("patches", "patchesJson6902"):
+            entries = doc.root.get(key)
+            for entry in entries if isinstance(entries, list) else ():
+                if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+                    continue
+                try:
+                    if os.path.realpath(os.path.join(base, str(entry["path"]))) != real:
+                        continue
+                except (ValueError, OSError):
+                    continue
+                target = entry.get("target")
+                kind = target.get("kind") if isinstance(target, dict) else None
+                if not isinstance(kind, str) or not kind:
+                    if not kinds:
+                        return None  # neither the entry nor the file says what it patches
+                    continue
+                kinds.add(kind)
+    return kinds or None
+
+
+_TOP_KIND = re.compile(r"^kind:[ \t]*[\"']?([A-Za-z][A-Za-z0-9]*)", re.M)
+_LARGEST_PATCH = 1 << 20  # a patch file larger than this is not looked into (its kinds stay unknown)
+
+
+def _written_kinds(path: str) -> set[str] | None:
+    """The top-level ``kind:`` of each document of the file (none in a JSON 6902 patch); None when unreadable."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read(_LARGEST_PATCH + 1)
+    except OSError:
+        return None
+    return None if len(text) > _LARGEST_PATCH else set(_TOP_KIND.findall(text))
 
 
 def _patch_paths(root: dict[object, object]) -> list[str]:
