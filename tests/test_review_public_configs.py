@@ -95,3 +95,24 @@ def test_a_patch_of_a_judged_or_unknown_kind_still_points_at_the_build(tmp_path:
     profile = ("apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata: {name: cu}\n"
                "spec: {cpu: {reserved: '0-1'}}\n")
     assert _patched(tmp_path / "pp", "- path: patch.yaml\n", profile) == ["not-lintable patch.yaml"]
+
+
+def test_who_refuses_a_kubelet_config_that_does_not_decode(tmp_path: Path) -> None:
+    """An OpenShift KubeletConfig's spec.kubeletConfig is decoded by the machine-config operator (the API server
+    keeps it as written); a KubeletConfiguration file by the kubelet itself."""
+    openshift = """\
+        apiVersion: machineconfiguration.openshift.io/v1
+        kind: KubeletConfig
+        metadata: {name: a}
+        spec:
+          machineConfigPoolSelector: {matchLabels: {pools.operator.machineconfiguration.openshift.io/worker: ""}}
+          kubeletConfig: {maxPods: "100"}
+    """
+    plain = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: '100'\n"
+    said = {}
+    for name, text in (("openshift", openshift), ("plain", plain)):
+        found = [f for f in findings(tmp_path / name, {"kc.yaml": text}) if f["rule"] == "schema"]
+        assert len(found) == 1, found
+        said[name] = found[0]["message"] + (found[0].get("why") or "")
+    assert "the machine-config operator fails to decode it" in said["openshift"]
+    assert "the kubelet fails to decode it" in said["plain"]

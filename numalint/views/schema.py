@@ -504,10 +504,13 @@ def _retype(error: Any, span: Any, number: _Number | None = None, word: str | No
 GO_INT_BITS = {bound: bits for bits in (32, 64) for bound in (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)}
 
 
-def _decoder(kind: str) -> str:
-    """Who refuses a document of ``kind`` that does not decode."""
-    return {KUBELET_CONFIGURATION: "the kubelet", KUBELET_CONFIG: "the kubelet",
-            NODE_TOPOLOGY: "numalint"}.get(kind, "the API server")
+def _decoder(kind: str, path: Path = ()) -> str:
+    """Who refuses a document of ``kind`` that does not decode (at ``path``)."""
+    if kind == KUBELET_CONFIG:
+        # the API server keeps spec.kubeletConfig as it is (preserve-unknown-fields): the machine-config operator
+        # decodes it into the kubelet's Go types, fails, and renders no kubelet.conf; the rest is the CRD's
+        return "the machine-config operator" if tuple(path[:2]) == ("spec", "kubeletConfig") else "the API server"
+    return {KUBELET_CONFIGURATION: "the kubelet", NODE_TOPOLOGY: "numalint"}.get(kind, "the API server")
 
 
 def _describe(error: Any, path: Path, kind: str, number: _Number | None = None, word: str | None = None,
@@ -542,7 +545,7 @@ def _describe(error: Any, path: Path, kind: str, number: _Number | None = None, 
         if tagged:
             hint = "; its tag decides its type: write it without the tag"
         article = "an" if str(expected)[:1] in "aeiou" else "a"
-        return f"{where}: {shown} is not {article} {expected}; {_decoder(kind)} fails to decode it{hint}"
+        return f"{where}: {shown} is not {article} {expected}; {_decoder(kind, path)} fails to decode it{hint}"
     if error.validator == "pattern":
         why = f"; {error.schema['description']}" if isinstance(error.schema, dict) and error.schema.get(
             "description") else ""
@@ -555,7 +558,7 @@ def _describe(error: Any, path: Path, kind: str, number: _Number | None = None, 
         return f"{where}: {shown} is not one of {', '.join(json.dumps(v) for v in error.validator_value)}"
     if error.validator in ("minimum", "maximum") and error.validator_value in GO_INT_BITS:
         return (f"{where}: {shown} does not fit the field's Go type, int{GO_INT_BITS[error.validator_value]} "
-                f"({error.validator} {error.validator_value}); {_decoder(kind)} fails to decode it")
+                f"({error.validator} {error.validator_value}); {_decoder(kind, path)} fails to decode it")
     if error.validator in ("minimum", "maximum", "minItems"):
         return f"{where}: {shown} is outside the {error.validator} {error.validator_value}"
     if error.validator == "additionalProperties" and isinstance(value, dict):
