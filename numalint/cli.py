@@ -367,8 +367,8 @@ def server() -> None:
 
 
 @server.command("start")
-@click.option("--idle-timeout", type=click.FloatRange(min=1), default=3600, show_default=True, metavar="SECONDS",
-              help="Stop after this long without a run.")
+@click.option("--idle-timeout", type=click.FloatRange(min=1, max=30 * 24 * 3600), default=3600, show_default=True,
+              metavar="SECONDS", help="Stop after this long without a run (at most 30 days).")
 def server_start(idle_timeout: float) -> None:
     """Start the server of this installation; later `numalint` runs go through it."""
     from numalint.server.daemon import ServerError, start

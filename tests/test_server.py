@@ -84,31 +84,37 @@ def server(tmp_path: Path) -> Iterator[Server]:
         shutil.rmtree(runtime, ignore_errors=True)
 
 
-def child_of(parent: int) -> int | None:
-    """A process whose parent is ``parent`` (the server's run), from /proc."""
+def descendants(root: int) -> list[int]:
+    """The processes below ``root`` (the server's runs and their supervisors), from /proc."""
+    parents: dict[int, int] = {}
     for entry in os.listdir("/proc"):
         try:
             stat = Path("/proc", entry, "stat").read_text()
         except OSError:
             continue
-        if entry.isdigit() and int(stat.rsplit(")", 1)[1].split()[1]) == parent:
-            return int(entry)
-    return None
+        if entry.isdigit():
+            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, frontier = [], [root]
+    while frontier:
+        below = [pid for pid, parent in parents.items() if parent in frontier]
+        found += below
+        frontier = below
+    return found
 
 
-def wait_reading_stdin(reader: Callable[[], int | None]) -> None:
-    """Until the process reading stdin blocks in its read (Linux's /proc/PID/wchan), else a while."""
+def wait_reading_stdin(readers: Callable[[], list[int]]) -> None:
+    """Until a process reading stdin blocks in its read (Linux's /proc/PID/wchan), else a while."""
+    if not os.path.exists("/proc/self/wchan"):
+        time.sleep(3)
+        return
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        pid = reader() if os.path.isdir("/proc/self") else None
-        try:
-            if pid is not None and "pipe_read" in Path(f"/proc/{pid}/wchan").read_text():
-                return
-        except OSError:
-            pass
-        if not os.path.exists("/proc/self/wchan"):
-            time.sleep(3)
-            return
+        for pid in readers():
+            try:
+                if "pipe_read" in Path(f"/proc/{pid}/wchan").read_text():
+                    return
+            except OSError:
+                pass
         time.sleep(0.05)
 
 
@@ -172,7 +178,7 @@ def test_signals_reach_the_run(server: Server, tmp_path: Path, signum: int) -> N
         process = subprocess.Popen([sys.executable, "-m", "numalint", "check", "-"], cwd=tmp_path, env=env,
                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         cold = env is not server.env
-        wait_reading_stdin(lambda pid=process.pid, cold=cold: pid if cold else child_of(daemon))  # type: ignore[misc]
+        wait_reading_stdin(lambda pid=process.pid, cold=cold: [pid] if cold else descendants(daemon))  # type: ignore[misc]
         process.send_signal(signum)
         process.wait(timeout=30)  # stdin still open: the signal, not the end of the input, ends the run
         out, err = process.communicate(timeout=30)
@@ -247,3 +253,134 @@ def test_auto_starts_a_server_for_the_next_run(server: Server, tmp_path: Path) -
         time.sleep(0.1)
     same(server.run("check", ".", cwd=tmp_path, NUMALINT_SERVER="auto"), first)
     assert server.served(tmp_path) == 1
+
+
+def test_a_closed_standard_stream_runs_without_the_server(server: Server, tmp_path: Path) -> None:
+    """With stdin closed the socket would take fd 0: the caller runs by itself (before: the run hung)."""
+    write(tmp_path, {"node.yaml": KUBELET, "pod.yaml": POD})
+    server.run("server", "start", cwd=tmp_path)
+    script = f"exec {sys.executable} -m numalint check - <&-"
+    outcomes = [subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                               env=env) for env in (server.env, {**server.env, "NUMALINT_SERVER": "off"})]
+    assert [(o.returncode, o.stdout) for o in outcomes] == [(outcomes[1].returncode, outcomes[1].stdout)] * 2
+    assert server.served(tmp_path) == 0
+
+
+def test_a_killed_caller_takes_its_run_with_it(server: Server, tmp_path: Path) -> None:
+    """A new process dies with its caller: the server's run is killed when its caller goes (SIGKILL cannot be
+    passed on), and writes nothing after."""
+    server.run("server", "start", cwd=tmp_path)
+    daemon = server.pid(tmp_path)
+    out = tmp_path / "out.txt"
+    with out.open("w") as sink:
+        process = subprocess.Popen([sys.executable, "-m", "numalint", "check", "-"], cwd=tmp_path, env=server.env,
+                                   stdin=subprocess.PIPE, stdout=sink, stderr=sink)
+        wait_reading_stdin(lambda: descendants(daemon))
+        process.kill()
+        process.wait(timeout=30)
+        assert process.stdin is not None
+        deadline = time.monotonic() + 30
+        while descendants(daemon) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert descendants(daemon) == []
+        try:
+            process.stdin.write(textwrap_dedent(POD).encode())
+            process.stdin.close()
+        except BrokenPipeError:
+            pass
+    time.sleep(0.5)
+    assert out.read_text() == ""
+
+
+def textwrap_dedent(text: str) -> str:
+    import textwrap
+
+    return textwrap.dedent(text)
+
+
+def test_ignored_signals_stay_ignored(server: Server, tmp_path: Path) -> None:
+    """Under nohup (SIGHUP ignored) or a shell's `trap '' INT`, the run ignores them as a new process would."""
+    server.run("server", "start", cwd=tmp_path)
+    daemon = server.pid(tmp_path)
+    outcomes = []
+    for env in (server.env, {**server.env, "NUMALINT_SERVER": "off"}):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "numalint", "check", "-"], cwd=tmp_path, env=env, stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=lambda: [signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGHUP)])
+        cold = env is not server.env
+        wait_reading_stdin(lambda pid=process.pid, cold=cold: [pid] if cold else descendants(daemon))  # type: ignore[misc]
+        process.send_signal(signal.SIGINT)
+        process.send_signal(signal.SIGHUP)
+        time.sleep(0.3)
+        out, err = process.communicate(textwrap_dedent(POD), timeout=30)
+        outcomes.append((process.returncode, out, err))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0] == 0 and "1 file(s) checked" in outcomes[0][1]
+
+
+def test_the_callers_limits_apply(server: Server, tmp_path: Path) -> None:
+    """`ulimit -f`: a report larger than the caller may write fails as it does in a new process."""
+    import resource
+
+    server.run("server", "start", cwd=tmp_path)
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+    outcomes = []
+    for env in (server.env, {**server.env, "NUMALINT_SERVER": "off"}):
+        ran = subprocess.run([sys.executable, "-m", "numalint", "check", "-f", "sarif=report.sarif", str(EXAMPLES)],
+                             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, preexec_fn=limited)
+        outcomes.append((ran.returncode, ran.stdout, ran.stderr, (tmp_path / "report.sarif").stat().st_size))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0] == 2 and "File too large" in outcomes[0][2] and outcomes[0][3] == 4096
+    assert server.served(tmp_path) == 1
+
+
+def test_large_requests_and_foreign_descriptors(server: Server, tmp_path: Path) -> None:
+    """A large environment goes through (it was never served); the server keeps no descriptor of whoever
+    started it (a pipe it was started from closes)."""
+    write(tmp_path, {"node.yaml": KUBELET, "pod.yaml": POD})
+    script = f"exec {sys.executable} -m numalint server start 3>&1"
+    started = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=server.env, capture_output=True, text=True,
+                             timeout=60)  # returns only once every copy of its stdout pipe is closed
+    assert started.returncode == 0, started.stderr
+    big = {f"NUMALINT_TEST_{i}": "x" * 100_000 for i in range(3)}
+    same(server.run("check", ".", cwd=tmp_path, **big), server.cold("check", ".", cwd=tmp_path))
+    assert server.served(tmp_path) == 1
+
+
+def test_what_no_numalint_sends_leaves_the_server_running(server: Server, tmp_path: Path) -> None:
+    import socket
+
+    from numalint.server import protocol
+
+    server.run("server", "start", cwd=tmp_path)
+    os.environ["XDG_RUNTIME_DIR"], old = server.env["XDG_RUNTIME_DIR"], os.environ.get("XDG_RUNTIME_DIR")
+    try:
+        path = protocol.socket_path()
+    finally:
+        if old is None:
+            del os.environ["XDG_RUNTIME_DIR"]
+        else:
+            os.environ["XDG_RUNTIME_DIR"] = old
+    wrong = protocol.frame({"version": protocol.VERSION, "op": "run", "interpreter": protocol.interpreter(),
+                            "env": {1: "a"}, "argv": ["numalint"]})
+    fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in (0, 1, 2))
+    for message in (b"\xff\xff\xff\xf0garbage", wrong, b"\x00\x00"):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(10)
+            sock.connect(path)
+            sock.sendmsg([message], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+    assert server.served(tmp_path) == 0  # still there, and answering
+
+
+def test_start_refusals(server: Server, tmp_path: Path) -> None:
+    script = f"exec {sys.executable} -m numalint server start <&-"
+    closed = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=server.env, capture_output=True, text=True,
+                            timeout=60)
+    assert closed.returncode == 1 and "standard streams open" in closed.stderr and "Traceback" not in closed.stderr
+    too_long = server.run("server", "start", "--idle-timeout", "1e20", cwd=tmp_path)
+    assert too_long.returncode == 2 and "--idle-timeout" in too_long.stderr
+    assert server.served(tmp_path) is None

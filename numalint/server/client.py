@@ -7,7 +7,17 @@ from __future__ import annotations
 import os
 import sys
 
-from numalint.server.protocol import FDS, VERSION, frame, interpreter, private, receive, socket_dir, socket_path
+from numalint.server.protocol import (
+    FDS,
+    VERSION,
+    frame,
+    interpreter,
+    private,
+    process_settings,
+    receive,
+    socket_dir,
+    socket_path,
+)
 
 TYPE_CHECKING = False  # typing itself takes longer to import than the rest of a forwarded run's start
 if TYPE_CHECKING:
@@ -26,6 +36,11 @@ def forward(argv: list[str], program: str) -> int | None:
         return None
     if not hasattr(_socket, "AF_UNIX") or not hasattr(_socket.socket, "sendmsg") or not private(socket_dir()):
         return None
+    for fd in FDS:  # a closed standard stream: the socket would take its number (a new process just fails)
+        try:
+            os.fstat(fd)
+        except OSError:
+            return None
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         return _run(sock, argv, program, _socket)
@@ -37,43 +52,47 @@ def _run(sock: Any, argv: list[str], program: str, _socket: Any) -> int | None:
     try:
         sock.settimeout(HANDSHAKE_SECONDS)
         sock.connect(socket_path())
-        mask = os.umask(0o022)
-        os.umask(mask)
+        process = process_settings()
         request = {"version": VERSION, "op": "run", "argv": argv, "program": program, "cwd": os.getcwd(),
-                   "env": dict(os.environ), "umask": mask, "interpreter": interpreter(), "path": list(sys.path)}
+                   "env": dict(os.environ), "process": process, "interpreter": interpreter(),
+                   "path": list(sys.path)}
         fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in FDS)
-        sock.sendmsg([frame(request)], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
+        data = frame(request)
+        sent = sock.sendmsg([data], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
+        if sent < len(data):  # a large environment or argument list: the rest after the descriptors
+            sock.sendall(data[sent:])
         reply = receive(sock)
     except OSError:  # no server (no socket, a stale one, refused), a closed stream, or no answer in time
         return None
     if not (isinstance(reply, tuple) and len(reply) == 2 and reply[0] == "pid" and isinstance(reply[1], int)):
         return None  # declined ("refused", why): nothing ran
-    received: list[int] = []
-    _forward_signals(reply[1], received)
+    _forward_signals(reply[1], process["ignored"])
     try:
         sock.sendall(frame("go"))
         sock.settimeout(None)
         outcome = receive(sock)
     except OSError:
         outcome = None
-    if isinstance(outcome, tuple) and len(outcome) == 2 and outcome[0] == "exit" and isinstance(outcome[1], int):
-        return outcome[1]
-    if received:  # the run was killed by a signal this process passed on: end the same way
-        import _signal
+    if isinstance(outcome, tuple) and len(outcome) == 2 and isinstance(outcome[1], int):
+        if outcome[0] == "exit":
+            return outcome[1]
+        if outcome[0] == "signal":  # the run was killed by a signal: end the same way
+            import _signal
 
-        _signal.signal(received[-1], _signal.SIG_DFL)
-        os.kill(os.getpid(), received[-1])
-    os.write(2, b"numalint: the server's run ended without an exit status (killed?); "
-                b"NUMALINT_SERVER=off runs without the server\n")
+            _signal.signal(outcome[1], _signal.SIG_DFL)
+            os.kill(os.getpid(), outcome[1])
+            return 128 + outcome[1]  # a signal whose default is not to end the process
+    os.write(2, b"numalint: the server's run ended without an exit status; NUMALINT_SERVER=off runs without "
+                b"the server\n")
     return 70  # EX_SOFTWARE
 
 
-def _forward_signals(pid: int, received: list[int]) -> None:
-    """Pass Ctrl-C and termination on to the run (it is not in this terminal's process group)."""
+def _forward_signals(pid: int, ignored: list[int]) -> None:
+    """Pass Ctrl-C and termination on to the run (it is not in this terminal's process group), unless this
+    process ignores them (nohup): the run ignores them too."""
     import _signal
 
     def forward(signum: int, _frame: Any) -> None:
-        received.append(signum)
         try:
             os.killpg(pid, signum)  # the run leads its own process group, its worker processes in it
         except OSError:
@@ -81,7 +100,7 @@ def _forward_signals(pid: int, received: list[int]) -> None:
 
     for name in FORWARDED:
         number = getattr(_signal, name, None)
-        if number is not None:
+        if number is not None and number not in ignored:
             _signal.signal(number, forward)
 
 
@@ -90,6 +109,8 @@ def start_in_background() -> None:
     (NUMALINT_SERVER=auto): the next run goes through it. Quietly nothing when one is starting already or it
     cannot start. A fork, not a new ``python -m numalint``: the server must have this process's interpreter,
     flags and import path, and a ``numalint`` folder in the working directory must not stand in for it."""
+    if any(stream is None for stream in (sys.stdin, sys.stdout, sys.stderr)):
+        return  # a server's runs set their streams up from the server's own
     try:
         if os.fork():
             return
@@ -102,6 +123,7 @@ def start_in_background() -> None:
             os.dup2(null, fd)
         if null not in FDS:
             os.close(null)
+        os.closerange(len(FDS), os.sysconf("SC_OPEN_MAX"))  # the caller's other descriptors (a lock, a pipe)
         from numalint.cli import main
         from numalint.server.daemon import start
 

@@ -3,20 +3,18 @@ when nothing would make that run differ from one in a new process; decline other
 
 from __future__ import annotations
 
-import atexit
-import io
 import os
 import signal
 import socket
 import struct
 import sys
 import time
-import traceback
 from collections.abc import Callable
 from typing import Any
 
 from numalint.server.protocol import (
     FDS,
+    MAX_MESSAGE,
     VERSION,
     frame,
     interpreter,
@@ -24,13 +22,12 @@ from numalint.server.protocol import (
     package_dir,
     private,
     receive,
-    receive_exactly,
     socket_dir,
     socket_path,
 )
 
-REQUEST_SECONDS = 5.0  # for a caller to send its request or its go-ahead
-DEFAULT_IDLE_SECONDS = 3600  # a server no one asked for an hour goes away
+REQUEST_SECONDS = 5.0  # for a caller to send its whole request
+DEFAULT_IDLE_SECONDS = 3600  # a server that ran nothing for an hour goes away
 
 
 class ServerError(Exception):
@@ -50,14 +47,12 @@ def stop() -> int | None:
     if not (isinstance(reply, tuple) and len(reply) == 2 and reply[0] == "stopping" and isinstance(reply[1], int)):
         return None
     deadline = time.monotonic() + REQUEST_SECONDS
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline:  # the server holds its lock until it has gone
         try:
-            os.kill(reply[1], 0)
-        except ProcessLookupError:
+            os.close(_lock(socket_path() + ".lock"))
             break
-        except OSError:
-            break
-        time.sleep(0.01)
+        except ServerError:
+            time.sleep(0.01)
     return reply[1]
 
 
@@ -78,6 +73,8 @@ def start(command: Callable[..., Any], idle_seconds: float = DEFAULT_IDLE_SECOND
     """Bind the socket, import numalint whole, then go to the background, running ``command`` (the click command
     line) for each request: the server's process id. The socket listens before this returns, so the next run
     already goes through it."""
+    if any(stream is None for stream in (sys.stdin, sys.stdout, sys.stderr)):
+        raise ServerError("start the server with its standard streams open (runs set theirs up from them)")
     running = status()
     if running is not None:
         raise ServerError(f"a server already runs for this installation (pid {running['pid']}); "
@@ -102,9 +99,13 @@ def start(command: Callable[..., Any], idle_seconds: float = DEFAULT_IDLE_SECOND
         except OSError as error:
             listener.close()
             raise ServerError(f"cannot listen on {path}: {error.strerror or error}") from None
+        began = time.time_ns()
         _warm()
         server = _Server(listener, lock, path, _watched_files(), idle_seconds, command)
-        return _daemonize(server.serve, listener)
+        if any(stamp is not None and began < stamp[0] <= time.time_ns() for stamp in server.stamps):
+            listener.close()
+            raise ServerError("numalint's files changed while the server was starting: start it again")
+        return _daemonize(server.serve, listener, lock)
     finally:
         os.close(lock)  # the server's copy keeps the lock
 
@@ -136,8 +137,8 @@ def _warm() -> None:
         if info.name != "numalint.__main__":
             try:
                 importlib.import_module(info.name)
-            except ImportError:  # an optional module this installation cannot import: runs import it as usual
-                pass
+            except Exception:  # an optional module this installation cannot import (or one being edited): runs
+                pass  # import it as a new process does
     from numalint.catalogue import catalogue
     from numalint.data import data_dir
     from numalint.reading.events import Events
@@ -181,8 +182,9 @@ def _stamps(files: list[str]) -> list[tuple[int, int, int] | None]:
     return stamps
 
 
-def _daemonize(serve: Any, listener: socket.socket) -> int:
-    """Run ``serve`` in a process of its own session, its streams on /dev/null: that process's id."""
+def _daemonize(serve: Any, listener: socket.socket, lock: int) -> int:
+    """Run ``serve`` in a process of its own session, its streams on /dev/null and no other descriptor of the
+    starting process kept (a pipe it was started from would never close): that process's id."""
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
     reader, writer = os.pipe()
@@ -200,6 +202,7 @@ def _daemonize(serve: Any, listener: socket.socket) -> int:
                 os.dup2(null, fd)
             if null not in FDS:
                 os.close(null)
+            close_all_but(listener.fileno(), lock)
             os.chdir("/")
             serve()
         finally:
@@ -214,8 +217,17 @@ def _daemonize(serve: Any, listener: socket.socket) -> int:
     return int(pid)
 
 
+def close_all_but(*kept: int) -> None:
+    """Close every descriptor above the standard streams but ``kept``."""
+    low = len(FDS)
+    for fd in sorted(k for k in kept if k >= low):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 4096)
+
+
 class _Server:
-    """The listening process: answers status and stop itself, forks for each run."""
+    """The listening process: answers status and stop itself, forks a supervisor for each run."""
 
     def __init__(self, listener: socket.socket, lock: int, path: str, watched: list[str],
                  idle_seconds: float, command: Callable[..., Any]) -> None:
@@ -223,7 +235,8 @@ class _Server:
         self.command = command
         self.watched, self.stamps = watched, _stamps(watched)
         self.settings, self.interpreter = interpreter_settings(os.environ), interpreter()
-        self.started, self.runs = time.time(), 0
+        self.ids = (os.getuid(), os.getgid(), os.geteuid(), os.getegid(), sorted(os.getgroups()))
+        self.started, self.runs, self.last_run = time.time(), 0, time.monotonic()
 
     def serve(self) -> None:
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps finished runs
@@ -231,18 +244,24 @@ class _Server:
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, _exit_on_signal)
         own = os.stat(self.path)
-        self.listener.settimeout(self.idle_seconds)
         try:
             while True:
+                left = self.idle_seconds - (time.monotonic() - self.last_run)  # only runs keep it alive
+                if left <= 0:
+                    return
+                self.listener.settimeout(left)
                 try:
                     conn, _address = self.listener.accept()
                 except TimeoutError:
-                    return
+                    continue
                 except OSError:
                     continue
                 with conn:
-                    if self.answer(conn) == "stop":
-                        return
+                    try:
+                        if self.answer(conn) == "stop":
+                            return
+                    except Exception:  # whatever one caller sends, the server goes on
+                        continue
         finally:
             try:  # only our own socket: a server started after this one was asked to stop keeps its
                 now = os.stat(self.path)
@@ -252,7 +271,6 @@ class _Server:
                 pass
 
     def answer(self, conn: socket.socket) -> str | None:
-        conn.settimeout(REQUEST_SECONDS)
         fds: list[int] = []
         try:
             if not _same_user(conn):
@@ -268,7 +286,7 @@ class _Server:
             if op == "stop":
                 conn.sendall(frame(("stopping", os.getpid())))
                 return "stop"
-            if op != "run" or len(fds) != len(FDS):
+            if op != "run" or len(fds) != len(FDS) or not _well_formed(request):
                 conn.sendall(frame(("refused", "not a request numalint sends")))
                 return None
             why, stopping = self.declines(request)
@@ -279,10 +297,13 @@ class _Server:
                 try:
                     self.listener.close()
                     os.close(self.lock)  # a long run must not keep a new server from starting
-                    _Run(conn, request, fds, self.command).run()
+                    from numalint.server.run import supervise
+
+                    supervise(conn, request, fds, self.command)
                 finally:
                     os._exit(70)
             self.runs += 1
+            self.last_run = time.monotonic()
             return None
         except OSError:
             return None
@@ -292,11 +313,13 @@ class _Server:
 
     def declines(self, request: dict[str, Any]) -> tuple[str | None, bool]:
         """Why a run would go otherwise here than in a new process (and whether this server must stop)."""
-        if request.get("interpreter") != self.interpreter:
+        if tuple(request["interpreter"]) != self.interpreter:
             return "another Python, or other interpreter flags", False
-        env = request.get("env")
-        if not isinstance(env, dict) or interpreter_settings(env) != self.settings:
+        if interpreter_settings(request["env"]) != self.settings:
             return "other PYTHON* or locale variables than the server started with", False
+        process = request["process"]
+        if (*process["ids"], sorted(process["groups"])) != self.ids:
+            return "another user, group or supplementary groups", False
         if _stamps(self.watched) != self.stamps:
             return "numalint or a package it uses changed on disk since the server started", True
         return None, False
@@ -306,6 +329,29 @@ class _Server:
 
         return {"pid": os.getpid(), "started": self.started, "runs": self.runs, "socket": self.path,
                 "idle_timeout": self.idle_seconds, "version": __version__, "package": package_dir()}
+
+
+def _well_formed(request: dict[str, Any]) -> bool:
+    """The fields a run request must have, of the types numalint sends (anything else is refused)."""
+    def strings(value: Any) -> bool:
+        return isinstance(value, list | tuple) and all(isinstance(item, str) for item in value)
+
+    env, process = request.get("env"), request.get("process")
+    return (strings(request.get("argv")) and len(request["argv"]) > 0 and isinstance(request.get("program"), str)
+            and isinstance(request.get("cwd"), str) and strings(request.get("path"))
+            and strings(request.get("interpreter")) and isinstance(env, dict)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
+            and isinstance(process, dict) and isinstance(process.get("umask"), int)
+            and isinstance(process.get("nice"), int) and isinstance(process.get("ids"), list | tuple)
+            and all(isinstance(i, int) for i in process["ids"]) and len(process["ids"]) == 4
+            and isinstance(process.get("groups"), list | tuple) and all(isinstance(i, int) for i in process["groups"])
+            and all(isinstance(process.get(key), list) and all(isinstance(i, int) for i in process[key])
+                    for key in ("ignored", "mask"))
+            and ("cpus" not in process or isinstance(process["cpus"], list)
+                 and all(isinstance(i, int) for i in process["cpus"]))
+            and isinstance(process.get("limits", {}), dict)
+            and all(isinstance(k, str) and k.startswith("RLIMIT_") and isinstance(v, list | tuple) and len(v) == 2
+                    and all(isinstance(i, int) for i in v) for k, v in process.get("limits", {}).items()))
 
 
 def _exit_on_signal(_signum: int, _frame: Any) -> None:
@@ -322,8 +368,12 @@ def _same_user(conn: socket.socket) -> bool:
 
 
 def _receive_request(conn: socket.socket) -> tuple[Any, list[int]]:
-    """The request and the descriptors that came with it (the caller's stdin, stdout, stderr)."""
+    """The request and the descriptors that came with it (the caller's stdin, stdout, stderr), read within
+    REQUEST_SECONDS in all (a caller sending a byte at a time holds the server no longer) and at most
+    MAX_MESSAGE bytes long; None for anything else."""
+    deadline = time.monotonic() + REQUEST_SECONDS
     width = struct.calcsize("i")
+    conn.settimeout(REQUEST_SECONDS)
     head, ancillary, flags, _address = conn.recvmsg(4, socket.CMSG_SPACE(len(FDS) * width))
     fds: list[int] = []
     for level, kind, data in ancillary:
@@ -332,86 +382,32 @@ def _receive_request(conn: socket.socket) -> tuple[Any, list[int]]:
             fds += struct.unpack(f"{count}i", data[:count * width])
     if flags & socket.MSG_CTRUNC or not head:
         return None, fds
-    rest = receive_exactly(conn, 4 - len(head)) if len(head) < 4 else b""
-    if rest is None:
+    try:
+        head += _within(conn, 4 - len(head), deadline)
+        size = int.from_bytes(head, "big")
+        if size > MAX_MESSAGE:
+            return None, fds
+        body = _within(conn, size, deadline)
+    except (OSError, EOFError):
         return None, fds
-    body = receive_exactly(conn, int.from_bytes(head + rest, "big"))
     import marshal
 
     try:
-        return (None if body is None else marshal.loads(body)), fds
+        return marshal.loads(body), fds
     except (ValueError, EOFError, TypeError):
         return None, fds
 
 
-class _Run:
-    """One run in the forked copy: the caller's streams, directory, environment and umask, then the command
-    line as a fresh process runs it; the exit status goes back to the caller."""
-
-    def __init__(self, conn: socket.socket, request: dict[str, Any], fds: list[int],
-                 command: Callable[..., Any]) -> None:
-        self.conn, self.request, self.fds, self.command = conn, request, fds, command
-
-    def run(self) -> None:
-        for number in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(number, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        os.setpgid(0, 0)  # the caller signals this group: the run and the worker processes it starts
-        request = self.request
-        try:
-            os.chdir(request["cwd"])
-        except (OSError, TypeError, ValueError):
-            self.conn.sendall(frame(("refused", "cannot enter the caller's working directory")))
-            return
-        for target, fd in zip(FDS, self.fds, strict=True):
-            os.dup2(fd, target)
-        os.environ.clear()
-        os.environ.update(request["env"])
-        time.tzset()
-        os.umask(request["umask"])
-        sys.argv = list(request["argv"])
-        sys.path[:] = request["path"]  # what a module imported during the run is looked up in
-        if isinstance(sys.stdout, io.TextIOWrapper):  # line-buffered on a terminal, as a new process sets it up
-            sys.stdout.reconfigure(line_buffering=sys.stdout.isatty())
-        self.conn.sendall(frame(("pid", os.getpid())))
-        if receive(self.conn) != "go":
-            return  # the caller gave up waiting: it runs numalint itself
-        self.conn.settimeout(None)
-        status = _command_line(self.command, sys.argv[1:], request["program"])
-        self.conn.sendall(frame(("exit", status)))
-        os._exit(0)
-
-
-def _command_line(main: Callable[..., Any], args: list[str], program: str) -> int:
-    """Run the command line as ``python -m numalint`` would: the exit status, exit handlers run, streams
-    flushed (120 when stdout cannot be, as Python answers)."""
-    try:
-        main(args=args, prog_name=program)
-        status = 0
-    except SystemExit as exit:
-        status = _exit_status(exit.code)
-    except KeyboardInterrupt:
-        traceback.print_exc()
-        status = 128 + signal.SIGINT
-    except BaseException:  # as the interpreter: the traceback on stderr, status 1
-        traceback.print_exc()
-        status = 1
-    atexit._run_exitfuncs()
-    try:
-        sys.stdout.flush()
-    except (OSError, ValueError):
-        status = 120
-    try:
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
-    return status
-
-
-def _exit_status(code: Any) -> int:
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code & 0xFF
-    print(code, file=sys.stderr)
-    return 1
+def _within(conn: socket.socket, size: int, deadline: float) -> bytes:
+    chunks = []
+    while size:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        conn.settimeout(left)
+        chunk = conn.recv(min(size, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)

@@ -25,7 +25,7 @@ def program_name() -> str:
 def main() -> None:
     """Forward the run unless told not to or it is the server's own command."""
     choice = os.environ.get("NUMALINT_SERVER", "").strip().lower()
-    if sys.argv[1:2] != ["server"] and choice != "off" and os.name == "posix":
+    if sys.argv[1:2] != ["server"] and choice not in ("off", "0", "false", "no") and os.name == "posix":
         from numalint.server.client import forward, start_in_background
 
         status = forward(list(sys.argv), program_name())

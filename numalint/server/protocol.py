@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from typing import Any
 VERSION = 1  # of the messages below; a server of another version declines
 _LENGTH = 4  # bytes of the length before each message
-_MAX_MESSAGE = 64 << 20  # an environment and arguments fit; anything larger is not from numalint
+MAX_MESSAGE = 64 << 20  # an environment and arguments fit; anything larger is not from numalint
 FDS = (0, 1, 2)  # the caller's stdin, stdout, stderr, passed to the server's run
 
 
@@ -56,6 +56,35 @@ def interpreter_settings(environ: dict[str, str] | os._Environ[str]) -> dict[str
             if name.startswith(("PYTHON", "LC_")) or name in ("LANG", "LANGUAGE")}
 
 
+def process_settings() -> dict[str, Any]:
+    """What a new process inherits from its caller besides its streams, directory and environment: the server's
+    run takes these on (or declines the run when it cannot: other user or groups, limits above its own)."""
+    import _signal
+
+    ignored = []
+    for number in range(1, _signal.NSIG):
+        try:
+            if _signal.getsignal(number) == _signal.SIG_IGN:
+                ignored.append(number)
+        except (OSError, ValueError):
+            continue
+    mask = os.umask(0o022)
+    os.umask(mask)
+    settings: dict[str, Any] = {
+        "umask": mask, "ignored": ignored, "mask": sorted(_signal.pthread_sigmask(_signal.SIG_BLOCK, [])),
+        "nice": os.getpriority(os.PRIO_PROCESS, 0), "ids": [os.getuid(), os.getgid(), os.geteuid(), os.getegid()],
+        "groups": sorted(os.getgroups())}
+    if hasattr(os, "sched_getaffinity"):
+        settings["cpus"] = sorted(os.sched_getaffinity(0))  # the default -j counts them
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - every Unix Python has it
+        return settings
+    settings["limits"] = {name: list(resource.getrlimit(getattr(resource, name)))
+                          for name in dir(resource) if name.startswith("RLIMIT_")}
+    return settings
+
+
 def interpreter() -> tuple[str, str, str, str, str]:
     """The Python a process runs, and how it was started (-I, -X utf8, -W error change what a run does)."""
     return sys.version, sys.executable, repr(sys.flags), repr(sys.warnoptions), repr(sys._xoptions)
@@ -84,7 +113,7 @@ def receive(sock: Any) -> Any:
     if head is None:
         return None
     size = int.from_bytes(head, "big")
-    if size > _MAX_MESSAGE:
+    if size > MAX_MESSAGE:
         return None
     data = receive_exactly(sock, size)
     try:
