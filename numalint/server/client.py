@@ -52,6 +52,8 @@ def _run(sock: Any, argv: list[str], program: str, _socket: Any) -> int | None:
     try:
         sock.settimeout(HANDSHAKE_SECONDS)
         sock.connect(socket_path())
+        if not _served_by_this_user(sock, _socket):
+            return None
         process = process_settings()
         request = {"version": VERSION, "op": "run", "argv": argv, "program": program, "cwd": os.getcwd(),
                    "env": dict(os.environ), "process": process, "interpreter": interpreter(),
@@ -85,6 +87,15 @@ def _run(sock: Any, argv: list[str], program: str, _socket: Any) -> int | None:
     os.write(2, b"numalint: the server's run ended without an exit status; NUMALINT_SERVER=off runs without "
                 b"the server\n")
     return 70  # EX_SOFTWARE
+
+
+def _served_by_this_user(sock: Any, _socket: Any) -> bool:
+    """Linux says who listens (struct ucred: pid, uid, gid); elsewhere the private directory stands for it."""
+    option = getattr(_socket, "SO_PEERCRED", None)
+    if option is None:
+        return True
+    credentials = sock.getsockopt(_socket.SOL_SOCKET, option, 12)
+    return int.from_bytes(credentials[4:8], sys.byteorder) == os.getuid()
 
 
 def _forward_signals(pid: int, ignored: list[int]) -> None:
