@@ -22,6 +22,7 @@ from numalint.server.protocol import (
     package_dir,
     private,
     receive,
+    receive_exactly,
     socket_dir,
     socket_path,
 )
@@ -387,12 +388,12 @@ def _receive_request(conn: socket.socket) -> tuple[Any, list[int]]:
     if flags & socket.MSG_CTRUNC or not head:
         return None, fds
     try:
-        head += _within(conn, 4 - len(head), deadline)
-        size = int.from_bytes(head, "big")
-        if size > MAX_MESSAGE:
-            return None, fds
-        body = _within(conn, size, deadline)
-    except (OSError, EOFError):
+        rest = receive_exactly(conn, 4 - len(head), deadline)
+        size = int.from_bytes(head + rest, "big") if rest is not None else MAX_MESSAGE + 1
+        body = receive_exactly(conn, size, deadline) if size <= MAX_MESSAGE else None
+    except OSError:
+        return None, fds
+    if body is None:
         return None, fds
     import marshal
 
@@ -401,17 +402,3 @@ def _receive_request(conn: socket.socket) -> tuple[Any, list[int]]:
     except (ValueError, EOFError, TypeError):
         return None, fds
 
-
-def _within(conn: socket.socket, size: int, deadline: float) -> bytes:
-    chunks = []
-    while size:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError
-        conn.settimeout(left)
-        chunk = conn.recv(min(size, 1 << 20))
-        if not chunk:
-            raise EOFError
-        chunks.append(chunk)
-        size -= len(chunk)
-    return b"".join(chunks)

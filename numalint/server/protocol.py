@@ -95,10 +95,18 @@ def frame(message: Any) -> bytes:
     return len(data).to_bytes(_LENGTH, "big") + data
 
 
-def receive_exactly(sock: Any, size: int) -> bytes | None:
-    """``size`` bytes from ``sock``, or None when the other side closed first."""
+def receive_exactly(sock: Any, size: int, deadline: float | None = None) -> bytes | None:
+    """``size`` bytes from ``sock``, or None when the other side closed first; by ``deadline`` (of
+    ``time.monotonic``) in all when given, else TimeoutError (a sender of a byte at a time holds no one longer)."""
     chunks = []
     while size:
+        if deadline is not None:
+            import time
+
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            sock.settimeout(left)
         chunk = sock.recv(min(size, 1 << 20))
         if not chunk:
             return None
