@@ -110,10 +110,11 @@ def wait_reading_stdin(readers: Callable[[], list[int]]) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         for pid in readers():
-            try:
-                if "pipe_read" in Path(f"/proc/{pid}/wchan").read_text():
+            try:  # blocked reading a pipe, and its read is of fd 0 (not the server's own pipes)
+                if "pipe_read" in Path(f"/proc/{pid}/wchan").read_text() and \
+                        Path(f"/proc/{pid}/syscall").read_text().split()[1:2] == ["0x0"]:
                     return
-            except OSError:
+            except (OSError, IndexError):
                 pass
         time.sleep(0.05)
 
@@ -384,3 +385,62 @@ def test_start_refusals(server: Server, tmp_path: Path) -> None:
     too_long = server.run("server", "start", "--idle-timeout", "1e20", cwd=tmp_path)
     assert too_long.returncode == 2 and "--idle-timeout" in too_long.stderr
     assert server.served(tmp_path) is None
+
+
+def test_a_run_killed_outright_kills_its_caller_alike(server: Server, tmp_path: Path) -> None:
+    """The out-of-memory killer's SIGKILL on the run: the caller dies of SIGKILL too (not exit 1, "findings")."""
+    server.run("server", "start", cwd=tmp_path)
+    daemon = server.pid(tmp_path)
+    process = subprocess.Popen([sys.executable, "-m", "numalint", "check", "-"], cwd=tmp_path, env=server.env,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wait_reading_stdin(lambda: descendants(daemon))
+    runs = [pid for pid in descendants(daemon)
+            if Path(f"/proc/{pid}/syscall").read_text().split()[1:2] == ["0x0"]]
+    assert len(runs) == 1
+    os.kill(runs[0], signal.SIGKILL)
+    process.wait(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+
+
+def test_ctrl_z_stops_the_run_with_its_caller(server: Server, tmp_path: Path) -> None:
+    server.run("server", "start", cwd=tmp_path)
+    daemon = server.pid(tmp_path)
+    process = subprocess.Popen([sys.executable, "-m", "numalint", "check", "-"], cwd=tmp_path, env=server.env,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_reading_stdin(lambda: descendants(daemon))
+    run = next(pid for pid in descendants(daemon)
+               if Path(f"/proc/{pid}/syscall").read_text().split()[1:2] == ["0x0"])
+
+    def state(pid: int) -> str:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+    process.send_signal(signal.SIGTSTP)
+    deadline = time.monotonic() + 30
+    while (state(process.pid), state(run)) != ("T", "T") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert (state(process.pid), state(run)) == ("T", "T")
+    process.send_signal(signal.SIGCONT)
+    out, _err = process.communicate(textwrap_dedent(POD), timeout=30)
+    assert process.returncode == 0 and "1 file(s) checked" in out
+
+
+def test_descriptors_named_in_arguments_run_without_the_server(server: Server, tmp_path: Path) -> None:
+    """`-f sarif=/dev/fd/3` or `<(...)` name descriptors of the caller that the server's run does not have."""
+    server.run("server", "start", cwd=tmp_path)
+    script = f"exec {sys.executable} -m numalint check -f sarif=/dev/fd/3 {EXAMPLES / 'nodes'} 3>report.sarif"
+    outcomes = []
+    for env in (server.env, {**server.env, "NUMALINT_SERVER": "off"}):
+        ran = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+        outcomes.append((ran.returncode, ran.stdout, ran.stderr, (tmp_path / "report.sarif").read_text()))
+    assert outcomes[0] == outcomes[1] and '"runs"' in outcomes[0][3]
+    assert server.served(tmp_path) == 0
+
+
+def test_a_server_started_with_signals_blocked_still_answers(server: Server, tmp_path: Path) -> None:
+    write(tmp_path, {"node.yaml": KUBELET, "pod.yaml": POD})
+    started = subprocess.run([sys.executable, "-m", "numalint", "server", "start"], cwd=tmp_path, env=server.env,
+                             capture_output=True, text=True, timeout=60,
+                             preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD]))
+    assert started.returncode == 0, started.stderr
+    same(server.run("check", ".", cwd=tmp_path), server.cold("check", ".", cwd=tmp_path))
+    assert server.served(tmp_path) == 1

@@ -41,6 +41,13 @@ def forward(argv: list[str], program: str) -> int | None:
             os.fstat(fd)
         except OSError:
             return None
+    if any("/dev/fd/" in arg or "/proc/" in arg for arg in argv):
+        return None  # `<(...)`, `-f sarif=/dev/fd/3`: descriptors of this process the run does not have
+    try:
+        if os.isatty(0) and os.tcgetpgrp(0) != os.getpgrp():
+            return None  # a background job: its reads of the terminal stop it, which a run elsewhere escapes
+    except OSError:
+        pass
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         return _run(sock, argv, program, _socket)
@@ -81,7 +88,10 @@ def _run(sock: Any, argv: list[str], program: str, _socket: Any) -> int | None:
         if outcome[0] == "signal":  # the run was killed by a signal: end the same way
             import _signal
 
-            _signal.signal(outcome[1], _signal.SIG_DFL)
+            try:
+                _signal.signal(outcome[1], _signal.SIG_DFL)
+            except (OSError, ValueError):  # SIGKILL and SIGSTOP keep their default
+                pass
             os.kill(os.getpid(), outcome[1])
             return 128 + outcome[1]  # a signal whose default is not to end the process
     os.write(2, b"numalint: the server's run ended without an exit status; NUMALINT_SERVER=off runs without "
@@ -109,10 +119,26 @@ def _forward_signals(pid: int, ignored: list[int]) -> None:
         except OSError:
             pass
 
+    def suspend(_signum: int, _frame: Any) -> None:
+        """Ctrl-Z: stop the run, then this process; when continued (fg, bg), continue the run."""
+        try:
+            os.killpg(pid, _signal.SIGSTOP)
+        except OSError:
+            pass
+        _signal.signal(_signal.SIGTSTP, _signal.SIG_DFL)
+        os.kill(os.getpid(), _signal.SIGTSTP)  # stops here until SIGCONT
+        _signal.signal(_signal.SIGTSTP, suspend)
+        try:
+            os.killpg(pid, _signal.SIGCONT)
+        except OSError:
+            pass
+
     for name in FORWARDED:
         number = getattr(_signal, name, None)
         if number is not None and number not in ignored:
             _signal.signal(number, forward)
+    if hasattr(_signal, "SIGTSTP") and _signal.SIGTSTP not in ignored:
+        _signal.signal(_signal.SIGTSTP, suspend)
 
 
 def start_in_background() -> None:

@@ -244,6 +244,7 @@ class _Server:
 
         gc.collect()
         gc.freeze()  # the warm objects stay out of every run's collections: forks copy no page for them
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])  # not the starter's: a blocked SIGCHLD hangs every run
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps finished runs
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGHUP, signal.SIG_IGN)

@@ -32,6 +32,8 @@ def supervise(conn: socket.socket, request: dict[str, Any], fds: list[int], comm
     wake_r, wake_w = os.pipe()
     for fd in (wake_r, wake_w):
         os.set_blocking(fd, False)
+    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(number, signal.SIG_IGN)  # `pkill numalint` reaches the run itself: this reports how it ended
     signal.signal(signal.SIGCHLD, lambda _signum, _frame: None)  # a handler: only then is the wake-up fd written
     signal.set_wakeup_fd(wake_w)
     pid = os.fork()
@@ -61,7 +63,10 @@ def supervise(conn: socket.socket, request: dict[str, Any], fds: list[int], comm
         os.close(go_w)
         os.waitpid(pid, 0)
         os._exit(0)
-    os.write(go_w, b"G")
+    try:
+        os.write(go_w, b"G")
+    except OSError:  # the run died before its go-ahead (a signal passed on): how it ended is reported below
+        pass
     os.close(go_w)
     conn.settimeout(None)
     status = _wait(conn, pid, wake_r)
@@ -117,10 +122,17 @@ def _run(conn: socket.socket, request: dict[str, Any], fds: list[int], command: 
     os.write(ready, b"R" if problem is None else b"F" + problem.encode())
     os.close(ready)
     conn.close()
-    if problem is not None or os.read(go, 1) != b"G":
-        os._exit(0)
-    os.close(go)
-    status = _command_line(command, list(request["argv"][1:]), request["program"])
+    try:
+        if problem is not None or os.read(go, 1) != b"G":
+            os._exit(0)
+        os.close(go)
+        status = _command_line(command, list(request["argv"][1:]), request["program"])
+    except KeyboardInterrupt:  # outside click's handling: as Python ends on it, a traceback and death by SIGINT
+        traceback.print_exc()
+        sys.stderr.flush()
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+        status = 128 + signal.SIGINT
     os._exit(status)
 
 
@@ -185,8 +197,7 @@ def _command_line(main: Callable[..., Any], args: list[str], program: str) -> in
     except SystemExit as exit:
         status = _exit_status(exit.code)
     except KeyboardInterrupt:
-        traceback.print_exc()
-        status = 128 + signal.SIGINT
+        raise
     except BaseException:  # as the interpreter: the traceback on stderr, status 1
         traceback.print_exc()
         status = 1
