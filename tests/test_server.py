@@ -367,10 +367,12 @@ def test_what_no_numalint_sends_leaves_the_server_running(server: Server, tmp_pa
             del os.environ["XDG_RUNTIME_DIR"]
         else:
             os.environ["XDG_RUNTIME_DIR"] = old
-    wrong = protocol.frame({"version": protocol.VERSION, "op": "run", "interpreter": protocol.interpreter(),
-                            "env": {1: "a"}, "argv": ["numalint"]})
+    wrong = protocol.frame_request({"version": protocol.VERSION, "op": "run", "interpreter": protocol.interpreter(),
+                                    "env": {"A": 1}, "argv": ["numalint"]})
     fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in (0, 1, 2))
-    for message in (b"\xff\xff\xff\xf0garbage", wrong, b"\x00\x00"):
+    bombs = [b"l2147483647:", b"(\xff\xff\xff\x7f", b"l1:" * 100 + b"i0:"]  # counts beyond the bytes; nesting
+    for message in (b"\xff\xff\xff\xf0garbage", wrong, b"\x00\x00",
+                    *(len(bomb).to_bytes(4, "big") + bomb for bomb in bombs)):
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(10)
             sock.connect(path)

@@ -10,7 +10,7 @@ import sys
 from numalint.server.protocol import (
     FDS,
     VERSION,
-    frame,
+    frame_request,
     interpreter,
     private,
     process_settings,
@@ -66,7 +66,7 @@ def _run(sock: Any, argv: list[str], program: str, _socket: Any) -> int | None:
                    "env": dict(os.environ), "process": process, "interpreter": interpreter(),
                    "path": list(sys.path)}
         fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in FDS)
-        data = frame(request)
+        data = frame_request(request)
         sent = sock.sendmsg([data], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
         if sent < len(data):  # a large environment or argument list: the rest after the descriptors
             sock.sendall(data[sent:])
@@ -77,7 +77,7 @@ def _run(sock: Any, argv: list[str], program: str, _socket: Any) -> int | None:
         return None  # declined ("refused", why): nothing ran
     _forward_signals(reply[1], process["ignored"])
     try:
-        sock.sendall(frame("go"))
+        sock.sendall(frame_request("go"))
         sock.settimeout(None)
         outcome = receive(sock)
     except OSError:

@@ -16,7 +16,9 @@ from numalint.server.protocol import (
     FDS,
     MAX_MESSAGE,
     VERSION,
+    decode_request,
     frame,
+    frame_request,
     interpreter,
     interpreter_settings,
     package_dir,
@@ -64,7 +66,7 @@ def _ask(op: str) -> Any:
         sock.settimeout(REQUEST_SECONDS)
         try:
             sock.connect(socket_path())
-            sock.sendall(frame({"version": VERSION, "op": op}))
+            sock.sendall(frame_request({"version": VERSION, "op": op}))
             return receive(sock)
         except OSError:
             return None
@@ -394,12 +396,5 @@ def _receive_request(conn: socket.socket) -> tuple[Any, list[int]]:
         body = receive_exactly(conn, size, deadline) if size <= MAX_MESSAGE else None
     except OSError:
         return None, fds
-    if body is None:
-        return None, fds
-    import marshal
-
-    try:
-        return marshal.loads(body), fds
-    except (ValueError, EOFError, TypeError):
-        return None, fds
+    return (None if body is None else decode_request(body)), fds
 

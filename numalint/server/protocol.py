@@ -12,7 +12,7 @@ import sys
 TYPE_CHECKING = False  # typing itself takes longer to import than the rest of a forwarded run's start
 if TYPE_CHECKING:
     from typing import Any
-VERSION = 1  # of the messages below; a server of another version declines
+VERSION = 2  # of the messages below; a server of another version declines
 _LENGTH = 4  # bytes of the length before each message
 MAX_MESSAGE = 64 << 20  # an environment and arguments fit; anything larger is not from numalint
 FDS = (0, 1, 2)  # the caller's stdin, stdout, stderr, passed to the server's run
@@ -91,8 +91,76 @@ def interpreter() -> tuple[str, str, str, str, str]:
 
 
 def frame(message: Any) -> bytes:
+    """A message of the server (the caller trusts it: its socket is its user's)."""
     data = marshal.dumps(message)
     return len(data).to_bytes(_LENGTH, "big") + data
+
+
+def frame_request(message: Any) -> bytes:
+    """A message to the server, in a form it reads without trusting the sender (``decode_request``): marshal
+    would let nine bytes claim a tuple of 2**31 items, which it allocates before reading them."""
+    out: list[bytes] = []
+    _encode(message, out)
+    data = b"".join(out)
+    return len(data).to_bytes(_LENGTH, "big") + data
+
+
+def _encode(value: Any, out: list[bytes]) -> None:
+    """Each value a tag, a decimal number and a colon: ``s`` (that many bytes of UTF-8 follow), ``i`` (the
+    number itself), ``l`` (that many values follow), ``d`` (that many keys and values follow)."""
+    if isinstance(value, str):
+        data = value.encode("utf-8", "surrogatepass")  # environment values decoded with surrogateescape
+        out.append(b"s%d:" % len(data))
+        out.append(data)
+    elif isinstance(value, int):
+        out.append(b"i%d:" % value)
+    elif isinstance(value, list | tuple):
+        out.append(b"l%d:" % len(value))
+        for item in value:
+            _encode(item, out)
+    elif isinstance(value, dict):
+        out.append(b"d%d:" % len(value))
+        for key, item in value.items():
+            _encode(key, out)
+            _encode(item, out)
+    else:
+        raise TypeError(f"no request holds a {type(value).__name__}")
+
+
+def decode_request(data: bytes) -> Any:
+    """What ``frame_request`` framed, or None: every count is checked against the bytes left before anything is
+    made (each value takes at least two bytes), and nesting is bounded."""
+    try:
+        value, end = _decode(data, 0, 0)
+    except (ValueError, IndexError, UnicodeDecodeError):
+        return None
+    return value if end == len(data) else None
+
+
+def _decode(data: bytes, at: int, depth: int) -> tuple[Any, int]:
+    if depth > 8:
+        raise ValueError("nested too deep")
+    tag, colon = data[at], data.index(b":", at + 1, at + 24)
+    number, at = int(data[at + 1:colon]), colon + 1
+    if tag == ord("i"):
+        return number, at
+    if number < 0 or number * (2 if tag == ord("d") else 1) > len(data) - at:
+        raise ValueError("a count beyond the bytes sent")
+    if tag == ord("s"):
+        return data[at:at + number].decode("utf-8", "surrogatepass"), at + number
+    if tag == ord("l"):
+        items = []
+        for _ in range(number):
+            item, at = _decode(data, at, depth + 1)
+            items.append(item)
+        return items, at
+    if tag == ord("d"):
+        mapping = {}
+        for _ in range(number):
+            key, at = _decode(data, at, depth + 1)
+            mapping[key], at = _decode(data, at, depth + 1)
+        return mapping, at
+    raise ValueError("unknown tag")
 
 
 def receive_exactly(sock: Any, size: int, deadline: float | None = None) -> bytes | None:
@@ -115,8 +183,9 @@ def receive_exactly(sock: Any, size: int, deadline: float | None = None) -> byte
     return b"".join(chunks)
 
 
-def receive(sock: Any) -> Any:
-    """The next message, or None when the other side closed (or sent something no numalint sends)."""
+def receive(sock: Any, untrusted: bool = False) -> Any:
+    """The next message, or None when the other side closed (or sent something no numalint sends); a caller's
+    message (``untrusted``) as ``frame_request`` framed it."""
     head = receive_exactly(sock, _LENGTH)
     if head is None:
         return None
@@ -124,6 +193,8 @@ def receive(sock: Any) -> Any:
     if size > MAX_MESSAGE:
         return None
     data = receive_exactly(sock, size)
+    if untrusted:
+        return None if data is None else decode_request(data)
     try:
         return None if data is None else marshal.loads(data)
     except (ValueError, EOFError, TypeError):

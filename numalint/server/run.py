@@ -56,7 +56,7 @@ def supervise(conn: socket.socket, request: dict[str, Any], fds: list[int], comm
     try:
         _send(conn, ("pid", pid))
         conn.settimeout(GO_SECONDS)
-        go = receive(conn) == "go"
+        go = receive(conn, untrusted=True) == "go"
     except OSError:
         go = False
     if not go:  # the caller gave up waiting (it runs numalint itself): the run ends without running
