@@ -1,6 +1,7 @@
 """What the caller and the server share: where the server listens, how messages are framed, and which
 environment variables change what a Python process does before it runs any code (a server started under other
-values would answer differently). Builtin modules only: the caller imports this on every run."""
+values would answer differently). Modules written in C only (no ``typing``, ``re``, ``json``): the caller
+imports this on every run."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import sys
 TYPE_CHECKING = False  # typing itself takes longer to import than the rest of a forwarded run's start
 if TYPE_CHECKING:
     from typing import Any
+
 VERSION = 2  # of the messages below; a server of another version declines
 _LENGTH = 4  # bytes of the length before each message
 MAX_MESSAGE = 64 << 20  # an environment and arguments fit; anything larger is not from numalint
