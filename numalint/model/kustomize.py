@@ -16,14 +16,30 @@ KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization
 
 def patch_targets(path: str, documents: Iterable[Document]) -> tuple[str, ...]:
     """The real paths of the files the kustomization at ``path`` (its ``documents``) names as patches, in order."""
+    return tuple(real for real, _kind in _patch_entries(path, documents))
+
+
+def _patch_entries(path: str, documents: Iterable[Document]) -> list[tuple[str, str | None]]:
+    """(real path, target kind or None) of each patch the kustomization at ``path`` names, in order."""
     base = os.path.dirname(path)
     found = []
-    for name in (name for doc in documents for name in _patch_paths(doc.root)):
-        try:
-            found.append(os.path.realpath(os.path.join(base, name)))
-        except (ValueError, OSError):  # a NUL in the path, a loop of links: no file kustomize reads
-            continue
-    return tuple(found)
+    for doc in documents:
+        for key in ("patchesStrategicMerge", "patches", "patchesJson6902"):
+            entries = doc.root.get(key)
+            for entry in entries if isinstance(entries, list) else ():
+                if isinstance(entry, str) and "\n" not in entry:  # patchesStrategicMerge: a path (or inline YAML)
+                    name, target = entry, None
+                elif isinstance(entry, dict) and isinstance(entry.get("path"), str):
+                    name, target = str(entry["path"]), entry.get("target")
+                else:
+                    continue
+                kind = target.get("kind") if isinstance(target, dict) else None
+                try:
+                    found.append((os.path.realpath(os.path.join(base, name)), kind if isinstance(kind, str) and kind
+                                  else None))
+                except (ValueError, OSError):  # a NUL in the path, a loop of links: no file kustomize reads
+                    continue
+    return found
 
 
 def patch_files(paths: Iterable[str], known: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
@@ -50,25 +66,14 @@ def patched_kinds(kustomization: str, patch: str, documents: Iterable[Document])
     if kinds is None or "" in kinds:
         return None
     real = os.path.realpath(patch)
-    base = os.path.dirname(kustomization)
-    for doc in read_source(kustomization).documents:
-        for key in ("patches", "patchesJson6902"):
-            entries = doc.root.get(key)
-            for entry in entries if isinstance(entries, list) else ():
-                if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
-                    continue
-                try:
-                    if os.path.realpath(os.path.join(base, str(entry["path"]))) != real:
-                        continue
-                except (ValueError, OSError):
-                    continue
-                target = entry.get("target")
-                kind = target.get("kind") if isinstance(target, dict) else None
-                if not isinstance(kind, str) or not kind:
-                    if not kinds:
-                        return None  # neither the entry nor the file says what it patches
-                    continue
-                kinds.add(kind)
+    for named, kind in _patch_entries(kustomization, read_source(kustomization).documents):
+        if named != real:
+            continue
+        if kind is None:
+            if not kinds:
+                return None  # neither the entry nor the file says what it patches
+            continue
+        kinds.add(kind)
     return kinds or None
 
 
@@ -85,16 +90,3 @@ def _written_kinds(path: str) -> set[str] | None:
         return None
     return None if len(text) > _LARGEST_PATCH else set(_TOP_KIND.findall(text))
 
-
-def _patch_paths(root: dict[object, object]) -> list[str]:
-    found: list[str] = []
-    for key in ("patchesStrategicMerge", "patches", "patchesJson6902"):
-        entries = root.get(key)
-        if not isinstance(entries, list):
-            continue
-        for entry in entries:
-            if isinstance(entry, str) and "\n" not in entry:  # patchesStrategicMerge: a path (or inline YAML)
-                found.append(entry)
-            elif isinstance(entry, dict) and isinstance(entry.get("path"), str):
-                found.append(str(entry["path"]))
-    return found

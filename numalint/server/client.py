@@ -10,11 +10,13 @@ import sys
 from numalint.server.protocol import (
     FDS,
     VERSION,
+    detach,
     frame_request,
     interpreter,
     private,
     process_settings,
     receive,
+    same_user,
     socket_dir,
     socket_path,
 )
@@ -59,7 +61,7 @@ def _run(sock: Any, argv: list[str], program: str, _socket: Any) -> int | None:
     try:
         sock.settimeout(HANDSHAKE_SECONDS)
         sock.connect(socket_path())
-        if not _served_by_this_user(sock, _socket):
+        if not same_user(sock, _socket):
             return None
         process = process_settings()
         request = {"version": VERSION, "op": "run", "argv": argv, "program": program, "cwd": os.getcwd(),
@@ -97,15 +99,6 @@ def _run(sock: Any, argv: list[str], program: str, _socket: Any) -> int | None:
     os.write(2, b"numalint: the server's run ended without an exit status; NUMALINT_SERVER=off runs without "
                 b"the server\n")
     return 70  # EX_SOFTWARE
-
-
-def _served_by_this_user(sock: Any, _socket: Any) -> bool:
-    """Linux says who listens (struct ucred: pid, uid, gid); elsewhere the private directory stands for it."""
-    option = getattr(_socket, "SO_PEERCRED", None)
-    if option is None:
-        return True
-    credentials = sock.getsockopt(_socket.SOL_SOCKET, option, 12)
-    return int.from_bytes(credentials[4:8], sys.byteorder) == os.getuid()
 
 
 def _forward_signals(pid: int, ignored: list[int]) -> None:
@@ -155,12 +148,7 @@ def start_in_background() -> None:
         return
     try:
         os.setsid()
-        null = os.open(os.devnull, os.O_RDWR)
-        for fd in FDS:
-            os.dup2(null, fd)
-        if null not in FDS:
-            os.close(null)
-        os.closerange(len(FDS), os.sysconf("SC_OPEN_MAX"))  # the caller's other descriptors (a lock, a pipe)
+        detach()
         from numalint.cli import main
         from numalint.server.daemon import start
 

@@ -17,6 +17,7 @@ from numalint.server.protocol import (
     MAX_MESSAGE,
     VERSION,
     decode_request,
+    detach,
     frame,
     frame_request,
     interpreter,
@@ -25,6 +26,7 @@ from numalint.server.protocol import (
     private,
     receive,
     receive_exactly,
+    same_user,
     socket_dir,
     socket_path,
 )
@@ -200,12 +202,7 @@ def _daemonize(serve: Any, listener: socket.socket, lock: int) -> int:
                 os._exit(0)
             os.write(writer, str(os.getpid()).encode())
             os.close(writer)
-            null = os.open(os.devnull, os.O_RDWR)
-            for fd in FDS:
-                os.dup2(null, fd)
-            if null not in FDS:
-                os.close(null)
-            close_all_but(listener.fileno(), lock)
+            detach(listener.fileno(), lock)
             os.chdir("/")
             serve()
         finally:
@@ -218,15 +215,6 @@ def _daemonize(serve: Any, listener: socket.socket, lock: int) -> int:
     if not pid:
         raise ServerError("the server did not start")
     return int(pid)
-
-
-def close_all_but(*kept: int) -> None:
-    """Close every descriptor above the standard streams but ``kept``."""
-    low = len(FDS)
-    for fd in sorted(k for k in kept if k >= low):
-        os.closerange(low, fd)
-        low = fd + 1
-    os.closerange(low, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 4096)
 
 
 class _Server:
@@ -281,7 +269,7 @@ class _Server:
     def answer(self, conn: socket.socket) -> str | None:
         fds: list[int] = []
         try:
-            if not _same_user(conn):
+            if not same_user(conn, socket):
                 return None
             request, fds = _receive_request(conn)
             if not isinstance(request, dict) or request.get("version") != VERSION:
@@ -364,15 +352,6 @@ def _well_formed(request: dict[str, Any]) -> bool:
 
 def _exit_on_signal(_signum: int, _frame: Any) -> None:
     raise SystemExit(0)
-
-
-def _same_user(conn: socket.socket) -> bool:
-    """Linux tells who connected; elsewhere the directory only its user may enter stands for it."""
-    option = getattr(socket, "SO_PEERCRED", None)
-    if option is None:
-        return True
-    _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i")))
-    return uid == os.getuid()
 
 
 def _receive_request(conn: socket.socket) -> tuple[Any, list[int]]:

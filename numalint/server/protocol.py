@@ -51,6 +51,29 @@ def private(directory: str) -> bool:
     return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
 
 
+def same_user(sock: Any, sockets: Any) -> bool:
+    """Whether the other end of a Unix socket runs as this user: Linux says (struct ucred: pid, uid, gid);
+    elsewhere the directory only its user may enter stands for it. ``sockets``: ``socket`` or ``_socket``."""
+    option = getattr(sockets, "SO_PEERCRED", None)
+    if option is None:
+        return True
+    credentials = sock.getsockopt(sockets.SOL_SOCKET, option, 12)
+    return int.from_bytes(credentials[4:8], sys.byteorder) == os.getuid()
+
+
+def detach(*kept: int) -> None:
+    """In a process going to the background: its standard streams on /dev/null, every other descriptor it was
+    given closed but ``kept`` (a pipe it was started from would never close, a lock never be released)."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in FDS:
+        os.dup2(null, fd)
+    low = len(FDS)
+    for fd in sorted(k for k in kept if k >= low):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 4096)
+
+
 def interpreter_settings(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
     """The variables Python reads at start-up (PYTHON*: paths, stdio encoding, UTF-8 mode, hash seed...) and
     the locale ones that decide the encoding of file names and of the standard streams."""
