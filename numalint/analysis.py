@@ -175,3 +175,14 @@ def analyse(run: Run, options: AnalysisOptions) -> Analysis:
                 problems.append(found)
         start_problems[id(profile)] = tuple(problems)
     return Analysis(run, options, pools, sriov, simulation, matcher, node_memory, start_problems, topologies_of)
+
+
+def with_workloads(analysis: Analysis, run: Run) -> Analysis:
+    """``analysis`` (of a run whose pools have no topology) for the workloads of ``run`` instead of its own: the
+    same profiles, pools, SR-IOV objects and other documents, analysed once, for each batch of a streamed run
+    (``numalint.streamed``). Nothing is simulated without a topology, so nothing else of the analysis depends on
+    the workloads."""
+    assert not analysis.pool_runs, "a simulated run is never streamed"
+    return Analysis(_api_server_pods(run, analysis.version), analysis.options, analysis.pools, analysis.sriov,
+                    analysis.simulation, analysis.matcher, analysis._node_memory, analysis._start_problems,
+                    analysis._topologies)

@@ -67,7 +67,7 @@ from numalint.views.embedded import FileText
 from numalint.views.workloads import pod_views
 
 if TYPE_CHECKING:
-    from numalint.model.overlays import Kustomization
+    from numalint.model.overlays import Kustomization, Overlays
     from numalint.views.kubelet_flags import Flag
 
 PARALLEL_THRESHOLD = 300  # fewer files are read in one process
@@ -302,26 +302,29 @@ def _processes(jobs: int, files: int) -> int:
     return max(1, min(usable_cpus(), files // PER_PROCESS))
 
 
-def _read_all(paths: list[str], texts: dict[str, str], jobs: int, stamped: bool = False) -> list[Read]:
+def _read_all(paths: list[str], texts: dict[str, str], jobs: int, stamped: bool = False,
+              defer: Callable[[str], bool] | None = None) -> list[Read | None]:
     """Read every file (``texts`` replaces what is on disk, e.g. stdin or text being fixed): in chunks shared
     out among forked processes and this one (``checks.forked.share``); the files of a worker that died (the
-    out-of-memory killer) become "not checked" findings and the run ends as incomplete."""
+    out-of-memory killer) become "not checked" findings and the run ends as incomplete. A file ``defer`` picks is
+    left for later (None): a streamed run reads the workload files after the node side (``numalint.streamed``)."""
     processes = _processes(jobs, len(paths))
     ctx = fork_context() if processes > 1 and not texts else None
     if ctx is None:
-        return [process_file(p, texts, stamped=stamped) for p in paths]
+        return _read_chunk(paths, stamped, defer, texts)
     size = min(64, max(8, len(paths) // (processes * 16)))  # a chunk's results fit in a pipe's buffer
     chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
-    tasks: list[Callable[[], list[Read]]] = [partial(_read_chunk, chunk, stamped) for chunk in chunks]
+    tasks: list[Callable[[], list[Read | None]]] = [partial(_read_chunk, chunk, stamped, defer) for chunk in chunks]
 
-    def lost(index: int) -> list[Read]:
+    def lost(index: int) -> list[Read | None]:
         return [_unchecked(p) for p in chunks[index]]
 
     return [r for chunk in share(tasks, processes - 1, ctx, lost) for r in chunk]
 
 
-def _read_chunk(paths: list[str], stamped: bool) -> list[Read]:
-    return [process_file(p, stamped=stamped) for p in paths]
+def _read_chunk(paths: list[str], stamped: bool, defer: Callable[[str], bool] | None = None,
+                texts: dict[str, str] | None = None) -> list[Read | None]:
+    return [None if defer is not None and defer(p) else process_file(p, texts, stamped=stamped) for p in paths]
 
 
 def _unchecked(path: str) -> FileResult:
@@ -410,12 +413,25 @@ def _read_files(paths: list[str], options: Options, texts: dict[str, str], stamp
                 ) -> tuple[list[Read], int, list[str]]:
     """Read the named files, then the context files; each file once. Returns (results, named count, missing).
     ``stamped``: keep each file's CRC-32 (``Source.stamp``), which only `fix` reads."""
+    results, count, missing, _ = _read_inputs(paths, options, texts, stamped)
+    return [r for r in results if r is not None], count, missing
+
+
+def _read_inputs(paths: list[str], options: Options, texts: dict[str, str], stamped: bool = False,
+                 streamed: bool = False) -> tuple[list[Read | None], int, list[str], list[str]]:
+    """``_read_files``, and the paths of the results; ``streamed``: a run of many files leaves its workload files
+    unread (None) when it has no context files (``numalint.streamed``)."""
     inputs = _inputs(paths, options)
     files, context_files, missing, links = inputs.files, inputs.context, inputs.missing, inputs.links
+    defer = None
+    if streamed and not context_files:
+        from numalint import streamed as streaming  # here: only a run that may be streamed needs it
+
+        defer = streaming.deferrer(len(files))
     collecting = gc.isenabled()
     gc.disable()  # reading makes next to no cyclic garbage (hundreds of objects for 20,000 files)
     try:
-        results = _read_all(files + context_files, texts, options.jobs, stamped)
+        results = _read_all(files + context_files, texts, options.jobs, stamped, defer)
     finally:
         if collecting:
             gc.enable()
@@ -426,7 +442,7 @@ def _read_files(paths: list[str], options: Options, texts: dict[str, str], stamp
     # the patches of the kustomizations read above (found while reading them); a kustomization named by
     # ``texts`` is read again from disk below, as it is on disk that kustomize reads it
     known = {path_of(r): () if isinstance(r, str) else r.source.patches for r in results
-             if os.path.basename(path_of(r)) in KUSTOMIZATION_NAMES and path_of(r) not in texts}
+             if r is not None and os.path.basename(path_of(r)) in KUSTOMIZATION_NAMES and path_of(r) not in texts}
     # a patch named alone (pre-commit) is still a patch: the kustomizations beside the inputs are read too
     directories = {os.path.dirname(f) for f in files + context_files if f != "-"}
     beside = sorted(path for directory in directories for name in _kustomizations(inputs.walked.get(directory))
@@ -436,14 +452,15 @@ def _read_files(paths: list[str], options: Options, texts: dict[str, str], stamp
     names = {os.path.basename(f) for f in fragments}  # a file of another name can only be one through a symlink
     including = _Including([f for f in files + context_files if os.path.basename(f) in KUSTOMIZATION_NAMES])
     realpath = _RealPaths(inputs.walked)
+    every = files + context_files
     for index, read in enumerate(results if fragments else ()):
-        path = path_of(read)
+        path = every[index]
         named = path != "-" and (os.path.basename(path) in names or path in links)
         kustomization = fragments.get(realpath(path)) if named else None
-        if kustomization is not None:
-            results[index] = result = expanded(read)
+        if kustomization is not None:  # a patch left unread is read here: a patch is never streamed
+            results[index] = result = expanded(read if read is not None else process_file(path, texts))
             _as_fragment(result, kustomization, including)
-    return results, len(files), missing
+    return results, len(files), missing, every
 
 
 def _kustomizations(listing: Listing | None) -> Collection[str]:
@@ -563,7 +580,19 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     given = dict(texts or {})
     if stdin_text is not None:
         given["-"] = stdin_text
-    results, count, missing = _read_files(paths, options, given, stamped=judge)  # `fix` compares the bytes
+    # a run of many files reads its workload files after the node side and checks them as a stream
+    streamable = not judge and not trial and not given
+    read, count, missing, every = _read_inputs(paths, options, given, stamped=judge, streamed=streamable)
+    if any(r is None for r in read):
+        from numalint import streamed  # here: only a streamed run needs it
+
+        report = streamed.check(read, every, count, missing, options)
+        if report is not None:
+            return report
+        unread = [i for i, r in enumerate(read) if r is None]  # checked whole after all: read them too
+        for index, result in zip(unread, _read_all([every[i] for i in unread], {}, options.jobs), strict=True):
+            read[index] = result
+    results: list[Read] = [r for r in read if r is not None]  # `fix` compares the bytes (stamped)
     builds = _take_kustomizations(results)
     files = [path_of(r) for r in results[:count]]
     reported = set(files)
@@ -575,9 +604,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
         if result.source.template:
             findings.append(registry.finding("not-lintable", _template_message(result.source),
                                              result.source.path, Span(1, 1, 1, 1)))
-    disabled = {slug for slug, severity in options.severities.items() if severity == "off"}
-    if options.enabled is not None:
-        disabled |= set(catalogue()) - options.enabled
+    disabled = disabled_rules(options)
     analyses: dict[str | None, Analysis] = {}
     halted: set[tuple[str, ObjectRef | None]] = set()
     dropped: list[tuple[str, Span]] = []
@@ -596,7 +623,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     if unchecked:
         findings = [f for f in findings if f.rule != "schema" or (f.file, f.span) not in unchecked]
     findings = _without_echoes(findings, () if judge else disabled)
-    findings = _without_overlay_fields(findings, results, given, builds)
+    findings = _without_overlay_fields(findings, overlays_of(map(path_of, results), builds), given)
     stamps = {s.path: s.stamp for s in sources if s.stamp is not None}
     # as `fix` writes them, before they are proven
     shape_edits(findings, lambda path: _text_of(path, given, stamps))
@@ -631,6 +658,14 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
                   suppressed=sorted(suppressed, key=Finding.sort_key), checked=files + missing,
                   errors=errors, halted=halted, stamps=stamps if judge else {},
                   refused={s.path: s.refused for s in sources if s.refused})
+
+
+def disabled_rules(options: Options) -> set[str]:
+    """The rules a run does not run: off in its configuration, or left out by --select/--ignore."""
+    disabled = {slug for slug, severity in options.severities.items() if severity == "off"}
+    if options.enabled is not None:
+        disabled |= set(catalogue()) - options.enabled
+    return disabled
 
 
 def _kind_nodes_once(findings: Iterable[Finding], analysis: Analysis) -> Iterator[Finding]:
@@ -688,31 +723,40 @@ def _without_echoes(findings: list[Finding], disabled: Collection[str] = ()) -> 
             and (f.file, f.span) in fixes else f for f in findings if id(f) not in said]
 
 
-def _take_kustomizations(results: list[Read]) -> dict[str, Kustomization]:
+def _take_kustomizations(results: list[Any]) -> dict[str, Kustomization]:
     """The kustomizations the workers read (by path), taken off their files, which are then kept as compactly as
     any other: thousands of them held a few MiB."""
     taken: dict[str, Kustomization] = {}
     for index, read in enumerate(results):
-        if not isinstance(read, str) and read.kustomization is not None:
+        if read is not None and not isinstance(read, str) and read.kustomization is not None:
             taken[read.source.path] = read.kustomization
             read.kustomization = None
             results[index] = compact(read)
     return taken
 
 
-def _without_overlay_fields(findings: list[Finding], results: list[Read], given: dict[str, str],
-                            builds: dict[str, Kustomization]) -> list[Finding]:
-    """Drop the findings on a kustomize base's fields that every overlay building it patches (``model.overlays``):
-    the base alone is never applied. ``builds``: the kustomizations the workers read, by path."""
-    kustomizations = [path for path in map(path_of, results) if os.path.basename(path) in KUSTOMIZATION_NAMES]
-    on_objects = [f for f in findings if f.obj is not None and f.rule != "yaml-syntax" and f.input != "-"]
-    if not kustomizations or not on_objects:
-        return findings
-    from numalint.model.overlays import Overlays, settles  # here: only a run with kustomizations needs it
-    from numalint.output.sources import SourceFiles
+def overlays_of(paths: Iterable[str], builds: dict[str, Kustomization]) -> Overlays | None:
+    """The kustomize overlays of a run's files (``paths``); ``builds``: the kustomizations the workers read, by
+    path. None when the run has no kustomization."""
+    kustomizations = [path for path in paths if os.path.basename(path) in KUSTOMIZATION_NAMES]
+    if not kustomizations:
+        return None
+    from numalint.model.overlays import Overlays  # here: only a run with kustomizations needs it
 
     known = {k.path: k for k in builds.values()}
-    overlays = Overlays([path for path in kustomizations if path not in builds], known)
+    return Overlays([path for path in kustomizations if path not in builds], known)
+
+
+def _without_overlay_fields(findings: list[Finding], overlays: Overlays | None, given: dict[str, str]
+                            ) -> list[Finding]:
+    """Drop the findings on a kustomize base's fields that every overlay building it patches (``model.overlays``):
+    the base alone is never applied."""
+    on_objects = [f for f in findings if f.obj is not None and f.rule != "yaml-syntax" and f.input != "-"]
+    if overlays is None or not on_objects:
+        return findings
+    from numalint.model.overlays import settles  # here: only a run with kustomizations needs it
+    from numalint.output.sources import SourceFiles
+
     files = SourceFiles(given)
     settled: set[int] = set()
     for finding in on_objects:

@@ -48,14 +48,16 @@ def all_checks() -> dict[str, Check]:
     return dict(_ordered())
 
 
-def run_checks(analysis: Analysis, disabled: Container[str] = (), cluster: str | None = None) -> Iterator[Finding]:
-    """Every enabled check's hits as findings of its rule (in ``cluster``, when clusters are declared)."""
+def run_checks(analysis: Analysis, disabled: Container[str] = (), cluster: str | None = None,
+               skip_modules: Container[str] = ()) -> Iterator[Finding]:
+    """Every enabled check's hits as findings of its rule (in ``cluster``, when clusters are declared); none of the
+    checks of ``skip_modules``."""
     node_side = _has_node_side(analysis)
     if node_side:
         _load_node_checks()
     inside = unedited_values(analysis)
     for slug, func in _ordered():
-        if slug in disabled or (not node_side and func.__module__ in NODE_MODULES):
+        if slug in disabled or (not node_side and func.__module__ in NODE_MODULES) or func.__module__ in skip_modules:
             continue
         for hit in hits(func, analysis, inside):
             yield Finding.of(slug, hit, cluster)

@@ -87,8 +87,13 @@ class _Seen:
 Mapper = Callable[[int], int]  # an offset in an edited text -> the offset in the text before the edits
 
 
+class NeedsWholeRun(Exception):
+    """A proof needs every workload of the run, and the analysis holds only some (``numalint.streamed``)."""
+
+
 def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analysis | None],
-                text_of: Callable[[str], str | None], reread: Reread, processes: int = 1) -> None:
+                text_of: Callable[[str], str | None], reread: Reread, processes: int = 1,
+                some_workloads: bool = False) -> None:
     """Replace, in place, the fix of every finding on a kubelet configuration that its proof refutes.
 
     The proof runs every check and judges an error by the rule's own severity, whatever ``--select``,
@@ -96,7 +101,11 @@ def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analys
     refuses (a rename that stops the kubelet is no safer because reserved-cpus-conflict is switched off).
 
     The proofs of one configuration, and of the workload fixes of one set of pools, depend on nothing else:
-    with ``processes`` above one they are shared out among forked processes (``numalint.checks.forked``)."""
+    with ``processes`` above one they are shared out among forked processes (``numalint.checks.forked``).
+
+    ``some_workloads``: the analyses hold some of the run's workloads, none of them simulated (a streamed run):
+    what a fix of a kubelet configuration or of a workload does to the others cannot change a verdict there, but a
+    fix of any other document (an SR-IOV policy) is proven on the whole run, and raises NeedsWholeRun."""
     prover = _Prover(text_of, reread)
     workloads = _WorkloadProver(prover)
     documents = _DocumentProver(prover)
@@ -125,6 +134,8 @@ def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analys
         elif isinstance(profile, KubeletProfile):
             # another document merges its anchors, or the fix changes which pool the configuration is for (a
             # misspelt machineConfigPoolSelector renamed): the whole run decides
+            if some_workloads:
+                raise NeedsWholeRun(finding.file)
             documents.add(analysis, len(proven), False)
             proven.append(finding)
         else:
@@ -141,6 +152,8 @@ def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analys
                 workloads.add(analysis, pod, len(proven))
                 proven.append(finding)
             else:  # any other document: an SR-IOV policy, a topology, a workload on no pool
+                if some_workloads and not isinstance(pod, PodView):
+                    raise NeedsWholeRun(finding.file)
                 documents.add(analysis, len(proven), isinstance(pod, PodView))
                 proven.append(finding)
     tasks: list[Callable[[], list[tuple[int, Fix | None]]]] = []

@@ -191,12 +191,14 @@ def sriov_unused_resource(analysis: Analysis) -> Iterator[Hit]:
         return  # a repository of policies alone (its networks live elsewhere), or networks still templates
     for pod in analysis.pods:
         consumed |= pod.resource_names()
+    consumed |= analysis.run.elsewhere
     provided = sriov.provided()
     # what networks and pods ask for under the prefix that no policy creates: sriov-unknown-resource reports each,
     # and its fix names the policy's resource when the two are a misspelling apart (the same mistake, said once)
     missing = [n.resource.split("/", 1)[1] for nets in sriov.networks.values() for n in nets
                if _unprovided(sriov, n, analysis.run)]
-    missing += [r.split("/", 1)[1] for pod in analysis.pods for r in pod.resource_names()
+    missing += [r.split("/", 1)[1] for r in [*(r for pod in analysis.pods for r in pod.resource_names()),
+                                             *analysis.run.elsewhere]
                 if r.startswith(f"{sriov.prefix}/") and r not in provided and _sriov_resource(sriov, r)]
     reported: set[str] = set()
     for policy in sriov.policies:

@@ -143,3 +143,10 @@ KARPENTER_NODE_CLASS = ("karpenter.k8s.aws/v1", "EC2NodeClass")  # its userData 
 # (a MachineConfig, a Service) changes nothing it judges
 READ_KINDS = KNOWN_KINDS | {kind for kind, _group in MULTI_TEMPLATE_KINDS} | frozenset({
     "List", "ConfigMap", *KUBEADM_NODE_KINDS, "Cluster", CAPI_CONFIG_TEMPLATE, NODE_CONFIG, KARPENTER_NODE_CLASS[1]})
+
+# words one of which any file holding a document numalint reads besides workloads must contain (its kind, or what
+# marks a configuration carried without one): a file with none of them holds workloads and objects numalint never
+# reads, and a run of many files checks it as a stream (``numalint.streamed``), which makes sure of it once read
+NODE_MARKERS = tuple(sorted({*(OTHER_KINDS - {KUBELET_CONFIGURATION}), "VirtualMachine", *KUBEADM_NODE_KINDS,
+                             KIND_CLUSTER_GROUP, CAPI_CONFIG_TEMPLATE, NODE_CONFIG, NODEADM_GROUP,
+                             KARPENTER_NODE_CLASS[1], "kubelet-arg", "kubeletExtraArgs"}))

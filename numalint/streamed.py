@@ -1,0 +1,386 @@
+"""A run of many files checked as a stream: its memory stays flat however many workload files it has.
+
+Most files of a large repository hold workloads (and objects numalint never reads: Services, ConfigMaps, RBAC).
+When no pool of the run has a topology nothing is simulated, and then what numalint says of a workload depends on
+that workload and on the node side alone (kubelet configurations, PerformanceProfiles, SR-IOV objects,
+kustomizations), never on another workload; what it says of the node side depends on the workloads only through
+the resources they ask for (an SR-IOV policy nothing uses), and a fix's proof on a kubelet configuration or a
+workload only through errors no such fix can bring to another workload. So the node side is read first, and the
+workload files are then read and checked in batches by forked processes that send back findings, the identities
+of the objects (for ``duplicate-object``, decided in input order as ever) and the resources asked for; no
+workload tree or view outlives its batch. The report is the one the whole run gives (tests/test_streamed.py
+compares the two).
+
+A file is taken for a workload file before it is parsed, from its bytes (``NODE_MARKERS``: no kind numalint reads
+besides workloads is named in it); once parsed it must hold workloads only, or the run is checked whole. The run is
+also checked whole when it is small, has context files or declared clusters, has a topology or a node's state,
+is checked for `fix`, or a fix must be proven on every workload (a fix of an SR-IOV policy).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING
+
+from numalint.analysis import Analysis, analyse, with_workloads
+from numalint.findings import Finding
+from numalint.k8s.kinds import KUBEVIRT_KINDS, MULTI_TEMPLATE_KINDS, NODE_MARKERS, POD_SPEC_PATHS
+from numalint.model.identity import ObjectIdentity, Registry
+from numalint.model.kustomize import KUSTOMIZATION_NAMES
+from numalint.model.run import FileResult, Read, Run, compact, near
+from numalint.reading.sources import ReadError, Source, read_capped
+from numalint.reading.yamlpos import Span
+
+if TYPE_CHECKING:
+    from numalint.engine import Options, Report
+    from numalint.model.overlays import Overlays
+
+STREAMED_FROM = 1000  # files named: fewer are checked whole (the memory saved is small, the checks are the same)
+_MARKER = re.compile(b"|".join(re.escape(marker.encode()) for marker in NODE_MARKERS))
+# the checks that only ever judge the node side (in a run without topologies): run once, not for every batch
+NODE_ONLY = frozenset({"sriov-policy-conflict", "sriov-numvfs", "sriov-unused-resource"})
+# what a template may write and still be a workload file: the run's templates of other kinds may be the SR-IOV
+# policy or network a workload needs (``SriovCatalog.templated_near``)
+WORKLOAD_KINDS = frozenset(POD_SPEC_PATHS) | {kind for kind, _group in MULTI_TEMPLATE_KINDS}
+NODE_MODULES = frozenset({"numalint.checks.kubelet_rules", "numalint.checks.openshift_rules"})
+
+
+def setting() -> str:
+    """NUMALINT_STREAM: "off" checks every run whole; "always" streams a run of any size (tests)."""
+    return os.environ.get("NUMALINT_STREAM", "").strip().lower()
+
+
+def deferrer(files: int) -> Callable[[str], bool] | None:
+    """What to leave unread until the node side is known: the workload files, in a run of many files."""
+    mode = setting()
+    if mode in ("off", "0", "false", "no") or (files < STREAMED_FROM and mode != "always"):
+        return None
+    return is_workload_file
+
+
+def is_workload_file(path: str) -> bool:
+    """Whether a file's bytes name no kind numalint reads besides workloads (nor a kubelet's flags): a workload
+    file, or one of objects numalint never reads. Made sure of once it is parsed (``_only_workloads``)."""
+    if path == "-" or os.path.basename(path) in KUSTOMIZATION_NAMES:
+        return False
+    try:
+        data = read_capped(path)
+    except (ReadError, OSError, ValueError):
+        return False
+    return b"\x00" not in data and _MARKER.search(data) is None  # no NUL: UTF-16 and -32 are read whole
+
+
+class NotStreamable(Exception):
+    """The run turned out to need every workload at once: it is checked whole."""
+
+
+@dataclass(frozen=True)
+class _Node:
+    """What every batch is checked against (made before the batches fork)."""
+
+    analysis: Analysis
+    options: Options
+    disabled: frozenset[str]
+    overlays: Overlays | None  # the run's kustomize overlays (``engine._without_overlay_fields``)
+
+
+@dataclass
+class _Checked:
+    """What a batch sends back of one workload file that has findings or something else to keep."""
+
+    index: int
+    kept: Read | None = None  # its source without findings (suppressions, annotations, flags), None: nothing
+    reading: list[Finding] = field(default_factory=list)  # from reading it (schema, syntax, not-lintable)
+    checked: list[Finding] = field(default_factory=list)  # the checks'
+
+
+Identity = tuple[int, tuple[str, str, str, str], bytes, Span, Span]  # (file index, key, digest, name, document)
+
+
+@dataclass
+class _Batch:
+    """What a batch sends back: its files' findings, the identities of their objects, kept packed (pickled) until
+    they are admitted in input order (20,000 of them as objects were ~9 MiB), and the resources their workloads
+    ask for. A workload left out as a repeat asks for what its first definition does, so the union is exact."""
+
+    files: list[_Checked]
+    identities: bytes
+    demand: frozenset[str]
+
+
+_NODE: _Node | None = None  # set while the batches run: forked processes inherit it
+
+
+def check(results: list[Read | None], paths: list[str], count: int, missing: list[str], options: Options,
+          ) -> Report | None:
+    """The report of a run whose workload files (None in ``results``) are still unread, or None when it must be
+    checked whole (the caller then reads them)."""
+    from numalint.engine import disabled_rules, overlays_of
+
+    global _NODE
+    if options.cluster_of is not None or options.node_state is not None:
+        return None
+    node_results = [r for r in results if r is not None]
+    base = _analysis(node_results, options)
+    if any(pool.topology is not None for pool in base.pools):
+        return None
+    builds = {r.source.path: r.kustomization for r in node_results
+              if isinstance(r, FileResult) and r.kustomization is not None}
+    disabled = frozenset(disabled_rules(options))
+    overlays = overlays_of(paths, builds)
+    _NODE = _Node(base, options, disabled, overlays)
+    try:
+        batches = _check_workload_files([(i, paths[i]) for i, r in enumerate(results) if r is None], options.jobs)
+    except NotStreamable:
+        return None
+    finally:
+        _NODE = None
+    try:
+        return _report(results, paths, count, missing, options, batches, overlays, disabled)
+    except NotStreamable:
+        return None
+
+
+def _analysis(results: list[Read], options: Options) -> Analysis:
+    """The analysis of the node side: the files read whole, the workloads of the streamed files left out."""
+    from numalint.model.run import assemble
+
+    return analyse(assemble(results, Registry(near)), options.analysis())
+
+
+def _check_workload_files(files: list[tuple[int, str]], jobs: int) -> list[_Batch]:
+    """Every workload file read and checked, in batches shared out among forked processes and this one."""
+    from numalint.checks.forked import fork_context, share
+    from numalint.engine import _processes
+
+    processes = _processes(jobs, len(files))
+    size = min(64, max(8, len(files) // (processes * 16)))
+    chunks = [files[i:i + size] for i in range(0, len(files), size)]
+    ctx = fork_context() if processes > 1 else None
+    if ctx is None:
+        return [_check_batch(chunk) for chunk in chunks]
+    tasks: list[Callable[[], _Batch]] = [partial(_check_batch, chunk) for chunk in chunks]
+
+    def lost(index: int) -> _Batch:
+        return _Batch([_lost(i, path) for i, path in chunks[index]], pickle.dumps([]), frozenset())
+
+    return share(tasks, processes - 1, ctx, lost)
+
+
+def _lost(index: int, path: str) -> _Checked:
+    from numalint.engine import _unchecked
+
+    result = _unchecked(path)
+    findings, result.source.findings = result.source.findings, []
+    return _Checked(index, result, findings)
+
+
+def _check_batch(files: list[tuple[int, str]]) -> _Batch:
+    """Read and check one batch of workload files against the node side (in a forked process): their findings,
+    fixes shaped and proven as the whole run would."""
+    from numalint.checks import run_checks
+    from numalint.engine import process_file
+
+    node = _NODE
+    assert node is not None
+    reads = [process_file(path) for _, path in files]
+    results = [r for r in reads if isinstance(r, FileResult)]
+    if not all(_only_workloads(r) for r in results):
+        raise NotStreamable("a file read as a workload file holds other objects")
+    base = node.analysis
+    pods = [p for r in results for p in r.pods]
+    run = Run([r.source for r in results], list(base.run.profiles), pods, [], base.run.others, len(reads))
+    analysis = with_workloads(base, run)
+    paths = {path for _, path in files}
+    skip = node.disabled | NODE_ONLY
+    checked = [f for f in run_checks(analysis, skip, skip_modules=NODE_MODULES) if f.file in paths]
+    reading = [f for r in results for f in _reading_findings(r.source)]
+    by_checks = {id(f) for f in checked}
+    out: dict[str, _Checked] = {}
+    index_of = {path: index for index, path in files}
+    for finding in _settled(reading + checked, analysis, node):
+        target = out.get(finding.file) or out.setdefault(finding.file, _Checked(index_of[finding.file]))
+        (target.checked if id(finding) in by_checks else target.reading).append(finding)
+    identities: list[Identity] = []
+    for result in results:
+        path = result.source.path
+        seen: set[int] = set()  # a document of several workloads (one per role) is one object
+        for _name, _position, identity in result.identities:
+            if id(identity) not in seen:
+                seen.add(id(identity))
+                identities.append((index_of[path], identity.key, identity.digest, identity.span, identity.document))
+        result.source.findings = []
+        result.pods, result.identities = (), ()
+        left = compact(result)
+        if isinstance(left, FileResult):
+            (out.get(path) or out.setdefault(path, _Checked(index_of[path]))).kept = left
+    demand = frozenset(name for pod in pods for name in pod.resource_names())
+    return _Batch(sorted(out.values(), key=lambda c: c.index), pickle.dumps(identities), demand)
+
+
+def _only_workloads(result: FileResult) -> bool:
+    """Whether a file holds nothing but workloads (and objects numalint never reads)."""
+    return (not result.profiles and not result.topologies and not result.others and result.kustomization is None
+            and result.source.fragment is None and not result.source.patches
+            and all(kind in WORKLOAD_KINDS for kind, _name in result.source.template_kinds)
+            and not any(pod.ref.kind in KUBEVIRT_KINDS for pod in result.pods))
+
+
+def _reading_findings(source: Source) -> list[Finding]:
+    """What reading a file found, with the not-lintable finding of a template (as ``engine.run_check`` adds)."""
+    from numalint import catalogue as registry
+    from numalint.engine import _template_message
+
+    found = list(source.findings)
+    if source.template:
+        found.append(registry.finding("not-lintable", _template_message(source), source.path, Span(1, 1, 1, 1)))
+    return found
+
+
+def _settled(findings: list[Finding], analysis: Analysis, node: _Node) -> list[Finding]:
+    """``engine.run_check``'s passes over a batch's findings: kustomize overlays, edits shaped, fixes proven."""
+    from numalint.engine import _text_of, _without_overlay_fields
+
+    findings = _without_overlay_fields(findings, node.overlays, {})
+    _fixes_proven(findings, analysis, partial(_text_of, given={}, stamps={}))
+    return findings
+
+
+def _fixes_proven(findings: list[Finding], analysis: Analysis, text_of: Callable[[str], str | None]) -> None:
+    """Edits shaped as `fix` writes them, proven on ``analysis``, and those `fix` would refuse made hints."""
+    from numalint.checks.edits import shape_edits
+
+    shape_edits(findings, text_of)
+    if any(f.fix is not None and f.fix.edits for f in findings):
+        from numalint.checks.edits import hint_unverifiable
+        from numalint.checks.input_rules import MAX_PER_RULE_PROVEN
+        from numalint.checks.proofs import NeedsWholeRun, prove_fixes
+        from numalint.engine import process_file
+        from numalint.model.run import expanded
+
+        try:
+            prove_fixes(findings, lambda path: analysis, text_of,
+                        lambda path, text: expanded(process_file(path, {path: text}, MAX_PER_RULE_PROVEN)),
+                        some_workloads=True)
+        except NeedsWholeRun as error:
+            raise NotStreamable(str(error)) from None
+        hint_unverifiable(findings, text_of)
+
+
+def _report(results: list[Read | None], paths: list[str], count: int, missing: list[str], options: Options,
+            batches: list[_Batch], overlays: Overlays | None, disabled: frozenset[str]) -> Report:
+    """The node side checked with every workload's identity and resources known, and the run's report."""
+    from numalint import catalogue as registry
+    from numalint.checks import run_checks
+    from numalint.checks.input_rules import cap_per_file
+    from numalint.engine import (
+        Report,
+        _kind_nodes_once,
+        _name_helm_sources,
+        _text_of,
+        _without_echoes,
+        _without_overlay_fields,
+        apply_configuration,
+    )
+    from numalint.findings import Finding as FindingType
+
+    streamed = {c.index: c for batch in batches for c in batch.files}
+    identities = Registry(near)
+    analysis = _node_analysis(results, batches, streamed, paths, identities, options)
+    del batches
+    node_findings: list[FindingType] = []
+    sources: list[Source] = []
+    for index, read in enumerate(results):
+        entry = streamed.get(index)
+        if entry is not None:
+            node_findings.extend(entry.reading)
+            if entry.kept is not None and not isinstance(entry.kept, str):
+                sources.append(entry.kept.source)
+        elif not isinstance(read, str) and read is not None:
+            sources.append(read.source)
+            node_findings.extend(_reading_findings(read.source))
+    reading_streamed = {id(f) for entry in streamed.values() for f in entry.reading}
+    node_findings.extend(cap_per_file(_kind_nodes_once(run_checks(analysis, disabled), analysis)))
+    if "duplicate-object" not in disabled:
+        node_findings.extend(FindingType.of("duplicate-object", hit, None) for hit in identities.repeats)
+    unchecked = analysis.sriov.unchecked_names()
+    if unchecked:
+        node_findings = [f for f in node_findings if f.rule != "schema" or (f.file, f.span) not in unchecked]
+    node_findings = _without_echoes(node_findings, disabled)
+    settled_apart = [f for f in node_findings if id(f) in reading_streamed]
+    node_side = [f for f in node_findings if id(f) not in reading_streamed]
+    node_side = _without_overlay_fields(node_side, overlays, {})
+    _fixes_proven(node_side, analysis, partial(_text_of, given={}, stamps={}))
+    findings = node_side + settled_apart + cap_per_file(f for entry in streamed.values() for f in entry.checked)
+    for path in missing:
+        findings.append(registry.finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1)))
+    reported = set(paths[:count])
+    findings = [f for f in findings if f.file in reported or f.file in missing
+                or any(r.file in reported for r in f.related)]
+    suppressed: list[FindingType] = []
+    findings = _name_helm_sources(apply_configuration(findings, options, sources, suppressed, reported,
+                                                      identities.dropped), sources)
+    readable = sum(1 for index in range(count) if _parsed(results[index], streamed.get(index)))
+    unparsed = {s.path for s in sources if not s.parsed or s.template}
+    return Report(sorted(findings, key=FindingType.sort_key), count + len(missing), readable, unparsed,
+                  incomplete=any(s.unchecked for s in sources), suppressed=sorted(suppressed, key=FindingType.sort_key),
+                  checked=paths[:count] + missing, refused={s.path: s.refused for s in sources if s.refused})
+
+
+def _node_analysis(results: list[Read | None], batches: list[_Batch], streamed: dict[int, _Checked],
+                   paths: list[str], identities: Registry, options: Options) -> Analysis:
+    """The node side analysed with every object of the run admitted in input order (``model.run.assemble``: the
+    first definition of a namesake decides), the streamed workloads by their identities: a repeat's findings go,
+    and the resources the others ask for are the node side's to know. Only the streamed objects whose key another
+    object may share go through the registry: any other is new, and is kept."""
+    counts: dict[int, int] = {}
+    for read in results:
+        if isinstance(read, FileResult):
+            for identity in {id(i): i for _, _, i in read.identities}.values():
+                counts[hash(identity.key)] = counts.get(hash(identity.key), 0) + 1
+    for batch in batches:
+        for item in pickle.loads(batch.identities):
+            counts[hash(item[1])] = counts.get(hash(item[1]), 0) + 1
+    shared = {key for key, count in counts.items() if count > 1}
+    del counts
+    pending = (item for batch in batches for item in pickle.loads(batch.identities))
+    upcoming = next(pending, None)
+    lists: dict[str, list[object]] = {"profiles": [], "pods": [], "topologies": [], "others": []}
+    sources: list[Source] = []
+    made: list[ObjectIdentity] = []  # alive until all are admitted: the registry knows each by its id
+    for index, read in enumerate(results):
+        if isinstance(read, FileResult):
+            gone = {(name, i) for name, i, identity in read.identities if not identities.admit(identity)}
+            for name, kept in lists.items():
+                kept.extend(v for i, v in enumerate(getattr(read, name)) if (name, i) not in gone)
+            sources.append(read.source)
+        dropped = []
+        while upcoming is not None and upcoming[0] == index:
+            _, key, digest, span, document = upcoming
+            if hash(key) in shared:
+                made.append(ObjectIdentity(key, digest, paths[index], span, document))
+                if not identities.admit(made[-1]):
+                    dropped.append(document)
+            upcoming = next(pending, None)
+        entry = streamed.get(index)
+        if dropped and entry is not None:  # a repeat of an object defined before: as in a whole run, unchecked
+            entry.checked = [f for f in entry.checked if not any(_within(f.span, d) for d in dropped)]
+    elsewhere = frozenset(name for batch in batches for name in batch.demand)
+    run = Run(sources, lists["profiles"], lists["pods"], lists["topologies"], lists["others"],  # type: ignore[arg-type]
+              len(results), elsewhere=elsewhere)
+    return analyse(run, options.analysis())
+
+
+def _parsed(read: Read | None, entry: _Checked | None) -> bool:
+    if entry is not None:
+        return entry.kept is None or isinstance(entry.kept, str) or entry.kept.source.parsed
+    return isinstance(read, str) or (read is not None and read.source.parsed)
+
+
+def _within(span: Span, document: Span) -> bool:
+    return (document.line, document.col) <= (span.line, span.col) and span.line <= document.end_line

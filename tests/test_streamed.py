@@ -1,0 +1,218 @@
+"""A run of many files is checked as a stream (``numalint.streamed``): the node side first, then the workload files
+in batches that send back findings only. What the user sees must not change: every test here runs the same
+repository streamed (``NUMALINT_STREAM=always``, which streams runs of any size) and whole (``off``) and compares
+the whole JSON report, after making sure the findings that depend on other files are there to compare."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import numalint.streamed
+from tests.conftest import run, write
+
+KUBELET = """\
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cpuManagerPolicy: static
+memoryManagerPolicy: Static
+reservedSystemCPUs: "0-1"
+topologyManagerPolicy: single-numa-node
+systemReserved: {memory: 1Gi}
+reservedMemory:
+  - {numaNode: 0, limits: {memory: 500Mi}}
+"""
+POLICIES = """\
+apiVersion: sriovnetwork.openshift.io/v1
+kind: SriovNetworkNodePolicy
+metadata: {name: used, namespace: sriov}
+spec:
+  nicSelector: {pfNames: [ens1f0]}
+  nodeSelector: {sriov: "true"}
+  numVfs: 8
+  resourceName: fastnic
+---
+apiVersion: sriovnetwork.openshift.io/v1
+kind: SriovNetworkNodePolicy
+metadata: {name: pods, namespace: sriov}
+spec:
+  nicSelector: {pfNames: [ens3f0]}
+  nodeSelector: {sriov: "true"}
+  numVfs: 8
+  resourceName: podnic
+---
+apiVersion: sriovnetwork.openshift.io/v1
+kind: SriovNetworkNodePolicy
+metadata: {name: idle, namespace: sriov}
+spec:
+  nicSelector: {pfNames: [ens2f0]}
+  nodeSelector: {sriov: "true"}
+  numVfs: 8
+  resourceName: idlenic
+---
+apiVersion: sriovnetwork.openshift.io/v1
+kind: SriovNetworkNodePolicy
+metadata: {name: pods, namespace: sriov}
+spec:
+  nicSelector: {pfNames: [ens3f0]}
+  nodeSelector: {sriov: "true"}
+  numVfs: 8
+  resourceName: podnic
+---
+apiVersion: sriovnetwork.openshift.io/v1
+kind: SriovNetwork
+metadata: {name: fast, namespace: sriov}
+spec: {networkNamespace: apps, resourceName: fastnic}
+"""
+
+
+def _deployment(name: str, cpu: str, extra: str = "", namespace: str = "apps") -> str:
+    return f"""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}, namespace: {namespace}}}
+spec:
+  template:
+    spec:
+      containers:
+        - name: app
+          image: app:1
+          resources:
+            limits: {{cpu: "{cpu}", memory: 1Gi{extra}}}
+"""
+
+
+def _repository(tmp_path: Path, workloads: int = 40, kubelet: str = KUBELET) -> Path:
+    """A node side (a kubelet, SR-IOV policies, a kustomization) and ``workloads`` workload files of every shape
+    whose findings depend on another file or on the run's order."""
+    files = {"node/kubelet.yaml": kubelet, "node/sriov.yaml": POLICIES}
+    for i in range(workloads):
+        shape = i % 5
+        if shape == 0:  # fractional CPUs under the static policy: a fix that is proven
+            text = _deployment(f"frac-{i}", "1500m")
+        elif shape == 1:  # whole CPUs, and an init container that makes the pod Burstable: not Guaranteed
+            text = _deployment(f"burst-{i}", "2").replace("      containers:", "      initContainers:\n"
+                                                          "        - {name: init, image: 'i:1', resources: {requests: "
+                                                          "{cpu: 10m}, limits: {cpu: 100m, memory: 64Mi}}}\n"
+                                                          "      containers:")
+        elif shape == 2:  # the only consumers of the "pods" policy's resource
+            text = _deployment(f"vf-{i}", "2", ", openshift.io/podnic: 1")
+        elif shape == 3:  # a resource no policy provides, a suppression of something else
+            text = "# numalint: disable=not-guaranteed\n" + _deployment(f"lost-{i}", "2", ", openshift.io/fastnicc: 1")
+        else:  # a copy of an earlier workload (merged), and a namesake of it with other content (duplicate)
+            text = _deployment(f"frac-{i - 4}", "1500m") + "---\n" + _deployment(f"burst-{i - 3}", "3")
+        files[f"apps/team-{i % 3}/w-{i:03d}.yaml"] = text
+    files["apps/broken.yaml"] = "kind: Deployment\nmetadata: {name: x\n"
+    files["apps/chart/templates/job.yaml"] = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {{ .Values.name }}\n"
+    files["apps/chart/Chart.yaml"] = "apiVersion: v2\nname: chart\nversion: 1.0.0\n"
+    files["base/kustomization.yaml"] = "resources: [app.yaml]\n"
+    files["base/app.yaml"] = _deployment("based", "500m")
+    files["overlay/kustomization.yaml"] = ("resources: [../base]\npatches:\n  - path: cpu.yaml\n"
+                                           "    target: {kind: Deployment, name: based}\n")
+    files["overlay/cpu.yaml"] = _deployment("based", "2")
+    return write(tmp_path, files)
+
+
+def _report(root: Path, monkeypatch: pytest.MonkeyPatch, mode: str, *args: str) -> tuple[int, dict[str, object]]:
+    monkeypatch.setenv("NUMALINT_STREAM", mode)
+    result = run("check", "--format", "json", "-j", "1", *args, str(root))
+    return result.exit_code, result.json()
+
+
+def _batches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the files of every batch checked as a stream."""
+    sizes: list[int] = []
+    original = numalint.streamed._check_batch
+
+    def counted(files: list[tuple[int, str]]) -> numalint.streamed._Batch:
+        sizes.append(len(files))
+        return original(files)
+
+    monkeypatch.setattr(numalint.streamed, "_check_batch", counted)
+    return sizes
+
+
+def test_a_streamed_run_reports_what_a_whole_run_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _repository(tmp_path)
+    code, whole = _report(root, monkeypatch, "off")
+    batches = _batches(monkeypatch)
+    streamed_code, streamed = _report(root, monkeypatch, "always")
+    assert len(batches) > 1 and sum(batches) >= 40  # streamed, in several batches
+    assert (streamed_code, streamed) == (code, whole)
+    found = whole["findings"]
+    assert isinstance(found, list)
+    rules = {f["rule"] for f in found}
+    # findings that need another file or the run's order: all there, said once
+    assert {"fractional-cpu", "sriov-unknown-resource", "sriov-unused-resource",
+            "duplicate-object", "reserved-memory-mismatch", "unused-suppression", "yaml-syntax",
+            "not-lintable"} <= rules
+    unused = [f for f in found if f["rule"] == "sriov-unused-resource"]
+    assert [f["message"].split(" creates")[0] for f in unused] == ["SriovNetworkNodePolicy sriov/idle"]
+    fractional = {f["file"].rsplit("/", 1)[1] for f in found if f["rule"] == "fractional-cpu"}
+    assert "w-000.yaml" in fractional and "w-004.yaml" not in fractional  # its identical copy is merged
+    assert any(f["fix"] and f["fix"]["edits"] for f in found if f["rule"] == "fractional-cpu")
+
+
+def test_the_same_where_the_kubelet_starts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(The kubelet above does not start: its reservedMemory is short, and its fix is proven on the node side.)"""
+    root = _repository(tmp_path, kubelet=KUBELET.replace("500Mi", "1124Mi"))
+    code, whole = _report(root, monkeypatch, "off")
+    assert _report(root, monkeypatch, "always") == (code, whole)
+    found = whole["findings"]
+    assert isinstance(found, list)
+    assert {"not-guaranteed", "fractional-cpu"} <= {f["rule"] for f in found}
+    assert "reserved-memory-mismatch" not in {f["rule"] for f in found}
+
+
+def test_the_same_with_rules_selected_and_suppressed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _repository(tmp_path)
+    args = ("--ignore", "not-guaranteed", "--select", "NL")
+    assert _report(root, monkeypatch, "always", *args) == _report(root, monkeypatch, "off", *args)
+
+
+def test_a_file_that_hides_a_kubelet_configuration_is_checked_whole(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kind written with an escape is not seen in the file's bytes: once read, the file holds a kubelet
+    configuration, and the run is checked whole (its findings include that configuration's)."""
+    root = _repository(tmp_path, 12)
+    (root / "apps" / "hidden.yaml").write_text('apiVersion: kubelet.config.k8s.io/v1beta1\n'
+                                               'kind: "Kubelet\\u0043onfiguration"\ncpuManagerPolicy: Static\n')
+    code, whole = _report(root, monkeypatch, "off")
+    assert _report(root, monkeypatch, "always") == (code, whole)
+    found = whole["findings"]
+    assert isinstance(found, list)
+    assert any(f["file"].endswith("hidden.yaml") and f["rule"] == "invalid-policy-name" for f in found)
+
+
+def test_a_run_with_a_topology_is_checked_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A topology makes the workloads of a pool depend on each other (the simulation places them in turn)."""
+    root = _repository(tmp_path, 12)
+    (root / "node" / "topology.yaml").write_text(
+        "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: n}\n"
+        "spec:\n  numaNodes:\n    - {id: 0, cpus: 0-7, memory: 16Gi}\n    - {id: 1, cpus: 8-15, memory: 16Gi}\n")
+    batches = _batches(monkeypatch)
+    assert _report(root, monkeypatch, "always") == _report(root, monkeypatch, "off")
+    assert batches == []
+
+
+def test_small_runs_are_checked_whole_unless_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _repository(tmp_path, 12)
+    batches = _batches(monkeypatch)
+    _report(root, monkeypatch, "")
+    assert batches == []
+
+
+def test_batches_shared_out_among_processes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over 300 files, forked processes check the batches; one that finds a file holding a kubelet configuration
+    sends the run back to be checked whole, with the same report."""
+    root = _repository(tmp_path, 320)
+    args = ("-j", "2")
+    assert _report(root, monkeypatch, "always", *args) == _report(root, monkeypatch, "off", *args)
+    (root / "apps" / "team-2" / "w-200-hidden.yaml").write_text(
+        'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: "Kubelet\\u0043onfiguration"\ncpuManagerPolicy: Static\n')
+    code, whole = _report(root, monkeypatch, "off", *args)
+    assert _report(root, monkeypatch, "always", *args) == (code, whole)
+    found = whole["findings"]
+    assert isinstance(found, list)
+    assert any(f["file"].endswith("hidden.yaml") and f["rule"] == "invalid-policy-name" for f in found)
