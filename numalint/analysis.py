@@ -180,7 +180,7 @@ def analyse(run: Run, options: AnalysisOptions) -> Analysis:
 def with_workloads(analysis: Analysis, run: Run) -> Analysis:
     """``analysis`` (of a run whose pools have no topology) for the workloads of ``run`` instead of its own: the
     same profiles, pools, SR-IOV objects and other documents, analysed once, for each batch of a streamed run
-    (``numalint.streamed``). Nothing is simulated without a topology, so nothing else of the analysis depends on
+    (``numalint.checks.streamed``). Nothing is simulated without a topology, so nothing else of the analysis depends on
     the workloads."""
     assert not analysis.pool_runs, "a simulated run is never streamed"
     return Analysis(_api_server_pods(run, analysis.version), analysis.options, analysis.pools, analysis.sriov,

@@ -307,7 +307,7 @@ def _read_all(paths: list[str], texts: dict[str, str], jobs: int, stamped: bool 
     """Read every file (``texts`` replaces what is on disk, e.g. stdin or text being fixed): in chunks shared
     out among forked processes and this one (``checks.forked.share``); the files of a worker that died (the
     out-of-memory killer) become "not checked" findings and the run ends as incomplete. A file ``defer`` picks is
-    left for later (None): a streamed run reads the workload files after the node side (``numalint.streamed``)."""
+    left for later (None): a streamed run reads the workload files after the node side (``checks.streamed``)."""
     processes = _processes(jobs, len(paths))
     ctx = fork_context() if processes > 1 and not texts else None
     if ctx is None:
@@ -420,12 +420,12 @@ def _read_files(paths: list[str], options: Options, texts: dict[str, str], stamp
 def _read_inputs(paths: list[str], options: Options, texts: dict[str, str], stamped: bool = False,
                  streamed: bool = False) -> tuple[list[Read | None], int, list[str], list[str]]:
     """``_read_files``, and the paths of the results; ``streamed``: a run of many files leaves its workload files
-    unread (None) when it has no context files (``numalint.streamed``)."""
+    unread (None) when it has no context files (``numalint.checks.streamed``)."""
     inputs = _inputs(paths, options)
     files, context_files, missing, links = inputs.files, inputs.context, inputs.missing, inputs.links
     defer = None
     if streamed and not context_files:
-        from numalint import streamed as streaming  # here: only a run that may be streamed needs it
+        from numalint.checks import streamed as streaming  # here: only a run that may be streamed needs it
 
         defer = streaming.deferrer(len(files))
     collecting = gc.isenabled()
@@ -584,7 +584,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     streamable = not judge and not trial and not given
     read, count, missing, every = _read_inputs(paths, options, given, stamped=judge, streamed=streamable)
     if any(r is None for r in read):
-        from numalint import streamed  # here: only a streamed run needs it
+        from numalint.checks import streamed  # here: only a streamed run needs it
 
         report = streamed.check(read, every, count, missing, options)
         if report is not None:

@@ -1,5 +1,5 @@
-"""A run of many files is checked as a stream (``numalint.streamed``): the node side first, then the workload files
-in batches that send back findings only. What the user sees must not change: every test here runs the same
+"""A run of many files is checked as a stream (``numalint.checks.streamed``): the node side first, then the workload
+files in batches that send back findings only. What the user sees must not change: every test here runs the same
 repository streamed (``NUMALINT_STREAM=always``, which streams runs of any size) and whole (``off``) and compares
 the whole JSON report, after making sure the findings that depend on other files are there to compare."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import numalint.streamed
+import numalint.checks.streamed
 from tests.conftest import run, write
 
 KUBELET = """\
@@ -123,13 +123,13 @@ def _report(root: Path, monkeypatch: pytest.MonkeyPatch, mode: str, *args: str) 
 def _batches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the files of every batch checked as a stream."""
     sizes: list[int] = []
-    original = numalint.streamed._check_batch
+    original = numalint.checks.streamed._check_batch
 
-    def counted(files: list[tuple[int, str]]) -> numalint.streamed._Batch:
+    def counted(files: list[tuple[int, str]]) -> numalint.checks.streamed._Batch:
         sizes.append(len(files))
         return original(files)
 
-    monkeypatch.setattr(numalint.streamed, "_check_batch", counted)
+    monkeypatch.setattr(numalint.checks.streamed, "_check_batch", counted)
     return sizes
 
 
@@ -216,3 +216,10 @@ def test_batches_shared_out_among_processes(tmp_path: Path, monkeypatch: pytest.
     found = whole["findings"]
     assert isinstance(found, list)
     assert any(f["file"].endswith("hidden.yaml") and f["rule"] == "invalid-policy-name" for f in found)
+
+
+def test_clean_workload_files_leave_a_clean_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A streamed file that keeps nothing was read and parsed: the run passes (exit 0), as checked whole."""
+    root = write(tmp_path, {f"w{i}.yaml": _deployment(f"w{i}", "500m") for i in range(3)})
+    code, whole = _report(root, monkeypatch, "off")
+    assert code == 0 and _report(root, monkeypatch, "always") == (code, whole)

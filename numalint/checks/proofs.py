@@ -88,7 +88,7 @@ Mapper = Callable[[int], int]  # an offset in an edited text -> the offset in th
 
 
 class NeedsWholeRun(Exception):
-    """A proof needs every workload of the run, and the analysis holds only some (``numalint.streamed``)."""
+    """A proof needs every workload of the run, and the analysis holds only some (``numalint.checks.streamed``)."""
 
 
 def prove_fixes(findings: Iterable[Finding], analysis_of: Callable[[str], Analysis | None],

@@ -146,7 +146,7 @@ READ_KINDS = KNOWN_KINDS | {kind for kind, _group in MULTI_TEMPLATE_KINDS} | fro
 
 # words one of which any file holding a document numalint reads besides workloads must contain (its kind, or what
 # marks a configuration carried without one): a file with none of them holds workloads and objects numalint never
-# reads, and a run of many files checks it as a stream (``numalint.streamed``), which makes sure of it once read
+# reads, and a run of many files checks it as a stream (``numalint.checks.streamed``), which makes sure of it once read
 NODE_MARKERS = tuple(sorted({*(OTHER_KINDS - {KUBELET_CONFIGURATION}), "VirtualMachine", *KUBEADM_NODE_KINDS,
                              KIND_CLUSTER_GROUP, CAPI_CONFIG_TEMPLATE, NODE_CONFIG, NODEADM_GROUP,
                              KARPENTER_NODE_CLASS[1], "kubelet-arg", "kubeletExtraArgs"}))

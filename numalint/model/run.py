@@ -71,8 +71,8 @@ class Run:
     others: list[Document]
     files: int = 0  # every file read, compacted or not
     declared: bool = False  # a cluster the configuration's ``clusters:`` declares: its files are one cluster
-    # the resources the workloads checked apart ask for (``numalint.streamed``): the node side's checks that look at
-    # every workload (an SR-IOV policy nothing uses) see them too
+    # the resources the workloads checked apart ask for (``numalint.checks.streamed``): the node side's checks that
+    # look at every workload (an SR-IOV policy nothing uses) see them too
     elsewhere: frozenset[str] = frozenset()
 
     def of_kind(self, kind: str) -> list[Document]:

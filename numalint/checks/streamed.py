@@ -377,9 +377,11 @@ def _node_analysis(results: list[Read | None], batches: list[_Batch], streamed: 
 
 
 def _parsed(read: Read | None, entry: _Checked | None) -> bool:
-    if entry is not None:
-        return entry.kept is None or isinstance(entry.kept, str) or entry.kept.source.parsed
-    return isinstance(read, str) or (read is not None and read.source.parsed)
+    """Whether a file was parsed: a streamed file sends back its source only when it keeps something, and one
+    that failed to parse always does."""
+    if read is None:
+        return entry is None or entry.kept is None or isinstance(entry.kept, str) or entry.kept.source.parsed
+    return isinstance(read, str) or read.source.parsed
 
 
 def _within(span: Span, document: Span) -> bool:
