@@ -15,7 +15,7 @@ from numalint.analysis import Analysis, AnalysisOptions, analyse
 from numalint.catalogue import catalogue
 from numalint.checks import KIND_HINT, run_checks
 from numalint.checks.edits import shape_edits
-from numalint.checks.forked import fork_context, share, usable_cpus
+from numalint.checks.forked import fork_context, share, share_in_rounds, usable_cpus
 from numalint.checks.input_rules import (
     MAX_PER_RULE,
     MAX_PER_RULE_PROVEN,
@@ -72,6 +72,7 @@ if TYPE_CHECKING:
 
 PARALLEL_THRESHOLD = 300  # fewer files are read in one process
 PER_PROCESS = 150  # and each further process must have at least this many to read
+ROUND = 512  # files a worker of a streamed run reads before it is forked again (``forked.share_in_rounds``)
 TEMPLATE_MESSAGES = {
     "helm": "file is a Helm/Go template ({{ ... }}); render it first, e.g. `{render}`",
     "go": "file is a template ({{ ... }}) outside any Helm chart (no Chart.yaml above it); render it with the "
@@ -319,7 +320,14 @@ def _read_all(paths: list[str], texts: dict[str, str], jobs: int, stamped: bool 
     def lost(index: int) -> list[Read | None]:
         return [_unchecked(p) for p in chunks[index]]
 
-    return [r for chunk in share(tasks, processes - 1, ctx, lost) for r in chunk]
+    if defer is not None:  # a streamed run: this process keeps what the node side needs, and reads nothing itself
+        results = [r for chunk in share_in_rounds(tasks, processes, ctx, lost, ROUND // size) for r in chunk]
+    else:
+        results = [r for chunk in share(tasks, processes - 1, ctx, lost) for r in chunk]
+    for result in results:  # unpickled, a source's empty containers are its own again: shared once more
+        if isinstance(result, FileResult):
+            result.source.seal()
+    return results
 
 
 def _read_chunk(paths: list[str], stamped: bool, defer: Callable[[str], bool] | None = None,
@@ -443,6 +451,10 @@ def _read_inputs(paths: list[str], options: Options, texts: dict[str, str], stam
     # ``texts`` is read again from disk below, as it is on disk that kustomize reads it
     known = {path_of(r): () if isinstance(r, str) else r.source.patches for r in results
              if r is not None and os.path.basename(path_of(r)) in KUSTOMIZATION_NAMES and path_of(r) not in texts}
+    for index, read in enumerate(results):  # the patches are known: a kustomization's file is kept as any other
+        if isinstance(read, FileResult) and read.source.patches:
+            read.source.patches = ()
+            results[index] = compact(read)
     # a patch named alone (pre-commit) is still a patch: the kustomizations beside the inputs are read too
     directories = {os.path.dirname(f) for f in files + context_files if f != "-"}
     beside = sorted(path for directory in directories for name in _kustomizations(inputs.walked.get(directory))

@@ -5,6 +5,7 @@ the whole JSON report, after making sure the findings that depend on other files
 
 from __future__ import annotations
 
+from array import array
 from pathlib import Path
 
 import pytest
@@ -125,7 +126,7 @@ def _batches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     sizes: list[int] = []
     original = numalint.checks.streamed._check_batch
 
-    def counted(files: list[tuple[int, str]]) -> numalint.checks.streamed._Batch:
+    def counted(files: array[int]) -> numalint.checks.streamed._Batch:
         sizes.append(len(files))
         return original(files)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -100,14 +101,32 @@ class _Garbled(Exception):
     """A worker's answer that could not be read."""
 
 
-def share(tasks: Sequence[Callable[[], T]], workers: int, ctx: Any, lost: Callable[[int], T]) -> list[T]:
-    """The results of ``tasks`` (in order) from ``workers`` forked processes and this one; ``lost(i)`` stands
-    for the result of task ``i`` when the worker holding it died."""
+def share_in_rounds(tasks: Sequence[Callable[[], T]], workers: int, ctx: Any, lost: Callable[[int], T],
+                    per_worker: int) -> list[T]:
+    """``share``, but this process only gathers the results, and the workers are forked again after every
+    ``per_worker`` tasks each: what reading thousands of files leaves scattered on a process's heap (it never goes
+    back to the system) stays bounded, in every process, by what a round reads."""
+    results: list[T] = []
+    step = max(1, workers * per_worker)
+    for start in range(0, len(tasks), step):
+        results += share(tasks[start:start + step], workers, ctx, partial(_shifted, lost, start), helping=False)
+    return results
+
+
+def _shifted(lost: Callable[[int], T], start: int, index: int) -> T:
+    return lost(start + index)
+
+
+def share(tasks: Sequence[Callable[[], T]], workers: int, ctx: Any, lost: Callable[[int], T],
+          helping: bool = True) -> list[T]:
+    """The results of ``tasks`` (in order) from ``workers`` forked processes and this one (unless not
+    ``helping``); ``lost(i)`` stands for the result of task ``i`` when the worker holding it died."""
     import pickle
     import threading
     from multiprocessing.connection import wait
 
-    workers = min(workers, len(tasks) - 1)  # no more processes than tasks: -j 100000 forks no idle ones
+    # no more processes than tasks: -j 100000 forks no idle ones
+    workers = min(workers, len(tasks) - (1 if helping else 0))
     handout = _Handout(len(tasks))
     received: dict[int, tuple[bool, Any]] = {}
     started: list[tuple[Any, Any, list[int]]] = []  # (process, connection, indexes it holds, in order)
@@ -161,7 +180,7 @@ def share(tasks: Sequence[Callable[[], T]], workers: int, ctx: Any, lost: Callab
         receiver = threading.Thread(target=receive, daemon=True)
         receiver.start()
         local: dict[int, T] = {}
-        while (index := handout.take(front=False)) is not None:
+        while helping and (index := handout.take(front=False)) is not None:
             local[index] = tasks[index]()
         receiver.join()
         finished = True
