@@ -224,3 +224,23 @@ def test_clean_workload_files_leave_a_clean_run(tmp_path: Path, monkeypatch: pyt
     root = write(tmp_path, {f"w{i}.yaml": _deployment(f"w{i}", "500m") for i in range(3)})
     code, whole = _report(root, monkeypatch, "off")
     assert code == 0 and _report(root, monkeypatch, "always") == (code, whole)
+
+
+def test_findings_past_a_files_cap_are_counted_before_overlays_drop_some(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A whole run caps a file's findings of a rule at 100 before it drops those a kustomize overlay patches away;
+    a stream does the same (found by a review: it dropped first, and showed all of them)."""
+    deployments = "---\n".join(_deployment(f"d-{i:03d}", "1500m") for i in range(101))
+    root = write(tmp_path, {
+        "kubelet.yaml": KUBELET.replace("500Mi", "1124Mi"), "base/kustomization.yaml": "resources: [app.yaml]\n",
+        "base/app.yaml": deployments,
+        "overlay/kustomization.yaml": "resources: [../base]\npatches:\n  - path: cpu.yaml\n",
+        "overlay/cpu.yaml": _deployment("d-000", "2")})
+    code, whole = _report(root, monkeypatch, "off")
+    assert _report(root, monkeypatch, "always") == (code, whole)
+    found = whole["findings"]
+    assert isinstance(found, list)
+    assert any("only the first 100 are shown" in f["message"] for f in found)
+    # and a capped file holding a repeat of an earlier object (which a whole run never checks) is checked whole
+    (root / "base" / "aaa.yaml").write_text(_deployment("d-050", "1500m"))
+    assert _report(root, monkeypatch, "always") == _report(root, monkeypatch, "off")

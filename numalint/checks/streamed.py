@@ -29,6 +29,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from numalint.analysis import Analysis, analyse, with_workloads
+from numalint.checks.input_rules import is_summary
 from numalint.findings import Finding
 from numalint.k8s.kinds import KUBEVIRT_KINDS, MULTI_TEMPLATE_KINDS, NODE_MARKERS, POD_SPEC_PATHS
 from numalint.model.identity import ObjectIdentity, Registry
@@ -186,6 +187,7 @@ def _check_batch(indexes: array[int]) -> _Batch:
     """Read and check one batch of workload files against the node side (in a forked process): their findings,
     fixes shaped and proven as the whole run would."""
     from numalint.checks import run_checks
+    from numalint.checks.input_rules import cap_per_file
     from numalint.engine import process_file
 
     node = _NODE
@@ -201,7 +203,9 @@ def _check_batch(indexes: array[int]) -> _Batch:
     analysis = with_workloads(base, run)
     paths = {path for _, path in files}
     skip = node.disabled | NODE_ONLY
-    checked = [f for f in run_checks(analysis, skip, skip_modules=NODE_MODULES) if f.file in paths]
+    # capped per file before the overlays and proofs, as a whole run caps them (``_node_analysis`` makes sure no
+    # object a cap counted is then left out as a repeat)
+    checked = cap_per_file(f for f in run_checks(analysis, skip, skip_modules=NODE_MODULES) if f.file in paths)
     reading = [f for r in results for f in _reading_findings(r.source)]
     by_checks = {id(f) for f in checked}
     out: dict[str, _Checked] = {}
@@ -319,7 +323,7 @@ def _report(results: list[Read | None], paths: list[str], count: int, missing: l
     node_side = [f for f in node_findings if id(f) not in reading_streamed]
     node_side = _without_overlay_fields(node_side, overlays, {})
     _fixes_proven(node_side, analysis, partial(_text_of, given={}, stamps={}))
-    findings = node_side + settled_apart + cap_per_file(f for entry in streamed.values() for f in entry.checked)
+    findings = node_side + settled_apart + [f for entry in streamed.values() for f in entry.checked]
     for path in missing:
         findings.append(registry.finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1)))
     reported = set(paths[:count])
@@ -372,6 +376,8 @@ def _node_analysis(results: list[Read | None], batches: list[_Batch], streamed: 
             upcoming = next(pending, None)
         entry = streamed.get(index)
         if dropped and entry is not None:  # a repeat of an object defined before: as in a whole run, unchecked
+            if any(is_summary(f) for f in entry.checked):  # a cap counted its findings: the whole run decides
+                raise NotStreamable(paths[index])
             entry.checked = [f for f in entry.checked if not any(_within(f.span, d) for d in dropped)]
     elsewhere = frozenset(name for batch in batches for name in batch.demand)
     run = Run(sources, lists["profiles"], lists["pods"], lists["topologies"], lists["others"],  # type: ignore[arg-type]
