@@ -30,7 +30,7 @@ class ObjectRef:
         return f"{self.name}-{self.part.lower()}" if self.part else self.name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Edit:
     """Replace the text at ``span`` (1-based, end-exclusive) with ``text``.
 
@@ -48,7 +48,7 @@ class Edit:
     string: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class Fix:
     """A concrete repair. ``safety`` belongs to the fix, not the rule: one rule may offer a safe
     rename and an unsafe guess. A fix without edits can only be shown (``display``)."""
@@ -69,7 +69,7 @@ class Fix:
         return Fix(f"{self.description} -- not offered automatically: {why}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Related:
     """Another place a finding depends on: the kubelet configuration or topology that rejects a pod."""
 
@@ -78,7 +78,7 @@ class Related:
     message: str
 
 
-@dataclass
+@dataclass(slots=True)
 class Hit:
     """What a check yields: a message at one place; the framework adds the check's rule."""
 
@@ -92,7 +92,7 @@ class Hit:
     key: str | None = None  # the offending key's path (``spec.cpu.reserved``) when the check knows it
 
 
-@dataclass
+@dataclass(slots=True)
 class Finding:
     """One problem at one place in one file, under one rule."""
 

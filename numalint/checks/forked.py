@@ -171,7 +171,9 @@ def share(tasks: Sequence[Callable[[], T]], workers: int, ctx: Any, lost: Callab
                             conn.send(index)
                         elif not held:
                             conn.send(None)  # done: the worker exits
-                        received[done] = _loaded(pickle.loads, data)  # while the worker works on the next task
+                        # while the worker works on the next task; a process that only gathers keeps the bytes
+                        # until every task is done, so what it keeps is not strewn among what unpickling drops
+                        received[done] = _loaded(pickle.loads, data) if helping else (True, data)
                     except (EOFError, OSError):  # the worker died: what it held is lost
                         held.clear()
                     if not held:
@@ -183,6 +185,11 @@ def share(tasks: Sequence[Callable[[], T]], workers: int, ctx: Any, lost: Callab
         while helping and (index := handout.take(front=False)) is not None:
             local[index] = tasks[index]()
         receiver.join()
+        if not helping:
+            for index in sorted(received):
+                ok, data = received[index]
+                if ok:
+                    received[index] = _loaded(pickle.loads, data)
         finished = True
     finally:
         for process, conn, _held in started:

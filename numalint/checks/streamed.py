@@ -19,6 +19,7 @@ is checked for `fix`, or a fix must be proven on every workload (a fix of an SR-
 
 from __future__ import annotations
 
+import itertools
 import os
 import pickle
 import re
@@ -26,15 +27,15 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from numalint.analysis import Analysis, analyse, with_workloads
 from numalint.checks.input_rules import is_summary
-from numalint.findings import Finding
+from numalint.findings import Finding, ObjectRef, Related
 from numalint.k8s.kinds import KUBEVIRT_KINDS, MULTI_TEMPLATE_KINDS, NODE_MARKERS, POD_SPEC_PATHS
 from numalint.model.identity import ObjectIdentity, Registry
 from numalint.model.kustomize import KUSTOMIZATION_NAMES
-from numalint.model.run import FileResult, Read, Run, compact, near
+from numalint.model.run import FileResult, Read, Run, _directories, compact, near
 from numalint.reading.sources import ReadError, Source, read_capped
 from numalint.reading.yamlpos import Span
 
@@ -113,6 +114,7 @@ class _Batch:
 
     files: list[_Checked]
     identities: bytes
+    keys: array[int]  # the hash of each identity's key (forked processes hash as this one does)
     demand: frozenset[str]
 
 
@@ -143,7 +145,7 @@ def check(results: list[Read | None], paths: list[str], count: int, missing: lis
     finally:
         _NODE = None
     try:
-        return _report(results, paths, count, missing, options, batches, overlays, disabled)
+        return _report(results, paths, count, missing, options, batches, base, overlays, disabled)
     except NotStreamable:
         return None
 
@@ -170,7 +172,7 @@ def _check_workload_files(files: array[int], jobs: int) -> list[_Batch]:
 
     def lost(index: int) -> _Batch:
         paths = _NODE.paths if _NODE is not None else []
-        return _Batch([_lost(i, paths[i]) for i in chunks[index]], pickle.dumps([]), frozenset())
+        return _Batch([_lost(i, paths[i]) for i in chunks[index]], pickle.dumps([]), array("q"), frozenset())
 
     return share_in_rounds(tasks, processes, ctx, lost, ROUND // size)
 
@@ -210,7 +212,7 @@ def _check_batch(indexes: array[int]) -> _Batch:
     by_checks = {id(f) for f in checked}
     out: dict[str, _Checked] = {}
     index_of = {path: index for index, path in files}
-    for finding in _settled(reading + checked, analysis, node):
+    for finding in _pooled(_settled(reading + checked, analysis, node), dict(files)):
         target = out.get(finding.file) or out.setdefault(finding.file, _Checked(index_of[finding.file]))
         (target.checked if id(finding) in by_checks else target.reading).append(finding)
     identities: list[Identity] = []
@@ -227,7 +229,27 @@ def _check_batch(indexes: array[int]) -> _Batch:
         if isinstance(left, FileResult):
             (out.get(path) or out.setdefault(path, _Checked(index_of[path]))).kept = left
     demand = frozenset(name for pod in pods for name in pod.resource_names())
-    return _Batch(sorted(out.values(), key=lambda c: c.index), pickle.dumps(identities), demand)
+    return _Batch(sorted(out.values(), key=lambda c: c.index), pickle.dumps(identities),
+                  array("q", (hash(item[1]) for item in identities)), demand)
+
+
+def _pooled(findings: list[Finding], paths: dict[int, str]) -> list[Finding]:
+    """``findings`` with each equal text, object and place one object (sent once, kept once): their files, the
+    objects they are on, their fixes' words. 2,600 findings of 20,000 files came back as 13,000 strings."""
+    pool: dict[object, object] = {path: path for path in paths.values()}
+
+    def one(value: object) -> Any:
+        return pool.setdefault(value, value)
+
+    for finding in findings:
+        finding.file = one(finding.file)
+        if finding.obj is not None:
+            obj = finding.obj
+            finding.obj = one(ObjectRef(one(obj.api_version), one(obj.kind), obj.name, one(obj.namespace), obj.part))
+        if finding.fix is not None:
+            finding.fix.description = one(finding.fix.description)
+        finding.related = tuple(one(Related(one(r.file), r.span, one(r.message))) for r in finding.related)
+    return findings
 
 
 def _only_workloads(result: FileResult) -> bool:
@@ -280,7 +302,7 @@ def _fixes_proven(findings: list[Finding], analysis: Analysis, text_of: Callable
 
 
 def _report(results: list[Read | None], paths: list[str], count: int, missing: list[str], options: Options,
-            batches: list[_Batch], overlays: Overlays | None, disabled: frozenset[str]) -> Report:
+            batches: list[_Batch], base: Analysis, overlays: Overlays | None, disabled: frozenset[str]) -> Report:
     """The node side checked with every workload's identity and resources known, and the run's report."""
     from numalint import catalogue as registry
     from numalint.checks import run_checks
@@ -298,7 +320,7 @@ def _report(results: list[Read | None], paths: list[str], count: int, missing: l
 
     streamed = {c.index: c for batch in batches for c in batch.files}
     identities = Registry(near)
-    analysis = _node_analysis(results, batches, streamed, paths, identities, options)
+    analysis = _node_analysis(results, batches, streamed, paths, identities, base)
     del batches
     node_findings: list[FindingType] = []
     sources: list[Source] = []
@@ -326,7 +348,9 @@ def _report(results: list[Read | None], paths: list[str], count: int, missing: l
     findings = node_side + settled_apart + [f for entry in streamed.values() for f in entry.checked]
     for path in missing:
         findings.append(registry.finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1)))
-    reported = set(paths[:count])
+    # the files named (no context files: all the run's); a set of only those a finding or source is on, not 20,000
+    concerned = {f.file for f in findings} | {r.file for f in findings for r in f.related} | {s.path for s in sources}
+    reported = {path for path in itertools.islice(paths, count) if path in concerned}
     findings = [f for f in findings if f.file in reported or f.file in missing
                 or any(r.file in reported for r in f.related)]
     suppressed: list[FindingType] = []
@@ -340,22 +364,21 @@ def _report(results: list[Read | None], paths: list[str], count: int, missing: l
 
 
 def _node_analysis(results: list[Read | None], batches: list[_Batch], streamed: dict[int, _Checked],
-                   paths: list[str], identities: Registry, options: Options) -> Analysis:
+                   paths: list[str], identities: Registry, base: Analysis) -> Analysis:
     """The node side analysed with every object of the run admitted in input order (``model.run.assemble``: the
     first definition of a namesake decides), the streamed workloads by their identities: a repeat's findings go,
     and the resources the others ask for are the node side's to know. Only the streamed objects whose key another
     object may share go through the registry: any other is new, and is kept."""
-    counts: dict[int, int] = {}
-    for read in results:
-        if isinstance(read, FileResult):
-            for identity in {id(i): i for _, _, i in read.identities}.values():
-                counts[hash(identity.key)] = counts.get(hash(identity.key), 0) + 1
-    for batch in batches:
-        for item in pickle.loads(batch.identities):
-            counts[hash(item[1])] = counts.get(hash(item[1]), 0) + 1
-    shared = {key for key, count in counts.items() if count > 1}
-    del counts
-    pending = (item for batch in batches for item in pickle.loads(batch.identities))
+    seen: set[int] = set()
+    shared: set[int] = set()  # the hashes of the keys more than one object has (or that collide)
+    for keys in (*({hash(i.key) for _, _, i in r.identities} for r in results if isinstance(r, FileResult)),
+                 *(batch.keys for batch in batches)):
+        for key in keys:
+            (shared if key in seen else seen).add(key)
+    del seen
+    # the objects of the batches that hold such a key, in input order: only they are unpacked
+    pending = (item for batch in batches if not shared.isdisjoint(batch.keys)
+               for item in pickle.loads(batch.identities) if hash(item[1]) in shared)
     upcoming = next(pending, None)
     lists: dict[str, list[object]] = {"profiles": [], "pods": [], "topologies": [], "others": []}
     sources: list[Source] = []
@@ -369,20 +392,22 @@ def _node_analysis(results: list[Read | None], batches: list[_Batch], streamed: 
         dropped = []
         while upcoming is not None and upcoming[0] == index:
             _, key, digest, span, document = upcoming
-            if hash(key) in shared:
-                made.append(ObjectIdentity(key, digest, paths[index], span, document))
-                if not identities.admit(made[-1]):
-                    dropped.append(document)
+            made.append(ObjectIdentity(key, digest, paths[index], span, document))
+            if not identities.admit(made[-1]):
+                dropped.append(document)
             upcoming = next(pending, None)
         entry = streamed.get(index)
         if dropped and entry is not None:  # a repeat of an object defined before: as in a whole run, unchecked
             if any(is_summary(f) for f in entry.checked):  # a cap counted its findings: the whole run decides
                 raise NotStreamable(paths[index])
             entry.checked = [f for f in entry.checked if not any(_within(f.span, d) for d in dropped)]
+    _directories.cache_clear()  # the directories of every file the registry compared: not asked for again
     elsewhere = frozenset(name for batch in batches for name in batch.demand)
     run = Run(sources, lists["profiles"], lists["pods"], lists["topologies"], lists["others"],  # type: ignore[arg-type]
               len(results), elsewhere=elsewhere)
-    return analyse(run, options.analysis())
+    # the node side's objects are admitted as they were for the batches (a workload never shares a key with one):
+    # its pools, SR-IOV catalogue and kubelet problems stand, analysed once
+    return with_workloads(base, run)
 
 
 def _parsed(read: Read | None, entry: _Checked | None) -> bool:

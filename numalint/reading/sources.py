@@ -179,8 +179,10 @@ def discover(paths: Iterable[str], exclude: Iterable[str], base: str | None = No
 
         for root, dirs, files, links in _directories(raw, unlisted):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            if walked is not None:
-                walked[os.path.dirname(os.path.join(root, "-"))] = Listing([n for n in files if n in names], links)
+            if walked is not None:  # most directories hold neither: they share one listing
+                found_names = [n for n in files if n in names]
+                walked[os.path.dirname(os.path.join(root, "-"))] = (Listing(found_names, links)
+                                                                    if found_names or links else _NOTHING)
             for name in sorted(files):
                 if name.endswith(YAML_SUFFIXES) and not name.startswith("."):
                     full = os.path.join(root, name)
@@ -194,6 +196,9 @@ class Listing(NamedTuple):
 
     kustomizations: list[str]  # the entries among the names ``discover`` was asked about
     links: frozenset[str]  # the entries that are symbolic links
+
+
+_NOTHING = Listing([], frozenset())  # read-only: the listing of a directory without kustomizations or links
 
 
 def _directories(top: str, onerror: Callable[[OSError], None]) -> Iterator[tuple[str, list[str], list[str],
