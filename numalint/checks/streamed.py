@@ -93,7 +93,7 @@ class _Node:
     paths: list[str]  # the run's files, by index
 
 
-@dataclass
+@dataclass(slots=True)
 class _Checked:
     """What a batch sends back of one workload file that has findings or something else to keep."""
 
@@ -106,7 +106,7 @@ class _Checked:
 Identity = tuple[int, tuple[str, str, str, str], bytes, Span, Span]  # (file index, key, digest, name, document)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Batch:
     """What a batch sends back: its files' findings, the identities of their objects, kept packed (pickled) until
     they are admitted in input order (20,000 of them as objects were ~9 MiB), and the resources their workloads
@@ -403,6 +403,8 @@ def _node_analysis(results: list[Read | None], batches: list[_Batch], streamed: 
             entry.checked = [f for f in entry.checked if not any(_within(f.span, d) for d in dropped)]
     _directories.cache_clear()  # the directories of every file the registry compared: not asked for again
     elsewhere = frozenset(name for batch in batches for name in batch.demand)
+    for batch in batches:  # admitted: what the batches sent of their objects is not needed again
+        batch.identities, batch.keys, batch.demand = b"", array("q"), frozenset()
     run = Run(sources, lists["profiles"], lists["pods"], lists["topologies"], lists["others"],  # type: ignore[arg-type]
               len(results), elsewhere=elsewhere)
     # the node side's objects are admitted as they were for the batches (a workload never shares a key with one):
