@@ -72,7 +72,8 @@ if TYPE_CHECKING:
 
 PARALLEL_THRESHOLD = 300  # fewer files are read in one process
 PER_PROCESS = 150  # and each further process must have at least this many to read
-ROUND = 512  # files a worker of a streamed run reads before it is forked again (``forked.share_in_rounds``)
+STREAMED_FROM = 1000  # files named: fewer are checked whole (the memory saved is small, the checks the same)
+ROUND = 4096  # files a worker of a streamed run reads before it is forked again (``forked.share_in_rounds``)
 TEMPLATE_MESSAGES = {
     "helm": "file is a Helm/Go template ({{ ... }}); render it first, e.g. `{render}`",
     "go": "file is a template ({{ ... }}) outside any Helm chart (no Chart.yaml above it); render it with the "
@@ -417,6 +418,13 @@ def _inputs(paths: list[str], options: Options) -> _Inputs:
     return _Inputs(files, _once(context, seen, realpath), missing, realpath.links, walked)
 
 
+def _streams(files: int) -> bool:
+    """Whether a run of ``files`` named files is streamed (``checks.streamed``). NUMALINT_STREAM: "off" checks
+    every run whole, "always" streams a run of any size (the tests compare the two)."""
+    mode = os.environ.get("NUMALINT_STREAM", "").strip().lower()
+    return mode not in ("off", "0", "false", "no") and (files >= STREAMED_FROM or mode == "always")
+
+
 def _read_files(paths: list[str], options: Options, texts: dict[str, str], stamped: bool = False
                 ) -> tuple[list[Read], int, list[str]]:
     """Read the named files, then the context files; each file once. Returns (results, named count, missing).
@@ -432,10 +440,10 @@ def _read_inputs(paths: list[str], options: Options, texts: dict[str, str], stam
     inputs = _inputs(paths, options)
     files, context_files, missing, links = inputs.files, inputs.context, inputs.missing, inputs.links
     defer = None
-    if streamed and not context_files:
-        from numalint.checks import streamed as streaming  # here: only a run that may be streamed needs it
+    if streamed and not context_files and _streams(len(files)):
+        from numalint.checks.streamed import is_workload_file  # here: only a streamed run needs it (start-up)
 
-        defer = streaming.deferrer(len(files))
+        defer = is_workload_file
     collecting = gc.isenabled()
     gc.disable()  # reading makes next to no cyclic garbage (hundreds of objects for 20,000 files)
     try:

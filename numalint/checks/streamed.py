@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     from numalint.engine import Options, Report
     from numalint.model.overlays import Overlays
 
-STREAMED_FROM = 1000  # files named: fewer are checked whole (the memory saved is small, the checks are the same)
 _MARKER = re.compile(b"|".join(re.escape(marker.encode()) for marker in NODE_MARKERS))
 # the checks that only ever judge the node side (in a run without topologies): run once, not for every batch
 NODE_ONLY = frozenset({"sriov-policy-conflict", "sriov-numvfs", "sriov-unused-resource"})
@@ -51,19 +50,6 @@ NODE_ONLY = frozenset({"sriov-policy-conflict", "sriov-numvfs", "sriov-unused-re
 # policy or network a workload needs (``SriovCatalog.templated_near``)
 WORKLOAD_KINDS = frozenset(POD_SPEC_PATHS) | {kind for kind, _group in MULTI_TEMPLATE_KINDS}
 NODE_MODULES = frozenset({"numalint.checks.kubelet_rules", "numalint.checks.openshift_rules"})
-
-
-def setting() -> str:
-    """NUMALINT_STREAM: "off" checks every run whole; "always" streams a run of any size (tests)."""
-    return os.environ.get("NUMALINT_STREAM", "").strip().lower()
-
-
-def deferrer(files: int) -> Callable[[str], bool] | None:
-    """What to leave unread until the node side is known: the workload files, in a run of many files."""
-    mode = setting()
-    if mode in ("off", "0", "false", "no") or (files < STREAMED_FROM and mode != "always"):
-        return None
-    return is_workload_file
 
 
 def is_workload_file(path: str) -> bool:
