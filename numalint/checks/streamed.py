@@ -116,11 +116,12 @@ def check(results: list[Read | None], paths: list[str], count: int, missing: lis
     global _NODE
     if options.cluster_of is not None or options.node_state is not None:
         return None
-    node_results = [r for r in results if r is not None]
-    base = _analysis(node_results, options)
+    # kept as any other file (a run checked whole after all reads them again); taken first, their files are not
+    # among the node side's sources
+    builds = _take_kustomizations(results)
+    base = _analysis([r for r in results if r is not None], options)
     if any(pool.topology is not None for pool in base.pools):
         return None
-    builds = _take_kustomizations(results)  # (a run checked whole after all reads them again)
     disabled = frozenset(disabled_rules(options))
     overlays = overlays_of(paths, builds)
     _NODE = _Node(base, options, disabled, overlays, paths)
