@@ -601,7 +601,8 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     if stdin_text is not None:
         given["-"] = stdin_text
     # a run of many files reads its workload files after the node side and checks them as a stream
-    streamable = not judge and not trial and not given
+    streamable = (not judge and not trial and not given and options.cluster_of is None
+                  and options.node_state is None)
     read, count, missing, every = _read_inputs(paths, options, given, stamped=judge, streamed=streamable)
     if any(r is None for r in read):
         from numalint.checks import streamed  # here: only a streamed run needs it

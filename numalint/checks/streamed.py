@@ -49,7 +49,7 @@ NODE_ONLY = frozenset({"sriov-policy-conflict", "sriov-numvfs", "sriov-unused-re
 # what a template may write and still be a workload file: the run's templates of other kinds may be the SR-IOV
 # policy or network a workload needs (``SriovCatalog.templated_near``)
 WORKLOAD_KINDS = frozenset(POD_SPEC_PATHS) | {kind for kind, _group in MULTI_TEMPLATE_KINDS}
-NODE_MODULES = frozenset({"numalint.checks.kubelet_rules", "numalint.checks.openshift_rules"})
+NODE_ONLY_MODULES = frozenset({"numalint.checks.kubelet_rules", "numalint.checks.openshift_rules"})
 
 
 def is_workload_file(path: str) -> bool:
@@ -73,7 +73,6 @@ class _Node:
     """What every batch is checked against (made before the batches fork)."""
 
     analysis: Analysis
-    options: Options
     disabled: frozenset[str]
     overlays: Overlays | None  # the run's kustomize overlays (``engine._without_overlay_fields``)
     paths: list[str]  # the run's files, by index
@@ -114,8 +113,6 @@ def check(results: list[Read | None], paths: list[str], count: int, missing: lis
     from numalint.engine import _take_kustomizations, disabled_rules, overlays_of
 
     global _NODE
-    if options.cluster_of is not None or options.node_state is not None:
-        return None
     # kept as any other file (a run checked whole after all reads them again); taken first, their files are not
     # among the node side's sources
     builds = _take_kustomizations(results)
@@ -124,7 +121,7 @@ def check(results: list[Read | None], paths: list[str], count: int, missing: lis
         return None
     disabled = frozenset(disabled_rules(options))
     overlays = overlays_of(paths, builds)
-    _NODE = _Node(base, options, disabled, overlays, paths)
+    _NODE = _Node(base, disabled, overlays, paths)
     try:  # the files by their index (an array of them: tuples of index and path held 1.5 MiB on 20,000 files)
         batches = _check_workload_files(array("l", (i for i, r in enumerate(results) if r is None)), options.jobs)
     except NotStreamable:
@@ -194,7 +191,7 @@ def _check_batch(indexes: array[int]) -> _Batch:
     skip = node.disabled | NODE_ONLY
     # capped per file before the overlays and proofs, as a whole run caps them (``_node_analysis`` makes sure no
     # object a cap counted is then left out as a repeat)
-    checked = cap_per_file(f for f in run_checks(analysis, skip, skip_modules=NODE_MODULES) if f.file in paths)
+    checked = cap_per_file(f for f in run_checks(analysis, skip, skip_modules=NODE_ONLY_MODULES) if f.file in paths)
     reading = [f for r in results for f in _reading_findings(r.source)]
     by_checks = {id(f) for f in checked}
     out: dict[str, _Checked] = {}
