@@ -244,3 +244,21 @@ def test_findings_past_a_files_cap_are_counted_before_overlays_drop_some(tmp_pat
     # and a capped file holding a repeat of an earlier object (which a whole run never checks) is checked whole
     (root / "base" / "aaa.yaml").write_text(_deployment("d-050", "1500m"))
     assert _report(root, monkeypatch, "always") == _report(root, monkeypatch, "off")
+
+
+def test_a_vm_naming_an_instancetype_is_a_workload_in_a_stream_too(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A KubeVirt VM naming an instancetype becomes a workload once the run's instancetypes are known (found by a
+    review: streamed, the VM was never judged)."""
+    root = write(tmp_path, {
+        "kubelet.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                        "cpuManagerPolicy: none\n",
+        "vm.yaml": "apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata: {name: db}\nspec:\n"
+                   "  instancetype: {name: cx1.large}\n  template: {spec: {domain: {devices: {}}}}\n",
+        "w.yaml": _deployment("w", "1")})
+    batches = _batches(monkeypatch)
+    code, whole = _report(root, monkeypatch, "off")
+    assert _report(root, monkeypatch, "always") == (code, whole) and batches
+    found = whole["findings"]
+    assert isinstance(found, list)
+    assert [f["rule"] for f in found if f["file"].endswith("vm.yaml")] == ["admission-failure"]

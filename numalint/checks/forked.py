@@ -185,6 +185,8 @@ def share(tasks: Sequence[Callable[[], T]], workers: int, ctx: Any, lost: Callab
         while helping and (index := handout.take(front=False)) is not None:
             local[index] = tasks[index]()
         receiver.join()
+        while not helping and (index := handout.take(front=False)) is not None:
+            local[index] = tasks[index]()  # what no worker took, its workers having died (the out-of-memory killer)
         if not helping:
             for index in sorted(received):
                 ok, data = received[index]

@@ -110,12 +110,16 @@ def check(results: list[Read | None], paths: list[str], count: int, missing: lis
           ) -> Report | None:
     """The report of a run whose workload files (None in ``results``) are still unread, or None when it must be
     checked whole (the caller then reads them)."""
-    from numalint.engine import _take_kustomizations, disabled_rules, overlays_of
+    from numalint.engine import _take_kustomizations, _with_instancetypes, disabled_rules, overlays_of
 
     global _NODE
     # kept as any other file (a run checked whole after all reads them again); taken first, their files are not
     # among the node side's sources
     builds = _take_kustomizations(results)
+    # a KubeVirt VM naming an instancetype is made a workload, as in a whole run (both are node-side files)
+    node_side = {index: read for index, read in enumerate(results) if read is not None}
+    for index, read in zip(node_side, _with_instancetypes(list(node_side.values())), strict=True):
+        results[index] = read
     base = _analysis([r for r in results if r is not None], options)
     if any(pool.topology is not None for pool in base.pools):
         return None
