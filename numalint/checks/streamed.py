@@ -146,7 +146,8 @@ def _analysis(results: list[Read], options: Options) -> Analysis:
 
 
 def _check_workload_files(files: array[int], jobs: int) -> list[_Batch]:
-    """Every workload file read and checked, in batches shared out among forked processes and this one."""
+    """Every workload file read and checked, in batches shared out among forked processes (this one gathers, and
+    reads only what no worker took), or here with one process."""
     from numalint.checks.forked import fork_context, share_in_rounds
     from numalint.engine import ROUND, _processes
 
