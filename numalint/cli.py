@@ -89,7 +89,7 @@ def check(paths: tuple[str, ...], formats: tuple[str, ...], output_file: str | N
           extend_select: tuple[str, ...], ignore: tuple[str, ...], statistics: bool, quiet: bool,
           show_fixes: bool) -> None:
     """Check files and directories (recursively; '-' reads stdin)."""
-    from numalint.engine import run_check
+    from numalint.checks.streamed import run_check
 
     if color is not None and color not in COLOR_CHOICES:  # `--color PATH`: the old flag, followed by a path
         paths, color = (color, *paths), "always"

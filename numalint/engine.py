@@ -433,17 +433,17 @@ def _read_files(paths: list[str], options: Options, texts: dict[str, str], stamp
     return [r for r in results if r is not None], count, missing
 
 
+ReadInputs = tuple[list[Read | None], int, list[str], list[str]]  # (results, named count, missing, every path)
+
+
 def _read_inputs(paths: list[str], options: Options, texts: dict[str, str], stamped: bool = False,
-                 streamed: bool = False) -> tuple[list[Read | None], int, list[str], list[str]]:
-    """``_read_files``, and the paths of the results; ``streamed``: a run of many files leaves its workload files
-    unread (None) when it has no context files (``numalint.checks.streamed``)."""
+                 defer: Callable[[str], bool] | None = None) -> ReadInputs:
+    """``_read_files``, and the paths of the results; ``defer``: in a run of many files without context files, the
+    files it picks are left unread (None) (``numalint.checks.streamed``)."""
     inputs = _inputs(paths, options)
     files, context_files, missing, links = inputs.files, inputs.context, inputs.missing, inputs.links
-    defer = None
-    if streamed and not context_files and _streams(len(files)):
-        from numalint.checks.streamed import is_workload_file  # here: only a streamed run needs it (start-up)
-
-        defer = is_workload_file
+    if context_files or not _streams(len(files)):
+        defer = None
     collecting = gc.isenabled()
     gc.disable()  # reading makes next to no cyclic garbage (hundreds of objects for 20,000 files)
     try:
@@ -591,29 +591,20 @@ def build_analyses(paths: list[str], options: Options, stdin_text: str | None = 
 
 
 def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
-              texts: dict[str, str] | None = None, judge: bool = False, trial: bool = False) -> Report:
+              texts: dict[str, str] | None = None, judge: bool = False, trial: bool = False,
+              read: ReadInputs | None = None) -> Report:
     """Check ``paths``; context files take part in cross-document checks without being reported on.
 
     ``judge`` (for ``fix``): every check runs, and the report also lists every error (``Report.errors``).
     ``trial`` (``fix`` judging fixes tried together): only the fixes of errors are proven, the ones that decide
-    whether the trial brings a new error; the others' fixes are left unproven, never to be applied."""
+    whether the trial brings a new error; the others' fixes are left unproven, never to be applied. A run of many
+    files may be checked as a stream instead: ``checks.streamed.run_check``."""
     given = dict(texts or {})
     if stdin_text is not None:
         given["-"] = stdin_text
-    # a run of many files reads its workload files after the node side and checks them as a stream
-    streamable = (not judge and not trial and not given and options.cluster_of is None
-                  and options.node_state is None)
-    read, count, missing, every = _read_inputs(paths, options, given, stamped=judge, streamed=streamable)
-    if any(r is None for r in read):
-        from numalint.checks import streamed  # here: only a streamed run needs it
-
-        report = streamed.check(read, every, count, missing, options)
-        if report is not None:
-            return report
-        unread = [i for i, r in enumerate(read) if r is None]  # checked whole after all: read them too
-        for index, result in zip(unread, _read_all([every[i] for i in unread], {}, options.jobs), strict=True):
-            read[index] = result
-    results: list[Read] = [r for r in read if r is not None]  # `fix` compares the bytes (stamped)
+    # ``read``: the files read already (a run ``checks.streamed`` checks whole after all)
+    every_read, count, missing, _ = read or _read_inputs(paths, options, given, stamped=judge)
+    results: list[Read] = [r for r in every_read if r is not None]  # `fix` compares the bytes (stamped)
     builds = _take_kustomizations(results)
     files = [path_of(r) for r in results[:count]]
     reported = set(files)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import numalint.checks.streamed
+import numalint.checks.stream_batches
 from tests.conftest import run, write
 
 KUBELET = """\
@@ -24,48 +24,30 @@ systemReserved: {memory: 1Gi}
 reservedMemory:
   - {numaNode: 0, limits: {memory: 500Mi}}
 """
-POLICIES = """\
+
+
+def _policy(name: str, pf: str, resource: str) -> str:
+    return f"""\
 apiVersion: sriovnetwork.openshift.io/v1
 kind: SriovNetworkNodePolicy
-metadata: {name: used, namespace: sriov}
+metadata: {{name: {name}, namespace: sriov}}
 spec:
-  nicSelector: {pfNames: [ens1f0]}
-  nodeSelector: {sriov: "true"}
+  nicSelector: {{pfNames: [{pf}]}}
+  nodeSelector: {{sriov: "true"}}
   numVfs: 8
-  resourceName: fastnic
----
-apiVersion: sriovnetwork.openshift.io/v1
-kind: SriovNetworkNodePolicy
-metadata: {name: pods, namespace: sriov}
-spec:
-  nicSelector: {pfNames: [ens3f0]}
-  nodeSelector: {sriov: "true"}
-  numVfs: 8
-  resourceName: podnic
----
-apiVersion: sriovnetwork.openshift.io/v1
-kind: SriovNetworkNodePolicy
-metadata: {name: idle, namespace: sriov}
-spec:
-  nicSelector: {pfNames: [ens2f0]}
-  nodeSelector: {sriov: "true"}
-  numVfs: 8
-  resourceName: idlenic
----
-apiVersion: sriovnetwork.openshift.io/v1
-kind: SriovNetworkNodePolicy
-metadata: {name: pods, namespace: sriov}
-spec:
-  nicSelector: {pfNames: [ens3f0]}
-  nodeSelector: {sriov: "true"}
-  numVfs: 8
-  resourceName: podnic
----
+  resourceName: {resource}
+"""
+
+
+NETWORK = """\
 apiVersion: sriovnetwork.openshift.io/v1
 kind: SriovNetwork
 metadata: {name: fast, namespace: sriov}
 spec: {networkNamespace: apps, resourceName: fastnic}
 """
+# a policy its network uses, one only workloads use, one nothing uses
+POLICIES = "---\n".join([_policy("used", "ens1f0", "fastnic"), _policy("pods", "ens3f0", "podnic"),
+                          _policy("idle", "ens2f0", "idlenic"), NETWORK])
 
 
 def _deployment(name: str, cpu: str, extra: str = "", namespace: str = "apps") -> str:
@@ -124,13 +106,13 @@ def _report(root: Path, monkeypatch: pytest.MonkeyPatch, mode: str, *args: str) 
 def _batches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the files of every batch checked as a stream."""
     sizes: list[int] = []
-    original = numalint.checks.streamed._check_batch
+    original = numalint.checks.stream_batches._check_batch
 
-    def counted(files: array[int]) -> numalint.checks.streamed._Batch:
+    def counted(files: array[int]) -> numalint.checks.stream_batches._Batch:
         sizes.append(len(files))
         return original(files)
 
-    monkeypatch.setattr(numalint.checks.streamed, "_check_batch", counted)
+    monkeypatch.setattr(numalint.checks.stream_batches, "_check_batch", counted)
     return sizes
 
 
