@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -161,7 +161,7 @@ def _outputs(formats: tuple[str, ...], output_file: str | None) -> list[tuple[st
     return outputs
 
 
-def _refuse_report_over_inputs(outputs: list[tuple[str, str | None]], inputs: list[str],
+def _refuse_report_over_inputs(outputs: list[tuple[str, str | None]], inputs: Sequence[str],
                                config: Any = None, options: Any = None) -> None:
     """Exit 2, before anything is written, when a report would replace a file the run reads: a checked file, a
     topology, the configuration file, a node-state or context file (a report of an earlier run excepted:
@@ -225,7 +225,7 @@ class _Look:
         from numalint.output.report import RenderContext
         from numalint.output.sources import SourceFiles
 
-        return RenderContext(report.files, checked=list(report.checked), suppressed=list(report.suppressed),
+        return RenderContext(report.files, checked=report.checked, suppressed=list(report.suppressed),
                              root=self.root, docs_url=self.docs_url, show_source=self.show_source,
                              notification=notification, quiet=self.quiet,
                              sources=SourceFiles({"-": stdin_text} if stdin_text is not None else None),

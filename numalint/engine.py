@@ -121,7 +121,7 @@ class Report:
     incomplete: bool = False  # some files were not checked (a worker process died)
     # findings a comment or annotation suppresses, with their justification (only SARIF shows them)
     suppressed: list[Finding] = field(default_factory=list)
-    checked: list[str] = field(default_factory=list)  # the files named or found (not context files)
+    checked: Sequence[str] = field(default_factory=list)  # the files named or found (not context files)
     # ``judge``: every rule's errors by the rule's own severity, whatever selection, severities and suppressions
     # say (what the kubelet and API server refuse), and the workloads on a pool whose kubelet does not start
     errors: list[Finding] = field(default_factory=list)

@@ -5,6 +5,7 @@ the whole JSON report, after making sure the findings that depend on other files
 
 from __future__ import annotations
 
+import os
 from array import array
 from pathlib import Path
 
@@ -244,3 +245,77 @@ def test_a_vm_naming_an_instancetype_is_a_workload_in_a_stream_too(tmp_path: Pat
     found = whole["findings"]
     assert isinstance(found, list)
     assert [f["rule"] for f in found if f["file"].endswith("vm.yaml")] == ["admission-failure"]
+
+
+PROFILE = """\
+apiVersion: performance.openshift.io/v2
+kind: PerformanceProfile
+metadata: {name: ran}
+spec:
+  cpu: {isolated: "2-31"}
+"""
+SELECTOR = ("apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata: {name: ran}\n"
+            "spec:\n  nodeSelector: {node-role.kubernetes.io/worker-cnf: ''}\n")
+
+
+def test_overlays_settle_the_node_side_as_in_a_whole_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A streamed run keeps, for its node side, only the kustomizations that build the node side's files: a
+    profile's selector is settled by overlays two levels up and by a component, and kept where one site builds
+    it unpatched; the streamed workloads' bases and repeats are judged as in a whole run."""
+    files = {"settled/base/pp.yaml": PROFILE, "settled/base/kustomization.yaml": "resources: [pp.yaml]\n",
+             "settled/mid/kustomization.yaml": "resources: [../base]\n",
+             "settled/site/kustomization.yaml": "resources: [../mid]\npatches:\n  - path: patch.yaml\n",
+             "settled/site/patch.yaml": SELECTOR,
+             "component/base/pp.yaml": PROFILE.replace("ran", "edge"),
+             "component/base/kustomization.yaml": "resources: [pp.yaml]\n",
+             "component/selector/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\n"
+                                                      "kind: Component\npatches:\n  - path: patch.yaml\n",
+             "component/selector/patch.yaml": SELECTOR.replace("ran", "edge"),
+             "component/site/kustomization.yaml": "resources: [../base]\ncomponents: [../selector]\n",
+             "kept/base/pp.yaml": PROFILE.replace("ran", "lab"),
+             "kept/base/kustomization.yaml": "resources: [pp.yaml]\n",
+             "kept/site-a/kustomization.yaml": "resources: [../base]\npatches:\n  - path: patch.yaml\n",
+             "kept/site-a/patch.yaml": SELECTOR.replace("ran", "lab"),
+             "kept/site-b/kustomization.yaml": "resources: [../base]\n"}
+    for i in range(30):  # workloads in kustomizations of their own, one of them defined twice
+        files[f"apps/w{i}/kustomization.yaml"] = "resources: [app.yaml]\n"
+        files[f"apps/w{i}/app.yaml"] = _deployment(f"w{i % 29}", "1500m" if i < 29 else "3")
+    root = write(tmp_path, files)
+    code, whole = _report(root, monkeypatch, "off")
+    assert _report(root, monkeypatch, "always") == (code, whole)
+    found = whole["findings"]
+    assert isinstance(found, list)
+    selectors = sorted(f["file"].removeprefix(str(root) + "/") for f in found if "nodeSelector" in f["message"])
+    assert selectors == ["kept/base/pp.yaml"]
+    assert sum(1 for f in found if f["rule"] == "duplicate-object") == 1
+
+
+def test_every_file_is_listed_and_named_as_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A streamed run keeps its paths packed: a report listing every checked file (JUnit) lists each, a name that
+    is not UTF-8 included, as a whole run does."""
+    files = {f"apps/w{i:03d}.yaml": _deployment(f"w{i}", "1") for i in range(300)} | {"kubelet.yaml": KUBELET}
+    root = write(tmp_path, files)
+    (root / "apps").joinpath(os.fsdecode(b"caf\xe9.yaml")).write_text(_deployment("cafe", "1500m"))
+    outputs = []
+    for mode in ("off", "always"):
+        monkeypatch.setenv("NUMALINT_STREAM", mode)
+        result = run("check", "--format", "junit", "-j", "1", str(root))
+        outputs.append((result.exit_code, result.output))
+    assert outputs[0] == outputs[1]
+    junit = outputs[1][1]
+    assert junit.count("<testcase") == 302 and "caf" in junit and "fractional-cpu" in junit
+
+
+def test_overlays_kept_for_too_few_files_send_the_run_back_whole(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Were a node-side finding on a file the kept overlays do not know, the run would be checked whole rather
+    than judged without its overlays (simulated: overlays kept for no file at all)."""
+    import numalint.model.overlays
+
+    root = _repository(tmp_path, 12)
+    whole = _report(root, monkeypatch, "off")
+    original = numalint.model.overlays.Overlays.restricted
+    monkeypatch.setattr(numalint.model.overlays.Overlays, "restricted", lambda self, files: original(self, ()))
+    batches = _batches(monkeypatch)
+    assert _report(root, monkeypatch, "always") == whole
+    assert batches  # streamed first, then checked whole

@@ -4,8 +4,9 @@ checked in forked processes, and the run's report made from what they send back.
 from __future__ import annotations
 
 import itertools
+import zlib
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,7 @@ from numalint.checks.input_rules import is_summary
 from numalint.findings import Finding, ObjectRef, Related
 from numalint.k8s.kinds import KUBEVIRT_KINDS, MULTI_TEMPLATE_KINDS, POD_SPEC_PATHS
 from numalint.model.identity import ObjectIdentity, Registry
-from numalint.model.run import FileResult, Read, Run, _directories, compact, near
+from numalint.model.run import FileResult, Read, Run, _directories, compact, near, path_of
 from numalint.reading.sources import Source
 from numalint.reading.yamlpos import Span
 
@@ -42,7 +43,7 @@ class _Node:
     analysis: Analysis
     disabled: frozenset[str]
     overlays: Overlays | None  # the run's kustomize overlays (``engine._without_overlay_fields``)
-    paths: list[str]  # the run's files, by index
+    paths: Sequence[str]  # the run's files, by index (``PathList``)
 
 
 @dataclass(slots=True)
@@ -52,7 +53,9 @@ class _Checked:
     index: int
     kept: Read | None = None  # its source without findings (suppressions, annotations, flags), None: nothing
     reading: list[Finding] = field(default_factory=list)  # from reading it (schema, syntax, not-lintable)
-    checked: list[Finding] = field(default_factory=list)  # the checks'
+    checked: list[Finding] = field(default_factory=list)  # the checks' (in ``_Batch.checked`` once sent)
+    capped: bool = False  # a per-file cap counted the checks' findings (a summary stands for some)
+    dropped: tuple[Span, ...] = ()  # the documents of its objects left out as repeats
 
 
 Identity = tuple[int, tuple[str, str, str, str], bytes, Span, Span]  # (file index, key, digest, name, document)
@@ -68,12 +71,15 @@ class _Batch:
     identities: bytes
     keys: array[int]  # the hash of each identity's key (forked processes hash as this one does)
     demand: frozenset[str]
+    # the files' checks' findings, by file, packed until the report (``_unpacked``): 2,600 findings held 2.8 MiB
+    # while the node side was analysed, checked and its fixes proven
+    checked: bytes = b""
 
 
 _NODE: _Node | None = None  # set while the batches run: forked processes inherit it
 
 
-def check(results: list[Read | None], paths: list[str], count: int, missing: list[str], options: Options,
+def check(results: list[Read | None], paths: Sequence[str], count: int, missing: list[str], options: Options,
           ) -> Report | None:
     """The report of a run whose workload files (None in ``results``) are still unread, or None when it must be
     checked whole (the caller then reads them)."""
@@ -87,23 +93,34 @@ def check(results: list[Read | None], paths: list[str], count: int, missing: lis
     node_side = {index: read for index, read in enumerate(results) if read is not None}
     for index, read in zip(node_side, _with_instancetypes(list(node_side.values())), strict=True):
         results[index] = read
+    del node_side
     base = _analysis([r for r in results if r is not None], options)
     if any(pool.topology is not None for pool in base.pools):
         return None
     disabled = frozenset(disabled_rules(options))
     _NODE = _Node(base, disabled, overlays_of(paths, builds), paths)
-    del builds
+    del builds, base
     try:  # the files by their index (an array of them: tuples of index and path held 1.5 MiB on 20,000 files)
-        held = [_check_workload_files(array("l", (i for i, r in enumerate(results) if r is None)), options.jobs)]
-        overlaid = [_NODE.overlays]
+        batches = _check_workload_files(array("l", (i for i, r in enumerate(results) if r is None)), options.jobs)
+        held = _Held(batches, _NODE.analysis, _NODE.overlays)
+        del batches
     except NotStreamable:
         return None
     finally:
         _NODE = None
-    try:  # the report holds the only references to the batches and the overlays, and lets them go once used
-        return _report(results, paths, count, missing, options, held, base, overlaid, disabled)
+    try:
+        return _report(results, paths, count, missing, options, held, disabled)
     except NotStreamable:
         return None
+
+
+@dataclass(slots=True)
+class _Held:
+    """What the report uses once, held only here: it lets each go once used, for what comes next to reuse."""
+
+    batches: list[_Batch]
+    base: Analysis | None  # the node side's analysis
+    overlays: Overlays | None
 
 
 def _analysis(results: list[Read], options: Options) -> Analysis:
@@ -188,8 +205,22 @@ def _check_batch(indexes: array[int]) -> _Batch:
         if isinstance(left, FileResult):
             (out.get(path) or out.setdefault(path, _Checked(index_of[path]))).kept = left
     demand = frozenset(name for pod in pods for name in pod.resource_names())
-    return _Batch(sorted(out.values(), key=lambda c: c.index), pickle.dumps(identities),
-                  array("q", (hash(item[1]) for item in identities)), demand)
+    sent = sorted(out.values(), key=lambda c: c.index)
+    packed = [(c.index, c.checked) for c in sent if c.checked]
+    for entry in sent:
+        entry.capped, entry.checked = any(is_summary(f) for f in entry.checked), []
+    return _Batch(sent, pickle.dumps(identities), array("q", (hash(item[1]) for item in identities)), demand,
+                  zlib.compress(pickle.dumps(packed, pickle.HIGHEST_PROTOCOL), 1) if packed else b"")
+
+
+def _unpacked(packed: list[bytes], streamed: dict[int, _Checked]) -> Iterator[Finding]:
+    """The checks' findings of the batches (``_Batch.checked``), without those on repeats."""
+    import pickle
+
+    for data in packed:
+        for index, findings in pickle.loads(zlib.decompress(data)) if data else ():
+            dropped = streamed[index].dropped
+            yield from (f for f in findings if not any(_within(f.span, d) for d in dropped))
 
 
 def _pooled(findings: list[Finding], paths: dict[int, str]) -> list[Finding]:
@@ -260,10 +291,11 @@ def _fixes_proven(findings: list[Finding], analysis: Analysis, text_of: Callable
         hint_unverifiable(findings, text_of)
 
 
-def _report(results: list[Read | None], paths: list[str], count: int, missing: list[str], options: Options,
-            held: list[list[_Batch]], base: Analysis, overlaid: list[Overlays | None], disabled: frozenset[str]
-            ) -> Report:
-    """The node side checked with every workload's identity and resources known, and the run's report."""
+def _report(results: list[Read | None], paths: Sequence[str], count: int, missing: list[str], options: Options,
+            held: _Held, disabled: frozenset[str]) -> Report:
+    """The node side checked with every workload's identity and resources known, and the run's report. Once
+    nothing can send the run back to be checked whole, ``results`` (the caller's) is emptied: the node side's
+    trees make room for the streamed findings."""
     from numalint import catalogue as registry
     from numalint.checks import run_checks
     from numalint.checks.input_rules import cap_per_file
@@ -277,13 +309,20 @@ def _report(results: list[Read | None], paths: list[str], count: int, missing: l
         apply_configuration,
     )
     from numalint.findings import Finding as FindingType
+    from numalint.model.overlays import Restricted
 
-    batches = held.pop()
+    batches, held.batches = held.batches, []
     streamed = {c.index: c for batch in batches for c in batch.files}
     identities = Registry(near)
-    analysis = _node_analysis(results, batches, streamed, paths, identities, base)
+    assert held.base is not None
+    analysis = _node_analysis(results, batches, streamed, paths, identities, held.base)
+    packed = [batch.checked for batch in batches]
     del batches
-    overlays = overlaid.pop()
+    held.base = None
+    overlays, held.overlays = held.overlays, None
+    if overlays is not None:  # only the node side's files and the repeats' have findings to settle from here on
+        overlays = overlays.restricted({path_of(r) for r in results if r is not None}
+                                       | {hit.file for hit in identities.repeats})
     node_findings: list[FindingType] = []
     sources: list[Source] = []
     for index, read in enumerate(results):
@@ -305,10 +344,16 @@ def _report(results: list[Read | None], paths: list[str], count: int, missing: l
     node_findings = _without_echoes(node_findings, disabled)
     settled_apart = [f for f in node_findings if id(f) in reading_streamed]
     node_side = [f for f in node_findings if id(f) not in reading_streamed]
-    node_side = _without_overlay_fields(node_side, overlays, {})
+    try:
+        node_side = _without_overlay_fields(node_side, overlays, {})
+    except Restricted as error:  # a finding on a file they were not kept for
+        raise NotStreamable(str(error)) from None
     del overlays  # (3,000 kustomizations' overlays: 2.6 MiB the rest of the report reuses)
     _fixes_proven(node_side, analysis, partial(_text_of, given={}, stamps={}))
-    findings = node_side + settled_apart + [f for entry in streamed.values() for f in entry.checked]
+    readable = sum(1 for index in range(count) if _parsed(results[index], streamed.get(index)))
+    del analysis, node_findings  # (and what the proofs made): the streamed findings take their place
+    results.clear()
+    findings = node_side + settled_apart + list(_unpacked(packed, streamed))
     for path in missing:
         findings.append(registry.finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1)))
     # the files named (no context files: all the run's); a set of only those a finding or source is on, not 20,000
@@ -319,15 +364,15 @@ def _report(results: list[Read | None], paths: list[str], count: int, missing: l
     suppressed: list[FindingType] = []
     findings = _name_helm_sources(apply_configuration(findings, options, sources, suppressed, reported,
                                                       identities.dropped), sources)
-    readable = sum(1 for index in range(count) if _parsed(results[index], streamed.get(index)))
     unparsed = {s.path for s in sources if not s.parsed or s.template}
     return Report(sorted(findings, key=FindingType.sort_key), count + len(missing), readable, unparsed,
                   incomplete=any(s.unchecked for s in sources), suppressed=sorted(suppressed, key=FindingType.sort_key),
-                  checked=paths[:count] + missing, refused={s.path: s.refused for s in sources if s.refused})
+                  checked=paths if count == len(paths) and not missing else [*paths[:count], *missing],
+                  refused={s.path: s.refused for s in sources if s.refused})
 
 
 def _node_analysis(results: list[Read | None], batches: list[_Batch], streamed: dict[int, _Checked],
-                   paths: list[str], identities: Registry, base: Analysis) -> Analysis:
+                   paths: Sequence[str], identities: Registry, base: Analysis) -> Analysis:
     """The node side analysed with every object of the run admitted in input order (``model.run.assemble``: the
     first definition of a namesake decides), the streamed workloads by their identities: a repeat's findings go,
     and the resources the others ask for are the node side's to know. Only the streamed objects whose key another
@@ -363,9 +408,9 @@ def _node_analysis(results: list[Read | None], batches: list[_Batch], streamed: 
             upcoming = next(pending, None)
         entry = streamed.get(index)
         if dropped and entry is not None:  # a repeat of an object defined before: as in a whole run, unchecked
-            if any(is_summary(f) for f in entry.checked):  # a cap counted its findings: the whole run decides
+            if entry.capped:  # a cap counted its findings: the whole run decides
                 raise NotStreamable(paths[index])
-            entry.checked = [f for f in entry.checked if not any(_within(f.span, d) for d in dropped)]
+            entry.dropped = tuple(dropped)
     _directories.cache_clear()  # the directories of every file the registry compared: not asked for again
     elsewhere = frozenset(name for batch in batches for name in batch.demand)
     for batch in batches:  # admitted: what the batches sent of their objects is not needed again

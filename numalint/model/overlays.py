@@ -111,6 +111,7 @@ class Overlays:
                 graph[real] = ((known or {}).get(real) or read_kustomization(
                     real, [d.root for d in read_source(real).documents])).resolve()
                 waiting += graph[real].children + graph[real].components
+        _real_directory.cache_clear()  # the directories of one build of the graph (thousands): not asked again
         self._graph = graph
         self._parents: dict[str, list[str]] = {}  # a kustomization -> those naming it as a base
         self._including: dict[str, list[str]] = {}  # a component -> the kustomizations including it
@@ -133,6 +134,31 @@ class Overlays:
         self._runs = runs
         self._real: dict[str, str] = {}  # a finding's file -> its real path
         self._indexed: dict[str, tuple[dict[tuple[str, str], list[Patch]], list[Patch]]] = {}
+        self._only: frozenset[str] | None = None  # the files a ``restricted`` copy answers for
+
+    def restricted(self, files: Iterable[str]) -> Overlays:
+        """These overlays as far as they decide for the objects of ``files`` (the kustomizations naming them, up
+        to their builds, and the components of those), asked about no other file (``Restricted``): a streamed run
+        keeps, for the rest of its report, a few of the thousands of kustomizations it read."""
+        real = {file: self._real.get(file) or os.path.realpath(file) for file in files}
+        named = {k for path in real.values() for k in _listed(self._naming.get(path, ()))}
+        kept: set[str] = set()
+        waiting = [k for path in real.values() for k in self._owners(path)]
+        while waiting:
+            path = waiting.pop()
+            if path not in kept and path in self._graph:
+                kept.add(path)
+                waiting += [*self._parents.get(path, ()), *self._graph[path].components]
+        copy = Overlays.__new__(Overlays)
+        copy._graph = {path: self._graph[path] for path in kept}
+        copy._parents = {path: self._parents[path] for path in kept if path in self._parents}
+        copy._including = {path: self._including[path] for path in named if path in self._including}
+        copy._naming = {path: self._naming[path] for path in real.values() if path in self._naming}
+        copy._runs = self._runs & kept
+        copy._real = real
+        copy._indexed = {path: index for path, index in self._indexed.items() if path in kept}
+        copy._only = frozenset(real)
+        return copy
 
     def decided(self, file: str, kind: str, name: str, namespace: str | None = None,
                 api_version: str = "") -> list[frozenset[str]]:
@@ -144,6 +170,8 @@ class Overlays:
         renaming) are two. kustomize matches a target on an object's original name or its current one, which
         the namePrefix and nameSuffix of the kustomizations below the patch have changed."""
         if file not in self._real:
+            if self._only is not None:
+                raise Restricted(file)
             self._real[file] = os.path.realpath(file)
         routes: list[frozenset[str]] = []
         # (kustomization, the rename of the object's name coming into it, the fields patched so far, the
@@ -173,8 +201,7 @@ class Overlays:
         """The kustomizations a resource file belongs to: those naming it, and those including a component
         that names it."""
         owners = []
-        named = self._naming.get(file, ())
-        for path in (named,) if isinstance(named, str) else named:
+        for path in _listed(self._naming.get(file, ())):
             owners += self._including[path] if path in self._including else [path]
         return owners
 
@@ -200,6 +227,14 @@ class Overlays:
                     others.append(patch)
             self._indexed[path] = (by_name, others)
         return self._indexed[path]
+
+
+class Restricted(LookupError):
+    """A file ``Overlays.restricted`` was not made for."""
+
+
+def _listed(named: str | list[str] | tuple[()]) -> Iterable[str]:
+    return (named,) if isinstance(named, str) else named
 
 
 def settles(decided: frozenset[str], key: str, root: Any = None, absent: bool = False) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from numalint.findings import Finding
@@ -14,7 +15,7 @@ class RenderContext:
     shows them), where paths are relative to, and how the terminal wants text."""
 
     files: int
-    checked: list[str] = field(default_factory=list)
+    checked: Sequence[str] = field(default_factory=list)  # (a ``PathList`` in a streamed run)
     suppressed: list[Finding] = field(default_factory=list)
     root: str | None = None  # the repository root, absolute (SARIF %SRCROOT%, GitLab paths)
     docs_url: str | None = None  # docsUrl: of the configuration
