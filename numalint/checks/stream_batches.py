@@ -63,14 +63,15 @@ Identity = tuple[int, tuple[str, str, str, str], bytes, Span, Span]  # (file ind
 
 @dataclass(slots=True)
 class _Batch:
-    """What a batch sends back: its files' findings, the identities of their objects, kept packed (pickled) until
-    they are admitted in input order (20,000 of them as objects were ~9 MiB), and the resources their workloads
-    ask for. A workload left out as a repeat asks for what its first definition does, so the union is exact."""
+    """What a batch sends back: its files' findings, the identities of their objects, kept packed (pickled and
+    compressed) until they are admitted in input order (20,000 of them as objects were ~9 MiB), and the resources
+    their workloads ask for. A workload left out as a repeat asks for what its first definition does, so the union
+    is exact."""
 
     files: list[_Checked]
     identities: bytes
     keys: array[int]  # the hash of each identity's key (forked processes hash as this one does)
-    demand: frozenset[str]
+    demand: tuple[str, ...]  # sorted (a tuple is a third of a set's size, and hundreds wait for the analysis)
     # the files' checks' findings, by file, packed until the report (``_unpacked``): 2,600 findings held 2.8 MiB
     # while the node side was analysed, checked and its fixes proven
     checked: bytes = b""
@@ -146,7 +147,7 @@ def _check_workload_files(files: array[int], jobs: int) -> list[_Batch]:
 
     def lost(index: int) -> _Batch:
         paths = _NODE.paths if _NODE is not None else []
-        return _Batch([_lost(i, paths[i]) for i in chunks[index]], b"", array("q"), frozenset())
+        return _Batch([_lost(i, paths[i]) for i in chunks[index]], b"", array("q"), ())
 
     return share_in_rounds(tasks, processes, ctx, lost, ROUND // size)
 
@@ -204,12 +205,13 @@ def _check_batch(indexes: array[int]) -> _Batch:
         left = compact(result)
         if isinstance(left, FileResult):
             (out.get(path) or out.setdefault(path, _Checked(index_of[path]))).kept = left
-    demand = frozenset(name for pod in pods for name in pod.resource_names())
+    demand = tuple(sorted({name for pod in pods for name in pod.resource_names()}))
     sent = sorted(out.values(), key=lambda c: c.index)
     packed = [(c.index, c.checked) for c in sent if c.checked]
     for entry in sent:
         entry.capped, entry.checked = any(is_summary(f) for f in entry.checked), []
-    return _Batch(sent, pickle.dumps(identities), array("q", (hash(item[1]) for item in identities)), demand,
+    keys = array("q", (hash(item[1]) for item in identities))
+    return _Batch(sent, zlib.compress(pickle.dumps(identities), 1), keys, demand,
                   zlib.compress(pickle.dumps(packed, pickle.HIGHEST_PROTOCOL), 1) if packed else b"")
 
 
@@ -388,7 +390,7 @@ def _node_analysis(results: list[Read | None], batches: list[_Batch], streamed: 
     del seen
     # the objects of the batches that hold such a key, in input order: only they are unpacked
     pending = (item for batch in batches if not shared.isdisjoint(batch.keys)
-               for item in pickle.loads(batch.identities) if hash(item[1]) in shared)
+               for item in pickle.loads(zlib.decompress(batch.identities)) if hash(item[1]) in shared)
     upcoming = next(pending, None)
     lists: dict[str, list[object]] = {"profiles": [], "pods": [], "topologies": [], "others": []}
     sources: list[Source] = []
@@ -414,7 +416,7 @@ def _node_analysis(results: list[Read | None], batches: list[_Batch], streamed: 
     _directories.cache_clear()  # the directories of every file the registry compared: not asked for again
     elsewhere = frozenset(name for batch in batches for name in batch.demand)
     for batch in batches:  # admitted: what the batches sent of their objects is not needed again
-        batch.identities, batch.keys, batch.demand = b"", array("q"), frozenset()
+        batch.identities, batch.keys, batch.demand = b"", array("q"), ()
     run = Run(sources, lists["profiles"], lists["pods"], lists["topologies"], lists["others"],  # type: ignore[arg-type]
               len(results), elsewhere=elsewhere)
     # the node side's objects are admitted as they were for the batches (a workload never shares a key with one):
