@@ -304,7 +304,7 @@ def _processes(jobs: int, files: int) -> int:
     return max(1, min(usable_cpus(), files // PER_PROCESS))
 
 
-def _read_all(paths: list[str], texts: dict[str, str], jobs: int, stamped: bool = False,
+def _read_all(paths: Sequence[str], texts: dict[str, str], jobs: int, stamped: bool = False,
               defer: Callable[[str], bool] | None = None) -> list[Read | None]:
     """Read every file (``texts`` replaces what is on disk, e.g. stdin or text being fixed): in chunks shared
     out among forked processes and this one (``checks.forked.share``); the files of a worker that died (the
@@ -315,11 +315,12 @@ def _read_all(paths: list[str], texts: dict[str, str], jobs: int, stamped: bool 
     if ctx is None:
         return _read_chunk(paths, stamped, defer, texts)
     size = min(64, max(8, len(paths) // (processes * 16)))  # a chunk's results fit in a pipe's buffer
-    chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
-    tasks: list[Callable[[], list[Read | None]]] = [partial(_read_chunk, chunk, stamped, defer) for chunk in chunks]
+    # each chunk's paths taken from ``paths`` (a ``PathList`` in a streamed run) by the process that reads them
+    tasks: list[Callable[[], list[Read | None]]] = [partial(_read_range, paths, i, size, stamped, defer)
+                                                    for i in range(0, len(paths), size)]
 
     def lost(index: int) -> list[Read | None]:
-        return [_unchecked(p) for p in chunks[index]]
+        return [_unchecked(p) for p in paths[index * size:(index + 1) * size]]
 
     if defer is not None:  # a streamed run: this process keeps what the node side needs, and reads nothing itself
         results = [r for chunk in share_in_rounds(tasks, processes, ctx, lost, ROUND // size) for r in chunk]
@@ -331,7 +332,12 @@ def _read_all(paths: list[str], texts: dict[str, str], jobs: int, stamped: bool 
     return results
 
 
-def _read_chunk(paths: list[str], stamped: bool, defer: Callable[[str], bool] | None = None,
+def _read_range(paths: Sequence[str], start: int, size: int, stamped: bool,
+                defer: Callable[[str], bool] | None = None) -> list[Read | None]:
+    return _read_chunk(paths[start:start + size], stamped, defer)
+
+
+def _read_chunk(paths: Sequence[str], stamped: bool, defer: Callable[[str], bool] | None = None,
                 texts: dict[str, str] | None = None) -> list[Read | None]:
     return [None if defer is not None and defer(p) else process_file(p, texts, stamped=stamped) for p in paths]
 
@@ -433,7 +439,8 @@ def _read_files(paths: list[str], options: Options, texts: dict[str, str], stamp
     return [r for r in results if r is not None], count, missing
 
 
-ReadInputs = tuple[list[Read | None], int, list[str], list[str]]  # (results, named count, missing, every path)
+# (results, named count, missing, every path: a ``PathList`` when files were left unread)
+ReadInputs = tuple[list[Read | None], int, list[str], Sequence[str]]
 
 
 def _read_inputs(paths: list[str], options: Options, texts: dict[str, str], stamped: bool = False,
@@ -442,12 +449,20 @@ def _read_inputs(paths: list[str], options: Options, texts: dict[str, str], stam
     files it picks are left unread (None) (``numalint.checks.streamed``)."""
     inputs = _inputs(paths, options)
     files, context_files, missing, links = inputs.files, inputs.context, inputs.missing, inputs.links
-    if context_files or not _streams(len(files)):
+    count = len(files)
+    if context_files or not _streams(count):
         defer = None
+    every: Sequence[str] = files + context_files
+    if defer is not None:  # a streamed run: its paths as strings were a seventh of its memory (20,000 files)
+        from numalint.reading.pathlist import PathList
+
+        every = PathList(every)
+        del files
+        inputs.files = []
     collecting = gc.isenabled()
     gc.disable()  # reading makes next to no cyclic garbage (hundreds of objects for 20,000 files)
     try:
-        results = _read_all(files + context_files, texts, options.jobs, stamped, defer)
+        results = _read_all(every, texts, options.jobs, stamped, defer)
     finally:
         if collecting:
             gc.enable()
@@ -464,15 +479,13 @@ def _read_inputs(paths: list[str], options: Options, texts: dict[str, str], stam
             read.source.patches = ()
             results[index] = compact(read)
     # a patch named alone (pre-commit) is still a patch: the kustomizations beside the inputs are read too
-    directories = {os.path.dirname(f) for f in files + context_files if f != "-"}
+    directories = {os.path.dirname(f) for f in every if f != "-"}
     beside = sorted(path for directory in directories for name in _kustomizations(inputs.walked.get(directory))
                     if (path := os.path.join(directory, name)) in known or os.path.isfile(path))
-    fragments = patch_files([*(f for f in files + context_files if os.path.basename(f) in KUSTOMIZATION_NAMES),
-                             *beside], known)
+    fragments = patch_files([*(f for f in every if os.path.basename(f) in KUSTOMIZATION_NAMES), *beside], known)
     names = {os.path.basename(f) for f in fragments}  # a file of another name can only be one through a symlink
-    including = _Including([f for f in files + context_files if os.path.basename(f) in KUSTOMIZATION_NAMES])
+    including = _Including([f for f in every if os.path.basename(f) in KUSTOMIZATION_NAMES])
     realpath = _RealPaths(inputs.walked)
-    every = files + context_files
     for index, read in enumerate(results if fragments else ()):
         path = every[index]
         named = path != "-" and (os.path.basename(path) in names or path in links)
@@ -480,7 +493,7 @@ def _read_inputs(paths: list[str], options: Options, texts: dict[str, str], stam
         if kustomization is not None:  # a patch left unread is read here: a patch is never streamed
             results[index] = result = expanded(read if read is not None else process_file(path, texts))
             _as_fragment(result, kustomization, including)
-    return results, len(files), missing, every
+    return results, count, missing, every
 
 
 def _kustomizations(listing: Listing | None) -> Collection[str]:

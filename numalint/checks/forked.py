@@ -179,12 +179,15 @@ def share(tasks: Sequence[Callable[[], T]], workers: int, ctx: Any, lost: Callab
                     if not held:
                         del holding[conn]
 
-        receiver = threading.Thread(target=receive, daemon=True)
-        receiver.start()
         local: dict[int, T] = {}
-        while helping and (index := handout.take(front=False)) is not None:
-            local[index] = tasks[index]()
-        receiver.join()
+        if helping:
+            receiver = threading.Thread(target=receive, daemon=True)
+            receiver.start()
+            while (index := handout.take(front=False)) is not None:
+                local[index] = tasks[index]()
+            receiver.join()
+        else:  # only gathering: no second thread (nor the second heap the C library gives a thread)
+            receive()
         while not helping and (index := handout.take(front=False)) is not None:
             local[index] = tasks[index]()  # what no worker took, its workers having died (the out-of-memory killer)
         if not helping:

@@ -16,7 +16,7 @@ from numalint.checks.input_rules import is_summary
 from numalint.findings import Finding, ObjectRef, Related
 from numalint.k8s.kinds import KUBEVIRT_KINDS, MULTI_TEMPLATE_KINDS, POD_SPEC_PATHS
 from numalint.model.identity import ObjectIdentity, Registry
-from numalint.model.run import FileResult, Read, Run, _directories, compact, near, path_of
+from numalint.model.run import FileResult, Read, Run, _directories, compact, near
 from numalint.reading.sources import Source
 from numalint.reading.yamlpos import Span
 
@@ -323,7 +323,7 @@ def _report(results: list[Read | None], paths: Sequence[str], count: int, missin
     held.base = None
     overlays, held.overlays = held.overlays, None
     if overlays is not None:  # only the node side's files and the repeats' have findings to settle from here on
-        overlays = overlays.restricted({path_of(r) for r in results if r is not None}
+        overlays = overlays.restricted({r.source.path for r in results if isinstance(r, FileResult)}
                                        | {hit.file for hit in identities.repeats})
     node_findings: list[FindingType] = []
     sources: list[Source] = []
@@ -413,6 +413,7 @@ def _node_analysis(results: list[Read | None], batches: list[_Batch], streamed: 
             if entry.capped:  # a cap counted its findings: the whole run decides
                 raise NotStreamable(paths[index])
             entry.dropped = tuple(dropped)
+    identities.close()
     _directories.cache_clear()  # the directories of every file the registry compared: not asked for again
     elsewhere = frozenset(name for batch in batches for name in batch.demand)
     for batch in batches:  # admitted: what the batches sent of their objects is not needed again

@@ -60,16 +60,12 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None)
     if stdin_text is not None or options.cluster_of is not None or options.node_state is not None:
         return whole(paths, options, stdin_text)
     read, count, missing, every = _read_inputs(paths, options, {}, defer=is_workload_file)
-    if any(result is None for result in read):
+    if any(result is None for result in read):  # (``every`` is then a ``PathList``)
         from numalint.checks.stream_batches import check  # here: only a run that streams needs it
-        from numalint.reading.pathlist import PathList
 
-        packed = PathList(every)
-        del every  # the only list of the run's paths, until it is checked whole after all
-        report = check(read, packed, count, missing, options)
+        report = check(read, every, count, missing, options)
         if report is not None:
             return report
-        every = list(packed)
         unread = [index for index, result in enumerate(read) if result is None]
         for index, result in zip(unread, _read_all([every[i] for i in unread], {}, options.jobs), strict=True):
             read[index] = result  # checked whole after all: read them too

@@ -117,6 +117,11 @@ class Registry:
             self.dropped.append((identity.file, identity.document))
         return kept
 
+    def close(self) -> None:
+        """Every object is admitted: only ``repeats`` and ``dropped`` are asked for from here on (a streamed run
+        lets the definitions go before it checks its node side)."""
+        self.first, self.decided = {}, {}
+
 
 def _duplicate(first: ObjectIdentity, repeat: ObjectIdentity) -> Hit:
     group, kind, namespace, name = repeat.key
