@@ -121,3 +121,16 @@ def test_a_huge_jobs_count_forks_no_more_processes_than_tasks(tmp_path: Path) ->
     many = _check(tmp_path, "400", count)
     assert many.returncode == 0 and many.stdout == _check(tmp_path, "1").stdout
     assert 0 < len(marker.read_text()) < 39
+
+
+def test_a_streamed_run_whose_workers_die_reports_their_files_not_checked(tmp_path: Path,
+                                                                           monkeypatch: Any) -> None:
+    """A streamed run's process only gathers (it receives in its own thread): when its workers die, the files they
+    held are reported not checked, the rest are read and checked by it, and the run ends incomplete, as whole."""
+    write(tmp_path, {f"s{i:03}.yaml": f"apiVersion: v1\nkind: Service\nmetadata: {{name: s{i}}}\n" for i in range(400)})
+    monkeypatch.setenv("NUMALINT_STREAM", "always")
+    dies = "import os, numalint.checks.forked as forked; forked._worker = lambda *a: os._exit(9); "
+    ran = _check(tmp_path, "2", dies)
+    assert ran.returncode == 2 and "Traceback" not in ran.stderr
+    lost = [f for f in json.loads(ran.stdout)["findings"] if "not checked" in f["message"]]
+    assert 0 < len(lost) < 400 and all("worker process reading it died" in f["message"] for f in lost)
