@@ -4,6 +4,7 @@ outputs in one run, colour, and text a person reads at a glance."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from xml.etree import ElementTree
@@ -71,6 +72,18 @@ def test_sarif_paths_are_relative_to_the_git_root_whatever_the_working_directory
         log = sarif(result.output)
         assert _uris(log) == [{"uri": "clusters/prod/k.yaml", "uriBaseId": "%SRCROOT%"}]
         assert log["runs"][0]["originalUriBaseIds"] == {"%SRCROOT%": {"uri": tmp_path.as_uri() + "/"}}
+
+
+def test_a_file_name_that_is_not_utf8_is_its_own_bytes_in_sarif_and_gitlab(tmp_path: Path) -> None:
+    """A name the file system gives as bytes (Latin-1 "café") is percent-encoded byte for byte in SARIF's URI, and
+    GitLab's report is written too (both raised UnicodeEncodeError before)."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / os.fsdecode(b"caf\xe9.yaml")).write_text(NO_RESERVATION)
+    result = run("check", "-f", "sarif", str(tmp_path))
+    assert result.exit_code == 1
+    assert _uris(sarif(result.output)) == [{"uri": "caf%E9.yaml", "uriBaseId": "%SRCROOT%"}]
+    gitlab = run("check", "-f", "gitlab", str(tmp_path))
+    assert gitlab.exit_code == 1 and len(json.loads(gitlab.output)) == 1
 
 
 def test_sarif_root_is_the_configuration_directory_outside_git(tmp_path: Path) -> None:

@@ -64,9 +64,18 @@ def path_uri(path: str, separator: str = "/") -> str:
         path = path[2:]
     if path.startswith("//"):
         path = "/" + path.lstrip("/")  # "//x" would be an authority
-    uri = "/".join(quote(segment, safe=_PCHAR_SAFE) for segment in path.split("/"))
+    uri = "/".join(quote(_bytes_of(segment), safe=_PCHAR_SAFE) for segment in path.split("/"))
     if re.match(r"[A-Za-z]:/", path):
         return "file:///" + uri  # a Windows drive path is absolute
     if not uri.startswith("/") and ":" in uri.split("/", 1)[0]:
         uri = "./" + uri
     return uri
+
+
+def _bytes_of(name: str) -> bytes:
+    """A path segment's bytes: a name the file system gave undecoded (``caf\udce9``) is its own bytes again
+    (``caf%E9``); any other lone surrogate is kept as written."""
+    try:
+        return name.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogatepass")

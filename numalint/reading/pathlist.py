@@ -36,10 +36,12 @@ class PathList(Sequence[str]):
         self._length += len(block)
 
     def _block(self, number: int) -> list[str]:
-        if self._last[0] != number:
+        last, paths = self._last  # read once: a thread that unpacked another block meanwhile changes nothing here
+        if last != number:
             text = zlib.decompress(self._blocks[number]).decode("utf-8", "surrogatepass")
-            self._last = (number, text.split(_SEPARATOR))
-        return self._last[1]
+            paths = text.split(_SEPARATOR)
+            self._last = (number, paths)
+        return paths
 
     def __len__(self) -> int:
         return self._length
