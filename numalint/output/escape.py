@@ -73,7 +73,7 @@ def path_uri(path: str, separator: str = "/") -> str:
 
 
 def _bytes_of(name: str) -> bytes:
-    """A path segment's bytes: a name the file system gave undecoded (``caf\udce9``) is its own bytes again
+    """A path segment's bytes: a name the file system gave undecoded (``caf\\udce9``) is its own bytes again
     (``caf%E9``); any other lone surrogate is kept as written."""
     try:
         return name.encode("utf-8", "surrogateescape")
