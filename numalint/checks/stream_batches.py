@@ -16,7 +16,7 @@ from numalint.checks.input_rules import is_summary
 from numalint.findings import Finding, ObjectRef, Related
 from numalint.k8s.kinds import KUBEVIRT_KINDS, MULTI_TEMPLATE_KINDS, POD_SPEC_PATHS
 from numalint.model.identity import ObjectIdentity, Registry
-from numalint.model.run import FileResult, Read, Run, _directories, compact, near
+from numalint.model.run import FileResult, Read, Run, compact, forget_directories, near
 from numalint.reading.sources import Source
 from numalint.reading.yamlpos import Span
 
@@ -414,7 +414,7 @@ def _node_analysis(results: list[Read | None], batches: list[_Batch], streamed: 
                 raise NotStreamable(paths[index])
             entry.dropped = tuple(dropped)
     identities.close()
-    _directories.cache_clear()  # the directories of every file the registry compared: not asked for again
+    forget_directories()  # the directories of every file the registry compared: not asked for again
     elsewhere = frozenset(name for batch in batches for name in batch.demand)
     for batch in batches:  # admitted: what the batches sent of their objects is not needed again
         batch.identities, batch.keys, batch.demand = b"", array("q"), ()

@@ -136,6 +136,11 @@ def _directories(file: str) -> tuple[str, ...]:
     return tuple(sys.intern(name) for name in os.path.dirname(os.path.abspath(file)).split(os.sep))
 
 
+def forget_directories() -> None:
+    """Let go of what ``near`` keeps of every file it compared (a streamed run, once its objects are admitted)."""
+    _directories.cache_clear()
+
+
 def same_directory(file: str, other: str) -> bool:
     return _directories(file) == _directories(other)
 
