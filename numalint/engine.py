@@ -625,10 +625,7 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     # a compacted file (a path) has no findings, comments or annotations: only the others are looked at
     sources = [r.source for r in results if not isinstance(r, str)]
     for result in (r for r in results if not isinstance(r, str)):
-        findings.extend(result.source.findings)
-        if result.source.template:
-            findings.append(registry.finding("not-lintable", _template_message(result.source),
-                                             result.source.path, Span(1, 1, 1, 1)))
+        findings.extend(reading_findings(result.source))
     disabled = disabled_rules(options)
     analyses: dict[str | None, Analysis] = {}
     halted: set[tuple[str, ObjectRef | None]] = set()
@@ -816,6 +813,14 @@ def _unproven_under_overlays(finding: Finding, routes: list[frozenset[str]]) -> 
         finding.fix = fix.as_hint(f"the kustomize overlays that build it patch {', '.join(patched[:3])}"
                                   f"{', ...' if len(patched) > 3 else ''}, and numalint proved the fix only where "
                                   "the base alone runs; decide by hand")
+
+
+def reading_findings(source: Source) -> list[Finding]:
+    """What reading a file found, with the not-lintable finding of a template."""
+    found = list(source.findings)
+    if source.template:
+        found.append(registry.finding("not-lintable", _template_message(source), source.path, Span(1, 1, 1, 1)))
+    return found
 
 
 def _template_message(source: Source) -> str:

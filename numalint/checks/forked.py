@@ -188,9 +188,8 @@ def share(tasks: Sequence[Callable[[], T]], workers: int, ctx: Any, lost: Callab
             receiver.join()
         else:  # only gathering: no second thread (nor the second heap the C library gives a thread)
             receive()
-        while not helping and (index := handout.take(front=False)) is not None:
-            local[index] = tasks[index]()  # what no worker took, its workers having died (the out-of-memory killer)
-        if not helping:
+            while (index := handout.take(front=False)) is not None:
+                local[index] = tasks[index]()  # what no worker took, its workers having died (out of memory)
             for index in sorted(received):
                 ok, data = received[index]
                 if ok:

@@ -4,25 +4,47 @@ checked in forked processes, and the run's report made from what they send back.
 from __future__ import annotations
 
 import itertools
+import pickle
 import zlib
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from numalint import catalogue as registry
 from numalint.analysis import Analysis, analyse, with_workloads
-from numalint.checks.input_rules import is_summary
+from numalint.checks import run_checks
+from numalint.checks.edits import hint_unverifiable, shape_edits
+from numalint.checks.forked import fork_context, share_in_rounds
+from numalint.checks.input_rules import MAX_PER_RULE_PROVEN, cap_per_file, is_summary
+from numalint.checks.proofs import NeedsWholeRun, prove_fixes
+from numalint.engine import (
+    ROUND,
+    Options,
+    Report,
+    _kind_nodes_once,
+    _name_helm_sources,
+    _processes,
+    _take_kustomizations,
+    _text_of,
+    _unchecked,
+    _with_instancetypes,
+    _without_echoes,
+    _without_overlay_fields,
+    apply_configuration,
+    disabled_rules,
+    overlays_of,
+    process_file,
+    reading_findings,
+)
 from numalint.findings import Finding, ObjectRef, Related
 from numalint.k8s.kinds import KUBEVIRT_KINDS, MULTI_TEMPLATE_KINDS, POD_SPEC_PATHS
 from numalint.model.identity import ObjectIdentity, Registry
-from numalint.model.run import FileResult, Read, Run, compact, forget_directories, near
+from numalint.model.overlays import Overlays, Restricted
+from numalint.model.run import FileResult, Read, Run, assemble, compact, expanded, forget_directories, near
 from numalint.reading.sources import Source
 from numalint.reading.yamlpos import Span
-
-if TYPE_CHECKING:
-    from numalint.engine import Options, Report
-    from numalint.model.overlays import Overlays
 
 # the checks that only ever judge the node side (in a run without topologies): run once, not for every batch
 NODE_ONLY = frozenset({"sriov-policy-conflict", "sriov-numvfs", "sriov-unused-resource"})
@@ -84,8 +106,6 @@ def check(results: list[Read | None], paths: Sequence[str], count: int, missing:
           ) -> Report | None:
     """The report of a run whose workload files (None in ``results``) are still unread, or None when it must be
     checked whole (the caller then reads them)."""
-    from numalint.engine import _take_kustomizations, _with_instancetypes, disabled_rules, overlays_of
-
     global _NODE
     # kept as any other file (a run checked whole after all reads them again); taken first, their files are not
     # among the node side's sources
@@ -126,17 +146,12 @@ class _Held:
 
 def _analysis(results: list[Read], options: Options) -> Analysis:
     """The analysis of the node side: the files read whole, the workloads of the streamed files left out."""
-    from numalint.model.run import assemble
-
     return analyse(assemble(results, Registry(near)), options.analysis())
 
 
 def _check_workload_files(files: array[int], jobs: int) -> list[_Batch]:
     """Every workload file read and checked, in batches shared out among forked processes (this one gathers, and
     reads only what no worker took), or here with one process."""
-    from numalint.checks.forked import fork_context, share_in_rounds
-    from numalint.engine import ROUND, _processes
-
     processes = _processes(jobs, len(files))
     size = min(64, max(8, len(files) // (processes * 16)))
     chunks = [files[i:i + size] for i in range(0, len(files), size)]
@@ -153,8 +168,6 @@ def _check_workload_files(files: array[int], jobs: int) -> list[_Batch]:
 
 
 def _lost(index: int, path: str) -> _Checked:
-    from numalint.engine import _unchecked
-
     result = _unchecked(path)
     findings, result.source.findings = result.source.findings, []
     return _Checked(index, result, findings)
@@ -163,12 +176,6 @@ def _lost(index: int, path: str) -> _Checked:
 def _check_batch(indexes: array[int]) -> _Batch:
     """Read and check one batch of workload files against the node side (in a forked process): their findings,
     fixes shaped and proven as the whole run would."""
-    import pickle  # here, as below: every `numalint check` imports this module (start-up time)
-
-    from numalint.checks import run_checks
-    from numalint.checks.input_rules import cap_per_file
-    from numalint.engine import process_file
-
     node = _NODE
     assert node is not None
     files = [(index, node.paths[index]) for index in indexes]
@@ -185,7 +192,7 @@ def _check_batch(indexes: array[int]) -> _Batch:
     # capped per file before the overlays and proofs, as a whole run caps them (``_node_analysis`` makes sure no
     # object a cap counted is then left out as a repeat)
     checked = cap_per_file(f for f in run_checks(analysis, skip, skip_modules=NODE_ONLY_MODULES) if f.file in paths)
-    reading = [f for r in results for f in _reading_findings(r.source)]
+    reading = [f for r in results for f in reading_findings(r.source)]
     by_checks = {id(f) for f in checked}
     out: dict[str, _Checked] = {}
     index_of = {path: index for index, path in files}
@@ -217,8 +224,6 @@ def _check_batch(indexes: array[int]) -> _Batch:
 
 def _unpacked(packed: list[bytes], streamed: dict[int, _Checked]) -> Iterator[Finding]:
     """The checks' findings of the batches (``_Batch.checked``), without those on repeats."""
-    import pickle
-
     for data in packed:
         for index, findings in pickle.loads(zlib.decompress(data)) if data else ():
             dropped = streamed[index].dropped
@@ -252,21 +257,8 @@ def _only_workloads(result: FileResult) -> bool:
             and not any(pod.ref.kind in KUBEVIRT_KINDS for pod in result.pods))
 
 
-def _reading_findings(source: Source) -> list[Finding]:
-    """What reading a file found, with the not-lintable finding of a template (as ``engine.run_check`` adds)."""
-    from numalint import catalogue as registry
-    from numalint.engine import _template_message
-
-    found = list(source.findings)
-    if source.template:
-        found.append(registry.finding("not-lintable", _template_message(source), source.path, Span(1, 1, 1, 1)))
-    return found
-
-
 def _settled(findings: list[Finding], analysis: Analysis, node: _Node) -> list[Finding]:
     """``engine.run_check``'s passes over a batch's findings: kustomize overlays, edits shaped, fixes proven."""
-    from numalint.engine import _text_of, _without_overlay_fields
-
     findings = _without_overlay_fields(findings, node.overlays, {})
     _fixes_proven(findings, analysis, partial(_text_of, given={}, stamps={}))
     return findings
@@ -274,16 +266,8 @@ def _settled(findings: list[Finding], analysis: Analysis, node: _Node) -> list[F
 
 def _fixes_proven(findings: list[Finding], analysis: Analysis, text_of: Callable[[str], str | None]) -> None:
     """Edits shaped as `fix` writes them, proven on ``analysis``, and those `fix` would refuse made hints."""
-    from numalint.checks.edits import shape_edits
-
     shape_edits(findings, text_of)
     if any(f.fix is not None and f.fix.edits for f in findings):
-        from numalint.checks.edits import hint_unverifiable
-        from numalint.checks.input_rules import MAX_PER_RULE_PROVEN
-        from numalint.checks.proofs import NeedsWholeRun, prove_fixes
-        from numalint.engine import process_file
-        from numalint.model.run import expanded
-
         try:
             prove_fixes(findings, lambda path: analysis, text_of,
                         lambda path, text: expanded(process_file(path, {path: text}, MAX_PER_RULE_PROVEN)),
@@ -298,21 +282,6 @@ def _report(results: list[Read | None], paths: Sequence[str], count: int, missin
     """The node side checked with every workload's identity and resources known, and the run's report. Once
     nothing can send the run back to be checked whole, ``results`` (the caller's) is emptied: the node side's
     trees make room for the streamed findings."""
-    from numalint import catalogue as registry
-    from numalint.checks import run_checks
-    from numalint.checks.input_rules import cap_per_file
-    from numalint.engine import (
-        Report,
-        _kind_nodes_once,
-        _name_helm_sources,
-        _text_of,
-        _without_echoes,
-        _without_overlay_fields,
-        apply_configuration,
-    )
-    from numalint.findings import Finding as FindingType
-    from numalint.model.overlays import Restricted
-
     batches, held.batches = held.batches, []
     streamed = {c.index: c for batch in batches for c in batch.files}
     identities = Registry(near)
@@ -325,7 +294,7 @@ def _report(results: list[Read | None], paths: Sequence[str], count: int, missin
     if overlays is not None:  # only the node side's files and the repeats' have findings to settle from here on
         overlays = overlays.restricted({r.source.path for r in results if isinstance(r, FileResult)}
                                        | {hit.file for hit in identities.repeats})
-    node_findings: list[FindingType] = []
+    node_findings: list[Finding] = []
     sources: list[Source] = []
     for index, read in enumerate(results):
         entry = streamed.get(index)
@@ -335,11 +304,11 @@ def _report(results: list[Read | None], paths: Sequence[str], count: int, missin
                 sources.append(entry.kept.source)
         elif not isinstance(read, str) and read is not None:
             sources.append(read.source)
-            node_findings.extend(_reading_findings(read.source))
+            node_findings.extend(reading_findings(read.source))
     reading_streamed = {id(f) for entry in streamed.values() for f in entry.reading}
     node_findings.extend(cap_per_file(_kind_nodes_once(run_checks(analysis, disabled), analysis)))
     if "duplicate-object" not in disabled:
-        node_findings.extend(FindingType.of("duplicate-object", hit, None) for hit in identities.repeats)
+        node_findings.extend(Finding.of("duplicate-object", hit, None) for hit in identities.repeats)
     unchecked = analysis.sriov.unchecked_names()
     if unchecked:
         node_findings = [f for f in node_findings if f.rule != "schema" or (f.file, f.span) not in unchecked]
@@ -363,12 +332,12 @@ def _report(results: list[Read | None], paths: Sequence[str], count: int, missin
     reported = {path for path in itertools.islice(paths, count) if path in concerned}
     findings = [f for f in findings if f.file in reported or f.file in missing
                 or any(r.file in reported for r in f.related)]
-    suppressed: list[FindingType] = []
+    suppressed: list[Finding] = []
     findings = _name_helm_sources(apply_configuration(findings, options, sources, suppressed, reported,
                                                       identities.dropped), sources)
     unparsed = {s.path for s in sources if not s.parsed or s.template}
-    return Report(sorted(findings, key=FindingType.sort_key), count + len(missing), readable, unparsed,
-                  incomplete=any(s.unchecked for s in sources), suppressed=sorted(suppressed, key=FindingType.sort_key),
+    return Report(sorted(findings, key=Finding.sort_key), count + len(missing), readable, unparsed,
+                  incomplete=any(s.unchecked for s in sources), suppressed=sorted(suppressed, key=Finding.sort_key),
                   checked=paths if count == len(paths) and not missing else [*paths[:count], *missing],
                   refused={s.path: s.refused for s in sources if s.refused})
 
@@ -379,8 +348,6 @@ def _node_analysis(results: list[Read | None], batches: list[_Batch], streamed: 
     first definition of a namesake decides), the streamed workloads by their identities: a repeat's findings go,
     and the resources the others ask for are the node side's to know. Only the streamed objects whose key another
     object may share go through the registry: any other is new, and is kept."""
-    import pickle
-
     seen: set[int] = set()
     shared: set[int] = set()  # the hashes of the keys more than one object has (or that collide)
     for keys in (*({hash(i.key) for _, _, i in r.identities} for r in results if isinstance(r, FileResult)),

@@ -198,10 +198,8 @@ class Listing(NamedTuple):
     links: frozenset[str]  # the entries that are symbolic links
 
 
-_NOTHING = Listing([], frozenset())  # read-only: the listing of a directory without kustomizations or links
-
-
 _NO_LINKS: frozenset[str] = frozenset()  # one for every directory without links (thousands: 0.6 MiB each their own)
+_NOTHING = Listing([], _NO_LINKS)  # read-only: the listing of a directory without kustomizations or links
 
 
 def _directories(top: str, onerror: Callable[[OSError], None]) -> Iterator[tuple[str, list[str], list[str],
