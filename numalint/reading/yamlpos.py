@@ -285,6 +285,9 @@ class _Mark:
 
 
 MAX_NODES = 1_000_000  # per file: memory stays bounded whatever the 8 MiB of text hold (``[{},{},…]``)
+# collections inside collections, at most: each level takes two Python frames to build, so 400 leave ~200 of
+# Python's default 1,000 for the caller (a test runner, a server); past that, a RecursionError would have no place
+MAX_DEPTH = 400
 
 
 _new_span = tuple.__new__  # Span(...) without the Python-level NamedTuple constructor: spans are made per scalar
@@ -306,7 +309,7 @@ class _Builder:
     __slots__ = ("get", "keep", "positions", "lf", "anchors", "sizes", "building", "count", "aliased", "limit",
                  "odd_keyed", "noted")
 
-    MAX_DEPTH = 500
+    MAX_DEPTH = MAX_DEPTH
     ALIAS_BUDGET = 100_000
 
     def __init__(self, get: Callable[[], Any], positions: _Positions, limit: int = MAX_NODES,
@@ -672,7 +675,7 @@ def _load_all(text: str, keep: Callable[[str, str], bool] | None,
                 break
     except (YamlError, _Rebuild):
         raise
-    except RecursionError:
+    except RecursionError:  # a caller that left less than MAX_DEPTH needs: no place known
         raise YamlError("nesting too deep to read", 1, 1, hostile=True) from None
     except Exception as exc:  # libyaml raises several error classes
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)

@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from numalint.reading.yamlpos import MAX_DEPTH
+
 ROOT = Path(__file__).resolve().parents[2]
 KUBELET = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
 
@@ -317,6 +319,18 @@ def test_deep_nesting_is_a_finding(tmp_path: Path, text: str) -> None:
     ran = cli("check", "-f", "json", str(tmp_path))
     [finding] = by_rule(ran, "yaml-syntax")
     assert finding["message"] == "nesting too deep to read" and finding["file"].endswith("n.yaml")
+
+
+@pytest.mark.parametrize(("text", "line", "col"), [
+    ("a: " + "[" * 100_000 + "]" * 100_000 + "\n", 1, 4 + MAX_DEPTH),  # the first "[" past the limit
+    ("a: " + "[" * (2 * MAX_DEPTH) + "]" * (2 * MAX_DEPTH) + "\n", 1, 4 + MAX_DEPTH),  # a few levels past it
+    ("".join("  " * i + f"k{i}:\n" for i in range(2_000)), MAX_DEPTH + 2, 1 + 2 * (MAX_DEPTH + 1)),  # its value
+])
+def test_deep_nesting_points_at_where_it_gets_too_deep(tmp_path: Path, text: str, line: int, col: int) -> None:
+    # before, nesting that reached Python's recursion limit first was reported at 1:1, far from the cause
+    (tmp_path / "n.yaml").write_text(text)
+    [finding] = by_rule(cli("check", "-f", "json", str(tmp_path / "n.yaml")), "yaml-syntax")
+    assert (finding["message"], finding["line"], finding["column"]) == ("nesting too deep to read", line, col)
 
 
 def test_too_many_nodes_is_one_finding(tmp_path: Path) -> None:
