@@ -373,22 +373,27 @@ def _locator(doc: Document, spec_path: Path, containers: list[ContainerView], po
         locator.record(root, spec_path[:-1])
     for path in extra:
         locator.record(root, path)
+    # each path recorded one step from its parent's node (``Locator.child``), not walked to from the root again
     for metadata in dict.fromkeys((("metadata",), spec_path[:-1] + ("metadata",))):
-        for key in READ_ANNOTATIONS:  # the SR-IOV rules point at them
-            locator.record(root, metadata + ("annotations", key))
+        where = metadata + ("annotations",)
+        annotations = locator.record(root, where)
+        for key in READ_ANNOTATIONS if annotations is not None else ():  # the SR-IOV rules point at them
+            locator.child(annotations, where, key)
     if pod:
         locator.record(root, spec_path + ("resources",))  # pod-level resources
     for container in containers:
-        locator.record(root, container.path + ("name",))
+        node = locator.record(root, container.path)
+        locator.child(node, container.path, "name")
         where = container.path + ("resources",)
-        resources = locator.record(root, where)
-        if isinstance(resources, YMap):  # each quantity recorded from its section, not walked to from the root
+        resources = locator.child(node, container.path, "resources")
+        if isinstance(resources, YMap):
             for kind in ("requests", "limits"):
                 section = resources.get(kind)
                 if isinstance(section, YMap) and section:  # an empty section is not recorded (spans fall back)
-                    locator.record(resources, where + (kind,), len(where))
+                    locator.child(resources, where, kind)
+                    here = where + (kind,)
                     for name in section:
-                        locator.record(section, where + (kind, name), len(where) + 1)
+                        locator.child(section, here, name)
     return locator.seal()
 
 
