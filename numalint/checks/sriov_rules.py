@@ -97,7 +97,7 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
         return
     provided = sriov.provided()
 
-    def choices(resource: str, names: set[str] = provided) -> str | None:
+    def choices(resource: str, names: Iterable[str] = provided) -> str | None:
         """The provided resources close enough to be what was meant; None when none is (an unrelated resource of
         the run is no fix: the policy is missing)."""
         return use_one_of(resource, names)
