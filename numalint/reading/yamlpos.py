@@ -19,6 +19,7 @@ import math
 import re
 from bisect import bisect_right
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from numalint.reading.events import (
@@ -153,6 +154,7 @@ def resolve_plain(value: str) -> Any:
     return value
 
 
+@lru_cache(maxsize=1 << 12)  # a repository writes a few hundred numbers over and over (ports, replicas, counts)
 def _number(text: str) -> Any:
     """go-yaml v2's resolve() of a plain scalar that starts like a number: underscores removed (not after a
     leading dot), then strconv.ParseInt / ParseUint with base 0, then ParseFloat when the text looks like a
