@@ -1,0 +1,156 @@
+"""crio-annotations-ignored: CRI-O's CPU tuning annotations do nothing without the profile's runtime class."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import findings
+
+RULE = "crio-annotations-ignored"
+
+
+def profile(name: str, role: str) -> str:
+    return f"""\
+        apiVersion: performance.openshift.io/v2
+        kind: PerformanceProfile
+        metadata:
+          name: {name}
+        spec:
+          cpu:
+            reserved: "0-1"
+            isolated: "2-15"
+          nodeSelector:
+            node-role.kubernetes.io/{role}: ""
+        """
+
+
+def deployment(annotations: str = 'cpu-load-balancing.crio.io: "disable"', spec: str = "",
+               role: str = "worker-cnf", own: str = "") -> str:
+    return f"""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: du{own}
+        spec:
+          selector: {{matchLabels: {{app: du}}}}
+          template:
+            metadata:
+              labels: {{app: du}}
+              annotations:
+                {annotations}
+            spec:{spec}
+              nodeSelector:
+                node-role.kubernetes.io/{role}: ""
+              containers:
+                - name: du
+                  image: du
+                  resources:
+                    limits: {{cpu: "4", memory: 4Gi}}
+        """
+
+
+def hits(tmp_path: Path, files: dict[str, str], *args: str) -> list[dict[str, Any]]:
+    return [f for f in findings(tmp_path, files, *args) if f["rule"] == RULE]
+
+
+def test_the_fix_names_the_runtime_class_of_the_pool_the_pod_lands_on(tmp_path: Path) -> None:
+    files = {"a.yaml": profile("ran-a", "worker-a"), "b.yaml": profile("ran-b", "worker-b"),
+             "du.yaml": deployment('irq-load-balancing.crio.io: "disable"', role="worker-b")}
+    [hit] = hits(tmp_path, files)
+    assert (hit["file"].endswith("du.yaml"), hit["line"], hit["column"], hit["severity"]) == (True, 11, 9, "warning")
+    assert 'sets irq-load-balancing.crio.io: "disable" but no runtimeClassName' in hit["message"]
+    assert "keep device interrupts" in hit["message"]
+    assert hit["fix"]["description"] == "set spec.template.spec.runtimeClassName: performance-ran-b"
+
+
+def test_a_pod_on_no_profile_pool_is_offered_the_profiles_beside_it(tmp_path: Path) -> None:
+    files = {"a.yaml": profile("ran-a", "worker-a"), "b.yaml": profile("ran-b", "worker-b"),
+             "du.yaml": deployment(role="worker-other")}
+    [hit] = hits(tmp_path, files)
+    assert hit["fix"]["description"] == ("set spec.template.spec.runtimeClassName to the runtime class of its nodes' "
+                                         "PerformanceProfile: performance-ran-a or performance-ran-b")
+
+
+@pytest.mark.parametrize("spec", ["\n              runtimeClassName: performance-ran-a",
+                                  "\n              runtimeClassName: my-crio-handler"])
+def test_a_pod_that_names_a_runtime_class_is_not_judged(tmp_path: Path, spec: str) -> None:
+    # a runtime class of another name may be a handler that allows the annotations: the run cannot say
+    assert hits(tmp_path, {"a.yaml": profile("ran-a", "worker-cnf"), "du.yaml": deployment(spec=spec)}) == []
+
+
+@pytest.mark.parametrize("annotations", ['cpu-load-balancing.crio.io: "enable"', 'cpu-quota.crio.io: "false"',
+                                         'example.com/other: "disable"'])
+def test_annotations_that_ask_for_nothing_are_not_judged(tmp_path: Path, annotations: str) -> None:
+    assert hits(tmp_path, {"a.yaml": profile("ran-a", "worker-cnf"), "du.yaml": deployment(annotations)}) == []
+
+
+def test_without_a_performance_profile_nothing_is_said(tmp_path: Path) -> None:
+    assert hits(tmp_path, {"du.yaml": deployment()}) == []
+
+
+def test_annotations_on_the_controller_itself_are_not_the_pods(tmp_path: Path) -> None:
+    # the Deployment's own annotations never reach its pods, so CRI-O never sees them either way
+    own = '\n          annotations:\n            cpu-quota.crio.io: "disable"'
+    files = {"a.yaml": profile("ran-a", "worker-cnf"), "du.yaml": deployment("app: du", own=own)}
+    assert hits(tmp_path, files) == []
+    written = (tmp_path / "du.yaml").read_text()
+    assert 'metadata:\n  name: du\n  annotations:\n    cpu-quota.crio.io: "disable"\n' in written
+    files["du.yaml"] = deployment('cpu-quota.crio.io: "disable"')  # the same on its pod template is judged
+    assert len(hits(tmp_path, files)) == 1
+
+
+def test_a_kubevirt_vm_is_not_judged(tmp_path: Path) -> None:
+    vm = """\
+        apiVersion: kubevirt.io/v1
+        kind: VirtualMachine
+        metadata:
+          name: vdu
+        spec:
+          template:
+            metadata:
+              annotations:
+                cpu-load-balancing.crio.io: "disable"
+            spec:
+              domain:
+                cpu: {cores: 4, dedicatedCpuPlacement: true}
+                memory: {guest: 8Gi}
+                devices: {}
+        """
+    assert hits(tmp_path, {"a.yaml": profile("ran-a", "worker-cnf"), "vm.yaml": vm}) == []
+
+
+def test_several_annotations_point_at_the_first_and_name_every_effect(tmp_path: Path) -> None:
+    three = ('cpu-quota.crio.io: "disable"\n                cpu-load-balancing.crio.io: "disable"\n'
+             '                irq-load-balancing.crio.io: "disable"')
+    [hit] = hits(tmp_path, {"a.yaml": profile("ran-a", "worker-cnf"), "du.yaml": deployment(three)})
+    assert hit["line"] == 11 and hit["message"].endswith(  # the first written, and each in the order written
+        "keep the CFS quota, the scheduler's load balancing and device interrupts")
+
+
+def test_a_streamed_run_says_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = {"a.yaml": profile("ran-a", "worker-cnf"), "du.yaml": deployment()}
+    whole = hits(tmp_path, files)
+    monkeypatch.setenv("NUMALINT_STREAM", "always")
+    assert hits(tmp_path, files) == whole and len(whole) == 1
+
+
+def test_a_base_whose_every_overlay_patches_the_runtime_class_in_is_not_reported(tmp_path: Path) -> None:
+    patch = """\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: du
+        spec:
+          template:
+            spec:
+              runtimeClassName: performance-ran-a
+        """
+    files = {"base/du.yaml": deployment(), "base/kustomization.yaml": "resources: [du.yaml]\n",
+             "overlay/kustomization.yaml": "resources: [../base]\npatches:\n  - path: runtime.yaml\n",
+             "overlay/runtime.yaml": patch, "overlay/profile.yaml": profile("ran-a", "worker-cnf")}
+    assert hits(tmp_path, files) == []
+    files["overlay/runtime.yaml"] = patch.replace("runtimeClassName: performance-ran-a", "priorityClassName: high")
+    assert len(hits(tmp_path, files)) == 1  # a patch of another field settles nothing
