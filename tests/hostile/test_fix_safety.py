@@ -142,10 +142,15 @@ def test_a_signal_while_writing_leaves_whole_files_and_no_temporaries(tmp_path: 
     process = subprocess.Popen([sys.executable, "-m", "numalint", "fix", str(tmp_path / "repo")],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
+    # files are written in name order: signal once file `after` is written. Watched without pausing and the process
+    # stopped at once, the signal waiting for it to go on: 400 files can be written within a pause of 2 ms, and the
+    # signal then came after the process had finished (exit status 0, a false failure)
     while process.poll() is None and files[after].read_text() != GOOD and time.monotonic() < deadline:
-        time.sleep(0.002)  # files are written in name order: signal once file `after` is written
+        pass
+    process.send_signal(signal.SIGSTOP)
     running = process.poll() is None
     process.send_signal(sig)
+    process.send_signal(signal.SIGCONT)
     _, err = process.communicate(timeout=60)
     states = _each_whole(files)
     if running:
