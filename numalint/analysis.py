@@ -10,7 +10,7 @@ from dataclasses import replace as dc_replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from numalint.k8s.kinds import FEATURE_GATE
+from numalint.k8s.kinds import FEATURE_GATE, PERFORMANCE_PROFILE
 from numalint.k8s.versions import POD_LEVEL_RESOURCES_ON, SIDECARS_ON, openshift_feature_gates
 from numalint.model.pools import Pool, PoolMatcher, build_pools
 from numalint.model.run import Run
@@ -70,6 +70,12 @@ class Analysis:
 
     def of_kind(self, kind: str) -> list[Document]:
         return self.run.of_kind(kind)
+
+    def performance_profiles(self) -> list[Document]:
+        """Every PerformanceProfile of the run: those rendered into kubelet settings, and those that could not be."""
+        docs = [p.rendered_from for p in self.profiles if p.rendered_from is not None]
+        rendered = {id(d) for d in docs}
+        return docs + [d for d in self.of_kind(PERFORMANCE_PROFILE) if id(d) not in rendered]
 
     def pools_for(self, pod: PodView) -> list[Pool]:
         """The pools the scheduler may put ``pod`` on (a copy: callers may change it), worked out once."""

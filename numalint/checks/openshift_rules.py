@@ -281,7 +281,7 @@ def performance_profile_invalid(analysis: Analysis) -> Iterator[Hit]:
     (pkg/apis/performanceprofile/v2/performanceprofile_validation.go: validateCPUs, validateSelectors,
     validateNodeSelectorDuplication, validateHugePages, validateWorkloadHints)."""
     # a template or a kustomize patch is not the object yet
-    finished = [doc for doc in performance_profiles(analysis) if not unfinished(doc.root)]
+    finished = [doc for doc in analysis.performance_profiles() if not unfinished(doc.root)]
     alike: dict[tuple[tuple[str, str], ...], list[Document]] = {}  # profiles by node selector (compared: not n x n)
     for doc in finished:
         alike.setdefault(_selector_key(doc), []).append(doc)
@@ -296,13 +296,6 @@ def _selector_key(doc: Document) -> tuple[tuple[str, str], ...]:
     """A profile's node selector as a key that alike selectors share (equal ones are then compared as they are)."""
     selector = get(doc.root, ("spec", "nodeSelector"))
     return tuple(sorted((str(k), repr(v)) for k, v in selector.items())) if isinstance(selector, dict) else ()
-
-
-def performance_profiles(analysis: Analysis) -> list[Document]:
-    """Every PerformanceProfile of the run: those rendered into kubelet settings, and those that could not be."""
-    docs = [p.rendered_from for p in analysis.profiles if p.rendered_from is not None]
-    rendered = {id(d) for d in docs}
-    return docs + [d for d in analysis.of_kind("PerformanceProfile") if id(d) not in rendered]
 
 
 def _profile_problems(doc: Document, docs: list[Document], run: Run) -> Iterator[Hit]:

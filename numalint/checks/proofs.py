@@ -58,7 +58,7 @@ POD_ALONE = frozenset({"invalid-resources"})
 # say of another workload, so its proof runs them on the workloads it tries only (before and after), not on a
 # whole pool of thousands (the pool still runs every other rule)
 WORKLOAD_ALONE = frozenset({"invalid-resources", "not-guaranteed", "fractional-cpu", "pod-level-resources",
-                            "networks-annotation", "sriov-unknown-resource"})
+                            "crio-annotations-ignored", "networks-annotation", "sriov-unknown-resource"})
 # whole-run analyses the document proofs of one run may cost: k fixes that bring errors among n cost about
 # 2k log n of them, and a repository of many policies that each conflict once renamed must not take minutes
 MAX_DOCUMENT_TRIES = 64

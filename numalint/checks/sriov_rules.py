@@ -28,8 +28,6 @@ from numalint.model.sriov import (
     unchecked_by_webhook,
     valid_resource_name,
 )
-from numalint.reading.yamlpos import Span
-from numalint.views.workloads import PodView
 
 if TYPE_CHECKING:
     from numalint.views.topology import NIC, TopologyView
@@ -37,16 +35,6 @@ if TYPE_CHECKING:
 NO_PROVIDER = "no SriovNetworkNodePolicy of the run provides it"
 # what a pod's networks annotation may name
 ATTACHABLE_KINDS = frozenset({*SRIOV_NETWORK_KINDS, *FOREIGN_NETWORK_KINDS, "NetworkAttachmentDefinition"})
-
-
-def _annotation_span(pod: PodView, key: str = NETWORKS_ANNOTATION, name: bool = False) -> Span:
-    """The networks annotation's value, or its key (``name``), the pod template's when the workload has one; else
-    the pod's name."""
-    for metadata in (pod.spec_path[:-1] + ("metadata",), ("metadata",)):
-        path = metadata + ("annotations", key)
-        if pod.locator.has(path):
-            return pod.span(path, key=name)
-    return pod.anchor()
 
 
 def _unprovided(sriov: SriovCatalog, network: Network, run: Run) -> bool:
@@ -144,7 +132,7 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                     yield Hit(f'{pod.ref.label()} attaches network "{attachment.label}" ({NETWORKS_ANNOTATION}), but '
                               f'the network of that name is in namespace {spaces}, not in "{looked}", where Multus '
                               "looks: it cannot find it and the pod stays in ContainerCreating",
-                              pod.file, _annotation_span(pod), pod.ref,
+                              pod.file, pod.annotation_span(NETWORKS_ANNOTATION), pod.ref,
                               Fix((f'set "namespace": "{elsewhere[0]}" in its entry of the annotation'
                                    if is_json_form(pod.annotations.get(NETWORKS_ANNOTATION, "")) else
                                    f'name it with its namespace in the annotation ("{elsewhere[0]}/{name}")')
@@ -155,7 +143,7 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                           "SriovNetwork, SriovIBNetwork, OVSNetwork, NetworkAttachmentDefinition or NVIDIA network "
                           "operator network of that name is in the run: Multus cannot find it and the pod stays in "
                           "ContainerCreating",
-                          pod.file, _annotation_span(pod), pod.ref,
+                          pod.file, pod.annotation_span(NETWORKS_ANNOTATION), pod.ref,
                           Fix(f'create the network "{attachment.label}" or correct the annotation' if nameable else
                               f'correct the annotation: no network can be called "{attachment.label}" (names are '
                               "lower-case DNS-1123 labels)"))
@@ -163,7 +151,8 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                 reported.add(network.resource)
                 yield Hit(f'{pod.ref.label()} attaches network "{attachment.label}", whose resource '
                           f"{network.resource} no SriovNetworkNodePolicy of the run provides: the injected request is "
-                          "never satisfied and the pod stays Pending", pod.file, _annotation_span(pod), pod.ref,
+                          "never satisfied and the pod stays Pending", pod.file,
+                          pod.annotation_span(NETWORKS_ANNOTATION), pod.ref,
                           Fix(f"add a SriovNetworkNodePolicy with resourceName "
                               f"{network.resource.split('/', 1)[1]} or correct the network"), "error",
                           (Related(network.doc.file, network.resource_span(), f"{network.ref.label()} names the "
@@ -225,7 +214,7 @@ def networks_annotation(analysis: Analysis) -> Iterator[Hit]:
             yield Hit(f"{pod.ref.label()} names its networks under {LEGACY_NETWORKS_ANNOTATION}, Multus 2's key: "
                       f"Multus 3 and later, and the SR-IOV network resources injector, read only "
                       f"{NETWORKS_ANNOTATION}, so the pod gets none of these networks (nor their VFs)",
-                      pod.file, _annotation_span(pod, LEGACY_NETWORKS_ANNOTATION, name=True), pod.ref,
+                      pod.file, pod.annotation_span(LEGACY_NETWORKS_ANNOTATION, name=True), pod.ref,
                       Fix(f"rename the annotation to {NETWORKS_ANNOTATION}"
                           + (f", and mend its value, which Multus cannot parse: {broken}" if broken else "")),
                       "warning")
@@ -236,7 +225,7 @@ def networks_annotation(analysis: Analysis) -> Iterator[Hit]:
             continue
         yield Hit(f"{NETWORKS_ANNOTATION} of {pod.ref.label()} is malformed: {problem}; Multus cannot attach the "
                   "networks, so the pod sandbox fails and the pod never starts",
-                  pod.file, _annotation_span(pod), pod.ref,
+                  pod.file, pod.annotation_span(NETWORKS_ANNOTATION), pod.ref,
                   Fix('write a comma list (net-a, ns/net-b@eth1) or a JSON list ([{"name": "net-a"}])'))
 
 

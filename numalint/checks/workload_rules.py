@@ -15,8 +15,10 @@ from numalint.findings import UNSAFE, Edit, Fix, Hit
 from numalint.k8s.kinds import NETWORKS_ANNOTATION
 from numalint.k8s.quantity import format_bytes, format_cpu, format_quantity, try_quantity
 from numalint.k8s.versions import POD_LEVEL_RESOURCES_ON
+from numalint.reading.locate import get
+from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span
-from numalint.views.workloads import ContainerView, PodView, is_extended, is_hugepages
+from numalint.views.workloads import CRIO_CPU_ANNOTATIONS, ContainerView, PodView, is_extended, is_hugepages
 
 
 def _static_pool_reason(analysis: Analysis, pod: PodView) -> str | None:
@@ -337,6 +339,54 @@ def _quantity_values(pod: PodView, container: ContainerView) -> Iterator[Hit]:
             yield Hit(f'{container.label}: the API server rejects {resource} {shown} ({field}: Invalid value: '
                       f'"{shown}": {problem})',
                       pod.file, _span(pod, container, "resources", kind, resource), pod.ref, Fix(fix))
+
+
+# what each of CRI-O's CPU tuning annotations turns off on the pod's exclusive CPUs
+_TUNED = {"cpu-load-balancing.crio.io": "the scheduler's load balancing", "cpu-quota.crio.io": "the CFS quota",
+          "irq-load-balancing.crio.io": "device interrupts"}
+
+
+@check("crio-annotations-ignored")
+def crio_annotations_ignored(analysis: Analysis) -> Iterator[Hit]:
+    """CRI-O's CPU tuning annotations without a runtime class: CRI-O acts on them only for a runtime handler that
+    allows them, which on OpenShift is the Node Tuning Operator's high-performance one, reached through the
+    RuntimeClass performance-<profile> it makes for each PerformanceProfile. Judged only when the run holds a
+    PerformanceProfile: elsewhere CRI-O's default handler may allow them (a node tuned by hand), or CRI-O may not
+    run at all. A KubeVirt VM is left out: KubeVirt gives its pod the runtime class of its own configuration."""
+    profiles = analysis.performance_profiles()
+    if not profiles:
+        return
+    for pod in analysis.pods:
+        if pod.runtime_class or pod.declared_intent is not None:
+            continue
+        asked = [key for key in CRIO_CPU_ANNOTATIONS if key in pod.annotations
+                 and pod.annotations[key].strip().lower() not in ("enable", "false", "")]
+        if not asked:
+            continue
+        asked.sort(key=lambda key: pod.annotation_span(key, name=True)[:2])  # as written
+        field = _go_path(pod.spec_path + ("runtimeClassName",))
+        names = _runtime_classes(analysis, pod, profiles)
+        fix = (f"set {field}: {names[0]}" if len(names) == 1 else
+               f"set {field} to the runtime class of its nodes' PerformanceProfile: {', '.join(names[:-1])} or "
+               f"{names[-1]}")
+        effects = [_TUNED[key] for key in asked]
+        kept = effects[0] if len(effects) == 1 else f"{', '.join(effects[:-1])} and {effects[-1]}"
+        written = ", ".join(f'{key}: "{pod.annotations[key]}"' for key in asked)
+        yield Hit(f"{pod.ref.label()} sets {written} but no runtimeClassName: CRI-O acts on these annotations only "
+                  "in the runtime class the Node Tuning Operator makes for a PerformanceProfile "
+                  f"(performance-<profile name>), so they are ignored and its CPUs keep {kept}",
+                  pod.file, pod.annotation_span(asked[0], name=True), pod.ref, Fix(fix),
+                  key=field)  # the field missing: settled on a kustomize base whose every overlay patches it in
+
+
+def _runtime_classes(analysis: Analysis, pod: PodView, profiles: list[Document]) -> list[str]:
+    """The runtime classes of the PerformanceProfiles the pod may run under: those of the pools it lands on, else
+    those of the profiles beside it (``Run.together``), else every profile's."""
+    on_pools = [pool.profile.rendered_from for pool in analysis.pools_for(pod)
+                if pool.profile is not None and pool.profile.rendered_from is not None]
+    candidates = on_pools or [d for d in profiles if analysis.run.together(pod.file, d.file)] or profiles
+    names = {name for doc in candidates if isinstance(name := get(doc.root, ("metadata", "name")), str) and name}
+    return [f"performance-{name}" for name in sorted(names)] or ["performance-<profile name>"]
 
 
 def _fmt(resource: str, amount: Fraction | None) -> str:

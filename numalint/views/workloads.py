@@ -106,6 +106,7 @@ class PodView:
     # ``containers``, -1 for a claim of the pod no container names, such as a network interface; claim name; path)
     dra_claims: tuple[tuple[int, str, Path], ...] = ()
     asked_alignment: str | None = None  # NUMA alignment the object asks outright (Volcano's topologyPolicy)
+    runtime_class: str | None = None  # spec.runtimeClassName as written (None: not written)
     # the QoS class, worked out on first use (views are not changed once made; ``replace`` makes it again)
     _qos: str | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -118,6 +119,15 @@ class PodView:
         if self.ref.part is not None:
             return self.locator.span(self.spec_path[:-1], key=True)
         return self.locator.span(("metadata", "name"))
+
+    def annotation_span(self, key: str, name: bool = False) -> Span:
+        """Where annotation ``key`` of the pod is written (its key with ``name``, else its value): the pod template's
+        when the workload has one; else the pod's name."""
+        for metadata in (self.spec_path[:-1] + ("metadata",), ("metadata",)):
+            path = metadata + ("annotations", key)
+            if self.locator.has(path):
+                return self.span(path, key=name)
+        return self.anchor()
 
     def qos(self) -> str:
         """Pod QoS class (pkg/apis/core/v1/helper/qos/qos.go), from pod-level resources when they are set."""
@@ -296,6 +306,7 @@ def _pod_view(doc: Document, template: PodTemplate) -> PodView:
                    replicas=template.replicas, annotations=_pod_annotations(doc.kind, template_annotations, own),
                    node_selector=shared_map(_string_map(spec.get("nodeSelector"))), required_terms=terms,
                    pod_resources=pod_resources, pod_limits=pod_limits if pod_resources is not None else None,
+                   runtime_class=_opt_str(spec.get("runtimeClassName")),
                    data_plane=_vfio_volume(spec), hugepage_volume=_hugepage_volume(spec),
                    burstable_by=burstable_by(doc.api_version, doc.kind, root, template.part),
                    idle=template.idle, runs_alone=template.alone, asked_alignment=template.alignment,
