@@ -82,9 +82,20 @@ def test_a_pod_that_names_a_runtime_class_is_not_judged(tmp_path: Path, spec: st
 
 
 @pytest.mark.parametrize("annotations", ['cpu-load-balancing.crio.io: "enable"', 'cpu-quota.crio.io: "false"',
-                                         'example.com/other: "disable"'])
-def test_annotations_that_ask_for_nothing_are_not_judged(tmp_path: Path, annotations: str) -> None:
+                                         'example.com/other: "disable"', 'cpu-quota.crio.io: "Disable"',
+                                         'cpu-load-balancing.crio.io: "disabled"', 'cpu-quota.crio.io: "housekeeping"'])
+def test_values_crio_never_acts_on_are_not_judged(tmp_path: Path, annotations: str) -> None:
+    # CRI-O compares the values exactly: these do nothing under any runtime class, which a runtime class cannot mend
     assert hits(tmp_path, {"a.yaml": profile("ran-a", "worker-cnf"), "du.yaml": deployment(annotations)}) == []
+
+
+@pytest.mark.parametrize("annotations", ['cpu-load-balancing.crio.io: "true"', 'irq-load-balancing.crio.io: '
+                                         '"housekeeping"', 'cpu-quota.crio.io/du: "disable"'])
+def test_every_value_and_key_crio_acts_on_is_judged(tmp_path: Path, annotations: str) -> None:
+    # "true" is the deprecated "disable"; "housekeeping" is irq-load-balancing's own; a key may name one container
+    [hit] = hits(tmp_path, {"a.yaml": profile("ran-a", "worker-cnf"), "du.yaml": deployment(annotations)})
+    key, value = annotations.split(": ")
+    assert f"sets {key}: {value} but no runtimeClassName" in hit["message"] and (hit["line"], hit["column"]) == (11, 9)
 
 
 def test_without_a_performance_profile_nothing_is_said(tmp_path: Path) -> None:

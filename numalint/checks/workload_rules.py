@@ -18,7 +18,7 @@ from numalint.k8s.versions import POD_LEVEL_RESOURCES_ON
 from numalint.reading.locate import get
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span
-from numalint.views.workloads import CRIO_CPU_ANNOTATIONS, ContainerView, PodView, is_extended, is_hugepages
+from numalint.views.workloads import ContainerView, PodView, is_extended, is_hugepages
 
 
 def _static_pool_reason(analysis: Analysis, pod: PodView) -> str | None:
@@ -341,9 +341,13 @@ def _quantity_values(pod: PodView, container: ContainerView) -> Iterator[Hit]:
                       pod.file, _span(pod, container, "resources", kind, resource), pod.ref, Fix(fix))
 
 
-# what each of CRI-O's CPU tuning annotations turns off on the pod's exclusive CPUs
+# what each of CRI-O's CPU tuning annotations turns off on the exclusive CPUs, and the values CRI-O acts on (its
+# high-performance hooks compare them exactly: "true" is the deprecated "disable"; "housekeeping" keeps interrupts
+# on the container's first core's siblings); any other value does nothing, under any runtime class
 _TUNED = {"cpu-load-balancing.crio.io": "the scheduler's load balancing", "cpu-quota.crio.io": "the CFS quota",
           "irq-load-balancing.crio.io": "device interrupts"}
+_ACTED = {"cpu-load-balancing.crio.io": ("disable", "true"), "cpu-quota.crio.io": ("disable", "true"),
+          "irq-load-balancing.crio.io": ("disable", "true", "housekeeping")}
 
 
 @check("crio-annotations-ignored")
@@ -359,17 +363,17 @@ def crio_annotations_ignored(analysis: Analysis) -> Iterator[Hit]:
     for pod in analysis.pods:
         if pod.runtime_class or pod.declared_intent is not None:
             continue
-        asked = [key for key in CRIO_CPU_ANNOTATIONS if key in pod.annotations
-                 and pod.annotations[key].strip().lower() not in ("enable", "false", "")]
+        # the pod's, and those for one container (``cpu-quota.crio.io/<container>``), in the order written
+        asked = sorted((key for key, value in pod.annotations.items() if value in _ACTED.get(key.split("/")[0], ())),
+                       key=lambda key: pod.annotation_span(key, name=True)[:2])
         if not asked:
             continue
-        asked.sort(key=lambda key: pod.annotation_span(key, name=True)[:2])  # as written
         field = _go_path(pod.spec_path + ("runtimeClassName",))
         names = _runtime_classes(analysis, pod, profiles)
         fix = (f"set {field}: {names[0]}" if len(names) == 1 else
                f"set {field} to the runtime class of its nodes' PerformanceProfile: {', '.join(names[:-1])} or "
                f"{names[-1]}")
-        effects = [_TUNED[key] for key in asked]
+        effects = list(dict.fromkeys(_TUNED[key.split("/")[0]] for key in asked))
         kept = effects[0] if len(effects) == 1 else f"{', '.join(effects[:-1])} and {effects[-1]}"
         written = ", ".join(f'{key}: "{pod.annotations[key]}"' for key in asked)
         yield Hit(f"{pod.ref.label()} sets {written} but no runtimeClassName: CRI-O acts on these annotations only "

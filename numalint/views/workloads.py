@@ -174,7 +174,14 @@ _PATHS: dict[Path, Path] = {}
 # CRI-O's per-pod CPU tuning (OpenShift "Disabling CPU load balancing for a pod", with the performance-<profile>
 # runtime class): it acts only on a Guaranteed pod's exclusive CPUs, so writing one asks for them
 CRIO_CPU_ANNOTATIONS = ("cpu-load-balancing.crio.io", "cpu-quota.crio.io", "irq-load-balancing.crio.io")
+# CRI-O also reads each of them for one container of the pod: ``cpu-quota.crio.io/<container name>``
+CRIO_PER_CONTAINER = tuple(f"{key}/" for key in CRIO_CPU_ANNOTATIONS)
 READ_ANNOTATIONS = (NETWORKS_ANNOTATION, LEGACY_NETWORKS_ANNOTATION, *CRIO_CPU_ANNOTATIONS)
+
+
+def is_crio_cpu_annotation(key: object) -> bool:
+    """One of CRI-O's CPU tuning annotations, for the pod or for one of its containers."""
+    return key in CRIO_CPU_ANNOTATIONS or isinstance(key, str) and key.startswith(CRIO_PER_CONTAINER)
 
 
 def _pod_annotations(kind: str, template: dict[str, str], own: dict[str, str]) -> dict[str, str]:
@@ -182,12 +189,15 @@ def _pod_annotations(kind: str, template: dict[str, str], own: dict[str, str]) -
     own; CRI-O's annotations act only where the pod carries them."""
     if template or kind == "Pod":
         return read_annotations(template or own)
-    return read_annotations({k: v for k, v in own.items() if k not in CRIO_CPU_ANNOTATIONS})
+    return read_annotations({k: v for k, v in own.items() if not is_crio_cpu_annotation(k)})
 
 
 def read_annotations(annotations: dict[str, str]) -> dict[str, str]:
-    """The annotations of READ_ANNOTATIONS among ``annotations`` (shared: see ``shared_map``)."""
-    return shared_map({key: annotations[key] for key in READ_ANNOTATIONS if key in annotations})
+    """The annotations of READ_ANNOTATIONS among ``annotations``, and CRI-O's per-container ones (shared: see
+    ``shared_map``)."""
+    kept = {key: annotations[key] for key in READ_ANNOTATIONS if key in annotations}
+    kept.update((key, value) for key, value in annotations.items() if key.startswith(CRIO_PER_CONTAINER))
+    return shared_map(kept)
 
 
 class SharedMap(dict):  # type: ignore[type-arg]
@@ -390,6 +400,9 @@ def _locator(doc: Document, spec_path: Path, containers: list[ContainerView], po
         annotations = locator.record(root, where)
         for key in READ_ANNOTATIONS if annotations is not None else ():  # the SR-IOV rules point at them
             locator.child(annotations, where, key)
+        for key in annotations if isinstance(annotations, YMap) else ():
+            if isinstance(key, str) and key.startswith(CRIO_PER_CONTAINER):
+                locator.child(annotations, where, key)
     if pod:
         locator.record(root, spec_path + ("resources",))  # pod-level resources
     for container in containers:
