@@ -333,6 +333,15 @@ def test_deep_nesting_points_at_where_it_gets_too_deep(tmp_path: Path, text: str
     assert (finding["message"], finding["line"], finding["column"]) == ("nesting too deep to read", line, col)
 
 
+def test_many_long_feature_gate_names_are_checked_and_a_misspelt_one_found(tmp_path: Path) -> None:
+    # each name was compared letter by letter with every known gate: 20,000 of them took 27 s (the timeout says hang)
+    gates = "".join(f"  SomeVendorGate{i:07}: true\n" for i in range(20_000))
+    (tmp_path / "k.yaml").write_text(KUBELET + "featureGates:\n" + gates + "  CPUManagerPolicyOptionz: true\n")
+    [finding] = cli("check", "-f", "json", str(tmp_path / "k.yaml")).findings()
+    assert finding["rule"] == "kubelet-start" and finding["line"] == 20_004
+    assert 'CPUManagerPolicyOptionz (did you mean "CPUManagerPolicyOptions"?)' in finding["message"]
+
+
 def test_too_many_nodes_is_one_finding(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text(KUBELET + "featureGates: [" + ",".join(["1"] * 1_000_001) + "]\n")
     # a million nodes take seconds to read, more on a loaded machine: a generous timeout, not a hang
