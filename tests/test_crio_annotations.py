@@ -165,3 +165,21 @@ def test_a_base_whose_every_overlay_patches_the_runtime_class_in_is_not_reported
     assert hits(tmp_path, files) == []
     files["overlay/runtime.yaml"] = patch.replace("runtimeClassName: performance-ran-a", "priorityClassName: high")
     assert len(hits(tmp_path, files)) == 1  # a patch of another field settles nothing
+
+
+@pytest.mark.parametrize(("annotations", "said"), [
+    ('cpu-load-balancing.crio.io: "disable"', 'it sets cpu-load-balancing.crio.io: "disable", which CRI-O'),
+    ('cpu-quota.crio.io: "true"', 'it sets cpu-quota.crio.io: "true", which CRI-O'),
+    ('cpu-quota.crio.io/du: "disable"', 'it sets cpu-quota.crio.io/du: "disable", which CRI-O'),
+])
+def test_tuning_a_burstable_pod_asks_for_guaranteed_qos(tmp_path: Path, annotations: str, said: str) -> None:
+    # CRI-O tunes only a Guaranteed pod's exclusive CPUs, whichever form or acted-on value asks for it
+    burstable = deployment(annotations).replace('limits: {cpu: "4", memory: 4Gi}', 'requests: {cpu: "4"}')
+    found = [f for f in findings(tmp_path, {"du.yaml": burstable}) if f["rule"] == "not-guaranteed"]
+    assert len(found) == 1 and said in found[0]["message"]
+
+
+def test_a_value_crio_ignores_asks_for_nothing(tmp_path: Path) -> None:
+    burstable = deployment('cpu-quota.crio.io: "Disable"').replace('limits: {cpu: "4", memory: 4Gi}',
+                                                                   'requests: {cpu: "4"}')
+    assert [f for f in findings(tmp_path, {"du.yaml": burstable}) if f["rule"] == "not-guaranteed"] == []

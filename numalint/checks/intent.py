@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from numalint.analysis import Analysis
 from numalint.model.sriov import NETWORKS_ANNOTATION, parse_networks
-from numalint.views.workloads import CRIO_CPU_ANNOTATIONS, PodView, is_extended, is_hugepages
+from numalint.views.workloads import PodView, crio_tuning, is_extended, is_hugepages
 
 # device-plugin resources of PCIe devices, which the device plugin reports with their NUMA node
 TOPOLOGY_PREFIXES = (
@@ -46,10 +46,12 @@ def alignment_intent(analysis: Analysis, pod: PodView) -> Intent | None:
     found = _asked(analysis, pod)
     if found is not None and found.certain or pod.declared_intent is not None:
         return found
-    tuned = [key for key in CRIO_CPU_ANNOTATIONS if pod.annotations.get(key) == "disable"]
+    tuned = crio_tuning(pod.annotations)  # for the pod or one container, to a value CRI-O acts on
     if tuned:
-        return Intent(f'it sets {", ".join(tuned)}: "disable", which CRI-O applies only to the exclusive CPUs of a '
-                      "Guaranteed pod", True, tuning=True)
+        written = (f'{", ".join(tuned)}: "disable"' if all(pod.annotations[key] == "disable" for key in tuned) else
+                   ", ".join(f'{key}: "{pod.annotations[key]}"' for key in tuned))
+        return Intent(f"it sets {written}, which CRI-O applies only to the exclusive CPUs of a Guaranteed pod", True,
+                      tuning=True)
     return found
 
 

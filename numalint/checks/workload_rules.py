@@ -18,7 +18,7 @@ from numalint.k8s.versions import POD_LEVEL_RESOURCES_ON
 from numalint.reading.locate import get
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span
-from numalint.views.workloads import ContainerView, PodView, is_extended, is_hugepages
+from numalint.views.workloads import ContainerView, PodView, crio_tuning, is_extended, is_hugepages
 
 
 def _static_pool_reason(analysis: Analysis, pod: PodView) -> str | None:
@@ -341,13 +341,9 @@ def _quantity_values(pod: PodView, container: ContainerView) -> Iterator[Hit]:
                       pod.file, _span(pod, container, "resources", kind, resource), pod.ref, Fix(fix))
 
 
-# what each of CRI-O's CPU tuning annotations turns off on the exclusive CPUs, and the values CRI-O acts on (its
-# high-performance hooks compare them exactly: "true" is the deprecated "disable"; "housekeeping" keeps interrupts
-# on the container's first core's siblings); any other value does nothing, under any runtime class
+# what each of CRI-O's CPU tuning annotations turns off on the exclusive CPUs
 _TUNED = {"cpu-load-balancing.crio.io": "the scheduler's load balancing", "cpu-quota.crio.io": "the CFS quota",
           "irq-load-balancing.crio.io": "device interrupts"}
-_ACTED = {"cpu-load-balancing.crio.io": ("disable", "true"), "cpu-quota.crio.io": ("disable", "true"),
-          "irq-load-balancing.crio.io": ("disable", "true", "housekeeping")}
 
 
 @check("crio-annotations-ignored")
@@ -364,8 +360,7 @@ def crio_annotations_ignored(analysis: Analysis) -> Iterator[Hit]:
         if pod.runtime_class or pod.declared_intent is not None:
             continue
         # the pod's, and those for one container (``cpu-quota.crio.io/<container>``), in the order written
-        asked = sorted((key for key, value in pod.annotations.items() if value in _ACTED.get(key.split("/")[0], ())),
-                       key=lambda key: pod.annotation_span(key, name=True)[:2])
+        asked = sorted(crio_tuning(pod.annotations), key=lambda key: pod.annotation_span(key, name=True)[:2])
         if not asked:
             continue
         field = _go_path(pod.spec_path + ("runtimeClassName",))

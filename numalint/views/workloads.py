@@ -179,6 +179,18 @@ CRIO_PER_CONTAINER = tuple(f"{key}/" for key in CRIO_CPU_ANNOTATIONS)
 READ_ANNOTATIONS = (NETWORKS_ANNOTATION, LEGACY_NETWORKS_ANNOTATION, *CRIO_CPU_ANNOTATIONS)
 
 
+# the values CRI-O's high-performance hooks act on, compared exactly: "true" is the deprecated "disable", and
+# "housekeeping" keeps interrupts on the container's first core's siblings; any other value does nothing
+CRIO_ACTED = {"cpu-load-balancing.crio.io": ("disable", "true"), "cpu-quota.crio.io": ("disable", "true"),
+              "irq-load-balancing.crio.io": ("disable", "true", "housekeeping")}
+
+
+def crio_tuning(annotations: dict[str, str]) -> list[str]:
+    """The keys among a pod's ``annotations`` of CRI-O's CPU tuning, for the pod or one container, set to a value
+    CRI-O acts on."""
+    return [key for key, value in annotations.items() if value in CRIO_ACTED.get(key.split("/")[0], ())]
+
+
 def is_crio_cpu_annotation(key: object) -> bool:
     """One of CRI-O's CPU tuning annotations, for the pod or for one of its containers."""
     return key in CRIO_CPU_ANNOTATIONS or isinstance(key, str) and key.startswith(CRIO_PER_CONTAINER)
