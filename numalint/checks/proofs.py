@@ -247,6 +247,31 @@ def _holds(span: Span, line: int, col: int) -> bool:
     return (span.line, span.col) <= (line, col) < (span.end_line, span.end_col)
 
 
+class _FileRefusal(str):
+    """Why no fix of ``file`` can be tried, whichever of them are applied (the file cannot be read again, or it
+    holds more findings of one rule than a proof compares): every fix of the file in a group tried together takes
+    it at once. Halving such a group retried the same file down to every single fix (each try reads the file
+    again: a file of 10,000 findings took minutes)."""
+
+    file: str
+
+    def __new__(cls, reason: str, file: str) -> _FileRefusal:
+        refusal = super().__new__(cls, reason)
+        refusal.file = file
+        return refusal
+
+
+def _refused_at_once(why: str, findings: Iterable[Finding]) -> str | None:
+    """The file a file-wide refusal ``why`` is about, its fixes among ``findings`` made hints; None for another
+    reason."""
+    if not isinstance(why, _FileRefusal):
+        return None
+    for finding in findings:
+        if finding.file == why.file and finding.fix is not None:
+            finding.fix = finding.fix.as_hint(str(why))
+    return why.file
+
+
 class _Prover:
     def __init__(self, text_of: Callable[[str], str | None], reread: Reread) -> None:
         self.text_of = text_of
@@ -383,7 +408,7 @@ class _Prover:
         why the fixes cannot be tried (``what``: what would no longer read)."""
         whole = self.text(file)
         if whole is None:
-            return "the file cannot be read again to try it; decide by hand"
+            return _FileRefusal("the file cannot be read again to try it; decide by hand", file)
         applied = _apply(whole, changes)
         if applied is None:
             return "its edits do not land on the file as it is; decide by hand"
@@ -391,7 +416,8 @@ class _Prover:
         if not result.source.parsed or result.source.template:
             return f"{what} would no longer read; decide by hand"
         if any(is_summary(f) for f in result.source.findings):
-            return f"the file has over {MAX_PER_RULE_PROVEN:,} findings of one rule to compare; decide by hand"
+            return _FileRefusal(f"the file has over {MAX_PER_RULE_PROVEN:,} findings of one rule to compare; decide "
+                                "by hand", file)
         return whole, applied, result
 
     def aliased_anchor(self, file: str, edits: Iterable[Edit]) -> str | None:
@@ -488,6 +514,12 @@ class _WorkloadProver:
                 group: list[tuple[PodView, Finding]]) -> None:
         why = self._try(analysis, pods, before, group)
         if why is None:
+            return
+        refused = _refused_at_once(why, (finding for _, finding in group))
+        if refused is not None:
+            rest = [(pod, finding) for pod, finding in group if finding.file != refused]
+            if rest:
+                self._settle(analysis, pods, before, rest)
             return
         if len(group) == 1:
             finding = group[0][1]
@@ -599,6 +631,12 @@ class _DocumentProver:
             return
         why = self._try(proven, analysis, before, indexes)
         if why is None:
+            return
+        refused = _refused_at_once(why, (proven[index] for index in indexes))
+        if refused is not None:
+            rest = [index for index in indexes if proven[index].file != refused]
+            if rest:
+                self._settle(proven, analysis, before, rest)
             return
         if len(indexes) == 1:
             fix = proven[indexes[0]].fix

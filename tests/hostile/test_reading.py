@@ -342,6 +342,19 @@ def test_many_long_feature_gate_names_are_checked_and_a_misspelt_one_found(tmp_p
     assert 'CPUManagerPolicyOptionz (did you mean "CPUManagerPolicyOptions"?)' in finding["message"]
 
 
+def test_fixes_in_a_file_of_too_many_findings_to_prove_are_hints_at_once(tmp_path: Path) -> None:
+    # 11,000 unquoted "yes" labels: past 10,000 findings of one rule a fix's proof refuses the file, whichever of its
+    # fixes are tried; that was taken for a refuted group and halved down to single fixes, each reading the file again
+    # (43 s; the timeout says hang)
+    pods = "---\n".join(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}, labels: {{a: yes, b: yes, c: yes, d: yes, "
+                        "e: yes}}\nspec: {containers: [{name: c, image: x}]}\n" for i in range(2_200))
+    (tmp_path / "pods.yaml").write_text(pods)
+    found = cli("check", "-f", "json", str(tmp_path / "pods.yaml")).findings()
+    fixes = [f["fix"] for f in found if f["fix"] is not None]
+    assert len(fixes) == 100 and all(fix["safety"] == "display" and fix["description"].endswith(
+        "the file has over 10,000 findings of one rule to compare; decide by hand") for fix in fixes)
+
+
 def test_too_many_nodes_is_one_finding(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text(KUBELET + "featureGates: [" + ",".join(["1"] * 1_000_001) + "]\n")
     # a million nodes take seconds to read, more on a loaded machine: a generous timeout, not a hang
