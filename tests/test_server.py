@@ -408,8 +408,11 @@ def test_a_run_killed_outright_kills_its_caller_alike(server: Server, tmp_path: 
 def test_ctrl_z_stops_the_run_with_its_caller(server: Server, tmp_path: Path) -> None:
     server.run("server", "start", cwd=tmp_path)
     daemon = server.pid(tmp_path)
+    # the caller in a process group of its own, as a shell's job is: when the tests run in an orphaned process group
+    # (a background job whose shell has exited), the kernel drops a stop signal whose action is the default
     process = subprocess.Popen([sys.executable, "-m", "numalint", "check", "-"], cwd=tmp_path, env=server.env,
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               process_group=0)
     wait_reading_stdin(lambda: descendants(daemon))
     run = next(pid for pid in descendants(daemon)
                if Path(f"/proc/{pid}/syscall").read_text().split()[1:2] == ["0x0"])
