@@ -161,8 +161,12 @@ def _unknown_fields(doc: Document, node: Any, schema: dict[str, Any], path: Path
         return []
     findings = []
     free = isinstance(schema.get("additionalProperties"), dict)
-    contested = _contested([k for k in node if isinstance(k, str) and k not in known and not free],
-                           frozenset(known), node)
+    # a suggestion (difflib) only for the keys a report can show, as for a kubelet configuration: past MAX_PER_RULE
+    # findings of a rule in a file the rest become one summary (a PerformanceProfile of 8,000 unknown keys aimed at
+    # one field took 12 s, each hint naming all of them)
+    suggested = [k for k in node if isinstance(k, str) and k not in known and not free][:MAX_PER_RULE]
+    contested = _contested(suggested, frozenset(known), node)
+    shown = set(suggested)
     for key, value in node.items():
         if key in known:
             findings.extend(_unknown_fields(doc, value, known[key], path + (key,), who))
@@ -170,7 +174,7 @@ def _unknown_fields(doc: Document, node: Any, schema: dict[str, Any], path: Path
         if not isinstance(key, str) or free:
             continue
         span = node.key_spans[key]
-        suggestion = closest_field(key, frozenset(known))
+        suggestion = closest_field(key, frozenset(known)) if key in shown else None
         where = ".".join(str(p) for p in path)
         message = f'unknown field "{key}" in {where}: {who}, so this setting never applies'
         fix = None
@@ -180,7 +184,7 @@ def _unknown_fields(doc: Document, node: Any, schema: dict[str, Any], path: Path
         if suggestion and suggestion not in node:
             message += f'; did you mean "{suggestion}"?'
             fix = Fix(f'rename "{key}" to "{suggestion}"', [Edit(span, suggestion, key, string=True)], SAFE)
-        elif fix is None and (home := _one_level_down(known, key)) is not None:
+        elif fix is None and key in shown and (home := _one_level_down(known, key)) is not None:
             message += f"; it is a field of {where}.{home} ({where}.{home}.{key})"
             fix = Fix(f"move it into {where}.{home}")
         findings.append(registry.finding("unknown-field", message, doc.file, span, fix=fix))

@@ -355,6 +355,21 @@ def test_fixes_in_a_file_of_too_many_findings_to_prove_are_hints_at_once(tmp_pat
         "the file has over 10,000 findings of one rule to compare; decide by hand") for fix in fixes)
 
 
+def test_many_unknown_keys_of_a_profile_are_suggested_for_as_far_as_shown(tmp_path: Path) -> None:
+    # every one of 8,000 unknown keys was matched against the schema and each hint named every key aimed at the same
+    # field (quadratic: 10 s); only the keys a report shows are (the rest become one summary), as for a kubelet's
+    profile = ("apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata: {name: pp}\nspec:\n"
+               "  cpu: {isolated: '2-3', reserved: '0-1'}\n  nodeSelector: {node-role.kubernetes.io/w: ''}\n"
+               + "".join(f"  hugepagesX{i}: 1\n" for i in range(8_000)))
+    (tmp_path / "pp.yaml").write_text(profile)
+    found = cli("check", "-f", "json", str(tmp_path / "pp.yaml")).findings()
+    unknown = [f for f in found if f["rule"] == "unknown-field"]
+    assert len(unknown) == 101 and unknown[0]["message"].endswith('did you mean "hugepages"?')
+    hint = unknown[0]["fix"]["description"]
+    assert '"hugepagesX0" and "hugepagesX1"' in hint and '"hugepagesX99" as "hugepages"' in hint
+    assert "hugepagesX100" not in hint and unknown[-1]["message"].startswith("… and more unknown-field")
+
+
 def test_too_many_nodes_is_one_finding(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text(KUBELET + "featureGates: [" + ",".join(["1"] * 1_000_001) + "]\n")
     # a million nodes take seconds to read, more on a loaded machine: a generous timeout, not a hang
