@@ -10,6 +10,7 @@ import pytest
 from tests.conftest import findings
 
 RULE = "crio-annotations-ignored"
+SELECTOR = '              nodeSelector:\n                node-role.kubernetes.io/worker-cnf: ""\n'  # deployment()'s
 
 
 def profile(name: str, role: str) -> str:
@@ -66,12 +67,25 @@ def test_the_fix_names_the_runtime_class_of_the_pool_the_pod_lands_on(tmp_path: 
     assert hit["fix"]["description"] == "set spec.template.spec.runtimeClassName: performance-ran-b"
 
 
-def test_a_pod_on_no_profile_pool_is_offered_the_profiles_beside_it(tmp_path: Path) -> None:
-    files = {"a.yaml": profile("ran-a", "worker-a"), "b.yaml": profile("ran-b", "worker-b"),
-             "du.yaml": deployment(role="worker-other")}
+def test_a_pod_saying_nothing_of_its_nodes_is_offered_the_profiles_beside_it(tmp_path: Path) -> None:
+    anywhere = deployment().replace(SELECTOR, "")
+    files = {"a.yaml": profile("ran-a", "worker-a"), "b.yaml": profile("ran-b", "worker-b"), "du.yaml": anywhere}
     [hit] = hits(tmp_path, files)
     assert hit["fix"]["description"] == ("set spec.template.spec.runtimeClassName to the runtime class of its nodes' "
                                          "PerformanceProfile: performance-ran-a or performance-ran-b")
+
+
+def test_a_pod_scheduled_onto_nodes_no_profile_tunes_is_not_judged(tmp_path: Path) -> None:
+    # no high-performance handler runs there, and another profile's runtime class would move the pod (Pending)
+    files = {"a.yaml": profile("ran-a", "worker-a"), "b.yaml": profile("ran-b", "worker-b"),
+             "du.yaml": deployment(role="worker-gpu")}
+    assert hits(tmp_path, files) == []
+
+
+def test_a_profile_of_another_clusters_tree_says_nothing_of_a_pod(tmp_path: Path) -> None:
+    anywhere = deployment().replace(SELECTOR, "")
+    files = {"clusters/east/tuning/pp.yaml": profile("ran-a", "worker-a"), "apps/web/team/du.yaml": anywhere}
+    assert hits(tmp_path, files) == []
 
 
 @pytest.mark.parametrize("spec", ["\n              runtimeClassName: performance-ran-a",

@@ -412,7 +412,7 @@ def test_ctrl_z_stops_the_run_with_its_caller(server: Server, tmp_path: Path) ->
     # (a background job whose shell has exited), the kernel drops a stop signal whose action is the default
     process = subprocess.Popen([sys.executable, "-m", "numalint", "check", "-"], cwd=tmp_path, env=server.env,
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               process_group=0)
+                               preexec_fn=os.setpgrp)  # (process_group=0 needs Python 3.11)
     wait_reading_stdin(lambda: descendants(daemon))
     run = next(pid for pid in descendants(daemon)
                if Path(f"/proc/{pid}/syscall").read_text().split()[1:2] == ["0x0"])

@@ -363,8 +363,10 @@ def crio_annotations_ignored(analysis: Analysis) -> Iterator[Hit]:
         asked = sorted(crio_tuning(pod.annotations), key=lambda key: pod.annotation_span(key, name=True)[:2])
         if not asked:
             continue
-        field = _go_path(pod.spec_path + ("runtimeClassName",))
         names = _runtime_classes(analysis, pod, profiles)
+        if not names:
+            continue
+        field = _go_path(pod.spec_path + ("runtimeClassName",))
         fix = (f"set {field}: {names[0]}" if len(names) == 1 else
                f"set {field} to the runtime class of its nodes' PerformanceProfile: {', '.join(names[:-1])} or "
                f"{names[-1]}")
@@ -379,11 +381,17 @@ def crio_annotations_ignored(analysis: Analysis) -> Iterator[Hit]:
 
 
 def _runtime_classes(analysis: Analysis, pod: PodView, profiles: list[Document]) -> list[str]:
-    """The runtime classes of the PerformanceProfiles the pod may run under: those of the pools it lands on, else
-    those of the profiles beside it (``Run.together``), else every profile's."""
-    on_pools = [pool.profile.rendered_from for pool in analysis.pools_for(pod)
-                if pool.profile is not None and pool.profile.rendered_from is not None]
-    candidates = on_pools or [d for d in profiles if analysis.run.together(pod.file, d.file)] or profiles
+    """The runtime classes of the PerformanceProfiles whose nodes the pod may run on: those of the pools its node
+    selection picks; for a pod that says nothing of where it runs, those of the profiles beside it (``Run.together``).
+    None for a pod scheduled onto nodes no profile tunes (no high-performance handler runs there, and another
+    profile's runtime class would move the pod), or far from every profile (another cluster's tree)."""
+    if pod.node_selector or pod.required_terms:  # where it runs: the profiles of the pools it selects, if any
+        candidates = [pool.profile.rendered_from for pool in analysis.pools_for(pod)
+                      if pool.profile is not None and pool.profile.rendered_from is not None]
+    else:  # anywhere in its cluster (the pools of every tree of the run would take it)
+        candidates = [d for d in profiles if analysis.run.together(pod.file, d.file)]
+    if not candidates:
+        return []
     names = {name for doc in candidates if isinstance(name := get(doc.root, ("metadata", "name")), str) and name}
     return [f"performance-{name}" for name in sorted(names)] or ["performance-<profile name>"]
 
