@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -148,33 +149,44 @@ def _near_each(run: Run, profiles: list[KubeletProfile]) -> Iterator[tuple[Kubel
             yield from ((profile, together) for profile in here)
 
 
+MAX_NAMED = 10  # the other configurations a competition's finding names; the rest are counted
+
+
 def _competing(groups: list[tuple[str, list[KubeletProfile], KubeletProfile | None]], declared: bool
                ) -> Iterator[Hit]:
     """(pool, configurations selecting it, the only one to report or None for each): each configuration's finding
-    names the others; PerformanceProfiles of one nodeSelector count once (performance-profile-invalid reports
-    them). Outside a declared cluster, configurations in two directories may be two clusters': the finding
-    says how to tell."""
+    names the others (the first MAX_NAMED, the rest counted); PerformanceProfiles of one nodeSelector count once
+    (performance-profile-invalid reports them). Outside a declared cluster, configurations in two directories may be
+    two clusters': the finding says how to tell. What a list of configurations says is worked out once for every
+    group that shares it (thousands of configurations of one pool share a few lists: per group it was quadratic)."""
+    said: dict[int, tuple[list[str], set[str], str]] = {}
     for pool, profiles, only in groups:
-        # PerformanceProfiles with one nodeSelector: performance-profile-invalid reports them (the webhook)
-        same: dict[str, str] = {}
-        for p in profiles:
-            if p.rendered_from is not None and p.node_selector:
-                same.setdefault(str(sorted(p.node_selector.items())), p.ref.label())
-        names = list(dict.fromkeys(
-            same.get(str(sorted(p.node_selector.items())), p.ref.label()) if p.rendered_from is not None and
-            p.node_selector else p.ref.label() for p in profiles))
-        if len(names) < 2:
-            continue
-        named = set(names)
-        for profile in profiles:
-            if profile.ref.label() not in named or only is not None and profile is not only:
-                continue
-            others = [n for n in names if n != profile.ref.label()]
-            apart = "" if declared or all(same_directory(profile.file, p.file) for p in profiles) else (
+        known = said.get(id(profiles))
+        if known is None:
+            # PerformanceProfiles with one nodeSelector: performance-profile-invalid reports them (the webhook)
+            same: dict[str, str] = {}
+            for p in profiles:
+                if p.rendered_from is not None and p.node_selector:
+                    same.setdefault(str(sorted(p.node_selector.items())), p.ref.label())
+            names = list(dict.fromkeys(
+                same.get(str(sorted(p.node_selector.items())), p.ref.label()) if p.rendered_from is not None and
+                p.node_selector else p.ref.label() for p in profiles))
+            apart = "" if declared or all(same_directory(profiles[0].file, p.file) for p in profiles) else (
                 " (if the files describe different clusters, declare the clusters under `clusters:` in "
                 ".numalint.yaml)")
-            yield Hit(f"{pool} is selected by {profile.ref.label()} and "
-                      f"{', '.join(others)}: KubeletConfigs do not merge, only the newest one's kubelet.conf "
+            known = said[id(profiles)] = (names, set(names), apart)
+        names, named, apart = known
+        if len(names) < 2:
+            continue
+        for profile in [only] if only is not None else profiles:
+            label = profile.ref.label()
+            if label not in named:
+                continue
+            others = list(itertools.islice((n for n in names if n != label), MAX_NAMED))
+            more = len(names) - 1 - len(others)
+            listed = ", ".join(others) + (f" and {more} more" if more else "")
+            yield Hit(f"{pool} is selected by {label} and "
+                      f"{listed}: KubeletConfigs do not merge, only the newest one's kubelet.conf "
                       "applies (what an older one writes to other files, such as systemReserved to "
                       f"/etc/node-sizing-enabled.env, may still apply where the newest writes none){apart}",
                       profile.file,

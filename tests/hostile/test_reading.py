@@ -370,6 +370,19 @@ def test_many_unknown_keys_of_a_profile_are_suggested_for_as_far_as_shown(tmp_pa
     assert "hugepagesX100" not in hint and unknown[-1]["message"].startswith("… and more unknown-field")
 
 
+def test_thousands_of_kubeletconfigs_of_one_pool_name_ten_others_each(tmp_path: Path) -> None:
+    # each configuration's finding worked out and named every other one (4,000 of them: 25 s, the timeout says hang)
+    (tmp_path / "kc.yaml").write_text("".join(
+        f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata: {{name: kc{i}}}\n"
+        "spec:\n  machineConfigPoolSelector:\n    matchLabels:\n      pools.operator.machineconfiguration.openshift.io/"
+        "worker: ''\n  kubeletConfig: {cpuManagerPolicy: static, reservedSystemCPUs: '0-1'}\n" for i in range(4_000)))
+    ran = cli("check", "-f", "json", str(tmp_path / "kc.yaml"))
+    found = [f for f in ran.findings() if f["rule"] == "kubeletconfig-pool"]
+    assert len(found) == 101 and found[0]["message"].startswith(
+        'MachineConfigPool "worker" is selected by KubeletConfig kc0 and KubeletConfig kc1, KubeletConfig kc2')
+    assert "KubeletConfig kc10 and 3989 more: KubeletConfigs do not merge" in found[0]["message"]
+
+
 def test_too_many_nodes_is_one_finding(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text(KUBELET + "featureGates: [" + ",".join(["1"] * 1_000_001) + "]\n")
     # a million nodes take seconds to read, more on a loaded machine: a generous timeout, not a hang
