@@ -78,14 +78,8 @@ class Locator:
         ``path[:start]``); returns the node at ``path``, None when the path stops before it."""
         node = root
         for i in range(start, len(path)):
-            step = path[i]
-            if isinstance(node, YMap) and step in node:
-                self._put(path[: i + 1], node.key_spans[step], node.value_spans[step])
-                node = node[step]
-            elif isinstance(node, YSeq) and isinstance(step, int) and 0 <= step < len(node):
-                self._put(path[: i + 1], _NO_KEY, node.item_spans[step])
-                node = node[step]
-            else:
+            node = self.child(node, path[:i], path[i])
+            if node is None:  # (a null value ends the path as a missing key does)
                 return None
         return node
 
