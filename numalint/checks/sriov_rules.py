@@ -263,17 +263,59 @@ def _pf_conflict(current: Policy, previous: Policy) -> tuple[PFName, str] | None
     return None
 
 
+def _across(groups: Iterable[list[int]]) -> Iterator[tuple[int, int]]:
+    """Every pair of indexes from two different groups, lower index first."""
+    listed = list(groups)
+    for n, group in enumerate(listed):
+        for other in listed[n + 1:]:
+            yield from ((min(i, j), max(i, j)) for i in group for j in other)
+
+
+def _pairs_that_can_conflict(policies: list[Policy]) -> set[tuple[int, int]]:
+    """The pairs of policies (as indexes) that `_pair` can find a conflict in, and a few more; never fewer. Only
+    policies sharing a resourceName, a PF name or a root device can conflict, and of those only: on one resource,
+    the pairs that differ in excludeTopology or deviceType; on one PF, those that differ in externallyManaged or
+    name VF ranges that overlap (an entry without a range counts as -1..-1); on one root device, every pair. Found
+    per group by partition and by sorting ranges, so thousands of policies that agree cost no pair each."""
+    by_resource: dict[str, dict[tuple[bool, str], list[int]]] = {}
+    by_pf: dict[str, list[tuple[int, int, int]]] = {}  # PF name: (low, high, policy index) per entry
+    by_root: dict[str, list[int]] = {}
+    for index, policy in enumerate(policies):
+        classes = by_resource.setdefault(policy.resource_name, {})
+        classes.setdefault((policy.exclude_topology, policy.device_type), []).append(index)
+        for pf in policy.pf_names:
+            if pf.first is not None and pf.last is not None:
+                by_pf.setdefault(pf.name, []).append((min(pf.first, pf.last), max(pf.first, pf.last), index))
+            else:
+                by_pf.setdefault(pf.name, []).append((-1, -1, index))
+        for device in dict.fromkeys(policy.root_devices):
+            by_root.setdefault(device, []).append(index)
+    pairs: set[tuple[int, int]] = set()
+    for classes in by_resource.values():
+        pairs.update(_across(classes.values()))
+    for entries in by_pf.values():
+        managed: dict[bool, list[int]] = {}
+        for _low, _high, index in entries:
+            managed.setdefault(policies[index].externally_managed, []).append(index)
+        pairs.update(_across(managed.values()))
+        entries.sort()
+        for n, (_low, high, index) in enumerate(entries):  # overlapping ranges: the later ones starting by its end
+            for low_other, _high_other, other in entries[n + 1:]:
+                if low_other > high:
+                    break
+                if other != index:
+                    pairs.add((min(index, other), max(index, other)))
+    for group in by_root.values():
+        pairs.update((i, j) for n, i in enumerate(group) for j in group[n + 1:])
+    return pairs
+
+
 @check("sriov-policy-conflict")
 def sriov_policy_conflict(analysis: Analysis) -> Iterator[Hit]:
-    """Pairs of policies in input order; only those sharing a resourceName, a PF name or a root device can
-    conflict, so only those are compared (thousands of policies on distinct PFs cost no pair each)."""
+    """Pairs of policies in input order; only those that can conflict are compared (see
+    `_pairs_that_can_conflict`: thousands of policies that share a resource or a PF and agree cost no pair each)."""
     policies = [p for p in analysis.sriov.policies if not is_placeholder(p.ref.name + p.resource_name)]
-    sharing: dict[tuple[str, str], list[int]] = {}
-    for index, policy in enumerate(policies):
-        for key in {("resource", policy.resource_name), *(("pf", pf.name) for pf in policy.pf_names),
-                    *(("root", device) for device in policy.root_devices)}:
-            sharing.setdefault(key, []).append(index)
-    pairs = sorted({(i, j) for group in sharing.values() for n, i in enumerate(group) for j in group[n + 1:]})
+    pairs = sorted(_pairs_that_can_conflict(policies))
     run = analysis.run
     together: dict[tuple[str, str], bool] = {}  # nearness depends on directories only: worked out once per two
     for i, j in pairs:

@@ -383,6 +383,20 @@ def test_thousands_of_kubeletconfigs_of_one_pool_name_ten_others_each(tmp_path: 
     assert "KubeletConfig kc10 and 3989 more: KubeletConfigs do not merge" in found[0]["message"]
 
 
+def test_thousands_of_sriov_policies_of_one_resource_compare_only_pairs_that_can_conflict(tmp_path: Path) -> None:
+    # every pair of policies sharing a resourceName was compared (4,000 of them: 61 s, the timeout says hang); the
+    # one pair that conflicts, on a PF, is still found
+    def policy(name: str, pf: str) -> str:
+        return (f"---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata:\n"
+                f"  name: {name}\n  namespace: openshift-sriov-network-operator\nspec:\n  resourceName: r\n"
+                f"  numVfs: 8\n  nicSelector: {{pfNames: [{pf}]}}\n  nodeSelector: {{a: b}}\n")
+    (tmp_path / "p.yaml").write_text("".join(policy(f"p{i}", f"ens{i}f0") for i in range(4_000))
+                                     + policy("late", "'ens7f0#0-3'") + policy("later", "ens9f0"))
+    found = by_rule(cli("check", "-f", "json", str(tmp_path / "p.yaml")), "sriov-policy-conflict")
+    assert [(f["line"], f["message"].split(" of ")[1][:9]) for f in found] == [(44_021, "\"later\" i")]
+    assert found[0]["related"][0]["message"] == "SriovNetworkNodePolicy openshift-sriov-network-operator/p9"
+
+
 def test_too_many_nodes_is_one_finding(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text(KUBELET + "featureGates: [" + ",".join(["1"] * 1_000_001) + "]\n")
     # a million nodes take seconds to read, more on a loaded machine: a generous timeout, not a hang
