@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from numalint.analysis import Analysis
@@ -15,6 +15,7 @@ from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
 from numalint.k8s.kinds import KUBELET_SNIPPET
 from numalint.k8s.quantity import format_bytes, try_quantity
 from numalint.model.pools import (
+    MachineConfigPools,
     MachineConfigPoolView,
     Pool,
     explicit_pool_selector,
@@ -59,21 +60,29 @@ def _selector_labels(profile: KubeletProfile) -> tuple[tuple[str, str], ...] | N
     return tuple(sorted((str(k), "" if v is None else str(v)) for k, v in selector["matchLabels"].items()))
 
 
-def _pool_labels_fix(run: Run, profile: KubeletProfile, pools: Sequence[MachineConfigPoolView]) -> str:
+def _pool_labels_fix(profile: KubeletProfile, pools: MachineConfigPools) -> str:
     """Match the intended pool: the labels each MachineConfigPool near the configuration carries (what a
     machineConfigPoolSelector matches), or its spec.nodeSelector (what a PerformanceProfile's nodeSelector must
-    match when it names no pool); a generic example only when no pool of the cluster is declared."""
-    declared = [p for p in pools if p.doc is not None and run.together(profile.file, p.doc.file)]
+    match when it names no pool); a generic example only when no pool of the cluster is declared. The first
+    MAX_NAMED pools are named, the rest counted."""
+    declared = pools.near(profile.file)
     if explicit_pool_selector(profile):
-        offers = [f'"{p.name}" carries {_label_list(p.labels)}' for p in declared if p.labels]
+        offers = [(p.name, "carries", p.labels) for p in declared if p.labels]
         if offers:
-            return "select the intended MachineConfigPool by its labels: " + "; ".join(offers)
+            return "select the intended MachineConfigPool by its labels: " + _first_named(offers)
         return ("match the labels of the intended MachineConfigPool (e.g. "
                 'pools.operator.machineconfiguration.openshift.io/<pool>: "")')
-    offers = [f'"{p.name}" selects {_label_list(p.node_labels)}' for p in declared if p.node_labels]
+    offers = [(p.name, "selects", p.node_labels) for p in declared if p.node_labels]
     if offers:
-        return "give the profile the nodeSelector of the intended MachineConfigPool: " + "; ".join(offers)
+        return "give the profile the nodeSelector of the intended MachineConfigPool: " + _first_named(offers)
     return "give the profile the nodeSelector of the intended MachineConfigPool, or a machineConfigPoolSelector"
+
+
+def _first_named(offers: list[tuple[str, str, dict[str, str]]]) -> str:
+    """The first MAX_NAMED pools with their labels, the rest counted."""
+    named = "; ".join(f'"{name}" {verb} {_label_list(labels)}' for name, verb, labels in offers[:MAX_NAMED])
+    more = len(offers) - MAX_NAMED
+    return named + (f"; and {more} more pools" if more > 0 else "")
 
 
 def _label_list(labels: dict[str, str]) -> str:
@@ -104,7 +113,7 @@ def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
                 ".numalint.yaml)")
             yield Hit(f"{profile.ref.label()} selects no MachineConfigPool of the run nor the built-in master or "
                       f"worker pool ({how}): its settings reach no node{apart}", profile.file, _selector_span(profile),
-                      profile.ref, Fix(_pool_labels_fix(analysis.run, profile, pools)))
+                      profile.ref, Fix(_pool_labels_fix(profile, pools)))
         elif not matched and explicit_pool_selector(profile) and (labels := _selector_labels(profile)) is not None:
             unknown.setdefault(labels, []).append(profile)
         for mcp in matched:

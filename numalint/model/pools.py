@@ -17,7 +17,7 @@ from numalint.k8s.kinds import KUBELET_CONFIG
 from numalint.reading.locate import as_list, as_map, get
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
     from numalint.model.run import Run
     from numalint.reading.sources import Document
@@ -160,16 +160,80 @@ def _config_roles(selector: Any) -> frozenset[str]:
     return frozenset(roles)
 
 
-def machine_config_pools(run: Run) -> list[MachineConfigPoolView]:
-    """The run's MachineConfigPools, plus the built-in master and worker unless the run redefines them."""
-    pools = []
-    for doc in run.of_kind("MachineConfigPool"):
-        name = str(get(doc.root, ("metadata", "name")) or "<unnamed>")
-        pools.append(MachineConfigPoolView(name, _labels(get(doc.root, ("metadata", "labels"))),
-                                           get(doc.root, ("spec", "nodeSelector")),
-                                           _config_roles(get(doc.root, ("spec", "machineConfigSelector"))), doc))
-    names = {p.name for p in pools}
-    return pools + [_built_in(n) for n in ("master", "worker") if n not in names]
+def machine_config_pools(run: Run) -> MachineConfigPools:
+    """The run's MachineConfigPools, plus the built-in master and worker unless the run redefines them (made once
+    per run)."""
+    return run.derived("machine_config_pools", MachineConfigPools)
+
+
+class MachineConfigPools:
+    """The run's MachineConfigPools (in input order), indexed by label: which pools a selector of ``matchLabels``
+    picks, and which are near a file, without trying every pool (thousands of KubeletConfigs beside thousands of
+    pools were quadratic)."""
+
+    def __init__(self, run: Run) -> None:
+        pools = []
+        for doc in run.of_kind("MachineConfigPool"):
+            name = str(get(doc.root, ("metadata", "name")) or "<unnamed>")
+            pools.append(MachineConfigPoolView(name, _labels(get(doc.root, ("metadata", "labels"))),
+                                               get(doc.root, ("spec", "nodeSelector")),
+                                               _config_roles(get(doc.root, ("spec", "machineConfigSelector"))), doc))
+        names = {p.name for p in pools}
+        self.all: list[MachineConfigPoolView] = pools + [_built_in(n) for n in ("master", "worker") if n not in names]
+        self.run = run
+        self._carrying: dict[tuple[str, str], list[int]] = {}  # a label: the pools carrying it (or answering to it)
+        self._selecting: dict[tuple[str, str], list[int]] = {}  # a node label: the pools whose nodeSelector asks it
+        self._selecting_any: list[int] = []  # pools whose nodeSelector has expressions only: tried for any labels
+        for index, pool in enumerate(self.all):
+            carried = pool.labels if pool.doc is not None else {**pool.labels, ROLE_LABEL: pool.name}
+            for pair in carried.items():
+                self._carrying.setdefault(pair, []).append(index)
+            asked = _first_label(pool.node_selector)
+            if asked is not None:
+                self._selecting.setdefault(asked, []).append(index)
+            elif isinstance(pool.node_selector, dict) and pool.node_selector:
+                self._selecting_any.append(index)
+        self._by_directory: dict[str, tuple[str, list[MachineConfigPoolView]]] = {}  # a file of it, its pools
+        for pool in self.all:
+            if pool.doc is not None:
+                directory = os.path.dirname(os.path.abspath(pool.doc.file))
+                self._by_directory.setdefault(directory, (pool.doc.file, []))[1].append(pool)
+        self._near: dict[str, list[MachineConfigPoolView]] = {}  # a directory of files: the pools near them
+
+    def __iter__(self) -> Iterator[MachineConfigPoolView]:
+        return iter(self.all)
+
+    def selected_by(self, selector: Any) -> list[MachineConfigPoolView]:
+        """The pools a machineConfigPoolSelector picks (``MachineConfigPoolView.selected_by``): of matchLabels,
+        only pools carrying its first label can match."""
+        first = _first_label(selector)
+        candidates = range(len(self.all)) if first is None else self._carrying.get(first, ())
+        return [self.all[i] for i in candidates if self.all[i].selected_by(selector)]
+
+    def selecting(self, labels: dict[str, str]) -> list[MachineConfigPoolView]:
+        """The pools whose spec.nodeSelector matches ``labels``: only pools asking one of them, or asking by
+        expressions alone, can."""
+        asking = (i for pair in labels.items() for i in self._selecting.get(pair, ()))
+        candidates = sorted({*self._selecting_any, *asking})
+        return [self.all[i] for i in candidates if label_selector_matches(self.all[i].node_selector, labels)]
+
+    def near(self, file: str) -> list[MachineConfigPoolView]:
+        """The pools of the run declared near ``file`` (``Run.together``); nearness depends on directories only,
+        so it is worked out once per directory of files and of pools."""
+        here = os.path.dirname(os.path.abspath(file))
+        if here not in self._near:
+            near = {id(p) for one_file, there in self._by_directory.values() if self.run.together(file, one_file)
+                    for p in there}
+            self._near[here] = [p for p in self.all if id(p) in near]
+        return self._near[here]
+
+
+def _first_label(selector: Any) -> tuple[str, str] | None:
+    """The first of a label selector's matchLabels, as a label it asks for; None where it has none."""
+    match_labels = as_map(get(selector, ("matchLabels",)))
+    for key, value in match_labels.items():
+        return str(key), "" if value is None else str(value)
+    return None
 
 
 def explicit_pool_selector(profile: KubeletProfile) -> bool:
@@ -181,7 +245,7 @@ def explicit_pool_selector(profile: KubeletProfile) -> bool:
     return isinstance(given, dict) and bool(given)
 
 
-def targeted_pools(pools: Sequence[MachineConfigPoolView], profile: KubeletProfile) -> list[MachineConfigPoolView]:
+def targeted_pools(pools: MachineConfigPools, profile: KubeletProfile) -> list[MachineConfigPoolView]:
     """The pools a KubeletConfig or PerformanceProfile targets directly.
 
     A KubeletConfig: the pools whose labels its machineConfigPoolSelector matches (machine-config-operator
@@ -192,9 +256,8 @@ def targeted_pools(pools: Sequence[MachineConfigPoolView], profile: KubeletProfi
     if not explicit_pool_selector(profile):
         if not profile.node_selector:
             return []
-        return [p for p in pools if label_selector_matches(p.node_selector, profile.node_selector)]
-    selector = get(profile.doc.root, ("spec", "machineConfigPoolSelector"))
-    return [p for p in pools if p.selected_by(selector)]
+        return pools.selecting(profile.node_selector)
+    return pools.selected_by(get(profile.doc.root, ("spec", "machineConfigPoolSelector")))
 
 
 def pool_configurations(run: Run, pool: MachineConfigPoolView) -> list[KubeletProfile]:
@@ -249,7 +312,7 @@ def _profile_named(run: Run, name: str) -> KubeletProfile | None:
     return None
 
 
-def reaches_no_pool(run: Run, profile: KubeletProfile, pools: Sequence[MachineConfigPoolView] | None = None) -> bool:
+def reaches_no_pool(run: Run, profile: KubeletProfile, pools: MachineConfigPools | None = None) -> bool:
     """An OpenShift KubeletConfig or PerformanceProfile that selects none of the MachineConfigPools the run
     declares near it (``Run.together``), nor the built-in master and worker: its settings reach no node
     (``kubeletconfig-pool``). A pool declared only for another directory's cluster says nothing of it.
@@ -257,8 +320,7 @@ def reaches_no_pool(run: Run, profile: KubeletProfile, pools: Sequence[MachineCo
     if not profile.openshift or profile.rendered_from is not None and not profile.node_selector:
         return False
     pools = machine_config_pools(run) if pools is None else pools
-    return any(p.doc is not None and run.together(profile.file, p.doc.file) for p in pools) \
-        and not targeted_pools(pools, profile)
+    return bool(pools.near(profile.file)) and not targeted_pools(pools, profile)
 
 
 def build_pools(run: Run) -> list[Pool]:

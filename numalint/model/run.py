@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from numalint.model.identity import ObjectIdentity, Registry
 from numalint.reading.sources import Document, Source
@@ -17,6 +17,8 @@ if TYPE_CHECKING:  # a run of workloads alone never imports the kubelet and topo
     from numalint.views.kubelet import KubeletProfile
     from numalint.views.topology import TopologyView
     from numalint.views.workloads import PodView
+
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -87,6 +89,17 @@ class Run:
         for doc in self.others:
             grouped.setdefault(doc.kind, []).append(doc)
         return grouped
+
+    def derived(self, key: str, make: Callable[[Run], T]) -> T:
+        """What a model module works out of the run's documents, made once per run under ``key`` (a run does not
+        change once made): the MachineConfigPools were rebuilt for each of thousands of configurations."""
+        if key not in self._derived:
+            self._derived[key] = make(self)
+        return self._derived[key]  # type: ignore[no-any-return]
+
+    @cached_property
+    def _derived(self) -> dict[str, Any]:
+        return {}
 
     def together(self, file: str, other: str) -> bool:
         """Whether two files of the run are taken as one cluster's: always in a declared cluster, else when
