@@ -209,6 +209,24 @@ def test_a_list_of_empty_reserved_memory_entries_gets_capped_schema_findings(tmp
     assert len(schema) == 101 and "only the first 100 are shown" in schema[-1]["message"]
 
 
+def test_the_findings_shown_past_the_cap_are_the_first_in_the_file_whatever_the_string_hashing(tmp_path: Path) -> None:
+    # jsonschema walks a mapping's extra properties (labels) as a set, so which 100 of a file's findings were shown
+    # changed from run to run with Python's string hashing
+    (tmp_path / "pods.yaml").write_text("---\n".join(
+        f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}, labels: {{a: yes, b: yes, c: yes, d: yes, e: yes}}}}\n"
+        "spec: {containers: [{name: c, image: x}]}\n" for i in range(30)))
+    reports = {subprocess.run([sys.executable, "-m", "numalint", "check", "-f", "json", "pods.yaml"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(DATA.parents[1])}).stdout
+               for seed in ("1", "2", "3", "4")}
+    assert len(reports) == 1
+    schema = [f for f in json.loads(reports.pop())["findings"] if f["rule"] == "schema"]
+    shown = [(f["line"], f["column"]) for f in schema[:-1]]
+    assert shown == sorted(shown) and shown[-1] == (98, 67)  # the 20 first pods' labels, every one
+    assert (schema[-1]["line"], schema[-1]["column"], schema[-1]["message"]) == (
+        103, 35, "… and more schema finding(s) in this file (only the first 100 are shown)")
+
+
 def test_a_pod_with_thousands_of_containers_is_checked_and_simulated_quickly(tmp_path: Path) -> None:
     containers = "".join(f'    - {{name: c{i}, image: x, resources: {{limits: {{cpu: "1", memory: 1Gi}}}}}}\n'
                          for i in range(5000))
