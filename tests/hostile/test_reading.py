@@ -418,6 +418,22 @@ def test_kubeletconfigs_beside_thousands_of_pools_find_theirs_and_name_ten_pools
     assert '"mcp9" carries' in offers and '"mcp10"' not in offers and offers.endswith("; and 1990 more pools")
 
 
+def test_a_kustomization_of_thousands_of_pattern_targets_settles_what_its_patterns_match(tmp_path: Path) -> None:
+    # every pattern was tried for every finding (8,000 patterns over 1,000 Pods: 35 s, the timeout says hang)
+    for i in range(1_000):
+        (tmp_path / f"p{i}.yaml").write_text(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}, labels: {{d: yes}}}}\n"
+                                             "spec: {containers: [{name: c, image: x}]}\n")
+    def patch(pattern: str, label: str) -> str:
+        return (f"- target: {{kind: Pod, name: '{pattern}'}}\n  patch: |-\n    - op: add\n"
+                f"      path: /metadata/labels/{label}\n      value: 'y'\n")
+    (tmp_path / "kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n"
+        + "".join(f"- p{i}.yaml\n" for i in range(1_000)) + "patches:\n"
+        + "".join(patch(f"p.*q{i}", "x") for i in range(8_000)) + patch("p(7|99)[7]", "d") + patch("[", "d"))
+    found = by_rule(cli("check", "-f", "json", str(tmp_path)), "schema")
+    assert len(found) == 998 and {"p77.yaml", "p997.yaml"}.isdisjoint(f["file"] for f in found)
+
+
 def test_too_many_nodes_is_one_finding(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text(KUBELET + "featureGates: [" + ",".join(["1"] * 1_000_001) + "]\n")
     # a million nodes take seconds to read, more on a loaded machine: a generous timeout, not a hang
