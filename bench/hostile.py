@@ -7,7 +7,7 @@ log2(time(8x) / time(2x)) / 2 (the 1x run is mostly start-up noise): 1.0 is line
 at most ~1.2 for every shape, noise included), and by the absolute time of the issue's case: nested aliases
 22 levels deep with `{{ }}` text in about 600 bytes (3.3 s before the alias budget, x4 every 2 levels).
 
-    python bench/hostile.py --rounds 3
+    python bench/hostile.py --rounds 3 [--shape "SR-IOV" ...]
 """
 
 from __future__ import annotations
@@ -210,7 +210,64 @@ def kind_workers(n: int) -> str:
             + "- role: worker\n" * n)
 
 
-SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
+def _policy(i: int, resource: str, pf: str) -> str:
+    return (f"---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata:\n  name: p{i}\n"
+            f"  namespace: openshift-sriov-network-operator\nspec:\n  resourceName: {resource}\n  numVfs: 8\n"
+            f"  nicSelector: {{pfNames: [{pf}]}}\n  nodeSelector: {{a: b}}\n  deviceType: netdevice\n")
+
+
+def sriov_one_resource(n: int) -> str:
+    """SR-IOV policies sharing one resourceName, each on its own PF: every pair was compared (quadratic)."""
+    return "".join(_policy(i, "r", f"ens{i}f0") for i in range(n))
+
+
+def sriov_one_pf(n: int) -> str:
+    """SR-IOV policies sharing one PF, each with its own VF: every pair was compared (quadratic)."""
+    return "".join(_policy(i, f"r{i}", f"'ens1f0#{i % 8}-{i % 8}'") for i in range(n))
+
+
+def _kubelet_config(i: int, labels: str) -> str:
+    return (f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n  name: kc{i}\n"
+            f"spec:\n  machineConfigPoolSelector:\n    matchLabels: {{{labels}}}\n"
+            "  kubeletConfig: {cpuManagerPolicy: static, reservedSystemCPUs: '0-1'}\n")
+
+
+def kubeletconfigs_of_one_pool(n: int) -> str:
+    """KubeletConfigs selecting one pool: each finding worked out the whole group and named every other one."""
+    return "".join(_kubelet_config(i, "pools.operator.machineconfiguration.openshift.io/worker: ''") for i in range(n))
+
+
+def kubeletconfigs_and_pools(n: int) -> str:
+    """KubeletConfigs selecting no pool beside as many MachineConfigPools: the pools were made again for every
+    configuration, each tried against every pool, and the fix named every pool (quadratic)."""
+    pools = "".join(f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata:\n"
+                    f"  name: mcp{i}\n  labels: {{pools.operator.machineconfiguration.openshift.io/mcp{i}: ''}}\n"
+                    f"spec:\n  nodeSelector: {{matchLabels: {{node-role.kubernetes.io/mcp{i}: ''}}}}\n"
+                    for i in range(n))
+    return pools + "".join(_kubelet_config(i, "nosuch: x") for i in range(n))
+
+
+def profile_unknown_keys(n: int) -> str:
+    """A PerformanceProfile of many unknown keys close to one field: each hint named every key (quadratic)."""
+    return ("apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata: {name: pp}\nspec:\n"
+            "  cpu: {isolated: '2-3', reserved: '0-1'}\n  nodeSelector: {node-role.kubernetes.io/w: ''}\n"
+            + "".join(f"  hugepagesX{i}: 1\n" for i in range(n)))
+
+
+def pattern_targets(n: int) -> dict[str, str]:
+    """A kustomization of n patches targeting by name pattern over n/4 Pods: every pattern was tried for every
+    finding (quadratic). A tree of files: the kustomization and one file per Pod."""
+    pods = n // 4
+    tree = {f"p{i}.yaml": _labelled(i, "yes") for i in range(pods)}
+    tree["kustomization.yaml"] = (
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n"
+        + "".join(f"- p{i}.yaml\n" for i in range(pods)) + "patches:\n"
+        + "".join(f"- target: {{kind: Pod, name: 'p.*q{i}'}}\n  patch: |-\n    - op: add\n"
+                  "      path: /metadata/labels/x\n      value: y\n" for i in range(n)))
+    return tree
+
+
+SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "nested aliases + {{ }}": (nested_aliases, 22),
     "billion laughs": (laughs, 6),
     "deep nesting": (deep, 60),
@@ -240,12 +297,20 @@ SHAPES: dict[str, tuple[Callable[[int], str], int]] = {
     "many HyperShift tuning ConfigMaps": (tuning_config_maps, 250),
     "many kind Clusters in one file": (kind_clusters, 500),
     "kind cluster of many plain workers": (kind_workers, 4_000),
+    "SR-IOV policies sharing a resourceName": (sriov_one_resource, 500),
+    "SR-IOV policies sharing a PF": (sriov_one_pf, 500),
+    "KubeletConfigs of one pool": (kubeletconfigs_of_one_pool, 500),
+    "KubeletConfigs beside as many MachineConfigPools": (kubeletconfigs_and_pools, 250),
+    "PerformanceProfile of many unknown keys": (profile_unknown_keys, 1_000),
+    "kustomization of many pattern targets": (pattern_targets, 1_000),
 }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--shape", action="append", default=[],
+                        help="run only the shapes whose name contains this text (repeatable)")
     args = parser.parse_args()
     cmd, cwd = numalint()
     compile_package(Path(cwd))
@@ -257,12 +322,22 @@ def main() -> None:
     print("| shape | size 1x (bytes) | CPU 1x (s) | CPU 2x (s) | CPU 8x (s) | growth exponent (1 = linear) |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, (make, base) in SHAPES.items():
+        if args.shape and not any(part in name for part in args.shape):
+            continue
         commands: dict[str, tuple[list[str], Path | str]] = {"empty": (check + [str(empty)], cwd)}
         sizes = {}
         for factor in (1, 2, 4, 8):
             path = work / f"{name.replace(' ', '_').replace('{', '').replace('}', '')}-{factor}.yaml"
-            path.write_text(make(base * factor))
-            sizes[factor] = path.stat().st_size
+            made = make(base * factor)
+            if isinstance(made, str):
+                path.write_text(made)
+                sizes[factor] = path.stat().st_size
+            else:  # a tree of files
+                path = path.with_suffix("")
+                path.mkdir()
+                for file, text in made.items():
+                    (path / file).write_text(text)
+                sizes[factor] = sum(len(text.encode()) for text in made.values())
             commands[str(factor)] = (check + [str(path)], cwd)
         runs = in_turns(commands, args.rounds)
         start = median([s.cpu for s in runs["empty"]])
