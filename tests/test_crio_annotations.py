@@ -97,14 +97,23 @@ def test_a_pod_that_names_a_runtime_class_is_not_judged(tmp_path: Path, spec: st
 
 @pytest.mark.parametrize("annotations", ['cpu-load-balancing.crio.io: "enable"', 'cpu-quota.crio.io: "false"',
                                          'example.com/other: "disable"', 'cpu-quota.crio.io: "Disable"',
-                                         'cpu-load-balancing.crio.io: "disabled"', 'cpu-quota.crio.io: "housekeeping"'])
+                                         'cpu-load-balancing.crio.io: "disabled"', 'cpu-quota.crio.io: "housekeeping"',
+                                         # CRI-O fails the start on these (a runtime class would break the pod) ...
+                                         'cpu-c-states.crio.io: "max_latency:0"', 'cpu-c-states.crio.io: "Disable"',
+                                         'cpu-c-states.crio.io: "max_latency:1e3"', 'cpu-freq-governor.crio.io: ""',
+                                         # ... and reads these two for the pod only
+                                         'cpu-c-states.crio.io/du: "disable"',
+                                         'cpu-freq-governor.crio.io/du: "performance"'])
 def test_values_crio_never_acts_on_are_not_judged(tmp_path: Path, annotations: str) -> None:
     # CRI-O compares the values exactly: these do nothing under any runtime class, which a runtime class cannot mend
     assert hits(tmp_path, {"a.yaml": profile("ran-a", "worker-cnf"), "du.yaml": deployment(annotations)}) == []
 
 
 @pytest.mark.parametrize("annotations", ['cpu-load-balancing.crio.io: "true"', 'irq-load-balancing.crio.io: '
-                                         '"housekeeping"', 'cpu-quota.crio.io/du: "disable"'])
+                                         '"housekeeping"', 'cpu-quota.crio.io/du: "disable"',
+                                         'cpu-c-states.crio.io: "disable"', 'cpu-c-states.crio.io: "enable"',
+                                         'cpu-c-states.crio.io: "max_latency:10"',
+                                         'cpu-freq-governor.crio.io: "performance"'])
 def test_every_value_and_key_crio_acts_on_is_judged(tmp_path: Path, annotations: str) -> None:
     # "true" is the deprecated "disable"; "housekeeping" is irq-load-balancing's own; a key may name one container
     [hit] = hits(tmp_path, {"a.yaml": profile("ran-a", "worker-cnf"), "du.yaml": deployment(annotations)})
@@ -155,6 +164,13 @@ def test_several_annotations_point_at_the_first_and_name_every_effect(tmp_path: 
         "keep the CFS quota, the scheduler's load balancing and device interrupts")
 
 
+def test_power_annotations_name_what_the_cpus_keep(tmp_path: Path) -> None:
+    both = 'cpu-c-states.crio.io: "disable"\n                cpu-freq-governor.crio.io: "performance"'
+    [hit] = hits(tmp_path, {"a.yaml": profile("ran-a", "worker-cnf"), "du.yaml": deployment(both)})
+    assert hit["line"] == 11 and hit["message"].endswith(
+        "keep their idle states (C-states) and the node's frequency governor")
+
+
 def test_a_streamed_run_says_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     files = {"a.yaml": profile("ran-a", "worker-cnf"), "du.yaml": deployment()}
     whole = hits(tmp_path, files)
@@ -185,6 +201,8 @@ def test_a_base_whose_every_overlay_patches_the_runtime_class_in_is_not_reported
     ('cpu-load-balancing.crio.io: "disable"', 'it sets cpu-load-balancing.crio.io: "disable", which CRI-O'),
     ('cpu-quota.crio.io: "true"', 'it sets cpu-quota.crio.io: "true", which CRI-O'),
     ('cpu-quota.crio.io/du: "disable"', 'it sets cpu-quota.crio.io/du: "disable", which CRI-O'),
+    ('cpu-c-states.crio.io: "max_latency:10"', 'it sets cpu-c-states.crio.io: "max_latency:10", which CRI-O'),
+    ('cpu-freq-governor.crio.io: "performance"', 'it sets cpu-freq-governor.crio.io: "performance", which CRI-O'),
 ])
 def test_tuning_a_burstable_pod_asks_for_guaranteed_qos(tmp_path: Path, annotations: str, said: str) -> None:
     # CRI-O tunes only a Guaranteed pod's exclusive CPUs, whichever form or acted-on value asks for it

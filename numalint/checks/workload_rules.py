@@ -343,7 +343,8 @@ def _quantity_values(pod: PodView, container: ContainerView) -> Iterator[Hit]:
 
 # what each of CRI-O's CPU tuning annotations turns off on the exclusive CPUs
 _TUNED = {"cpu-load-balancing.crio.io": "the scheduler's load balancing", "cpu-quota.crio.io": "the CFS quota",
-          "irq-load-balancing.crio.io": "device interrupts"}
+          "irq-load-balancing.crio.io": "device interrupts", "cpu-c-states.crio.io": "their idle states (C-states)",
+          "cpu-freq-governor.crio.io": "the node's frequency governor"}
 
 
 @check("crio-annotations-ignored")

@@ -176,7 +176,11 @@ _PATHS: dict[Path, Path] = {}
 CRIO_CPU_ANNOTATIONS = ("cpu-load-balancing.crio.io", "cpu-quota.crio.io", "irq-load-balancing.crio.io")
 # CRI-O also reads each of them for one container of the pod: ``cpu-quota.crio.io/<container name>``
 CRIO_PER_CONTAINER = tuple(f"{key}/" for key in CRIO_CPU_ANNOTATIONS)
-READ_ANNOTATIONS = (NETWORKS_ANNOTATION, LEGACY_NETWORKS_ANNOTATION, *CRIO_CPU_ANNOTATIONS)
+# and, for the pod only, the power settings of the same CPUs (OpenShift 4.12 and later allow them in the
+# performance runtime class): idle states (cpu-c-states) and the frequency governor
+C_STATES, FREQUENCY_GOVERNOR = "cpu-c-states.crio.io", "cpu-freq-governor.crio.io"
+CRIO_POWER_ANNOTATIONS = (C_STATES, FREQUENCY_GOVERNOR)
+READ_ANNOTATIONS = (NETWORKS_ANNOTATION, LEGACY_NETWORKS_ANNOTATION, *CRIO_CPU_ANNOTATIONS, *CRIO_POWER_ANNOTATIONS)
 
 
 # the values CRI-O's high-performance hooks act on, compared exactly: "true" is the deprecated "disable", and
@@ -188,12 +192,28 @@ CRIO_ACTED = {"cpu-load-balancing.crio.io": ("disable", "true"), "cpu-quota.crio
 def crio_tuning(annotations: dict[str, str]) -> list[str]:
     """The keys among a pod's ``annotations`` of CRI-O's CPU tuning, for the pod or one container, set to a value
     CRI-O acts on."""
-    return [key for key, value in annotations.items() if value in CRIO_ACTED.get(key.split("/")[0], ())]
+    return [key for key, value in annotations.items() if _acted_on(key, value)]
+
+
+def _acted_on(key: str, value: object) -> bool:
+    """Whether CRI-O's high-performance hooks act on the annotation (internal/runtimehandlerhooks): cpu-c-states
+    takes ``enable``, ``disable`` or ``max_latency:<n>`` with n a positive integer (strconv.Atoi), any other value
+    failing the container's start; cpu-freq-governor takes any governor name (one the CPUs do not offer fails the
+    start)."""
+    if key == C_STATES:
+        latency = value[len("max_latency:"):] if isinstance(value, str) and value.startswith("max_latency:") else ""
+        digits = latency[1:] if latency[:1] in ("+", "-") else latency
+        return value in ("enable", "disable") or \
+            digits.isascii() and digits.isdigit() and 0 < int(latency) < 1 << 63
+    if key == FREQUENCY_GOVERNOR:
+        return isinstance(value, str) and value != ""
+    return value in CRIO_ACTED.get(key.split("/")[0], ())
 
 
 def is_crio_cpu_annotation(key: object) -> bool:
     """One of CRI-O's CPU tuning annotations, for the pod or for one of its containers."""
-    return key in CRIO_CPU_ANNOTATIONS or isinstance(key, str) and key.startswith(CRIO_PER_CONTAINER)
+    return key in CRIO_CPU_ANNOTATIONS or key in CRIO_POWER_ANNOTATIONS or \
+        isinstance(key, str) and key.startswith(CRIO_PER_CONTAINER)
 
 
 def _pod_annotations(kind: str, template: dict[str, str], own: dict[str, str]) -> dict[str, str]:
