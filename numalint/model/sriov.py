@@ -422,16 +422,39 @@ def unchecked_by_webhook(run: Run, policy: Document) -> bool:
     a policy's resourceName but the device plugin, which accepts "-" too. The operator reads only the one named
     "default" in its own namespace (validateSriovOperatorConfig), where its policies live too."""
     namespace = get(policy.root, ("metadata", "namespace"))
-    return any(get(doc.root, ("spec", "enableOperatorWebhook")) is False
-               and get(doc.root, ("metadata", "name")) == "default"
-               and _same_namespace(get(doc.root, ("metadata", "namespace")), namespace)
-               and run.together(policy.file, doc.file) for doc in run.of_kind(SRIOV_OPERATOR_CONFIG))
+    return run.derived("webhook_off", _WebhookOff).near(run, policy.file, namespace)
 
 
-def _same_namespace(one: Any, other: Any) -> bool:
-    """Two objects' namespaces as far as files tell: one left unwritten (a kustomization or `kubectl -n` sets it
-    when applying) may be the other."""
-    return not one or not other or one == other
+class _WebhookOff:
+    """The run's SriovOperatorConfigs named "default" that turn the webhook off, by namespace, each group with a
+    ``NearIndex`` of its files: asked for each of thousands of policies, it no longer walks every config. A
+    namespace that is not a string (the API server refuses the object) matches only a namespace left unwritten."""
+
+    def __init__(self, run: Run) -> None:
+        self.files: dict[str, list[str]] = {}  # namespace ("" when not written): the configs' files
+        for doc in run.of_kind(SRIOV_OPERATOR_CONFIG):
+            if get(doc.root, ("spec", "enableOperatorWebhook")) is False and \
+                    get(doc.root, ("metadata", "name")) == "default":
+                namespace = get(doc.root, ("metadata", "namespace"))
+                if not namespace or isinstance(namespace, str):
+                    self.files.setdefault(namespace or "", []).append(doc.file)
+        self._near: dict[str | None, NearIndex] = {}
+
+    def near(self, run: Run, file: str, namespace: Any) -> bool:
+        """Whether one of them is in ``namespace`` and together with ``file``; a namespace left unwritten (a
+        kustomization or `kubectl -n` sets it when applying) may be any other."""
+        key = None if not namespace else namespace if isinstance(namespace, str) else ""
+        if key is None:
+            groups = list(self.files.values())
+        else:
+            groups = [self.files[k] for k in dict.fromkeys((key, "")) if k in self.files]
+        if not groups:
+            return False
+        if run.declared:  # every file of a declared cluster is together
+            return True
+        if key not in self._near:
+            self._near[key] = NearIndex(f for group in groups for f in group)
+        return self._near[key].near_any(file)
 
 
 def accepted_name(run: Run, policy: Policy) -> bool:

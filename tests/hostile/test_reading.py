@@ -434,6 +434,25 @@ def test_a_kustomization_of_thousands_of_pattern_targets_settles_what_its_patter
     assert len(found) == 998 and {"p77.yaml", "p997.yaml"}.isdisjoint(f["file"] for f in found)
 
 
+def test_thousands_of_sriov_operator_configs_are_not_walked_for_each_policy(tmp_path: Path) -> None:
+    # each policy with a "-" in its resourceName looked through every SriovOperatorConfig for the one that turns
+    # the webhook off (5,000 of each: 36 s, the timeout says hang)
+    def config(name: str) -> str:
+        return ("---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovOperatorConfig\nmetadata:\n"
+                f"  name: {name}\n  namespace: openshift-sriov-network-operator\nspec: {{enableOperatorWebhook: false}}\n")
+
+    def policy(i: int) -> str:
+        return (f"---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata:\n  name: p{i}\n"
+                f"  namespace: openshift-sriov-network-operator\nspec:\n  resourceName: r-{i}\n  numVfs: 8\n"
+                f"  nicSelector: {{pfNames: [ens{i}f0]}}\n  nodeSelector: {{n{i}: b}}\n")
+    configs = "".join(config(f"c{i}") for i in range(5_000))
+    policies = "".join(policy(i) for i in range(5_000))
+    (tmp_path / "p.yaml").write_text(configs + policies)
+    assert len(by_rule(cli("check", "-f", "json", str(tmp_path / "p.yaml")), "schema")) == 101  # the webhook refuses
+    (tmp_path / "p.yaml").write_text(configs + config("default") + policies)
+    assert cli("check", "-f", "json", str(tmp_path / "p.yaml")).findings() == []  # the device plugin takes "-"
+
+
 def test_too_many_nodes_is_one_finding(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text(KUBELET + "featureGates: [" + ",".join(["1"] * 1_000_001) + "]\n")
     # a million nodes take seconds to read, more on a loaded machine: a generous timeout, not a hang
