@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from numalint.reading.yamlpos import Span
 
 SAFE, UNSAFE, DISPLAY = "safe", "unsafe", "display"
+# the other objects a finding names (competing configurations, pools, namespaces); the rest are counted
+MAX_NAMED = 10
 
 
 @dataclass(frozen=True, slots=True)

@@ -194,10 +194,7 @@ def _aligned_network(analysis: Analysis, pod: PodView, floating: set[str]) -> st
     """The first SR-IOV network the pod attaches whose VFs keep topology."""
     annotation = pod.annotations.get(NETWORKS_ANNOTATION, "")
     for namespace, name in parse_networks(annotation):
-        for network in analysis.sriov.networks.get(name, []):
-            target = namespace or pod.ref.namespace
-            if target and network.namespaces and target not in network.namespaces:
-                continue
+        for network in analysis.sriov.serving(name, namespace or pod.ref.namespace or None):
             resource = network.resource
             if not resource or resource in floating:
                 continue

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from numalint.analysis import Analysis
 from numalint.checks.registry import check
-from numalint.findings import Fix, Hit, ObjectRef
+from numalint.findings import MAX_NAMED, Fix, Hit, ObjectRef
 from numalint.k8s.cpuset import CPUSetError, format_cpuset, parse_cpuset
 from numalint.k8s.kinds import KUBELET_SNIPPET
 from numalint.k8s.quantity import format_bytes, try_quantity
@@ -82,7 +82,7 @@ def _first_named(offers: list[tuple[str, str, dict[str, str]]]) -> str:
     """The first MAX_NAMED pools with their labels, the rest counted."""
     named = "; ".join(f'"{name}" {verb} {_label_list(labels)}' for name, verb, labels in offers[:MAX_NAMED])
     more = len(offers) - MAX_NAMED
-    return named + (f"; and {more} more pools" if more > 0 else "")
+    return named + (f"; and {more} more pool{'s' if more > 1 else ''}" if more > 0 else "")
 
 
 def _label_list(labels: dict[str, str]) -> str:
@@ -158,7 +158,6 @@ def _near_each(run: Run, profiles: list[KubeletProfile]) -> Iterator[tuple[Kubel
             yield from ((profile, together) for profile in here)
 
 
-MAX_NAMED = 10  # the other configurations a competition's finding names; the rest are counted
 
 
 def _competing(groups: list[tuple[str, list[KubeletProfile], KubeletProfile | None]], declared: bool

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from numalint.analysis import Analysis
 from numalint.checks.input_rules import near_resources, use_one_of
 from numalint.checks.registry import check
-from numalint.findings import Fix, Hit, Related
+from numalint.findings import MAX_NAMED, Fix, Hit, Related
 from numalint.k8s.kinds import FOREIGN_NETWORK_KINDS, LEGACY_NETWORKS_ANNOTATION, SRIOV_NETWORK_KINDS, SRIOV_POLICY
 from numalint.model.run import Run
 from numalint.model.sriov import (
@@ -125,10 +125,11 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                 if sriov.templated_near(ATTACHABLE_KINDS, attachment.label.split("/")[-1], pod.file, analysis.run):
                     continue  # a templated network near it may be the one
                 name = attachment.label.split("/")[-1]
-                elsewhere = sorted({ns for n in sriov.networks.get(name, []) for ns in n.namespaces})
+                elsewhere = sriov.namespaces_of(name)
                 if elsewhere and nameable:  # Multus looks in the namespace written, else the pod's own
                     looked = attachment.label.split("/")[0] if "/" in attachment.label else pod.ref.namespace
-                    spaces = " and ".join(f'"{ns}"' for ns in elsewhere)
+                    spaces = " and ".join(f'"{ns}"' for ns in elsewhere[:MAX_NAMED]) + (
+                        f" and {len(elsewhere) - MAX_NAMED} more" if len(elsewhere) > MAX_NAMED else "")
                     yield Hit(f'{pod.ref.label()} attaches network "{attachment.label}" ({NETWORKS_ANNOTATION}), but '
                               f'the network of that name is in namespace {spaces}, not in "{looked}", where Multus '
                               "looks: it cannot find it and the pod stays in ContainerCreating",

@@ -204,6 +204,10 @@ class SriovCatalog:
     # ``provided`` and ``floating_resources``, made once: a catalogue is never changed once built, and they were
     # asked again for every pod and network (2% of a run of 20,000 files)
     _sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
+    # ``serving`` and ``namespaces_of``, made once per name (and namespace): thousands of pods attaching a name
+    # given to thousands of networks each walked them all
+    _serving: dict[tuple[str, str | None], list[Network]] = field(default_factory=dict, repr=False, compare=False)
+    _namespaces: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def present(self) -> bool:
@@ -311,11 +315,24 @@ class SriovCatalog:
         the pod's own."""
         result = []
         for namespace, name in parse_networks(pod.annotations.get(NETWORKS_ANNOTATION, "")):
-            candidates = self.networks.get(name, [])
-            target_ns = namespace or pod.ref.namespace
-            chosen = [n for n in candidates if target_ns is None or not n.namespaces or target_ns in n.namespaces]
+            chosen = self.serving(name, namespace or pod.ref.namespace)
             result.append(Attachment(f"{namespace}/{name}" if namespace else name, chosen[0] if chosen else None))
         return result
+
+    def serving(self, name: str, namespace: str | None) -> list[Network]:
+        """The networks called ``name`` a pod in ``namespace`` (None: any) can attach, in input order: those for
+        every namespace and those for that one."""
+        key = (name, namespace)
+        if key not in self._serving:
+            self._serving[key] = [n for n in self.networks.get(name, [])
+                                  if namespace is None or not n.namespaces or namespace in n.namespaces]
+        return self._serving[key]
+
+    def namespaces_of(self, name: str) -> list[str]:
+        """The namespaces the networks called ``name`` are for, sorted."""
+        if name not in self._namespaces:
+            self._namespaces[name] = sorted({ns for n in self.networks.get(name, []) for ns in n.namespaces})
+        return self._namespaces[name]
 
     def network_resources(self, pod: PodView) -> tuple[dict[str, int], list[str]]:
         """(resource -> VFs the injector adds, network references that resolve to nothing)."""

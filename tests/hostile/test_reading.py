@@ -408,7 +408,8 @@ def test_kubeletconfigs_beside_thousands_of_pools_find_theirs_and_name_ten_pools
         "---\napiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n"
         f"  name: kc{i}\nspec:\n  machineConfigPoolSelector:\n    matchLabels: {{{label}}}\n"
         "  kubeletConfig: {cpuManagerPolicy: static, reservedSystemCPUs: '0-1'}\n"
-        for i, label in enumerate(["nosuch: x"] * 1_999 + ["pools.operator.machineconfiguration.openshift.io/mcp7: ''"]))
+        for i, label in enumerate(["nosuch: x"] * 1_999
+                                  + ["pools.operator.machineconfiguration.openshift.io/mcp7: ''"]))
     (tmp_path / "c.yaml").write_text(pools + configs)
     found = by_rule(cli("check", "-f", "json", str(tmp_path / "c.yaml")), "kubeletconfig-pool")
     assert len(found) == 101 and found[-1]["message"].startswith("… and 1899 more kubeletconfig-pool")
@@ -421,8 +422,8 @@ def test_kubeletconfigs_beside_thousands_of_pools_find_theirs_and_name_ten_pools
 def test_a_kustomization_of_thousands_of_pattern_targets_settles_what_its_patterns_match(tmp_path: Path) -> None:
     # every pattern was tried for every finding (8,000 patterns over 1,000 Pods: 35 s, the timeout says hang)
     for i in range(1_000):
-        (tmp_path / f"p{i}.yaml").write_text(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}, labels: {{d: yes}}}}\n"
-                                             "spec: {containers: [{name: c, image: x}]}\n")
+        (tmp_path / f"p{i}.yaml").write_text(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}, labels: "
+                                             "{d: yes}}\nspec: {containers: [{name: c, image: x}]}\n")
     def patch(pattern: str, label: str) -> str:
         return (f"- target: {{kind: Pod, name: '{pattern}'}}\n  patch: |-\n    - op: add\n"
                 f"      path: /metadata/labels/{label}\n      value: 'y'\n")
@@ -439,11 +440,13 @@ def test_thousands_of_sriov_operator_configs_are_not_walked_for_each_policy(tmp_
     # the webhook off (5,000 of each: 36 s, the timeout says hang)
     def config(name: str) -> str:
         return ("---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovOperatorConfig\nmetadata:\n"
-                f"  name: {name}\n  namespace: openshift-sriov-network-operator\nspec: {{enableOperatorWebhook: false}}\n")
+                f"  name: {name}\n  namespace: openshift-sriov-network-operator\n"
+                "spec: {enableOperatorWebhook: false}\n")
 
     def policy(i: int) -> str:
-        return (f"---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata:\n  name: p{i}\n"
-                f"  namespace: openshift-sriov-network-operator\nspec:\n  resourceName: r-{i}\n  numVfs: 8\n"
+        return (f"---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata:\n"
+                f"  name: p{i}\n  namespace: openshift-sriov-network-operator\nspec:\n  resourceName: r-{i}\n"
+                "  numVfs: 8\n"
                 f"  nicSelector: {{pfNames: [ens{i}f0]}}\n  nodeSelector: {{n{i}: b}}\n")
     configs = "".join(config(f"c{i}") for i in range(5_000))
     policies = "".join(policy(i) for i in range(5_000))
@@ -451,6 +454,23 @@ def test_thousands_of_sriov_operator_configs_are_not_walked_for_each_policy(tmp_
     assert len(by_rule(cli("check", "-f", "json", str(tmp_path / "p.yaml")), "schema")) == 101  # the webhook refuses
     (tmp_path / "p.yaml").write_text(configs + config("default") + policies)
     assert cli("check", "-f", "json", str(tmp_path / "p.yaml")).findings() == []  # the device plugin takes "-"
+
+
+def test_pods_attaching_a_network_name_of_thousands_of_namespaces_look_it_up_once(tmp_path: Path) -> None:
+    # each pod walked every network of the name, twice, and its finding named every namespace (8,000 networks and
+    # 8,000 pods: over 30 s, the timeout says hang)
+    networks = "".join(f"---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetwork\nmetadata: {{name: net, "
+                       f"namespace: ns{i}}}\nspec: {{resourceName: r{i}, networkNamespace: ns{i}}}\n"
+                       for i in range(8_000))
+    pods = "".join(f"---\n{{kind: Pod, apiVersion: v1, metadata: {{name: p{i}, namespace: zz, annotations: "
+                   "{k8s.v1.cni.cncf.io/networks: net}}, spec: {containers: [{name: c, image: x, resources: "
+                   "{limits: {cpu: 2, memory: 1Gi}}}]}}\n" for i in range(8_000))
+    (tmp_path / "n.yaml").write_text(networks + pods)
+    found = by_rule(cli("check", "-f", "json", str(tmp_path / "n.yaml")), "sriov-unknown-resource")
+    assert len(found) == 101 and found[0]["message"].startswith(
+        'Pod zz/p0 attaches network "net" (k8s.v1.cni.cncf.io/networks), but the network of that name is in '
+        'namespace "ns0" and "ns1" and "ns10" and "ns100"')
+    assert ' and 7990 more, not in "zz", where Multus looks' in found[0]["message"]
 
 
 def test_too_many_nodes_is_one_finding(tmp_path: Path) -> None:
