@@ -105,6 +105,21 @@ def test_what_the_webhook_rejects_on_a_shared_pf(tmp_path: Path) -> None:
     assert "externallyManaged" in messages and "is overlapped with existing policy" in messages
 
 
+@pytest.mark.parametrize(("first", "second", "conflict"), [
+    ('["ens1f0#3-0"]', '["ens1f0#2-2"]', False),  # compared as written (the backwards range is its own finding)
+    ('["ens1f0#0-3"]', '["ens1f0#7-2"]', False),
+    ('["ens1f0#0-1", "ens1f0#4-5"]', '["ens1f0#5-6"]', False),  # the first entry of the PF decides, as the webhook
+    ('["ens1f0#4-5", "ens1f0#0-1"]', '["ens1f0#5-6"]', True),
+    ('["ens1f0", "ens1f0#0-1"]', '["ens1f0#0-3"]', False),  # an unranged entry first: it overlaps no range
+    ('["ens2f0", "ens1f0#0-1"]', '["ens1f0#1-3"]', True),  # another PF first: the shared PF's entry decides
+])
+def test_which_vf_ranges_on_one_pf_the_webhook_rejects(tmp_path: Path, first: str, second: str,
+                                                      conflict: bool) -> None:
+    # only pairs that can conflict are compared now (by partition and sorted ranges): none of these may be missed
+    files = {"p.yaml": policy("a", "a", first) + "---\n" + policy("b", "b", second)}
+    assert len(findings(tmp_path, files, "sriov-policy-conflict")) == int(conflict)
+
+
 def test_policies_on_disjoint_nodes_are_not_compared(tmp_path: Path) -> None:
     files = {"p.yaml": policy("a", "fh", extra="  excludeTopology: true\n", selector="{kubernetes.io/hostname: n1}")
              + "---\n" + policy("b", "fh", selector="{kubernetes.io/hostname: n2}")}

@@ -279,33 +279,33 @@ def _pairs_that_can_conflict(policies: list[Policy]) -> set[tuple[int, int]]:
     name VF ranges that overlap (an entry without a range counts as -1..-1); on one root device, every pair. Found
     per group by partition and by sorting ranges, so thousands of policies that agree cost no pair each."""
     by_resource: dict[str, dict[tuple[bool, str], list[int]]] = {}
-    by_pf: dict[str, list[tuple[int, int, int]]] = {}  # PF name: (low, high, policy index) per entry
+    # PF name: policy index: the VFs it may name there (the hull of its entries' ranges, -1 for an entry without
+    # one: a policy repeating a PF thousands of times counts once)
+    by_pf: dict[str, dict[int, tuple[int, int]]] = {}
     by_root: dict[str, list[int]] = {}
     for index, policy in enumerate(policies):
         classes = by_resource.setdefault(policy.resource_name, {})
         classes.setdefault((policy.exclude_topology, policy.device_type), []).append(index)
         for pf in policy.pf_names:
-            if pf.first is not None and pf.last is not None:
-                by_pf.setdefault(pf.name, []).append((min(pf.first, pf.last), max(pf.first, pf.last), index))
-            else:
-                by_pf.setdefault(pf.name, []).append((-1, -1, index))
+            low, high = (-1, -1) if pf.first is None or pf.last is None else sorted((pf.first, pf.last))
+            hull = by_pf.setdefault(pf.name, {}).get(index, (low, high))
+            by_pf[pf.name][index] = (min(hull[0], low), max(hull[1], high))
         for device in dict.fromkeys(policy.root_devices):
             by_root.setdefault(device, []).append(index)
     pairs: set[tuple[int, int]] = set()
     for classes in by_resource.values():
         pairs.update(_across(classes.values()))
-    for entries in by_pf.values():
+    for hulls in by_pf.values():
         managed: dict[bool, list[int]] = {}
-        for _low, _high, index in entries:
+        for index in hulls:
             managed.setdefault(policies[index].externally_managed, []).append(index)
         pairs.update(_across(managed.values()))
-        entries.sort()
+        entries = sorted((low, high, index) for index, (low, high) in hulls.items())
         for n, (_low, high, index) in enumerate(entries):  # overlapping ranges: the later ones starting by its end
             for low_other, _high_other, other in entries[n + 1:]:
                 if low_other > high:
                     break
-                if other != index:
-                    pairs.add((min(index, other), max(index, other)))
+                pairs.add((min(index, other), max(index, other)))
     for group in by_root.values():
         pairs.update((i, j) for n, i in enumerate(group) for j in group[n + 1:])
     return pairs

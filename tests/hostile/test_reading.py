@@ -473,6 +473,17 @@ def test_pods_attaching_a_network_name_of_thousands_of_namespaces_look_it_up_onc
     assert ' and 7990 more, not in "zz", where Multus looks' in found[0]["message"]
 
 
+def test_a_policy_repeating_one_pf_counts_once(tmp_path: Path) -> None:
+    # each entry of the PF was paired with every other entry of it (40,000: over 30 s, the timeout says hang)
+    def policy(name: str, pfs: str) -> str:
+        return ("---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata:\n"
+                f"  name: {name}\n  namespace: openshift-sriov-network-operator\nspec:\n  resourceName: {name}\n"
+                f"  numVfs: 8\n  nicSelector: {{pfNames: [{pfs}]}}\n  nodeSelector: {{a: b}}\n")
+    (tmp_path / "p.yaml").write_text(policy("a", ", ".join(["ens1f0"] * 40_000)) + policy("b", "ens1f0"))
+    [found] = by_rule(cli("check", "-f", "json", str(tmp_path / "p.yaml")), "sriov-policy-conflict")
+    assert found["line"] == 21 and 'of "b" is overlapped with existing policy "a"' in found["message"]
+
+
 def test_too_many_nodes_is_one_finding(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text(KUBELET + "featureGates: [" + ",".join(["1"] * 1_000_001) + "]\n")
     # a million nodes take seconds to read, more on a loaded machine: a generous timeout, not a hang
