@@ -267,6 +267,20 @@ def pattern_targets(n: int) -> dict[str, str]:
     return tree
 
 
+def repeats_with_suppressions(n: int) -> str:
+    """One object repeated, each copy with a suppression comment: each was compared with every repeat."""
+    return "".join("---\nkind: Pod\napiVersion: v1\nmetadata: {name: p}  # numalint: disable=not-guaranteed\n"
+                   "spec: {containers: [{name: c, image: x}]}\n" for _ in range(n))
+
+
+def annotated_files(n: int) -> dict[str, str]:
+    """n annotated Pods, a hundred a file, each with a finding: each finding looked through every annotation of the
+    run."""
+    pod = ("---\n{{kind: Pod, apiVersion: v1, metadata: {{name: a{k}-{i}, annotations: {{numalint.io/disable: x}}}}, "
+           "spec: {{containers: [{{name: c, image: x, resources: {{limits: {{cpu: 2, memory: 1}}}}}}]}}}}\n")
+    return {f"f{k}.yaml": "".join(pod.format(k=k, i=i) for i in range(100)) for k in range(max(n // 100, 1))}
+
+
 SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "nested aliases + {{ }}": (nested_aliases, 22),
     "billion laughs": (laughs, 6),
@@ -303,6 +317,8 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "KubeletConfigs beside as many MachineConfigPools": (kubeletconfigs_and_pools, 250),
     "PerformanceProfile of many unknown keys": (profile_unknown_keys, 1_000),
     "kustomization of many pattern targets": (pattern_targets, 1_000),
+    "repeats each with a suppression": (repeats_with_suppressions, 2_000),
+    "annotated Pods in many files": (annotated_files, 2_000),
 }
 
 

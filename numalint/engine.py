@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import os
+from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -897,6 +898,7 @@ def apply_configuration(findings: list[Finding], options: Options, sources: list
     checks it could silence never looked at that copy."""
     by_path = {s.path: s for s in sources}
     annotations = _annotation_suppressions(sources)
+    annotated = _LineIndex((a[0], a[1].line, a[1].end_line, a) for a in annotations)
     used: set[tuple[str, int, str]] = set()
     kept: list[Finding] = []
     for finding in findings:
@@ -913,7 +915,7 @@ def apply_configuration(findings: list[Finding], options: Options, sources: list
             if suppressed is not None:
                 suppressed.append(finding)
             continue
-        if _annotated(finding, annotations, used):
+        if _annotated(finding, annotated, used):
             if suppressed is not None:
                 finding.justification = ""
                 suppressed.append(finding)
@@ -926,12 +928,46 @@ def apply_configuration(findings: list[Finding], options: Options, sources: list
     return kept
 
 
-def _in_dropped(file: str, line: int, dropped: Sequence[tuple[str, Span]]) -> bool:
+class _LineIndex:
+    """Items that each cover lines ``first..last`` of a file, asked which cover a line: sorted by first line per file,
+    with the furthest last line so far, so a question costs the items near the line, not every item of the run
+    (thousands of suppressions or annotations each compared with thousands of documents were quadratic)."""
+
+    def __init__(self, items: Iterable[tuple[str, int, int, Any]]) -> None:
+        by_file: dict[str, list[tuple[int, int, int, Any]]] = {}
+        for order, (file, first, last, item) in enumerate(items):
+            by_file.setdefault(file, []).append((first, order, last, item))
+        self._files: dict[str, tuple[list[int], list[int], list[tuple[int, int, int, Any]]]] = {}
+        for file, entries in by_file.items():
+            entries.sort(key=lambda entry: entry[:2])
+            reach, furthest = [], -1
+            for entry in entries:
+                furthest = max(furthest, entry[2])
+                reach.append(furthest)
+            self._files[file] = ([entry[0] for entry in entries], reach, entries)
+
+    def __contains__(self, file: str) -> bool:
+        return file in self._files
+
+    def covering(self, file: str, line: int) -> list[Any]:
+        """The items of ``file`` whose lines hold ``line``, in the order they were given."""
+        if file not in self._files:
+            return []
+        firsts, reach, entries = self._files[file]
+        found = []
+        index = bisect_right(firsts, line) - 1
+        while index >= 0 and reach[index] >= line:
+            if entries[index][2] >= line:
+                found.append(entries[index])
+            index -= 1
+        return [entry[3] for entry in sorted(found, key=lambda entry: entry[1])]
+
+
+def _in_dropped(file: str, line: int, dropped: _LineIndex) -> bool:
     """Whether a suppression at ``line`` of ``file`` (FILE_WIDE: the file's) could only silence a repeat no
     check looked at: it is within that document or on the line above it (a comment there covers its first
     line), or it is file-wide in a file holding such a repeat."""
-    return any(where == file and (line == FILE_WIDE or document.line - 1 <= line <= document.end_line)
-               for where, document in dropped)
+    return file in dropped if line == FILE_WIDE else bool(dropped.covering(file, line))
 
 
 def _path_severity(options: Options, rule: str, file: str) -> str | None:
@@ -965,14 +1001,12 @@ def _annotation_suppressions(sources: list[Source]) -> list[tuple[str, Span, Spa
     return [(s.path, doc_span, span, slugs) for s in sources for doc_span, span, slugs in s.annotations]
 
 
-def _annotated(finding: Finding, annotations: list[tuple[str, Span, Span, set[str]]],
-               used: set[tuple[str, int, str]]) -> bool:
-    for file, doc_span, span, slugs in annotations:
-        if file == finding.file and doc_span.line <= finding.span.line <= doc_span.end_line:
-            selector = matches(sorted(slugs), finding.rule)
-            if selector is not None:
-                used.add((file, span.line, selector))
-                return True
+def _annotated(finding: Finding, annotations: _LineIndex, used: set[tuple[str, int, str]]) -> bool:
+    for file, _doc_span, span, slugs in annotations.covering(finding.file, finding.span.line):
+        selector = matches(sorted(slugs), finding.rule)
+        if selector is not None:
+            used.add((file, span.line, selector))
+            return True
     return False
 
 
@@ -989,10 +1023,11 @@ def _names_a_rule(selector: str) -> bool:
 def _unused(sources: list[Source], annotations: list[tuple[str, Span, Span, set[str]]],
             used: set[tuple[str, int, str]], options: Options, dropped: Sequence[tuple[str, Span]]) -> list[Finding]:
     result = []
+    repeats = _LineIndex((file, document.line - 1, document.end_line, None) for file, document in dropped)
 
     def report(file: str, line: int, col: int, slug: str, key: int | None = None) -> None:
         if (file, line if key is None else key, slug) in used or _in_dropped(file, line if key is None else key,
-                                                                               dropped):
+                                                                               repeats):
             return
         if _names_a_rule(slug) and slug != "all" and all(_disabled(options, rule, file) for rule in resolve(slug)):
             return  # the rules it names are not run here: nothing could have been suppressed

@@ -484,6 +484,15 @@ def test_a_policy_repeating_one_pf_counts_once(tmp_path: Path) -> None:
     assert found["line"] == 21 and 'of "b" is overlapped with existing policy "a"' in found["message"]
 
 
+def test_thousands_of_repeats_each_with_a_suppression_are_judged_once(tmp_path: Path) -> None:
+    # each suppression was compared with every repeat of the object (16,000 copies: 27 s, the timeout says hang)
+    (tmp_path / "p.yaml").write_text("".join(
+        "---\nkind: Pod\napiVersion: v1\nmetadata: {name: p}  # numalint: disable=not-guaranteed\n"
+        "spec: {containers: [{name: c, image: x}]}\n" for _ in range(16_000)))
+    [found] = cli("check", "-f", "json", str(tmp_path / "p.yaml")).findings()
+    assert (found["rule"], found["line"], found["column"]) == ("unused-suppression", 4, 22)  # the first copy's
+
+
 def test_too_many_nodes_is_one_finding(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text(KUBELET + "featureGates: [" + ",".join(["1"] * 1_000_001) + "]\n")
     # a million nodes take seconds to read, more on a loaded machine: a generous timeout, not a hang
