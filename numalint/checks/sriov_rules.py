@@ -429,7 +429,7 @@ def _vf_limits(analysis: Analysis, policy: Policy) -> Iterator[tuple[TopologyVie
     sets the firmware to numVfs), else its totalVfs (the webhook checks it on an Intel PF, the kernel on any)."""
     webhook: bool | None = None
     for topo in _selected_topologies(analysis, policy):
-        for nic in topo.nics:
+        for nic in policy.nics_of(topo):
             if policy.range_on(nic) is False:
                 continue
             if nic.vendor.lower() == MELLANOX:

@@ -97,6 +97,21 @@ class Policy:
     def selects_node(self, labels: dict[str, str]) -> bool:
         return all(labels.get(k) == v for k, v in self.node_selector.items())
 
+    def nics_of(self, topology: TopologyView) -> list[NIC]:
+        """The NICs of ``topology`` the policy may select, in their order (``range_on`` decides): found by its
+        pfNames, else its root devices, else its vendor, without trying every NIC (thousands of policies beside
+        a topology of thousands of NICs were quadratic)."""
+        index = _nic_index(topology)
+        if self.pf_names:
+            found = {i for pf in self.pf_names for i in index.by_interface.get(pf.name, ())}
+        elif self.root_devices:
+            found = {i for device in self.root_devices for i in index.by_address.get(device, ())}
+        elif self.vendor:
+            found = set(index.by_vendor.get(self.vendor.lower(), ()))
+        else:
+            return topology.nics
+        return [topology.nics[i] for i in sorted(found)]
+
     def range_on(self, nic: NIC) -> tuple[int, int] | None | bool:
         """False when the policy does not select ``nic``; None for all VFs; else its VF range."""
         if self.vendor and self.vendor.lower() != nic.vendor.lower():
@@ -111,6 +126,32 @@ class Policy:
                     return None if pf.first is None or pf.last is None else (pf.first, pf.last)
             return False
         return None
+
+
+@dataclass
+class _NicIndex:
+    by_interface: dict[str, list[int]]
+    by_address: dict[str, list[int]]
+    by_vendor: dict[str, list[int]]
+
+
+_NIC_INDEXES: dict[int, tuple[TopologyView, _NicIndex]] = {}  # id -> (the topology, kept alive; its index)
+
+
+def _nic_index(topology: TopologyView) -> _NicIndex:
+    """A topology's NICs by interface, PCI address and vendor (lower case), made once per topology."""
+    known = _NIC_INDEXES.get(id(topology))
+    if known is not None and known[0] is topology:
+        return known[1]
+    index = _NicIndex({}, {}, {})
+    for number, nic in enumerate(topology.nics):
+        index.by_interface.setdefault(nic.interface, []).append(number)
+        index.by_address.setdefault(nic.pci_address, []).append(number)
+        index.by_vendor.setdefault(nic.vendor.lower(), []).append(number)
+    if len(_NIC_INDEXES) > 64:  # a run has a few topologies; a server serves many runs
+        _NIC_INDEXES.clear()
+    _NIC_INDEXES[id(topology)] = (topology, index)
+    return index
 
 
 @dataclass
@@ -294,10 +335,15 @@ class SriovCatalog:
         from numalint.views.topology import MAX_COUNT
 
         devices: list[Device] = []
-        for nic in topology.nics:
+        on: dict[int, list[Policy]] = {}  # NIC (its place in the topology): the policies that may select it
+        places = {id(nic): place for place, nic in enumerate(topology.nics)}
+        for policy in self.policies:
+            if labels is None or policy.selects_node(labels):
+                for nic in policy.nics_of(topology):
+                    on.setdefault(places[id(nic)], []).append(policy)
+        for place, nic in enumerate(topology.nics):
             claims: dict[int, Policy] = {}
-            matching = [p for p in self.policies
-                        if (labels is None or p.selects_node(labels)) and p.range_on(nic) is not False]
+            matching = [p for p in on.get(place, ()) if p.range_on(nic) is not False]
             for policy in sorted(matching, key=lambda p: -p.priority):  # the lowest number applies last and wins
                 vf_range = policy.range_on(nic)
                 count = min(policy.num_vfs, nic.total_vfs or MAX_COUNT, MAX_COUNT)

@@ -493,6 +493,22 @@ def test_thousands_of_repeats_each_with_a_suppression_are_judged_once(tmp_path: 
     assert (found["rule"], found["line"], found["column"]) == ("unused-suppression", 4, 22)  # the first copy's
 
 
+def test_sriov_policies_beside_a_topology_of_thousands_of_nics_try_only_their_own(tmp_path: Path) -> None:
+    # every policy was tried on every NIC (8,000 of each: over 25 s, the timeout says hang)
+    nics = "".join(f"  - {{pciAddress: '0000:{i // 256:02x}:{i % 256:02x}.0', interface: e{i}, vendor: '8086', "
+                   "deviceID: '158b', totalVfs: 1, numaNode: 0}\n" for i in range(8_000))
+    topology = ("apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: t}\nspec:\n  pool: {nodes: 1}\n"
+                "  sockets: 1\n  threadsPerCore: 1\n  numaNodes:\n  - {id: 0, cpus: '0-63', memory: 256Gi}\n  nics:\n"
+                + nics)
+    policies = "".join(f"---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata: "
+                       f"{{name: p{i}, namespace: openshift-sriov-network-operator}}\nspec: {{resourceName: r{i}, "
+                       f"numVfs: 8, nicSelector: {{pfNames: [e{i}]}}, nodeSelector: {{a: b}}}}\n" for i in range(8_000))
+    (tmp_path / "n.yaml").write_text(topology + policies)
+    found = by_rule(cli("check", "-f", "json", str(tmp_path / "n.yaml")), "sriov-numvfs")
+    assert len(found) == 101 and found[0]["message"].startswith(
+        'numVfs 8 of "p0" is above the 1 VFs PF e0 supports (topology "t")')
+
+
 def test_too_many_nodes_is_one_finding(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text(KUBELET + "featureGates: [" + ",".join(["1"] * 1_000_001) + "]\n")
     # a million nodes take seconds to read, more on a loaded machine: a generous timeout, not a hang
