@@ -5,6 +5,7 @@ Each test runs the command line on small files written here."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -722,3 +723,30 @@ def test_forty_clusters_trees_of_one_workload_name_are_each_checked(tmp_path: Pa
     files["clusters/c40/apps/pod.yaml"] = POD.format(limit="2Gi")
     write(tmp_path, files)
     assert [(f["rule"], Path(f["file"]).parts[-3]) for f in findings(tmp_path)] == [("invalid-resources", "c40")]
+
+
+def test_among_many_profiles_a_workload_goes_to_the_pools_its_node_selection_picks(tmp_path: Path) -> None:
+    # past 16 pools only those declaring a label a workload asks for are tried (an index): the same pools as before
+    profiles = "".join(f"---\napiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata: {{name: "
+                       f"pp{i}}}\nspec: {{cpu: {{isolated: '2-3', reserved: '0-1'}}, nodeSelector: "
+                       f"{{node-role.kubernetes.io/w{i}: ''}}}}\n" for i in range(20))
+
+    def pod(name: str, selection: str) -> str:
+        return (f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}}}\nspec:\n{selection}  containers:\n"
+                "  - {name: c, image: x, resources: {limits: {cpu: 500m, memory: 1Gi}}}\n")
+
+    def affinity(expression: str) -> str:
+        return ("  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+                f"[{{matchExpressions: [{expression}]}}]}}}}}}\n")
+    pods = (pod("by-selector", "  nodeSelector: {node-role.kubernetes.io/w7: ''}\n")
+            + pod("by-in", affinity("{key: node-role.kubernetes.io/w12, operator: In, values: ['']}"))
+            + pod("by-exists", affinity("{key: node-role.kubernetes.io/w15, operator: Exists}"))
+            + pod("by-selector-and-in", "  nodeSelector: {feature: x, node-role.kubernetes.io/w3: ''}\n"
+                  + affinity("{key: node-role.kubernetes.io/w3, operator: In, values: ['']}"))
+            + pod("contradicting", "  nodeSelector: {node-role.kubernetes.io/w3: 'no'}\n")
+            + pod("unknown-label", "  nodeSelector: {kubernetes.io/hostname: n1}\n")
+            + pod("anywhere", ""))
+    write(tmp_path, {"profiles.yaml": profiles, "pods.yaml": pods})
+    pools = {f["object"]["name"]: re.findall(r'pool "(pp\d+)"', f["message"])
+             for f in findings(tmp_path, "fractional-cpu")}
+    assert pools == {"by-selector": ["pp7"], "by-in": ["pp12"], "by-exists": ["pp15"], "by-selector-and-in": ["pp3"]}

@@ -385,9 +385,12 @@ def _default_node(run: Run, pools: list[Pool]) -> bool:
 CPU_MANAGER_LABEL = "cpumanager"
 
 
-def pools_for(pools: Sequence[Pool], pod: PodView) -> list[Pool]:
+def pools_for(pools: Sequence[Pool], pod: PodView, index: _LabelIndex | None = None) -> list[Pool]:
+    """The pools ``pod`` may run on (``Pool.matches``); ``index``: the pools by the labels they declare, to try
+    only those a workload's node selection can pick."""
     only = len(pools) == 1
-    matched = [p for p in pools if p.matches(pod, only)]
+    tried = pools if index is None or only else index.candidates(pools, pod)
+    matched = [p for p in tried if p.matches(pod, only)]
     if not pod.needs_cpu_manager:
         return matched
     # KubeVirt's cpumanager=true: among the pools the VM's own labels choose (every pool when it chooses none, as
@@ -405,11 +408,12 @@ class PoolMatcher:
     only on its nodeSelector and required node affinity, which most workloads of a repository share (7,600
     workloads on 28 pools made 1.2 million pool matches per run, most of them in proofs)."""
 
-    __slots__ = ("pools", "known")
+    __slots__ = ("pools", "known", "index")
 
     def __init__(self, pools: Sequence[Pool]) -> None:
         self.pools = pools
         self.known: dict[tuple[tuple[tuple[str, str], ...], str, bool], list[Pool]] = {}
+        self.index = _LabelIndex(pools) if len(pools) > 16 else None  # a few pools are simply tried
 
     def __call__(self, pod: PodView) -> list[Pool]:
         """The pools of ``pod`` (shared: do not change the list)."""
@@ -418,8 +422,36 @@ class PoolMatcher:
                pod.needs_cpu_manager)
         found = self.known.get(key)
         if found is None:
-            found = self.known[key] = pools_for(self.pools, pod)
+            found = self.known[key] = pools_for(self.pools, pod, self.index)
         return found
+
+
+class _LabelIndex:
+    """Pools by the labels they declare. A workload that selects nodes goes only to a pool declaring a label it asks
+    for (``affirms``): one of its nodeSelector's labels, or a key of its required node affinity; a workload that
+    selects none, to pools declaring no labels (or to the only pool). So only those are tried: thousands of
+    workloads, each selecting its own PerformanceProfile's nodes, were each matched with every pool."""
+
+    def __init__(self, pools: Sequence[Pool]) -> None:
+        self.by_label: dict[tuple[str, str], list[int]] = {}
+        self.by_key: dict[str, list[int]] = {}
+        self.unlabelled: list[int] = []
+        for number, pool in enumerate(pools):
+            if not pool.node_labels:
+                self.unlabelled.append(number)
+            for key, value in pool.node_labels.items():
+                self.by_label.setdefault((key, value), []).append(number)
+                self.by_key.setdefault(key, []).append(number)
+
+    def candidates(self, pools: Sequence[Pool], pod: PodView) -> list[Pool]:
+        if not (pod.node_selector or pod.required_terms):
+            return [pools[i] for i in self.unlabelled]
+        found = {i for pair in pod.node_selector.items() for i in self.by_label.get(pair, ())}
+        for term in pod.required_terms:
+            for expression in term:
+                if isinstance(expression, dict):
+                    found.update(self.by_key.get(str(expression.get("key", "")), ()))
+        return [pools[i] for i in sorted(found)]
 
 
 def topologies_for_profile(pools: Sequence[Pool], profile: KubeletProfile) -> list[TopologyView]:

@@ -509,6 +509,23 @@ def test_sriov_policies_beside_a_topology_of_thousands_of_nics_try_only_their_ow
         'numVfs 8 of "p0" is above the 1 VFs PF e0 supports (topology "t")')
 
 
+def test_thousands_of_workloads_each_selecting_its_own_profile_try_only_those_pools(tmp_path: Path) -> None:
+    # each workload's node selection was matched with every pool (8,000 of each: over 25 s, the timeout says hang)
+    def profile(i: int) -> str:
+        return (f"---\napiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata: {{name: pp{i}}}\n"
+                f"spec: {{cpu: {{isolated: '2-3', reserved: '0-1'}}, "
+                f"nodeSelector: {{node-role.kubernetes.io/w{i}: ''}}}}\n")
+
+    def pod(i: int, cpu: str) -> str:
+        return (f"---\n{{kind: Pod, apiVersion: v1, metadata: {{name: p{i}}}, spec: {{nodeSelector: "
+                f"{{node-role.kubernetes.io/w{i}: ''}}, containers: [{{name: c, image: x, resources: "
+                f"{{limits: {{cpu: {cpu}, memory: 1Gi}}}}}}]}}}}\n")
+    (tmp_path / "p.yaml").write_text("".join(profile(i) for i in range(8_000))
+                                     + "".join(pod(i, "2") for i in range(8_000)))
+    # which pool each goes to: tests/test_openshift_precision.py (a fix here would be proven on the whole file)
+    assert cli("check", "-f", "json", str(tmp_path / "p.yaml")).findings() == []
+
+
 def test_too_many_nodes_is_one_finding(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text(KUBELET + "featureGates: [" + ",".join(["1"] * 1_000_001) + "]\n")
     # a million nodes take seconds to read, more on a loaded machine: a generous timeout, not a hang
