@@ -288,28 +288,54 @@ def _profile_for_labels(run: Run, labels: dict[str, str]) -> KubeletProfile | No
     or a KubeletConfig's MachineConfigPool nodeSelector (or, failing both, what the pool of those nodes
     inherits). With several, the last one in input order (the MCO applies only the newest KubeletConfig;
     kubeletconfig-pool reports the competition)."""
-    found = None
-    for profile in run.profiles:
-        selector = profile.node_selector if profile.node_selector is not None else profile_node_labels(run, profile)
-        if selector and all(labels.get(k) == v for k, v in selector.items()):
-            found = profile
+    found = run.derived("profiles_by_label", _ProfilesByLabel).last_for(labels)
     if found is None:
-        for mcp in machine_config_pools(run):
-            if mcp.doc is not None and label_selector_matches(mcp.node_selector, labels):
+        for mcp in machine_config_pools(run).selecting(labels):
+            if mcp.doc is not None:
                 configurations = pool_configurations(run, mcp)
                 if configurations:
                     return configurations[-1]
     return found
 
 
+class _ProfilesByLabel:
+    """The run's kubelet configurations by the first label of the nodes they select (their nodeSelector, or their
+    MachineConfigPool's), worked out once: thousands of topologies each looked through every configuration."""
+
+    def __init__(self, run: Run) -> None:
+        self.selectors: list[tuple[KubeletProfile, dict[str, str]]] = []
+        self.by_label: dict[tuple[str, str], list[int]] = {}
+        for profile in run.profiles:
+            selector = profile.node_selector if profile.node_selector is not None else profile_node_labels(run, profile)
+            if selector:
+                self.by_label.setdefault(next(iter(selector.items())), []).append(len(self.selectors))
+                self.selectors.append((profile, selector))
+
+    def last_for(self, labels: dict[str, str]) -> KubeletProfile | None:
+        """The last configuration in input order whose node labels ``labels`` all carry."""
+        candidates = sorted({i for pair in labels.items() for i in self.by_label.get(pair, ())}, reverse=True)
+        for i in candidates:
+            profile, selector = self.selectors[i]
+            if all(labels.get(k) == v for k, v in selector.items()):
+                return profile
+        return None
+
+
 def _profile_named(run: Run, name: str) -> KubeletProfile | None:
     """The kubelet configuration a NodeTopology's ``pool.kubeletConfig`` names: by metadata.name, or by its file's
     name, with or without the extension (``static`` or ``static.yaml``)."""
+    return run.derived("profiles_by_name", _profiles_by_name).get(name)
+
+
+def _profiles_by_name(run: Run) -> dict[str, KubeletProfile]:
+    """Each name a NodeTopology may give a kubelet configuration by (its metadata.name, its file's name with and
+    without the extension): the first configuration answering to it, worked out once per run."""
+    named: dict[str, KubeletProfile] = {}
     for profile in run.profiles:
         base = os.path.basename(profile.file)
-        if profile.name == name or base == name or os.path.splitext(base)[0] == name:
-            return profile
-    return None
+        for name in (profile.name, base, os.path.splitext(base)[0]):
+            named.setdefault(name, profile)
+    return named
 
 
 def reaches_no_pool(run: Run, profile: KubeletProfile, pools: MachineConfigPools | None = None) -> bool:

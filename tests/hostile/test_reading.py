@@ -526,6 +526,20 @@ def test_thousands_of_workloads_each_selecting_its_own_profile_try_only_those_po
     assert cli("check", "-f", "json", str(tmp_path / "p.yaml")).findings() == []
 
 
+def test_thousands_of_topologies_find_their_kubelet_configurations_by_name(tmp_path: Path) -> None:
+    # each topology looked through every configuration for its name and its labels (6,000 of each: about 50 s, the
+    # timeout says hang)
+    topologies = "".join(
+        f"---\napiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {{name: t{i}}}\nspec:\n"
+        f"  pool: {{nodes: 1, kubeletConfig: k{i}, nodeSelector: {{r{i}: ''}}}}\n  sockets: 1\n  threadsPerCore: 1\n"
+        "  numaNodes:\n  - {id: 0, cpus: '0-3', memory: 8Gi}\n" for i in range(6_000))
+    configurations = "".join(f"---\n{KUBELET}metadata: {{name: k{i}}}\ncpuManagerPolicy: static\n"
+                             f"reservedSystemCPUs: '{9 if i == 5_999 else 0}'\n" for i in range(6_000))
+    (tmp_path / "t.yaml").write_text(topologies + configurations)
+    [found] = by_rule(cli("check", "-f", "json", str(tmp_path / "t.yaml")), "reserved-cpus-invalid")
+    assert found["message"].startswith('reservedSystemCPUs "9" names CPUs 9 that topology "t5999" does not have')
+
+
 def test_too_many_nodes_is_one_finding(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text(KUBELET + "featureGates: [" + ",".join(["1"] * 1_000_001) + "]\n")
     # a million nodes take seconds to read, more on a loaded machine: a generous timeout, not a hang
