@@ -26,6 +26,8 @@ def _static_pool_reason(analysis: Analysis, pod: PodView) -> str | None:
     labelled pool, on the only pool of the run when it declares no labels (every node is the pool's: a declared
     NodeTopology of no labels), or on the assumed default node. Guaranteed QoS there is the request for
     exclusive CPUs."""
+    if not (pod.node_selector or pod.required_terms) and len(analysis.pools) > 1 and not analysis.pools[0].assumed:
+        return None  # of several pools, one that selects no nodes is on none in particular (the loop's answer, at once)
     for pool in analysis.pools_for(pod):
         if pool.profile is None or pool.profile.cpu_manager_policy != "static":
             continue

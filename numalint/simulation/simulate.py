@@ -349,8 +349,12 @@ def simulate(pools: Sequence[Pool], pods: Sequence[PodView], sriov: SriovCatalog
         results[0].node_state = node_state
     queue: list[tuple[PoolRun, PodView, dict[str, int], dict[str, Fraction], dict[str, Fraction]]] = []
     amounts: dict[int, dict[str, set[Fraction]]] = {}
+    simulated: dict[int, tuple[list[Pool], list[Pool]]] = {}  # a matcher's list (kept): those of it simulated
     for view in pods:
-        matching = [p for p in matcher(view) if id(p) in by_pool]
+        candidates = matcher(view)  # shared by every workload of the same node selection
+        if id(candidates) not in simulated:
+            simulated[id(candidates)] = (candidates, [p for p in candidates if id(p) in by_pool])
+        matching = simulated[id(candidates)][1]
         if not matching:
             continue
         pool_run = by_pool[id(matching[0])]

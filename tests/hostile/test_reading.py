@@ -540,6 +540,16 @@ def test_thousands_of_topologies_find_their_kubelet_configurations_by_name(tmp_p
     assert found["message"].startswith('reservedSystemCPUs "9" names CPUs 9 that topology "t5999" does not have')
 
 
+def test_workloads_selecting_no_nodes_beside_thousands_of_unlabelled_pools_are_judged_once(tmp_path: Path) -> None:
+    # each workload that selects no nodes could land on any of the pools, and each was looked through for a static
+    # one (10,000 of each: 28 s, the timeout says hang); of several pools it is on none in particular
+    configurations = f"---\n{KUBELET}cpuManagerPolicy: static\nreservedSystemCPUs: '0'\n" * 10_000
+    pods = "".join(f"---\n{{kind: Pod, apiVersion: v1, metadata: {{name: p{i}}}, spec: {{containers: [{{name: c, "
+                   "image: x, resources: {limits: {cpu: 500m, memory: 1Gi}}}]}}\n" for i in range(10_000))
+    (tmp_path / "k.yaml").write_text(configurations + pods)
+    assert cli("check", "-f", "json", str(tmp_path / "k.yaml")).findings() == []
+
+
 def test_too_many_nodes_is_one_finding(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text(KUBELET + "featureGates: [" + ",".join(["1"] * 1_000_001) + "]\n")
     # a million nodes take seconds to read, more on a loaded machine: a generous timeout, not a hang
