@@ -281,6 +281,61 @@ def annotated_files(n: int) -> dict[str, str]:
     return {f"f{k}.yaml": "".join(pod.format(k=k, i=i) for i in range(100)) for k in range(max(n // 100, 1))}
 
 
+def operator_configs(n: int) -> str:
+    """SriovOperatorConfigs beside as many policies whose resourceName only the device plugin takes: each policy
+    looked through every config for the one turning the webhook off."""
+    configs = "".join("---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovOperatorConfig\nmetadata: "
+                      f"{{name: c{i}, namespace: openshift-sriov-network-operator}}\n"
+                      "spec: {enableOperatorWebhook: false}\n" for i in range(n))
+    return configs + "".join(_policy(i, f"r-{i}", f"ens{i}f0") for i in range(n))
+
+
+def networks_of_one_name(n: int) -> str:
+    """One network name in n namespaces and n Pods attaching it from another: each Pod walked every network."""
+    networks = "".join(f"---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetwork\nmetadata: {{name: net, "
+                       f"namespace: ns{i}}}\nspec: {{resourceName: r{i}, networkNamespace: ns{i}}}\n" for i in range(n))
+    return networks + "".join(f"---\n{{kind: Pod, apiVersion: v1, metadata: {{name: p{i}, namespace: zz, annotations: "
+                              "{k8s.v1.cni.cncf.io/networks: net}}, spec: {containers: [{name: c, image: x}]}}\n"
+                              for i in range(n))
+
+
+def nics_and_policies(n: int) -> str:
+    """A topology of n NICs beside n SR-IOV policies, each on one of them: each policy was tried on every NIC."""
+    nics = "".join(f"  - {{pciAddress: '0000:{i // 256:02x}:{i % 256:02x}.0', interface: e{i}, vendor: '8086', "
+                   "deviceID: '158b', totalVfs: 8, numaNode: 0}\n" for i in range(n))
+    return ("apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: t}\nspec:\n  pool: {nodes: 1}\n"
+            "  sockets: 1\n  threadsPerCore: 1\n  numaNodes:\n  - {id: 0, cpus: '0-63', memory: 256Gi}\n  nics:\n"
+            + nics + "".join(_policy(i, f"r{i}", f"e{i}") for i in range(n)))
+
+
+def workloads_of_own_profiles(n: int) -> str:
+    """n PerformanceProfiles and n Pods, each selecting its own profile's nodes: each was matched with every pool."""
+    profiles = "".join(f"---\napiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata: {{name: "
+                       f"pp{i}}}\nspec: {{cpu: {{isolated: '2-3', reserved: '0-1'}}, nodeSelector: "
+                       f"{{node-role.kubernetes.io/w{i}: ''}}}}\n" for i in range(n))
+    return profiles + "".join(f"---\n{{kind: Pod, apiVersion: v1, metadata: {{name: p{i}}}, spec: {{nodeSelector: "
+                              f"{{node-role.kubernetes.io/w{i}: ''}}, containers: [{{name: c, image: x, resources: "
+                              "{limits: {cpu: 2, memory: 1Gi}}}]}}\n" for i in range(n))
+
+
+def topologies_naming_configurations(n: int) -> str:
+    """n NodeTopologies each naming its kubelet configuration, and the n configurations."""
+    topologies = "".join(f"---\napiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {{name: t{i}}}\nspec:\n"
+                         f"  pool: {{nodes: 1, kubeletConfig: k{i}, nodeSelector: {{r{i}: ''}}}}\n  sockets: 1\n"
+                         "  threadsPerCore: 1\n  numaNodes:\n  - {id: 0, cpus: '0-3', memory: 8Gi}\n" for i in range(n))
+    return topologies + "".join(f"---\napiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                                f"metadata: {{name: k{i}}}\ncpuManagerPolicy: static\nreservedSystemCPUs: '0'\n"
+                                for i in range(n))
+
+
+def unlabelled_pools(n: int) -> str:
+    """n kubelet configurations of no labels (n pools) and n Pods selecting no nodes."""
+    return ("---\napiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+            "reservedSystemCPUs: '0'\n") * n + "".join(
+        f"---\n{{kind: Pod, apiVersion: v1, metadata: {{name: p{i}}}, spec: {{containers: [{{name: c, image: x, "
+        "resources: {limits: {cpu: 500m, memory: 1Gi}}}]}}\n" for i in range(n))
+
+
 SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "nested aliases + {{ }}": (nested_aliases, 22),
     "billion laughs": (laughs, 6),
@@ -319,6 +374,12 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "kustomization of many pattern targets": (pattern_targets, 1_000),
     "repeats each with a suppression": (repeats_with_suppressions, 2_000),
     "annotated Pods in many files": (annotated_files, 2_000),
+    "SriovOperatorConfigs beside policies": (operator_configs, 500),
+    "one network name in many namespaces": (networks_of_one_name, 1_000),
+    "NICs beside SR-IOV policies": (nics_and_policies, 500),
+    "workloads each selecting its own profile": (workloads_of_own_profiles, 500),
+    "topologies naming their configurations": (topologies_naming_configurations, 500),
+    "Pods beside unlabelled pools": (unlabelled_pools, 1_000),
 }
 
 
