@@ -226,6 +226,11 @@ def sriov_one_pf(n: int) -> str:
     return "".join(_policy(i, f"r{i}", f"'ens1f0#{i % 8}-{i % 8}'") for i in range(n))
 
 
+def sriov_per_node(n: int) -> str:
+    """A policy per node (its hostname), all on one PF name without VF ranges: every pair was compared."""
+    return "".join(_policy(i, "r", "ens1f0").replace("{a: b}", f"{{kubernetes.io/hostname: n{i}}}") for i in range(n))
+
+
 def _kubelet_config(i: int, labels: str) -> str:
     return (f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n  name: kc{i}\n"
             f"spec:\n  machineConfigPoolSelector:\n    matchLabels: {{{labels}}}\n"
@@ -368,6 +373,7 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "kind cluster of many plain workers": (kind_workers, 4_000),
     "SR-IOV policies sharing a resourceName": (sriov_one_resource, 500),
     "SR-IOV policies sharing a PF": (sriov_one_pf, 500),
+    "SR-IOV policies, one per node, on one PF": (sriov_per_node, 500),
     "KubeletConfigs of one pool": (kubeletconfigs_of_one_pool, 500),
     "KubeletConfigs beside as many MachineConfigPools": (kubeletconfigs_and_pools, 250),
     "PerformanceProfile of many unknown keys": (profile_unknown_keys, 1_000),

@@ -272,6 +272,42 @@ def _across(groups: Iterable[list[int]]) -> Iterator[tuple[int, int]]:
             yield from ((min(i, j), max(i, j)) for i in group for j in other)
 
 
+def _node_groups(policies: list[Policy]) -> list[list[int]]:
+    """The policies (as indexes, in order) in groups such that two policies that can share nodes
+    (``_shares_nodes``: one selector within the other) are in one group: per-node policies (one hostname each) are
+    never paired, however many there are. Selectors are compared once per distinct selector, each with those holding
+    its rarest label."""
+    selectors: dict[frozenset[tuple[str, str]], list[int]] = {}
+    for index, policy in enumerate(policies):
+        if policy.has_selector:  # a policy without one is compared with nothing
+            selectors.setdefault(frozenset(policy.node_selector.items()), []).append(index)
+    distinct = list(selectors)
+    holding: dict[tuple[str, str], list[int]] = {}
+    for number, selector in enumerate(distinct):
+        for item in selector:
+            holding.setdefault(item, []).append(number)
+    parent = list(range(len(distinct)))
+
+    def root(number: int) -> int:
+        while parent[number] != number:
+            parent[number] = parent[parent[number]]
+            number = parent[number]
+        return number
+
+    for number, selector in enumerate(distinct):
+        if not selector:  # selects every node: shares them with every policy
+            wider: Iterable[int] = range(len(distinct))
+        else:
+            wider = holding[min(selector, key=lambda item: len(holding[item]))]
+        for other in wider:
+            if selector <= distinct[other]:
+                parent[root(other)] = root(number)
+    groups: dict[int, list[int]] = {}
+    for number, selector in enumerate(distinct):
+        groups.setdefault(root(number), []).extend(selectors[selector])
+    return [sorted(group) for group in groups.values() if len(group) > 1]
+
+
 def _pairs_that_can_conflict(policies: list[Policy]) -> set[tuple[int, int]]:
     """The pairs of policies (as indexes) that `_pair` can find a conflict in, and a few more; never fewer. Only
     policies sharing a resourceName, a PF name or a root device can conflict, and of those only: on one resource,
@@ -316,7 +352,8 @@ def sriov_policy_conflict(analysis: Analysis) -> Iterator[Hit]:
     """Pairs of policies in input order; only those that can conflict are compared (see
     `_pairs_that_can_conflict`: thousands of policies that share a resource or a PF and agree cost no pair each)."""
     policies = [p for p in analysis.sriov.policies if not is_placeholder(p.ref.name + p.resource_name)]
-    pairs = sorted(_pairs_that_can_conflict(policies))
+    pairs = sorted((group[i], group[j]) for group in _node_groups(policies)
+                   for i, j in _pairs_that_can_conflict([policies[k] for k in group]))
     run = analysis.run
     together: dict[tuple[str, str], bool] = {}  # nearness depends on directories only: worked out once per two
     for i, j in pairs:
