@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from numalint.k8s.kinds import KUBELET_CONFIG
+from numalint.model.run import near as near_file
 from numalint.reading.locate import as_list, as_map, get
 
 if TYPE_CHECKING:
@@ -180,7 +181,7 @@ class MachineConfigPools:
                                                _config_roles(get(doc.root, ("spec", "machineConfigSelector"))), doc))
         names = {p.name for p in pools}
         self.all: list[MachineConfigPoolView] = pools + [_built_in(n) for n in ("master", "worker") if n not in names]
-        self.run = run
+        self._declared = run.declared  # not the run: it keeps this, and workers collect no cycles
         self._carrying: dict[tuple[str, str], list[int]] = {}  # a label: the pools carrying it (or answering to it)
         self._selecting: dict[tuple[str, str], list[int]] = {}  # a node label: the pools whose nodeSelector asks it
         self._selecting_any: list[int] = []  # pools whose nodeSelector has expressions only: tried for any labels
@@ -218,12 +219,13 @@ class MachineConfigPools:
         return [self.all[i] for i in candidates if label_selector_matches(self.all[i].node_selector, labels)]
 
     def near(self, file: str) -> list[MachineConfigPoolView]:
-        """The pools of the run declared near ``file`` (``Run.together``); nearness depends on directories only,
-        so it is worked out once per directory of files and of pools."""
+        """The pools of the run declared near ``file`` (``Run.together``: always in a declared cluster, else
+        ``near``); nearness depends on directories only, so it is worked out once per directory of files and of
+        pools."""
         here = os.path.dirname(os.path.abspath(file))
         if here not in self._near:
-            near = {id(p) for one_file, there in self._by_directory.values() if self.run.together(file, one_file)
-                    for p in there}
+            near = {id(p) for one_file, there in self._by_directory.values()
+                    if self._declared or near_file(file, one_file) for p in there}
             self._near[here] = [p for p in self.all if id(p) in near]
         return self._near[here]
 
