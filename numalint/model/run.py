@@ -92,7 +92,8 @@ class Run:
 
     def derived(self, key: str, make: Callable[[Run], T]) -> T:
         """What a model module works out of the run's documents, made once per run under ``key`` (a run does not
-        change once made): the MachineConfigPools were rebuilt for each of thousands of configurations."""
+        change once made): the MachineConfigPools were rebuilt for each of thousands of configurations. What
+        ``make`` returns must not hold the run: the cycle would outlive it in workers, which collect no cycles."""
         if key not in self._derived:
             self._derived[key] = make(self)
         return self._derived[key]  # type: ignore[no-any-return]
