@@ -60,7 +60,16 @@ class Machine:
         return len({c.socket for c in self.cpus.values()}) or 1
 
     def devices_of(self, resource: str) -> list[Device]:
-        return [d for d in self.devices if d.resource == resource]
+        return list(self._devices_by_resource.get(resource, ()))
+
+    @cached_property
+    def _devices_by_resource(self) -> dict[str, list[Device]]:
+        """The devices of each resource, in order, grouped once: a topology of thousands of NICs, each a resource
+        of its own, was scanned whole for each (a machine's devices never change once it is made)."""
+        grouped: dict[str, list[Device]] = {}
+        for device in self.devices:
+            grouped.setdefault(device.resource, []).append(device)
+        return grouped
 
     def device_resources(self) -> list[str]:
         return sorted({d.resource for d in self.devices})

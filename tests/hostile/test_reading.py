@@ -562,6 +562,25 @@ def test_thousands_of_per_node_sriov_policies_on_one_pf_are_not_paired(tmp_path:
     assert 'of "p6000" is overlapped with existing policy "p17"' in found["message"]
 
 
+def test_a_topology_of_thousands_of_nics_each_its_own_resource_is_simulated_in_time(tmp_path: Path) -> None:
+    # the machine's devices were scanned whole for each resource (10,000 NICs of 8 VFs, each policy its own
+    # resource: over 30 s, the timeout says hang)
+    nics = "".join(f"  - {{pciAddress: '0000:{i // 256:02x}:{i % 256:02x}.0', interface: e{i}, vendor: '8086', "
+                   "deviceID: '158b', totalVfs: 8, numaNode: 0}\n" for i in range(10_000))
+    topology = ("apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: t}\nspec:\n  pool: {nodes: 1}\n"
+                "  sockets: 1\n  threadsPerCore: 1\n  numaNodes:\n  - {id: 0, cpus: '0-63', memory: 256Gi}\n  nics:\n"
+                + nics)
+    policies = "".join(f"---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata: "
+                       f"{{name: p{i}, namespace: openshift-sriov-network-operator}}\nspec: {{resourceName: r{i}, "
+                       f"numVfs: 8, nicSelector: {{pfNames: [e{i}]}}, nodeSelector: {{a: b}}}}\n"
+                       for i in range(10_000))
+    pod = ("---\n{kind: Pod, apiVersion: v1, metadata: {name: du}, spec: {containers: [{name: c, image: x, resources: "
+           "{limits: {cpu: 2, memory: 1Gi, openshift.io/r9999: 9}}}]}}\n")  # one VF more than the PF has
+    (tmp_path / "n.yaml").write_text(topology + policies + pod)
+    found = cli("check", "-f", "json", str(tmp_path / "n.yaml")).findings()
+    assert [f["rule"] for f in found] == ["admission-failure"] and "openshift.io/r9999" in found[0]["message"]
+
+
 def test_too_many_nodes_is_one_finding(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text(KUBELET + "featureGates: [" + ",".join(["1"] * 1_000_001) + "]\n")
     # a million nodes take seconds to read, more on a loaded machine: a generous timeout, not a hang
