@@ -101,13 +101,13 @@ class Policy:
         """The NICs of ``topology`` the policy may select, in their order (``range_on`` decides): found by its
         pfNames, else its root devices, else its vendor, without trying every NIC (thousands of policies beside
         a topology of thousands of NICs were quadratic)."""
-        index = _nic_index(topology)
+        index = topology.nics_by
         if self.pf_names:
-            found = {i for pf in self.pf_names for i in index.by_interface.get(pf.name, ())}
+            found = {i for pf in self.pf_names for i in index["interface"].get(pf.name, ())}
         elif self.root_devices:
-            found = {i for device in self.root_devices for i in index.by_address.get(device, ())}
+            found = {i for device in self.root_devices for i in index["address"].get(device, ())}
         elif self.vendor:
-            found = set(index.by_vendor.get(self.vendor.lower(), ()))
+            found = set(index["vendor"].get(self.vendor.lower(), ()))
         else:
             return topology.nics
         return [topology.nics[i] for i in sorted(found)]
@@ -126,32 +126,6 @@ class Policy:
                     return None if pf.first is None or pf.last is None else (pf.first, pf.last)
             return False
         return None
-
-
-@dataclass
-class _NicIndex:
-    by_interface: dict[str, list[int]]
-    by_address: dict[str, list[int]]
-    by_vendor: dict[str, list[int]]
-
-
-_NIC_INDEXES: dict[int, tuple[TopologyView, _NicIndex]] = {}  # id -> (the topology, kept alive; its index)
-
-
-def _nic_index(topology: TopologyView) -> _NicIndex:
-    """A topology's NICs by interface, PCI address and vendor (lower case), made once per topology."""
-    known = _NIC_INDEXES.get(id(topology))
-    if known is not None and known[0] is topology:
-        return known[1]
-    index = _NicIndex({}, {}, {})
-    for number, nic in enumerate(topology.nics):
-        index.by_interface.setdefault(nic.interface, []).append(number)
-        index.by_address.setdefault(nic.pci_address, []).append(number)
-        index.by_vendor.setdefault(nic.vendor.lower(), []).append(number)
-    if len(_NIC_INDEXES) > 64:  # a run has a few topologies; a server serves many runs
-        _NIC_INDEXES.clear()
-    _NIC_INDEXES[id(topology)] = (topology, index)
-    return index
 
 
 @dataclass

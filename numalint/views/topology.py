@@ -7,6 +7,7 @@ describes (node labels, number of nodes, kubelet configuration).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from numalint import catalogue as registry
@@ -52,6 +53,17 @@ class TopologyView:
 
     def anchor(self) -> Span:
         return locate(self.doc.root, ("metadata", "name"))
+
+    @cached_property
+    def nics_by(self) -> dict[str, dict[str, list[int]]]:
+        """The NICs (their places in ``nics``) by "interface", "address" and "vendor" (lower case), made once: an
+        SR-IOV policy finds the NICs it may select without trying each (``Policy.nics_of``)."""
+        index: dict[str, dict[str, list[int]]] = {"interface": {}, "address": {}, "vendor": {}}
+        for place, nic in enumerate(self.nics):
+            index["interface"].setdefault(nic.interface, []).append(place)
+            index["address"].setdefault(nic.pci_address, []).append(place)
+            index["vendor"].setdefault(nic.vendor.lower(), []).append(place)
+        return index
 
 
 MAX_COUNT = 4096  # devices per entry, VFs per PF, CPUs per NRT zone: hostile numbers must not hang a run
