@@ -272,11 +272,11 @@ def _across(groups: Iterable[list[int]]) -> Iterator[tuple[int, int]]:
             yield from ((min(i, j), max(i, j)) for i in group for j in other)
 
 
-def _node_groups(policies: list[Policy]) -> list[list[int]]:
-    """The policies (as indexes, in order) in groups such that two policies that can share nodes
-    (``_shares_nodes``: one selector within the other) are in one group: per-node policies (one hostname each) are
-    never paired, however many there are. Selectors are compared once per distinct selector, each with those holding
-    its rarest label."""
+def _candidate_pairs(policies: list[Policy]) -> list[tuple[int, int]]:
+    """The pairs of policies (as indexes, in order) that can share nodes (``_shares_nodes``: one node selector
+    within the other) and can conflict (``_pairs_that_can_conflict``): per-node policies (a hostname each) are never
+    paired, however many there are, nor with one another beside a policy of all their nodes. Each distinct selector
+    is compared only with those holding its rarest label."""
     selectors: dict[frozenset[tuple[str, str]], list[int]] = {}
     for index, policy in enumerate(policies):
         if policy.has_selector:  # a policy without one is compared with nothing
@@ -286,26 +286,19 @@ def _node_groups(policies: list[Policy]) -> list[list[int]]:
     for number, selector in enumerate(distinct):
         for item in selector:
             holding.setdefault(item, []).append(number)
-    parent = list(range(len(distinct)))
-
-    def root(number: int) -> int:
-        while parent[number] != number:
-            parent[number] = parent[parent[number]]
-            number = parent[number]
-        return number
-
+    pairs: set[tuple[int, int]] = set()
     for number, selector in enumerate(distinct):
-        if not selector:  # selects every node: shares them with every policy
-            wider: Iterable[int] = range(len(distinct))
-        else:
-            wider = holding[min(selector, key=lambda item: len(holding[item]))]
+        mine = selectors[selector]
+        own = set(mine)
+        # the selectors holding this one (itself among them): an empty one selects every node
+        wider = holding[min(selector, key=lambda item: len(holding[item]))] if selector else range(len(distinct))
         for other in wider:
-            if selector <= distinct[other]:
-                parent[root(other)] = root(number)
-    groups: dict[int, list[int]] = {}
-    for number, selector in enumerate(distinct):
-        groups.setdefault(root(number), []).extend(selectors[selector])
-    return [sorted(group) for group in groups.values() if len(group) > 1]
+            if other != number and not selector <= distinct[other]:
+                continue
+            group = mine if other == number else sorted(mine + selectors[distinct[other]])
+            found = ((group[i], group[j]) for i, j in _pairs_that_can_conflict([policies[k] for k in group]))
+            pairs.update(found if other == number else ((i, j) for i, j in found if (i in own) != (j in own)))
+    return sorted(pairs)
 
 
 def _pairs_that_can_conflict(policies: list[Policy]) -> set[tuple[int, int]]:
@@ -352,8 +345,7 @@ def sriov_policy_conflict(analysis: Analysis) -> Iterator[Hit]:
     """Pairs of policies in input order; only those that can conflict are compared (see
     `_pairs_that_can_conflict`: thousands of policies that share a resource or a PF and agree cost no pair each)."""
     policies = [p for p in analysis.sriov.policies if not is_placeholder(p.ref.name + p.resource_name)]
-    pairs = sorted((group[i], group[j]) for group in _node_groups(policies)
-                   for i, j in _pairs_that_can_conflict([policies[k] for k in group]))
+    pairs = _candidate_pairs(policies)
     run = analysis.run
     together: dict[tuple[str, str], bool] = {}  # nearness depends on directories only: worked out once per two
     for i, j in pairs:

@@ -553,11 +553,13 @@ def test_workloads_selecting_no_nodes_beside_thousands_of_unlabelled_pools_are_j
 def test_thousands_of_per_node_sriov_policies_on_one_pf_are_not_paired(tmp_path: Path) -> None:
     # a policy per node (its hostname) on the same PF name: every pair was a candidate, each then found to share no
     # node (6,000: about 45 s, the timeout says hang); two on one node still conflict
-    def policy(i: int, node: int) -> str:
+    def policy(i: int, node: str, pf: str = "ens1f0") -> str:
         return ("---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata: "
                 f"{{name: p{i}, namespace: openshift-sriov-network-operator}}\nspec:\n  resourceName: r\n  numVfs: 8\n"
-                f"  nicSelector: {{pfNames: [ens1f0]}}\n  nodeSelector: {{kubernetes.io/hostname: n{node}}}\n")
-    (tmp_path / "p.yaml").write_text("".join(policy(i, i) for i in range(6_000)) + policy(6_000, 17))
+                f"  nicSelector: {{pfNames: [{pf}]}}\n  nodeSelector: {{node-role.kubernetes.io/worker: ''{node}}}\n")
+    # beside them, a policy of every worker on another PF: it shares nodes with each, but they share none
+    (tmp_path / "p.yaml").write_text("".join(policy(i, f", kubernetes.io/hostname: n{i}") for i in range(6_000))
+                                     + policy(6_000, ", kubernetes.io/hostname: n17") + policy(6_001, "", "ens9f0"))
     [found] = by_rule(cli("check", "-f", "json", str(tmp_path / "p.yaml")), "sriov-policy-conflict")
     assert 'of "p6000" is overlapped with existing policy "p17"' in found["message"]
 
