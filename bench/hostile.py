@@ -232,6 +232,14 @@ def sriov_per_node(n: int) -> str:
     return "".join(_policy(i, "r", "ens1f0").replace("{a: b}", f"{{kubernetes.io/hostname: n{i}}}") for i in range(n))
 
 
+def sriov_wide_and_per_node(n: int) -> str:
+    """n/2 policies of every SR-IOV node, each its own resource and PF, beside n/2 per-node policies sharing a
+    resource: each per-node policy was compared with every wide one (found by review)."""
+    wide = "".join(_policy(i, f"wide{i}", f"w{i}").replace("{a: b}", "{sriov: 'true'}") for i in range(n // 2))
+    return wide + "".join(_policy(n + i, "pernode", f"p{i}").replace("{a: b}", f"{{sriov: 'true', host: n{i}}}")
+                          for i in range(n // 2))
+
+
 def _kubelet_config(i: int, labels: str) -> str:
     return (f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n  name: kc{i}\n"
             f"spec:\n  machineConfigPoolSelector:\n    matchLabels: {{{labels}}}\n"
@@ -375,6 +383,7 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "SR-IOV policies sharing a resourceName": (sriov_one_resource, 500),
     "SR-IOV policies sharing a PF": (sriov_one_pf, 500),
     "SR-IOV policies, one per node, on one PF": (sriov_per_node, 500),
+    "SR-IOV policies of all nodes beside per-node ones": (sriov_wide_and_per_node, 500),
     "KubeletConfigs of one pool": (kubeletconfigs_of_one_pool, 500),
     "KubeletConfigs beside as many MachineConfigPools": (kubeletconfigs_and_pools, 250),
     "PerformanceProfile of many unknown keys": (profile_unknown_keys, 1_000),

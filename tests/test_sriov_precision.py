@@ -645,3 +645,24 @@ def test_the_mellanox_limit_is_the_webhooks(tmp_path: Path) -> None:
         write(tmp_path, {"operator.yaml": _operator_config(webhook), "policy.yaml": many, "big.yaml": topology})
         rules = run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).rules()
         assert ("sriov-numvfs" in rules) is reported, (webhook, rules)
+
+
+@pytest.mark.parametrize(("config_namespace", "policy_namespace", "severity"), [
+    ("5", "", "warning"),  # a policy's unwritten namespace may be any: the config there turns the webhook off
+    ("5", "\n  namespace: 5", "warning"),  # the same value, compared as written
+    ("5", "\n  namespace: ran", "error"),
+    (NS, "\n  namespace: ran", "error"),
+    (NS, "", "warning"),
+])
+def test_the_webhook_turned_off_in_which_namespace(tmp_path: Path, config_namespace: str, policy_namespace: str,
+                                                   severity: str) -> None:
+    # the SriovOperatorConfigs that turn the webhook off are grouped by namespace once: a namespace that is not a
+    # string (the API server refuses the object) still matches as before
+    def bare(name: str, extra: str) -> str:
+        return (f"apiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata:\n  name: {name}"
+                f"{policy_namespace}\nspec:\n  resourceName: r1\n  numVfs: 4\n  nodeSelector: {{a: b}}\n"
+                f"  nicSelector: {{pfNames: [{name}0]}}\n{extra}")
+    config = ("apiVersion: sriovnetwork.openshift.io/v1\nkind: SriovOperatorConfig\nmetadata:\n  name: default\n"
+              f"  namespace: {config_namespace}\nspec:\n  enableOperatorWebhook: false\n")
+    files = {"p.yaml": bare("pa", "") + "---\n" + bare("pb", "  excludeTopology: true\n") + "---\n" + config}
+    assert [f["severity"] for f in findings(tmp_path, files, "sriov-policy-conflict")] == [severity]

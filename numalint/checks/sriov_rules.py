@@ -289,16 +289,66 @@ def _candidate_pairs(policies: list[Policy]) -> list[tuple[int, int]]:
     pairs: set[tuple[int, int]] = set()
     for number, selector in enumerate(distinct):
         mine = selectors[selector]
-        own = set(mine)
-        # the selectors holding this one (itself among them): an empty one selects every node
+        pairs.update((mine[i], mine[j]) for i, j in _pairs_that_can_conflict([policies[k] for k in mine]))
+        conflicts: _ConflictIndex | None = None  # this selector's policies by what can conflict, when first asked
+        # the selectors holding this one: an empty one selects every node
         wider = holding[min(selector, key=lambda item: len(holding[item]))] if selector else range(len(distinct))
         for other in wider:
-            if other != number and not selector <= distinct[other]:
-                continue
-            group = mine if other == number else sorted(mine + selectors[distinct[other]])
-            found = ((group[i], group[j]) for i, j in _pairs_that_can_conflict([policies[k] for k in group]))
-            pairs.update(found if other == number else ((i, j) for i, j in found if (i in own) != (j in own)))
+            if other != number and selector <= distinct[other]:
+                conflicts = conflicts or _ConflictIndex(policies, mine)
+                for one in selectors[distinct[other]]:
+                    pairs.update((min(one, two), max(one, two)) for two in conflicts.against(policies[one]))
     return sorted(pairs)
+
+
+class _ConflictIndex:
+    """The policies of one node selector by what can make one conflict with another policy
+    (``_pairs_that_can_conflict``): asked about each policy of the selectors holding it, at the cost of what it
+    answers (a few thousand policies of one selector beside thousands of per-node ones were rescanned for each)."""
+
+    def __init__(self, policies: list[Policy], members: list[int]) -> None:
+        self.policies = policies
+        self.by_resource: dict[str, list[int]] = {}
+        self.by_pf: dict[str, list[tuple[int, int, int]]] = {}  # PF name: (low, high, index), one hull per policy
+        self.managed: dict[tuple[str, bool], list[int]] = {}  # (PF name, externallyManaged): the policies
+        self.by_root: dict[str, list[int]] = {}
+        for index in members:
+            policy = policies[index]
+            self.by_resource.setdefault(policy.resource_name, []).append(index)
+            for name, (low, high) in _hulls(policy).items():
+                self.by_pf.setdefault(name, []).append((low, high, index))
+                self.managed.setdefault((name, policy.externally_managed), []).append(index)
+            for device in dict.fromkeys(policy.root_devices):
+                self.by_root.setdefault(device, []).append(index)
+        for entries in self.by_pf.values():
+            entries.sort()
+
+    def against(self, policy: Policy) -> Iterator[int]:
+        """The policies that can conflict with ``policy``, some more than once."""
+        for index in self.by_resource.get(policy.resource_name, ()):
+            other = self.policies[index]
+            if (other.exclude_topology, other.device_type) != (policy.exclude_topology, policy.device_type):
+                yield index
+        for name, (low, high) in _hulls(policy).items():
+            for other_low, other_high, index in self.by_pf.get(name, ()):  # sorted: the ranges starting by its end
+                if other_low > high:
+                    break
+                if other_high >= low:
+                    yield index
+            yield from self.managed.get((name, not policy.externally_managed), ())
+        for device in dict.fromkeys(policy.root_devices):
+            yield from self.by_root.get(device, ())
+
+
+def _hulls(policy: Policy) -> dict[str, tuple[int, int]]:
+    """Each PF the policy names: the VFs it may name there (the hull of its entries' ranges, -1 for an entry
+    without one)."""
+    hulls: dict[str, tuple[int, int]] = {}
+    for pf in policy.pf_names:
+        low, high = (-1, -1) if pf.first is None or pf.last is None else sorted((pf.first, pf.last))
+        hull = hulls.get(pf.name, (low, high))
+        hulls[pf.name] = (min(hull[0], low), max(hull[1], high))
+    return hulls
 
 
 def _pairs_that_can_conflict(policies: list[Policy]) -> set[tuple[int, int]]:
@@ -315,10 +365,8 @@ def _pairs_that_can_conflict(policies: list[Policy]) -> set[tuple[int, int]]:
     for index, policy in enumerate(policies):
         classes = by_resource.setdefault(policy.resource_name, {})
         classes.setdefault((policy.exclude_topology, policy.device_type), []).append(index)
-        for pf in policy.pf_names:
-            low, high = (-1, -1) if pf.first is None or pf.last is None else sorted((pf.first, pf.last))
-            hull = by_pf.setdefault(pf.name, {}).get(index, (low, high))
-            by_pf[pf.name][index] = (min(hull[0], low), max(hull[1], high))
+        for name, hull in _hulls(policy).items():
+            by_pf.setdefault(name, {})[index] = hull
         for device in dict.fromkeys(policy.root_devices):
             by_root.setdefault(device, []).append(index)
     pairs: set[tuple[int, int]] = set()

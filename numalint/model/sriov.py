@@ -464,28 +464,34 @@ def unchecked_by_webhook(run: Run, policy: Document) -> bool:
 
 class _WebhookOff:
     """The run's SriovOperatorConfigs named "default" that turn the webhook off, by namespace, each group with a
-    ``NearIndex`` of its files: asked for each of thousands of policies, it no longer walks every config. A
-    namespace that is not a string (the API server refuses the object) matches only a namespace left unwritten."""
+    ``NearIndex`` of its files: asked for each of thousands of policies, it no longer walks every config."""
 
     def __init__(self, run: Run) -> None:
         self.files: dict[str, list[str]] = {}  # namespace ("" when not written): the configs' files
+        self.odd: list[tuple[Any, str]] = []  # a namespace that is not a string (the API server refuses it), file
         for doc in run.of_kind(SRIOV_OPERATOR_CONFIG):
             if get(doc.root, ("spec", "enableOperatorWebhook")) is False and \
                     get(doc.root, ("metadata", "name")) == "default":
                 namespace = get(doc.root, ("metadata", "namespace"))
                 if not namespace or isinstance(namespace, str):
                     self.files.setdefault(namespace or "", []).append(doc.file)
+                else:
+                    self.odd.append((namespace, doc.file))
         self._near: dict[str | None, NearIndex] = {}
 
     def near(self, run: Run, file: str, namespace: Any) -> bool:
         """Whether one of them is in ``namespace`` and together with ``file``; a namespace left unwritten (a
         kustomization or `kubectl -n` sets it when applying) may be any other."""
-        key = None if not namespace else namespace if isinstance(namespace, str) else ""
-        if key is None:
-            groups = list(self.files.values())
-        else:
-            groups = [self.files[k] for k in dict.fromkeys((key, "")) if k in self.files]
-        if not groups:
+        if not namespace:
+            key: str | None = None
+            groups = list(self.files.values()) + [[config for _, config in self.odd]]
+        elif isinstance(namespace, str):
+            key = namespace
+            groups = [self.files[k] for k in dict.fromkeys((namespace, "")) if k in self.files]
+        else:  # compared as written, as the same value may be written twice
+            files = self.files.get("", []) + [config for written, config in self.odd if written == namespace]
+            return bool(files) and (run.declared or NearIndex(files).near_any(file))
+        if not any(groups):
             return False
         if run.declared:  # every file of a declared cluster is together
             return True
