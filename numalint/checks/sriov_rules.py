@@ -307,34 +307,35 @@ class _ConflictIndex:
     answers (a few thousand policies of one selector beside thousands of per-node ones were rescanned for each)."""
 
     def __init__(self, policies: list[Policy], members: list[int]) -> None:
-        self.policies = policies
-        self.by_resource: dict[str, list[int]] = {}
-        self.by_pf: dict[str, list[tuple[int, int, int]]] = {}  # PF name: (low, high, index), one hull per policy
+        # resource: (excludeTopology, deviceType): the policies
+        self.by_resource: dict[str, dict[tuple[bool, str], list[int]]] = {}
+        ranges: dict[str, dict[tuple[int, int], list[int]]] = {}  # PF name: the VFs named there: the policies
         self.managed: dict[tuple[str, bool], list[int]] = {}  # (PF name, externallyManaged): the policies
         self.by_root: dict[str, list[int]] = {}
         for index in members:
             policy = policies[index]
-            self.by_resource.setdefault(policy.resource_name, []).append(index)
-            for name, (low, high) in _hulls(policy).items():
-                self.by_pf.setdefault(name, []).append((low, high, index))
+            kind = (policy.exclude_topology, policy.device_type)
+            self.by_resource.setdefault(policy.resource_name, {}).setdefault(kind, []).append(index)
+            for name, hull in _hulls(policy).items():
+                ranges.setdefault(name, {}).setdefault(hull, []).append(index)
                 self.managed.setdefault((name, policy.externally_managed), []).append(index)
             for device in dict.fromkeys(policy.root_devices):
                 self.by_root.setdefault(device, []).append(index)
-        for entries in self.by_pf.values():
-            entries.sort()
+        # PF name: (low, high, the policies naming those VFs), by low
+        self.by_pf = {name: sorted((*hull, found) for hull, found in hulls.items()) for name, hulls in ranges.items()}
 
     def against(self, policy: Policy) -> Iterator[int]:
         """The policies that can conflict with ``policy``, some more than once."""
-        for index in self.by_resource.get(policy.resource_name, ()):
-            other = self.policies[index]
-            if (other.exclude_topology, other.device_type) != (policy.exclude_topology, policy.device_type):
-                yield index
+        kind = (policy.exclude_topology, policy.device_type)
+        for other_kind, found in self.by_resource.get(policy.resource_name, {}).items():
+            if other_kind != kind:
+                yield from found
         for name, (low, high) in _hulls(policy).items():
-            for other_low, other_high, index in self.by_pf.get(name, ()):  # sorted: the ranges starting by its end
+            for other_low, other_high, named in self.by_pf.get(name, ()):  # sorted: the ranges starting by its end
                 if other_low > high:
                     break
                 if other_high >= low:
-                    yield index
+                    yield from named
             yield from self.managed.get((name, not policy.externally_managed), ())
         for device in dict.fromkeys(policy.root_devices):
             yield from self.by_root.get(device, ())
