@@ -493,17 +493,22 @@ def test_thousands_of_repeats_each_with_a_suppression_are_judged_once(tmp_path: 
     assert (found["rule"], found["line"], found["column"]) == ("unused-suppression", 4, 22)  # the first copy's
 
 
-def test_sriov_policies_beside_a_topology_of_thousands_of_nics_try_only_their_own(tmp_path: Path) -> None:
-    # every policy was tried on every NIC (8,000 of each: over 25 s, the timeout says hang)
+def _nics_and_their_policies(count: int, total_vfs: int) -> str:
+    """A topology of ``count`` NICs (e0, e1, ...) and a policy of 8 VFs on each, its own resource (r0, r1, ...)."""
     nics = "".join(f"  - {{pciAddress: '0000:{i // 256:02x}:{i % 256:02x}.0', interface: e{i}, vendor: '8086', "
-                   "deviceID: '158b', totalVfs: 1, numaNode: 0}\n" for i in range(8_000))
+                   f"deviceID: '158b', totalVfs: {total_vfs}, numaNode: 0}}\n" for i in range(count))
     topology = ("apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: t}\nspec:\n  pool: {nodes: 1}\n"
                 "  sockets: 1\n  threadsPerCore: 1\n  numaNodes:\n  - {id: 0, cpus: '0-63', memory: 256Gi}\n  nics:\n"
                 + nics)
-    policies = "".join(f"---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata: "
-                       f"{{name: p{i}, namespace: openshift-sriov-network-operator}}\nspec: {{resourceName: r{i}, "
-                       f"numVfs: 8, nicSelector: {{pfNames: [e{i}]}}, nodeSelector: {{a: b}}}}\n" for i in range(8_000))
-    (tmp_path / "n.yaml").write_text(topology + policies)
+    return topology + "".join(f"---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata: "
+                              f"{{name: p{i}, namespace: openshift-sriov-network-operator}}\nspec: {{resourceName: "
+                              f"r{i}, numVfs: 8, nicSelector: {{pfNames: [e{i}]}}, nodeSelector: {{a: b}}}}\n"
+                              for i in range(count))
+
+
+def test_sriov_policies_beside_a_topology_of_thousands_of_nics_try_only_their_own(tmp_path: Path) -> None:
+    # every policy was tried on every NIC (8,000 of each: over 25 s, the timeout says hang)
+    (tmp_path / "n.yaml").write_text(_nics_and_their_policies(8_000, total_vfs=1))
     found = by_rule(cli("check", "-f", "json", str(tmp_path / "n.yaml")), "sriov-numvfs")
     assert len(found) == 101 and found[0]["message"].startswith(
         'numVfs 8 of "p0" is above the 1 VFs PF e0 supports (topology "t")')
@@ -567,18 +572,9 @@ def test_thousands_of_per_node_sriov_policies_on_one_pf_are_not_paired(tmp_path:
 def test_a_topology_of_thousands_of_nics_each_its_own_resource_is_simulated_in_time(tmp_path: Path) -> None:
     # the machine's devices were scanned whole for each resource (10,000 NICs of 8 VFs, each policy its own
     # resource: over 30 s, the timeout says hang)
-    nics = "".join(f"  - {{pciAddress: '0000:{i // 256:02x}:{i % 256:02x}.0', interface: e{i}, vendor: '8086', "
-                   "deviceID: '158b', totalVfs: 8, numaNode: 0}\n" for i in range(10_000))
-    topology = ("apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: t}\nspec:\n  pool: {nodes: 1}\n"
-                "  sockets: 1\n  threadsPerCore: 1\n  numaNodes:\n  - {id: 0, cpus: '0-63', memory: 256Gi}\n  nics:\n"
-                + nics)
-    policies = "".join(f"---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata: "
-                       f"{{name: p{i}, namespace: openshift-sriov-network-operator}}\nspec: {{resourceName: r{i}, "
-                       f"numVfs: 8, nicSelector: {{pfNames: [e{i}]}}, nodeSelector: {{a: b}}}}\n"
-                       for i in range(10_000))
     pod = ("---\n{kind: Pod, apiVersion: v1, metadata: {name: du}, spec: {containers: [{name: c, image: x, resources: "
            "{limits: {cpu: 2, memory: 1Gi, openshift.io/r9999: 9}}}]}}\n")  # one VF more than the PF has
-    (tmp_path / "n.yaml").write_text(topology + policies + pod)
+    (tmp_path / "n.yaml").write_text(_nics_and_their_policies(10_000, total_vfs=8) + pod)
     found = cli("check", "-f", "json", str(tmp_path / "n.yaml")).findings()
     assert [f["rule"] for f in found] == ["admission-failure"] and "openshift.io/r9999" in found[0]["message"]
 
