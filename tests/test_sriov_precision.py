@@ -120,6 +120,27 @@ def test_which_vf_ranges_on_one_pf_the_webhook_rejects(tmp_path: Path, first: st
     assert len(findings(tmp_path, files, "sriov-policy-conflict")) == int(conflict)
 
 
+def test_a_file_past_the_findings_shown_stops_only_itself(tmp_path: Path) -> None:
+    # 20 policies on the same VFs: 190 pairs, of which the report shows a hundred, then "… and more" (not counted:
+    # the check stops comparing pairs of that file there); a later file whose policy overlaps all of them still
+    # gets each of its 20 findings, and a file of 91 has them all
+    same = "---\n".join(policy(f"p{i}", f"r{i}", '["ens1f0#0-3"]') for i in range(20))
+    files = {"a.yaml": same, "b.yaml": policy("late", "late", '["ens1f0#3-5"]'),
+             "c.yaml": "---\n".join(policy(f"q{i}", f"s{i}", '["ens2f0#0-3"]') for i in range(14))}
+    found = findings(tmp_path, files, "sriov-policy-conflict")
+    in_a = [f for f in found if f["file"].endswith("a.yaml")]
+    [summary] = [f for f in in_a if f["message"].startswith("… and more sriov-policy-conflict finding(s)")]
+    shown = [f for f in in_a if f is not summary]
+    # the first hundred pairs in input order, each found on its later policy and listed by line; the summary is
+    # where the first pair not shown would be
+    pairs = [(i, j) for i in range(20) for j in range(i + 1, 20)]
+    assert [(f["message"].split('"')[3], f["message"].split('"')[5]) for f in shown] == [
+        (f"p{j}", f"p{i}") for i, j in sorted(pairs[:100], key=lambda pair: (pair[1], pair[0]))]
+    assert summary["line"] == next(f["line"] for f in shown if f'of "p{pairs[100][1]}"' in f["message"])
+    assert len([f for f in found if f["file"].endswith("b.yaml")]) == 20
+    assert len([f for f in found if f["file"].endswith("c.yaml")]) == 91
+
+
 def test_policies_on_disjoint_nodes_are_not_compared(tmp_path: Path) -> None:
     files = {"p.yaml": policy("a", "fh", extra="  excludeTopology: true\n", selector="{kubernetes.io/hostname: n1}")
              + "---\n" + policy("b", "fh", selector="{kubernetes.io/hostname: n2}")}

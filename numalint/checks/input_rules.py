@@ -8,6 +8,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from numalint import catalogue as registry
+from numalint.checks.registry import UNCOUNTED
 from numalint.findings import SAFE, Edit, Finding, Fix, ObjectRef
 from numalint.k8s.kinds import (
     KUBELET_CONFIG,
@@ -91,7 +92,7 @@ class FindingCap:
     def result(self) -> list[Finding]:
         summaries = []
         for rule, first in self.first_dropped.items():
-            more = "more" if rule in self.uncounted else f"{self.counts[rule] - self.limit} more"
+            more = "more" if rule in self.uncounted or rule in UNCOUNTED else f"{self.counts[rule] - self.limit} more"
             summaries.append(registry.finding(rule, f"… and {more} {rule} {_SUMMARY} {self.limit} are shown)",
                                               first.file, first.span, first.obj))
         return self.kept + summaries

@@ -12,13 +12,18 @@ if TYPE_CHECKING:
 
 Check = Callable[["Analysis"], Iterable[Hit]]
 CHECKS: dict[str, Check] = {}
+# rules whose check stops looking in a file once it holds more findings than a report shows (findings of pairs, which
+# can grow with the square of the input): the report's summary of the rest gives no count
+UNCOUNTED: set[str] = set()
 
 
-def check(slug: str) -> Callable[[Check], Check]:
-    """Register the check function of rule ``slug``."""
+def check(slug: str, counted: bool = True) -> Callable[[Check], Check]:
+    """Register the check function of rule ``slug``; ``counted=False``: see UNCOUNTED."""
 
     def register(func: Check) -> Check:
         CHECKS[slug] = func
+        if not counted:
+            UNCOUNTED.add(slug)
         return func
 
     return register

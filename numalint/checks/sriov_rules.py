@@ -8,8 +8,9 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from numalint.analysis import Analysis
-from numalint.checks.input_rules import near_resources, use_one_of
+from numalint.checks.input_rules import MAX_PER_RULE, near_resources, use_one_of
 from numalint.checks.registry import check
+from numalint.checks.sriov_pairs import PolicyPairs
 from numalint.findings import MAX_NAMED, Fix, Hit, Related
 from numalint.k8s.kinds import FOREIGN_NETWORK_KINDS, LEGACY_NETWORKS_ANNOTATION, SRIOV_NETWORK_KINDS, SRIOV_POLICY
 from numalint.model.run import Run
@@ -264,139 +265,16 @@ def _pf_conflict(current: Policy, previous: Policy) -> tuple[PFName, str] | None
     return None
 
 
-def _across(groups: Iterable[list[int]]) -> Iterator[tuple[int, int]]:
-    """Every pair of indexes from two different groups, lower index first."""
-    listed = list(groups)
-    for n, group in enumerate(listed):
-        for other in listed[n + 1:]:
-            yield from ((min(i, j), max(i, j)) for i in group for j in other)
-
-
-def _candidate_pairs(policies: list[Policy]) -> list[tuple[int, int]]:
-    """The pairs of policies (as indexes, in order) that can share nodes (``_shares_nodes``: one node selector
-    within the other) and can conflict (``_pairs_that_can_conflict``): per-node policies (a hostname each) are never
-    paired, however many there are, nor with one another beside a policy of all their nodes. Each distinct selector
-    is compared only with those holding its rarest label."""
-    selectors: dict[frozenset[tuple[str, str]], list[int]] = {}
-    for index, policy in enumerate(policies):
-        if policy.has_selector:  # a policy without one is compared with nothing
-            selectors.setdefault(frozenset(policy.node_selector.items()), []).append(index)
-    distinct = list(selectors)
-    holding: dict[tuple[str, str], list[int]] = {}
-    for number, selector in enumerate(distinct):
-        for item in selector:
-            holding.setdefault(item, []).append(number)
-    pairs: set[tuple[int, int]] = set()
-    for number, selector in enumerate(distinct):
-        mine = selectors[selector]
-        pairs.update((mine[i], mine[j]) for i, j in _pairs_that_can_conflict([policies[k] for k in mine]))
-        conflicts: _ConflictIndex | None = None  # this selector's policies by what can conflict, when first asked
-        # the selectors holding this one: an empty one selects every node
-        wider = holding[min(selector, key=lambda item: len(holding[item]))] if selector else range(len(distinct))
-        for other in wider:
-            if other != number and selector <= distinct[other]:
-                conflicts = conflicts or _ConflictIndex(policies, mine)
-                for one in selectors[distinct[other]]:
-                    pairs.update((min(one, two), max(one, two)) for two in conflicts.against(policies[one]))
-    return sorted(pairs)
-
-
-class _ConflictIndex:
-    """The policies of one node selector by what can make one conflict with another policy
-    (``_pairs_that_can_conflict``): asked about each policy of the selectors holding it, at the cost of what it
-    answers (a few thousand policies of one selector beside thousands of per-node ones were rescanned for each)."""
-
-    def __init__(self, policies: list[Policy], members: list[int]) -> None:
-        # resource: (excludeTopology, deviceType): the policies
-        self.by_resource: dict[str, dict[tuple[bool, str], list[int]]] = {}
-        ranges: dict[str, dict[tuple[int, int], list[int]]] = {}  # PF name: the VFs named there: the policies
-        self.managed: dict[tuple[str, bool], list[int]] = {}  # (PF name, externallyManaged): the policies
-        self.by_root: dict[str, list[int]] = {}
-        for index in members:
-            policy = policies[index]
-            kind = (policy.exclude_topology, policy.device_type)
-            self.by_resource.setdefault(policy.resource_name, {}).setdefault(kind, []).append(index)
-            for name, hull in _hulls(policy).items():
-                ranges.setdefault(name, {}).setdefault(hull, []).append(index)
-                self.managed.setdefault((name, policy.externally_managed), []).append(index)
-            for device in dict.fromkeys(policy.root_devices):
-                self.by_root.setdefault(device, []).append(index)
-        # PF name: (low, high, the policies naming those VFs), by low
-        self.by_pf = {name: sorted((*hull, found) for hull, found in hulls.items()) for name, hulls in ranges.items()}
-
-    def against(self, policy: Policy) -> Iterator[int]:
-        """The policies that can conflict with ``policy``, some more than once."""
-        kind = (policy.exclude_topology, policy.device_type)
-        for other_kind, found in self.by_resource.get(policy.resource_name, {}).items():
-            if other_kind != kind:
-                yield from found
-        for name, (low, high) in _hulls(policy).items():
-            for other_low, other_high, named in self.by_pf.get(name, ()):  # sorted: the ranges starting by its end
-                if other_low > high:
-                    break
-                if other_high >= low:
-                    yield from named
-            yield from self.managed.get((name, not policy.externally_managed), ())
-        for device in dict.fromkeys(policy.root_devices):
-            yield from self.by_root.get(device, ())
-
-
-def _hulls(policy: Policy) -> dict[str, tuple[int, int]]:
-    """Each PF the policy names: the VFs it may name there (the hull of its entries' ranges, -1 for an entry
-    without one)."""
-    hulls: dict[str, tuple[int, int]] = {}
-    for pf in policy.pf_names:
-        low, high = (-1, -1) if pf.first is None or pf.last is None else sorted((pf.first, pf.last))
-        hull = hulls.get(pf.name, (low, high))
-        hulls[pf.name] = (min(hull[0], low), max(hull[1], high))
-    return hulls
-
-
-def _pairs_that_can_conflict(policies: list[Policy]) -> set[tuple[int, int]]:
-    """The pairs of policies (as indexes) that `_pair` can find a conflict in, and a few more; never fewer. Only
-    policies sharing a resourceName, a PF name or a root device can conflict, and of those only: on one resource,
-    the pairs that differ in excludeTopology or deviceType; on one PF, those that differ in externallyManaged or
-    name VF ranges that overlap (an entry without a range counts as -1..-1); on one root device, every pair. Found
-    per group by partition and by sorting ranges, so thousands of policies that agree cost no pair each."""
-    by_resource: dict[str, dict[tuple[bool, str], list[int]]] = {}
-    # PF name: policy index: the VFs it may name there (the hull of its entries' ranges, -1 for an entry without
-    # one: a policy repeating a PF thousands of times counts once)
-    by_pf: dict[str, dict[int, tuple[int, int]]] = {}
-    by_root: dict[str, list[int]] = {}
-    for index, policy in enumerate(policies):
-        classes = by_resource.setdefault(policy.resource_name, {})
-        classes.setdefault((policy.exclude_topology, policy.device_type), []).append(index)
-        for name, hull in _hulls(policy).items():
-            by_pf.setdefault(name, {})[index] = hull
-        for device in dict.fromkeys(policy.root_devices):
-            by_root.setdefault(device, []).append(index)
-    pairs: set[tuple[int, int]] = set()
-    for classes in by_resource.values():
-        pairs.update(_across(classes.values()))
-    for hulls in by_pf.values():
-        managed: dict[bool, list[int]] = {}
-        for index in hulls:
-            managed.setdefault(policies[index].externally_managed, []).append(index)
-        pairs.update(_across(managed.values()))
-        entries = sorted((low, high, index) for index, (low, high) in hulls.items())
-        for n, (_low, high, index) in enumerate(entries):  # overlapping ranges: the later ones starting by its end
-            for low_other, _high_other, other in entries[n + 1:]:
-                if low_other > high:
-                    break
-                pairs.add((min(index, other), max(index, other)))
-    for group in by_root.values():
-        pairs.update((i, j) for n, i in enumerate(group) for j in group[n + 1:])
-    return pairs
-
-
-@check("sriov-policy-conflict")
+@check("sriov-policy-conflict", counted=False)
 def sriov_policy_conflict(analysis: Analysis) -> Iterator[Hit]:
-    """Pairs of policies in input order; only those that can conflict are compared (see
-    `_pairs_that_can_conflict`: thousands of policies that share a resource or a PF and agree cost no pair each)."""
+    """Pairs of policies in input order; only those that can conflict are compared (``PolicyPairs``: thousands
+    of policies that share a resource or a PF and agree cost no pair each). A file past the hundred findings a
+    report shows of it is closed: pairs of two closed files are not compared (their findings would not be shown)."""
     policies = [p for p in analysis.sriov.policies if not is_placeholder(p.ref.name + p.resource_name)]
-    pairs = _candidate_pairs(policies)
+    pairs = PolicyPairs(policies)
     run = analysis.run
     together: dict[tuple[str, str], bool] = {}  # nearness depends on directories only: worked out once per two
+    found: dict[str, int] = {}  # findings per file
     for i, j in pairs:
         first, other = policies[i], policies[j]
         # the webhook skips a policy of the same name (an update of the object, or a copy of it)
@@ -406,8 +284,13 @@ def sriov_policy_conflict(analysis: Analysis) -> Iterator[Hit]:
         directories = (os.path.dirname(first.doc.file), os.path.dirname(other.doc.file))
         if directories not in together:
             together[directories] = run.together(first.doc.file, other.doc.file)
-        if together[directories]:
-            yield from _unless_webhook_off(_pair(first, other), run, other)
+        if not together[directories]:
+            continue
+        for hit in _unless_webhook_off(_pair(first, other), run, other):
+            yield hit
+            found[hit.file] = found.get(hit.file, 0) + 1
+            if found[hit.file] > MAX_PER_RULE:  # the report's first dropped one (where its summary points) is in
+                pairs.close(hit.file)
 
 
 REJECTS = "the operator webhook rejects the policy"

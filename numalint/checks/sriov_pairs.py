@@ -1,0 +1,232 @@
+"""Which SR-IOV policies ``sriov-policy-conflict`` compares: the pairs that can share nodes and conflict, in input
+order, found at the cost of the answer, and none that could only add findings past a file's shown hundred.
+
+Two policies can conflict only when one node selector is within the other (``_shares_nodes``) and they share a
+resourceName (differing in excludeTopology or deviceType), a PF (differing in externallyManaged, or naming VF
+ranges that overlap; an entry without ``#first-last`` counts as -1..-1) or a root device. Thousands of policies that
+agree cost no pair each; thousands that all conflict would be millions of findings, of which a report shows a
+hundred per file: once the check closes a file (``PolicyPairs.close``), a pair whose two policies are in closed
+files is not given, so the work stops where the report does (its summary then says "… and more", uncounted).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator
+
+from numalint.model.sriov import Policy
+
+_NO_END = -2  # below any VF range's end (-1 for an entry without a range)
+
+
+class _Traits:
+    """What of a policy decides whether it can conflict with another, worked out once."""
+
+    __slots__ = ("resource", "kind", "hulls", "managed", "roots")
+
+    def __init__(self, policy: Policy) -> None:
+        self.resource = policy.resource_name
+        self.kind = (policy.exclude_topology, policy.device_type)
+        self.managed = policy.externally_managed
+        self.roots = tuple(dict.fromkeys(policy.root_devices))
+        # each PF it names: the VFs it may name there (the hull of its entries' ranges, -1 for an entry without
+        # one: a policy repeating a PF thousands of times counts once)
+        self.hulls: dict[str, tuple[int, int]] = {}
+        for pf in policy.pf_names:
+            low, high = (-1, -1) if pf.first is None or pf.last is None else sorted((pf.first, pf.last))
+            hull = self.hulls.get(pf.name, (low, high))
+            self.hulls[pf.name] = (min(hull[0], low), max(hull[1], high))
+
+
+class _Ranges:
+    """The VF ranges named on one PF, each with its policies. Those overlapping a range are found at the cost of
+    the answer: a tree of the greatest end under each node, over the ranges sorted by start (a scan would pass
+    every range below the one asked about: thousands of policies each on its own VF were quadratic). A range
+    whose policies are all removed is found no more."""
+
+    def __init__(self, ranges: dict[tuple[int, int], list[int]]) -> None:
+        self.ranges = sorted(ranges)
+        self.starts = [low for low, _high in self.ranges]
+        self.slots = {hull: n for n, hull in enumerate(self.ranges)}
+        self.policies = [dict.fromkeys(ranges[hull]) for hull in self.ranges]
+        self.size = 1
+        while self.size < len(self.ranges):
+            self.size *= 2
+        self.ends = [_NO_END] * (2 * self.size)
+        for n, (_low, high) in enumerate(self.ranges):
+            self.ends[self.size + n] = high
+        for node in range(self.size - 1, 0, -1):
+            self.ends[node] = max(self.ends[2 * node], self.ends[2 * node + 1])
+
+    def overlapping(self, low: int, high: int) -> Iterator[int]:
+        """The policies of the ranges that overlap low..high."""
+        stop = bisect_right(self.starts, high)  # the ranges starting by its end
+        todo = [(1, 0, self.size)]
+        while todo:
+            node, first, last = todo.pop()
+            if first >= stop or self.ends[node] < low:
+                continue
+            if node >= self.size:
+                yield from self.policies[node - self.size]
+                continue
+            middle = (first + last) // 2
+            todo += ((2 * node + 1, middle, last), (2 * node, first, middle))
+
+    def remove(self, index: int, hull: tuple[int, int]) -> None:
+        slot = self.slots[hull]
+        self.policies[slot].pop(index, None)
+        if self.policies[slot]:
+            return
+        node = self.size + slot
+        self.ends[node] = _NO_END
+        while node > 1:
+            node //= 2
+            self.ends[node] = max(self.ends[2 * node], self.ends[2 * node + 1])
+
+
+class _ConflictIndex:
+    """Some policies by what can make one conflict with another policy: asked about a policy, it answers at the
+    cost of its answer; policies are removed once done with."""
+
+    def __init__(self, traits: list[_Traits], members: Iterable[int]) -> None:
+        self.traits = traits
+        self.members: set[int] = set()
+        # resource: (excludeTopology, deviceType): the policies
+        self.by_resource: dict[str, dict[tuple[bool, str], dict[int, None]]] = {}
+        self.managed: dict[tuple[str, bool], dict[int, None]] = {}  # (PF name, externallyManaged): the policies
+        self.by_root: dict[str, dict[int, None]] = {}
+        ranges: dict[str, dict[tuple[int, int], list[int]]] = {}  # PF name: the VFs named there: the policies
+        for index in members:
+            own = traits[index]
+            self.members.add(index)
+            self.by_resource.setdefault(own.resource, {}).setdefault(own.kind, {})[index] = None
+            for name, hull in own.hulls.items():
+                ranges.setdefault(name, {}).setdefault(hull, []).append(index)
+                self.managed.setdefault((name, own.managed), {})[index] = None
+            for device in own.roots:
+                self.by_root.setdefault(device, {})[index] = None
+        self.by_pf = {name: _Ranges(hulls) for name, hulls in ranges.items()}
+
+    def against(self, own: _Traits) -> Iterator[int]:
+        """The policies that can conflict with a policy of traits ``own``, some more than once."""
+        for kind, found in self.by_resource.get(own.resource, {}).items():
+            if kind != own.kind:
+                yield from found
+        for name, (low, high) in own.hulls.items():
+            if name in self.by_pf:
+                yield from self.by_pf[name].overlapping(low, high)
+            yield from self.managed.get((name, not own.managed), ())
+        for device in own.roots:
+            yield from self.by_root.get(device, ())
+
+    def remove(self, index: int) -> None:
+        if index not in self.members:
+            return
+        self.members.discard(index)
+        own = self.traits[index]
+        del self.by_resource[own.resource][own.kind][index]
+        for name, hull in own.hulls.items():
+            self.by_pf[name].remove(index, hull)
+            del self.managed[(name, own.managed)][index]
+        for device in own.roots:
+            del self.by_root[device][index]
+
+
+class _Family:
+    """The policies still to be paired, by node selector: each selector's own, and for each selector those of
+    the selectors holding it (all their nodes are its nodes) together, so a policy of every node beside thousands
+    of per-node policies asks one index, not thousands."""
+
+    def __init__(self, pairs: PolicyPairs, members: Iterable[int]) -> None:
+        kept = set(members)
+        self.pairs = pairs
+        self.own = [_ConflictIndex(pairs.traits, [i for i in group if i in kept]) for group in pairs.groups]
+        self.held_by = [_ConflictIndex(pairs.traits, [i for other in wider for i in pairs.groups[other] if i in kept])
+                        if wider else None for wider in pairs.wider]
+
+    def against(self, index: int) -> Iterator[int]:
+        pairs, own = self.pairs, self.pairs.traits[index]
+        selector = pairs.selector_of[index]
+        yield from self.own[selector].against(own)
+        held_by = self.held_by[selector]
+        if held_by is not None:
+            yield from held_by.against(own)
+        for narrower in pairs.narrower[selector]:
+            yield from self.own[narrower].against(own)
+
+    def remove(self, index: int) -> None:
+        selector = self.pairs.selector_of[index]
+        self.own[selector].remove(index)
+        for narrower in self.pairs.narrower[selector]:
+            held_by = self.held_by[narrower]
+            if held_by is not None:
+                held_by.remove(index)
+
+
+class PolicyPairs:
+    """The pairs of ``policies`` (as indexes, the lower first) that can share nodes and conflict, in order; a
+    policy without a node selector (a template to fill in) is paired with none. Each distinct selector is compared
+    only with those holding its rarest label."""
+
+    def __init__(self, policies: list[Policy]) -> None:
+        self.traits = [_Traits(policy) for policy in policies]
+        self.files = [policy.doc.file for policy in policies]
+        numbers: dict[frozenset[tuple[str, str]], int] = {}
+        self.groups: list[list[int]] = []
+        self.selector_of: list[int] = []  # -1: no node selector
+        for index, policy in enumerate(policies):
+            if not policy.has_selector:
+                self.selector_of.append(-1)
+                continue
+            number = numbers.setdefault(frozenset(policy.node_selector.items()), len(numbers))
+            if number == len(self.groups):
+                self.groups.append([])
+            self.groups[number].append(index)
+            self.selector_of.append(number)
+        distinct = list(numbers)
+        holding: dict[tuple[str, str], list[int]] = {}
+        for number, selector in enumerate(distinct):
+            for item in selector:
+                holding.setdefault(item, []).append(number)
+        # for each selector, the others holding it (an empty one is held by every one), and those it holds
+        self.wider: list[list[int]] = []
+        self.narrower: list[list[int]] = [[] for _ in distinct]
+        for number, selector in enumerate(distinct):
+            candidates = holding[min(selector, key=lambda item: len(holding[item]))] if selector else range(
+                len(distinct))
+            self.wider.append([other for other in candidates if other != number and selector <= distinct[other]])
+            for other in self.wider[-1]:
+                self.narrower[other].append(number)
+        self.by_file: dict[str, list[int]] = {}
+        for index, file in enumerate(self.files):
+            self.by_file.setdefault(file, []).append(index)
+        self.remaining = _Family(self, range(len(policies)))
+        self.open: _Family | None = None  # the policies of files not closed, once one is
+        self.closed: set[str] = set()
+        self.at = -1
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        for index, selector in enumerate(self.selector_of):
+            if selector < 0:
+                continue
+            self.at = index
+            self.remaining.remove(index)
+            if self.open is not None:
+                self.open.remove(index)
+            family = self.open if self.files[index] in self.closed and self.open is not None else self.remaining
+            for other in sorted(set(family.against(index))):
+                if not (self.files[index] in self.closed and self.files[other] in self.closed):
+                    yield index, other
+
+    def close(self, file: str) -> None:
+        """The check shows no more pairs in ``file``: a pair of two policies of closed files is not given."""
+        if file in self.closed:
+            return
+        self.closed.add(file)
+        if self.open is None:
+            self.open = _Family(self, (i for i in range(self.at + 1, len(self.files))
+                                       if self.files[i] not in self.closed))
+            return
+        for index in self.by_file[file]:
+            if index > self.at:
+                self.open.remove(index)
