@@ -133,26 +133,31 @@ class _ConflictIndex:
 
 
 class _Family:
-    """The policies still to be paired, by node selector: each selector's own, and for each selector those of
-    the selectors holding it (all their nodes are its nodes) together, so a policy of every node beside thousands
-    of per-node policies asks one index, not thousands."""
+    """The policies still to be paired, by node selector: each selector's own, and for a selector of many policies
+    those of the selectors holding it (all their nodes are its nodes) together, so a policy of every node beside
+    thousands of per-node policies asks one index, not thousands (and a selector of few policies asks each of
+    theirs, which keeps a chain of selectors each holding the one before from costing the square in memory)."""
 
     def __init__(self, pairs: PolicyPairs, members: Iterable[int]) -> None:
         kept = set(members)
         self.pairs = pairs
         self.own = [_ConflictIndex(pairs.traits, [i for i in group if i in kept]) for group in pairs.groups]
-        self.held_by = [_ConflictIndex(pairs.traits, [i for other in wider for i in pairs.groups[other] if i in kept])
-                        if wider else None for wider in pairs.wider]
+        self.held_by: list[_ConflictIndex | None] = []
+        for selector, wider in enumerate(pairs.wider):
+            theirs = sum(len(pairs.groups[other]) for other in wider)
+            together = wider and len(pairs.groups[selector]) * len(wider) > theirs
+            self.held_by.append(_ConflictIndex(pairs.traits, [i for other in wider for i in pairs.groups[other]
+                                                              if i in kept]) if together else None)
 
     def against(self, index: int) -> Iterator[int]:
         pairs, own = self.pairs, self.pairs.traits[index]
         selector = pairs.selector_of[index]
         yield from self.own[selector].against(own)
         held_by = self.held_by[selector]
+        for other in pairs.narrower[selector] + (pairs.wider[selector] if held_by is None else []):
+            yield from self.own[other].against(own)
         if held_by is not None:
             yield from held_by.against(own)
-        for narrower in pairs.narrower[selector]:
-            yield from self.own[narrower].against(own)
 
     def remove(self, index: int) -> None:
         selector = self.pairs.selector_of[index]
