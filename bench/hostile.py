@@ -117,6 +117,12 @@ def many_directives(n: int) -> str:
     return POD + "# numalint: disable-file!" * n + "\n"
 
 
+def disable_file_lines(n: int) -> str:
+    """Many disable-file lines, each naming another unknown rule: each line copied the rules of all before it, and
+    each rule was an unused-suppression finding of its own (past the hundred a file reports)."""
+    return POD + "".join(f"# numalint: disable-file=bogus{i}\n" for i in range(n))
+
+
 def capped_fixes(n: int) -> str:
     """More than a hundred findings of one rule in one file, each with a fix to prove."""
     return "---\n".join(_labelled(i, "yes") for i in range(n))
@@ -374,6 +380,7 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "unclosed {# and ${# in a value": (unclosed_jinja_comments, 20_000),
     "disable comment and spaces": (suppression_spaces, 8_000),
     "many directives on a line": (many_directives, 2_000),
+    "many disable-file lines": (disable_file_lines, 5_000),
     "fixes past the hundredth finding": (capped_fixes, 150),
     "anchored value under a long comment": (anchored_fix, 10_000),
     "kind cluster of many patches": (kind_patches, 2_000),

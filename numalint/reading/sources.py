@@ -653,9 +653,9 @@ def _suppressions(text: str, justifications: dict[int, str]) -> dict[int, tuple[
         if found:  # `# numalint: disable-file[=rules]`: the whole file; several lines add up
             column, rules, why = found
             slugs = {s.strip() for s in (rules if rules is not None else "all").split(",") if s.strip()}
-            earlier = result.get(FILE_WIDE)
-            place = earlier[1] if earlier else number * 1_000_000 + column  # line and column, packed
-            result[FILE_WIDE] = ((earlier[0] if earlier else set()) | slugs, place)
+            # the first line's place (line and column, packed); later lines add their rules to its set (copying the
+            # set for each line was quadratic in thousands of such lines)
+            result.setdefault(FILE_WIDE, (set(), number * 1_000_000 + column))[0].update(slugs)
             if why:
                 justifications[FILE_WIDE] = why.strip()
     return result

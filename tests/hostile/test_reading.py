@@ -507,6 +507,18 @@ def test_thousands_of_repeats_each_with_a_suppression_are_judged_once(tmp_path: 
     assert (found["rule"], found["line"], found["column"]) == ("unused-suppression", 4, 22)  # the first copy's
 
 
+def test_thousands_of_disable_file_lines_add_up_in_linear_time_and_report_a_hundred(tmp_path: Path) -> None:
+    # each `disable-file` line copied the rules of all those before it (60,000 lines: over 30 s, the timeout says
+    # hang), and each unknown rule was its own unused-suppression finding, past the hundred a file reports
+    (tmp_path / "p.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n" + "".join(
+        f"# numalint: disable-file=bogus{i}\n" for i in range(60_000)))
+    found = cli("check", "-f", "json", str(tmp_path / "p.yaml")).findings()
+    assert len(found) == 101 and {f["rule"] for f in found} == {"unused-suppression"}
+    assert found[-1]["message"].startswith("… and 59900 more unused-suppression finding(s) in this file")
+    assert (found[0]["line"], found[0]["column"], found[0]["message"]) == (
+        5, 1, 'suppression of "bogus0" is unused (unknown rule)')
+
+
 def _nics_and_their_policies(count: int, total_vfs: int) -> str:
     """A topology of ``count`` NICs (e0, e1, ...) and a policy of 8 VFs on each, its own resource (r0, r1, ...)."""
     nics = "".join(f"  - {{pciAddress: '0000:{i // 256:02x}:{i % 256:02x}.0', interface: e{i}, vendor: '8086', "
