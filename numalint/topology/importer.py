@@ -146,9 +146,10 @@ def _from_lscpu(text: str) -> Machine:
         core = cpu if core is None else core
         cores.setdefault(core, []).append(cpu)
         info[cpu] = (core, socket, node, field(row, "L3"))
+    first = {core: min(cpus) for core, cpus in cores.items()}  # once per core: all of a core's CPUs ask
     machine_cpus = {}
     for cpu, (core, socket, node, l3) in info.items():
-        machine_cpus[cpu] = CPU(cpu, min(cores[core]), socket, node, socket if l3 is None else l3)
+        machine_cpus[cpu] = CPU(cpu, first[core], socket, node, socket if l3 is None else l3)
     nodes = sorted({c.numa for c in machine_cpus.values()})
     if not nodes:
         raise ImportFormatError("lscpu -p output without CPU rows")

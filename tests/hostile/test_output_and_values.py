@@ -327,6 +327,13 @@ def test_imported_topologies_pass_check(tmp_path: Path, text: str) -> None:
     assert checked.returncode == 0 and json.loads(checked.stdout)["findings"] == [], checked.stdout
 
 
+def test_import_of_one_core_of_many_cpus_is_linear(tmp_path: Path) -> None:
+    # each CPU looked for its core's first CPU among all of the core's (60,000 on one core: quadratic, a hang)
+    (tmp_path / "in.txt").write_text("# CPU,Core,Socket,Node\n" + "".join(f"{i},0,0,0\n" for i in range(60_000)))
+    imported = _timed("topology", "import", "in.txt", cwd=tmp_path)
+    assert imported.returncode == 0 and 'cores:\n        - "0-59999"\n' in imported.stdout, imported.stdout[-500:]
+
+
 def _node_state_repo(directory: Path) -> Path:
     (directory / "kubelet.yaml").write_text(KUBELET + "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n"
                                             "topologyManagerPolicy: single-numa-node\nmemoryManagerPolicy: Static\n"
