@@ -252,6 +252,18 @@ def sriov_same_vfs(n: int) -> str:
     return "".join(_policy(i, f"r{i}", "'ens1f0#0-3'") for i in range(n))
 
 
+def instancetypes_of_one_name(n: int) -> str:
+    """One instancetype name in n namespaces, and n VMs naming it from another: each VM looked through every
+    instancetype of the name, twice."""
+    return "".join(
+        f"---\napiVersion: instancetype.kubevirt.io/v1beta1\nkind: VirtualMachineInstancetype\nmetadata: {{name: it, "
+        f"namespace: ns{i}}}\nspec: {{cpu: {{guest: 2, dedicatedCPUPlacement: true}}, memory: {{guest: 2Gi}}}}\n"
+        for i in range(n)) + "".join(
+        f"---\napiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata: {{name: vm{i}, namespace: zz}}\nspec:\n"
+        "  instancetype: {kind: VirtualMachineInstancetype, name: it}\n  template:\n    spec:\n      domain: {}\n"
+        for i in range(n))
+
+
 def _kubelet_config(i: int, labels: str) -> str:
     return (f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n  name: kc{i}\n"
             f"spec:\n  machineConfigPoolSelector:\n    matchLabels: {{{labels}}}\n"
@@ -398,6 +410,7 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "SR-IOV policies, one per node, on one PF": (sriov_per_node, 500),
     "SR-IOV policies of all nodes beside per-node ones": (sriov_wide_and_per_node, 500),
     "SR-IOV policies all on the same VFs": (sriov_same_vfs, 500),
+    "one instancetype name in many namespaces": (instancetypes_of_one_name, 2_000),
     "KubeletConfigs of one pool": (kubeletconfigs_of_one_pool, 500),
     "KubeletConfigs beside as many MachineConfigPools": (kubeletconfigs_and_pools, 250),
     "PerformanceProfile of many unknown keys": (profile_unknown_keys, 1_000),

@@ -119,7 +119,11 @@ class Instancetypes:
 
     def __init__(self, documents: list[Document]) -> None:
         self.cluster: dict[str, Instancetype] = {}
-        self.namespaced: dict[str, list[tuple[str | None, Instancetype]]] = {}
+        # name: the first of that name, the first in each namespace, the first of no namespace written (a VM asked
+        # each time for every one of its name: one name in thousands of namespaces was quadratic)
+        self.first: dict[str, Instancetype] = {}
+        self.in_namespace: dict[tuple[str, str], Instancetype] = {}
+        self.unwritten: dict[str, Instancetype] = {}
         for doc in documents:
             found = from_document(doc) if doc.kind in INSTANCETYPE_KINDS else None
             name = get(doc.root, ("metadata", "name"))
@@ -129,19 +133,20 @@ class Instancetypes:
                 self.cluster.setdefault(name, found)  # the first definition, as for other node-side objects
             else:
                 namespace = get(doc.root, ("metadata", "namespace"))
-                self.namespaced.setdefault(name, []).append((namespace if isinstance(namespace, str) else None,
-                                                             found))
+                self.first.setdefault(name, found)
+                if isinstance(namespace, str):
+                    self.in_namespace.setdefault((name, namespace), found)
+                else:
+                    self.unwritten.setdefault(name, found)
 
     def find(self, kind: str, name: str, namespace: str | None) -> Instancetype | None:
         """The instancetype a VM of ``namespace`` gets; a namespace left unwritten (kustomize or ``-n`` sets it)
         matches any."""
         if kind == CLUSTER_KIND:
             return self.cluster.get(name) or common(name)
-        candidates = self.namespaced.get(name, [])
-        exact = [found for where, found in candidates if where is not None and where == namespace]
-        loose = [found for where, found in candidates if where is None or namespace is None]
-        found = exact or loose
-        return found[0] if found else None
+        if namespace is None:
+            return self.first.get(name)
+        return self.in_namespace.get((name, namespace)) or self.unwritten.get(name)
 
 
 # series -> (dedicatedCPUPlacement and isolateEmulatorThread, NUMA passthrough, hugepage size, overcommitPercent,

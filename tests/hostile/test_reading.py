@@ -519,6 +519,31 @@ def test_thousands_of_disable_file_lines_add_up_in_linear_time_and_report_a_hund
         5, 1, 'suppression of "bogus0" is unused (unknown rule)')
 
 
+def test_one_instancetype_name_in_thousands_of_namespaces_is_found_by_namespace(tmp_path: Path) -> None:
+    # each VM looked through every instancetype of its name, twice (24,000 namespaces and VMs: quadratic, the
+    # timeout says hang); the VMs of namespace zz still get zz's, which asks for dedicated CPUs a kubelet without
+    # the static CPU manager cannot give, and the others none
+    def instancetype(namespace: str, dedicated: str = "false") -> str:
+        return (f"---\napiVersion: instancetype.kubevirt.io/v1beta1\nkind: VirtualMachineInstancetype\nmetadata: "
+                f"{{name: it, namespace: {namespace}}}\nspec: {{cpu: {{guest: 2, dedicatedCPUPlacement: {dedicated}}}, "
+                "memory: {guest: 2Gi}}\n")
+
+    def vm(i: int, namespace: str) -> str:
+        return (f"---\napiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata: {{name: vm{i}, namespace: "
+                f"{namespace}}}\nspec:\n  instancetype: {{kind: VirtualMachineInstancetype, name: it}}\n"
+                "  template:\n    spec:\n      domain: {devices: {}}\n")
+
+    (tmp_path / "kubelet.yaml").write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                                           "cpuManagerPolicy: none\n")
+    (tmp_path / "zz.yaml").write_text(instancetype("zz", "true"))
+    for f in range(12):
+        (tmp_path / f"it{f}.yaml").write_text("".join(instancetype(f"ns{i}") for i in range(f * 2000, f * 2000 + 2000)))
+        (tmp_path / f"vm{f}.yaml").write_text("".join(vm(i, "zz" if f == 11 else "yy") for i in range(2000)))
+    found = cli("check", "-f", "json", str(tmp_path)).findings()
+    assert {(Path(f["file"]).name, f["rule"]) for f in found} == {("vm11.yaml", "admission-failure")}
+    assert len(found) == 101 and "cpumanager=true" in found[0]["message"]
+
+
 def _nics_and_their_policies(count: int, total_vfs: int) -> str:
     """A topology of ``count`` NICs (e0, e1, ...) and a policy of 8 VFs on each, its own resource (r0, r1, ...)."""
     nics = "".join(f"  - {{pciAddress: '0000:{i // 256:02x}:{i % 256:02x}.0', interface: e{i}, vendor: '8086', "
