@@ -264,6 +264,18 @@ def instancetypes_of_one_name(n: int) -> str:
         for i in range(n))
 
 
+def templated_networks(n: int) -> dict[str, str]:
+    """A chart of n templated SR-IOV networks beside n Pods, each attaching a network of another name: each
+    attachment walked every template for one that may write its name."""
+    return {"chart/Chart.yaml": "apiVersion: v2\nname: c\nversion: 1.0.0\n",
+            "chart/templates/nets.yaml": "---\n".join(
+                f"apiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetwork\nmetadata:\n  name: net{i}\n"
+                "spec:\n  resourceName: {{ .Values.r }}\n" for i in range(n)),
+            "pods.yaml": "".join(f"---\n{{kind: Pod, apiVersion: v1, metadata: {{name: p{i}, annotations: "
+                                 f"{{k8s.v1.cni.cncf.io/networks: missing{i}}}}}, spec: {{containers: [{{name: c, "
+                                 "image: x}]}}\n" for i in range(n))}
+
+
 def _kubelet_config(i: int, labels: str) -> str:
     return (f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n  name: kc{i}\n"
             f"spec:\n  machineConfigPoolSelector:\n    matchLabels: {{{labels}}}\n"
@@ -411,6 +423,7 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "SR-IOV policies of all nodes beside per-node ones": (sriov_wide_and_per_node, 500),
     "SR-IOV policies all on the same VFs": (sriov_same_vfs, 500),
     "one instancetype name in many namespaces": (instancetypes_of_one_name, 2_000),
+    "Pods attaching many names beside a chart of networks": (templated_networks, 2_000),
     "KubeletConfigs of one pool": (kubeletconfigs_of_one_pool, 500),
     "KubeletConfigs beside as many MachineConfigPools": (kubeletconfigs_and_pools, 250),
     "PerformanceProfile of many unknown keys": (profile_unknown_keys, 1_000),
@@ -456,6 +469,7 @@ def main() -> None:
                 path = path.with_suffix("")
                 path.mkdir()
                 for file, text in made.items():
+                    (path / file).parent.mkdir(parents=True, exist_ok=True)
                     (path / file).write_text(text)
                 sizes[factor] = sum(len(text.encode()) for text in made.values())
             commands[str(factor)] = (check + [str(path)], cwd)

@@ -223,6 +223,8 @@ class SriovCatalog:
     # given to thousands of networks each walked them all
     _serving: dict[tuple[str, str | None], list[Network]] = field(default_factory=dict, repr=False, compare=False)
     _namespaces: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
+    _by_name: dict[tuple[str, ...], dict[str | None, list[str]]] = field(default_factory=dict, repr=False,
+                                                                         compare=False)
 
     @property
     def present(self) -> bool:
@@ -232,15 +234,29 @@ class SriovCatalog:
         """May a template of the run near ``file`` (``Run.together``: a chart of another cluster's tree says
         nothing here) write an object of ``kinds`` called ``name`` (a resourceName for a policy): one whose name
         a placeholder writes, or one written with that very name? Worked out once per kinds and name, for all
-        files at once (thousands of pods and templates made millions of comparisons)."""
+        files at once (thousands of pods and templates made millions of comparisons), from the templates grouped
+        by the name they write (thousands of pods each asking for another name walked every template)."""
         kinds = tuple(kinds)
-        templates = [file for kind in kinds for file, written in self.templated.get(kind, ())
-                     if written is None or written == name]
-        if not templates or run.declared:
-            return bool(templates)
-        if (kinds, name) not in self._near:
-            self._near[(kinds, name)] = NearIndex(templates)
-        return self._near[(kinds, name)].near_any(file)
+        written = self._templates_by_name(kinds)
+        found = [key for key in (None, name) if key in written]
+        if not found or run.declared:
+            return bool(found)
+        for key in found:
+            if (kinds, key) not in self._near:
+                self._near[(kinds, key)] = NearIndex(written[key])
+            if self._near[(kinds, key)].near_any(file):
+                return True
+        return False
+
+    def _templates_by_name(self, kinds: tuple[str, ...]) -> dict[str | None, list[str]]:
+        """The files of the templates of ``kinds`` by the name they write (None: a placeholder writes it)."""
+        found = self._by_name.get(kinds)
+        if found is None:
+            found = self._by_name[kinds] = {}
+            for kind in kinds:
+                for template, written in self.templated.get(kind, ()):
+                    found.setdefault(written, []).append(template)
+        return found
 
     def unchecked_names(self) -> set[tuple[str, Span]]:
         """(file, span) of the resourceNames the webhook's syntax refuses that create a resource all the same:

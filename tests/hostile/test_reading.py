@@ -544,6 +544,25 @@ def test_one_instancetype_name_in_thousands_of_namespaces_is_found_by_namespace(
     assert len(found) == 101 and "cpumanager=true" in found[0]["message"]
 
 
+def test_pods_attaching_thousands_of_names_beside_a_chart_of_networks_ask_by_name(tmp_path: Path) -> None:
+    # each pod's attachment walked every templated network of the chart for one that may write its name (24,000
+    # networks and pods: quadratic, the timeout says hang); each missing network is still reported
+    (tmp_path / "chart" / "templates").mkdir(parents=True)
+    (tmp_path / "chart" / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 1.0.0\n")
+    (tmp_path / "chart" / "templates" / "nets.yaml").write_text("---\n".join(
+        f"apiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetwork\nmetadata:\n  name: net{i}\n"
+        "spec:\n  resourceName: {{ .Values.r }}\n" for i in range(24_000)))
+    (tmp_path / "pods.yaml").write_text(
+        "apiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetwork\nmetadata: {name: real, namespace: x}\n"
+        "spec: {resourceName: rr}\n" + "".join(
+            f"---\n{{kind: Pod, apiVersion: v1, metadata: {{name: p{i}, annotations: {{k8s.v1.cni.cncf.io/networks: "
+            f"missing{i}}}}}, spec: {{containers: [{{name: c, image: x}}]}}}}\n" for i in range(24_000)))
+    found = by_rule(cli("check", "-f", "json", str(tmp_path / "pods.yaml"), str(tmp_path / "chart")),
+                    "sriov-unknown-resource")
+    assert len(found) == 101 and 'network "missing0"' in found[0]["message"]
+    assert any(f["message"].startswith("… and 23900 more sriov-unknown-resource") for f in found)
+
+
 def _nics_and_their_policies(count: int, total_vfs: int) -> str:
     """A topology of ``count`` NICs (e0, e1, ...) and a policy of 8 VFs on each, its own resource (r0, r1, ...)."""
     nics = "".join(f"  - {{pciAddress: '0000:{i // 256:02x}:{i % 256:02x}.0', interface: e{i}, vendor: '8086', "
