@@ -276,6 +276,18 @@ def templated_networks(n: int) -> dict[str, str]:
                                  "image: x}]}}\n" for i in range(n))}
 
 
+def topologies_and_far_pools(n: int) -> dict[str, str]:
+    """n NodeTopologies in one tree and n MachineConfigPools in another: each topology asked every pool whether it
+    was of its cluster."""
+    return {"a/b/c/topologies.yaml": "".join(
+        f"---\napiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {{name: t{i}}}\nspec:\n"
+        f"  pool: {{nodes: 1, nodeSelector: {{r{i}: ''}}}}\n  sockets: 1\n  threadsPerCore: 1\n"
+        "  numaNodes:\n  - {id: 0, cpus: '0-3', memory: 8Gi}\n" for i in range(n)),
+        "x/y/z/pools.yaml": "".join(
+        f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata:\n  name: "
+        f"mcp{i}\nspec:\n  nodeSelector: {{matchLabels: {{node-role.kubernetes.io/mcp{i}: ''}}}}\n" for i in range(n))}
+
+
 def _kubelet_config(i: int, labels: str) -> str:
     return (f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n  name: kc{i}\n"
             f"spec:\n  machineConfigPoolSelector:\n    matchLabels: {{{labels}}}\n"
@@ -424,6 +436,7 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "SR-IOV policies all on the same VFs": (sriov_same_vfs, 500),
     "one instancetype name in many namespaces": (instancetypes_of_one_name, 2_000),
     "Pods attaching many names beside a chart of networks": (templated_networks, 2_000),
+    "topologies beside MachineConfigPools of another tree": (topologies_and_far_pools, 250),
     "KubeletConfigs of one pool": (kubeletconfigs_of_one_pool, 500),
     "KubeletConfigs beside as many MachineConfigPools": (kubeletconfigs_and_pools, 250),
     "PerformanceProfile of many unknown keys": (profile_unknown_keys, 1_000),

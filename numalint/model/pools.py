@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from numalint.k8s.kinds import KUBELET_CONFIG
+from numalint.model.run import NearIndex
 from numalint.model.run import near as near_file
 from numalint.reading.locate import as_list, as_map, get
 
@@ -396,8 +397,13 @@ def _names_nothing(topology: TopologyView, instead: str) -> str:
 
 
 def _openshift_nodes(run: Run, topology: TopologyView) -> bool:
-    """Whether a topology's nodes are an OpenShift cluster's: a MachineConfigPool of its cluster (``Run.together``)."""
-    return any(run.together(topology.doc.file, doc.file) for doc in run.of_kind("MachineConfigPool"))
+    """Whether a topology's nodes are an OpenShift cluster's: a MachineConfigPool of its cluster (``Run.together``),
+    found among the pools' files at once (thousands of topologies each tried every pool)."""
+    if run.declared:
+        return bool(run.of_kind("MachineConfigPool"))
+    pools = run.derived("machine-config-pool-files",
+                        lambda r: NearIndex(doc.file for doc in r.of_kind("MachineConfigPool")))
+    return pools.near_any(topology.doc.file)
 
 
 def _default_node(run: Run, pools: list[Pool]) -> bool:

@@ -563,6 +563,30 @@ def test_pods_attaching_thousands_of_names_beside_a_chart_of_networks_ask_by_nam
     assert any(f["message"].startswith("… and 23900 more sriov-unknown-resource") for f in found)
 
 
+def test_topologies_of_one_tree_beside_machineconfigpools_of_another_are_judged_at_once(tmp_path: Path) -> None:
+    # each topology asked every MachineConfigPool whether it was of its cluster (6,000 each, in two trees far apart:
+    # quadratic, the timeout says hang); none is, so each pool runs the kubelet's defaults, not OpenShift's
+    (tmp_path / "a" / "b" / "c").mkdir(parents=True)
+    (tmp_path / "x" / "y" / "z").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "c" / "topologies.yaml").write_text("".join(
+        f"---\napiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {{name: t{i}}}\nspec:\n"
+        f"  pool: {{nodes: 1, nodeSelector: {{r{i}: ''}}}}\n  sockets: 1\n  threadsPerCore: 1\n"
+        "  numaNodes:\n  - {id: 0, cpus: '0-3', memory: 8Gi}\n" for i in range(6_000)))
+    (tmp_path / "x" / "y" / "z" / "pools.yaml").write_text("".join(
+        f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata:\n  name: "
+        f"mcp{i}\nspec:\n  nodeSelector: {{matchLabels: {{node-role.kubernetes.io/mcp{i}: ''}}}}\n"
+        for i in range(6_000)))
+    (tmp_path / "a" / "b" / "c" / "pods.yaml").write_text("".join(
+        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec:\n  nodeSelector: {{r0: ''}}\n"
+        "  containers: [{name: c, image: x, resources: {requests: {cpu: 10m}}}]\n" for i in range(120)))
+    ran = cli("simulate", "-f", "json", str(tmp_path))
+    assert ran.code == 1, ran.err
+    simulated = json.loads(ran.out)
+    # the kubelet's 110 pods a node, not OpenShift's 250 (the pools are of another tree)
+    assert len(simulated["pools"]) == 6_000 and (simulated["summary"]["placed"], simulated["summary"]["rejected"]) == (
+        110, 10)
+
+
 def _nics_and_their_policies(count: int, total_vfs: int) -> str:
     """A topology of ``count`` NICs (e0, e1, ...) and a policy of 8 VFs on each, its own resource (r0, r1, ...)."""
     nics = "".join(f"  - {{pciAddress: '0000:{i // 256:02x}:{i % 256:02x}.0', interface: e{i}, vendor: '8086', "
