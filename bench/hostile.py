@@ -288,6 +288,17 @@ def topologies_and_far_pools(n: int) -> dict[str, str]:
         f"mcp{i}\nspec:\n  nodeSelector: {{matchLabels: {{node-role.kubernetes.io/mcp{i}: ''}}}}\n" for i in range(n))}
 
 
+def crio_pods_and_profiles(n: int) -> str:
+    """n PerformanceProfiles and n Pods with a CRI-O annotation and no runtime class, side by side: each pod tried
+    every profile for those beside it, and its fix named them all."""
+    return "".join(
+        f"---\napiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata: {{name: pp{i}}}\n"
+        f"spec: {{cpu: {{isolated: '2-3', reserved: '0-1'}}, nodeSelector: {{node-role.kubernetes.io/w{i}: ''}}}}\n"
+        for i in range(n)) + "".join(
+        f"---\n{{kind: Pod, apiVersion: v1, metadata: {{name: p{i}, annotations: {{cpu-quota.crio.io: disable}}}}, "
+        "spec: {containers: [{name: c, image: x, resources: {limits: {cpu: 2, memory: 1Gi}}}]}}\n" for i in range(n))
+
+
 def _kubelet_config(i: int, labels: str) -> str:
     return (f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n  name: kc{i}\n"
             f"spec:\n  machineConfigPoolSelector:\n    matchLabels: {{{labels}}}\n"
@@ -437,6 +448,7 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "one instancetype name in many namespaces": (instancetypes_of_one_name, 2_000),
     "Pods attaching many names beside a chart of networks": (templated_networks, 2_000),
     "topologies beside MachineConfigPools of another tree": (topologies_and_far_pools, 250),
+    "Pods with CRI-O annotations beside many profiles": (crio_pods_and_profiles, 500),
     "KubeletConfigs of one pool": (kubeletconfigs_of_one_pool, 500),
     "KubeletConfigs beside as many MachineConfigPools": (kubeletconfigs_and_pools, 250),
     "PerformanceProfile of many unknown keys": (profile_unknown_keys, 1_000),

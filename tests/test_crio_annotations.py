@@ -75,6 +75,17 @@ def test_a_pod_saying_nothing_of_its_nodes_is_offered_the_profiles_beside_it(tmp
                                          "PerformanceProfile: performance-ran-a or performance-ran-b")
 
 
+def test_a_pod_beside_many_profiles_is_offered_ten_runtime_classes_and_a_count(tmp_path: Path) -> None:
+    # the rest are counted, as every finding naming other objects does; two pods of one directory get the same
+    anywhere = deployment().replace(SELECTOR, "")
+    files = {f"p{i:02}.yaml": profile(f"ran-{i:02}", f"worker-{i}") for i in range(13)}
+    files |= {"du.yaml": anywhere, "du2.yaml": anywhere.replace("name: du", "name: du2")}
+    found = hits(tmp_path, files)
+    assert len(found) == 2 and found[0]["fix"]["description"] == found[1]["fix"]["description"] == (
+        "set spec.template.spec.runtimeClassName to the runtime class of its nodes' PerformanceProfile: "
+        + ", ".join(f"performance-ran-{i:02}" for i in range(10)) + " or one of 3 more")
+
+
 def test_a_pod_scheduled_onto_nodes_no_profile_tunes_is_not_judged(tmp_path: Path) -> None:
     # no high-performance handler runs there, and another profile's runtime class would move the pod (Pending)
     files = {"a.yaml": profile("ran-a", "worker-a"), "b.yaml": profile("ran-b", "worker-b"),

@@ -3,6 +3,7 @@ pkg/apis/core/v1/helper/qos)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from fractions import Fraction
 from math import ceil, lcm
@@ -11,7 +12,7 @@ from typing import Any
 from numalint.analysis import Analysis
 from numalint.checks.intent import alignment_intent
 from numalint.checks.registry import check
-from numalint.findings import UNSAFE, Edit, Fix, Hit
+from numalint.findings import MAX_NAMED, UNSAFE, Edit, Fix, Hit
 from numalint.k8s.kinds import NETWORKS_ANNOTATION
 from numalint.k8s.quantity import format_bytes, format_cpu, format_quantity, try_quantity
 from numalint.k8s.versions import POD_LEVEL_RESOURCES_ON
@@ -359,6 +360,7 @@ def crio_annotations_ignored(analysis: Analysis) -> Iterator[Hit]:
     profiles = analysis.performance_profiles()
     if not profiles:
         return
+    nearby: dict[str, list[str]] = {}  # a directory's pods: the runtime classes of the profiles beside them
     for pod in analysis.pods:
         if pod.runtime_class or pod.declared_intent is not None:
             continue
@@ -366,13 +368,14 @@ def crio_annotations_ignored(analysis: Analysis) -> Iterator[Hit]:
         asked = sorted(crio_tuning(pod.annotations), key=lambda key: pod.annotation_span(key, name=True)[:2])
         if not asked:
             continue
-        names = _runtime_classes(analysis, pod, profiles)
+        names = _runtime_classes(analysis, pod, profiles, nearby)
         if not names:
             continue
         field = _go_path(pod.spec_path + ("runtimeClassName",))
+        named = names[:MAX_NAMED] + ([f"one of {len(names) - MAX_NAMED} more"] if len(names) > MAX_NAMED else [])
         fix = (f"set {field}: {names[0]}" if len(names) == 1 else
-               f"set {field} to the runtime class of its nodes' PerformanceProfile: {', '.join(names[:-1])} or "
-               f"{names[-1]}")
+               f"set {field} to the runtime class of its nodes' PerformanceProfile: {', '.join(named[:-1])} or "
+               f"{named[-1]}")
         effects = list(dict.fromkeys(_TUNED[key.split("/")[0]] for key in asked))
         kept = effects[0] if len(effects) == 1 else f"{', '.join(effects[:-1])} and {effects[-1]}"
         written = ", ".join(f'{key}: "{pod.annotations[key]}"' for key in asked)
@@ -383,19 +386,28 @@ def crio_annotations_ignored(analysis: Analysis) -> Iterator[Hit]:
                   key=field)  # the field missing: settled on a kustomize base whose every overlay patches it in
 
 
-def _runtime_classes(analysis: Analysis, pod: PodView, profiles: list[Document]) -> list[str]:
+def _runtime_classes(analysis: Analysis, pod: PodView, profiles: list[Document],
+                     nearby: dict[str, list[str]]) -> list[str]:
     """The runtime classes of the PerformanceProfiles whose nodes the pod may run on: those of the pools its node
-    selection picks; for a pod that says nothing of where it runs, those of the profiles beside it (``Run.together``).
-    None for a pod scheduled onto nodes no profile tunes (no high-performance handler runs there, and another
-    profile's runtime class would move the pod), or far from every profile (another cluster's tree)."""
+    selection picks; for a pod that says nothing of where it runs, those of the profiles beside it (``Run.together``),
+    worked out once per directory in ``nearby`` (thousands of pods each tried every profile). None for a pod
+    scheduled onto nodes no profile tunes (no high-performance handler runs there, and another profile's runtime
+    class would move the pod), or far from every profile (another cluster's tree)."""
     if pod.node_selector or pod.required_terms:  # where it runs: the profiles of the pools it selects, if any
-        candidates = [pool.profile.rendered_from for pool in analysis.pools_for(pod)
-                      if pool.profile is not None and pool.profile.rendered_from is not None]
-    else:  # anywhere in its cluster (the pools of every tree of the run would take it)
-        candidates = [d for d in profiles if analysis.run.together(pod.file, d.file)]
-    if not candidates:
+        return _class_names([pool.profile.rendered_from for pool in analysis.pools_for(pod)
+                             if pool.profile is not None and pool.profile.rendered_from is not None])
+    # anywhere in its cluster (the pools of every tree of the run would take it)
+    directory = os.path.dirname(pod.file)
+    if directory not in nearby:
+        nearby[directory] = _class_names([d for d in profiles if analysis.run.together(pod.file, d.file)])
+    return nearby[directory]
+
+
+def _class_names(profiles: list[Document]) -> list[str]:
+    """The runtime classes the Node Tuning Operator makes for ``profiles``, sorted."""
+    if not profiles:
         return []
-    names = {name for doc in candidates if isinstance(name := get(doc.root, ("metadata", "name")), str) and name}
+    names = {name for doc in profiles if isinstance(name := get(doc.root, ("metadata", "name")), str) and name}
     return [f"performance-{name}" for name in sorted(names)] or ["performance-<profile name>"]
 
 

@@ -587,6 +587,22 @@ def test_topologies_of_one_tree_beside_machineconfigpools_of_another_are_judged_
         110, 10)
 
 
+def test_pods_with_crio_annotations_beside_thousands_of_profiles_judge_their_directory_once(tmp_path: Path) -> None:
+    # each pod tried every PerformanceProfile for those beside it and named them all (8,000 each: quadratic, the
+    # timeout says hang); the fix names ten runtime classes and counts the rest
+    (tmp_path / "pp.yaml").write_text("".join(
+        f"---\napiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata: {{name: pp{i:04}}}\n"
+        f"spec: {{cpu: {{isolated: '2-3', reserved: '0-1'}}, nodeSelector: {{node-role.kubernetes.io/w{i}: ''}}}}\n"
+        for i in range(8_000)))
+    (tmp_path / "pods.yaml").write_text("".join(
+        f"---\n{{kind: Pod, apiVersion: v1, metadata: {{name: p{i}, annotations: {{cpu-quota.crio.io: disable}}}}, "
+        "spec: {containers: [{name: c, image: x, resources: {limits: {cpu: 2, memory: 1Gi}}}]}}\n"
+        for i in range(8_000)))
+    found = by_rule(cli("check", "-f", "json", str(tmp_path)), "crio-annotations-ignored")
+    assert len(found) == 101 and found[0]["fix"]["description"].endswith(
+        "performance-pp0008, performance-pp0009 or one of 7990 more")
+
+
 def _nics_and_their_policies(count: int, total_vfs: int) -> str:
     """A topology of ``count`` NICs (e0, e1, ...) and a policy of 8 VFs on each, its own resource (r0, r1, ...)."""
     nics = "".join(f"  - {{pciAddress: '0000:{i // 256:02x}:{i % 256:02x}.0', interface: e{i}, vendor: '8086', "
