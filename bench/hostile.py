@@ -299,6 +299,14 @@ def crio_pods_and_profiles(n: int) -> str:
         "spec: {containers: [{name: c, image: x, resources: {limits: {cpu: 2, memory: 1Gi}}}]}}\n" for i in range(n))
 
 
+def profiles_in_many_trees(n: int) -> dict[str, str]:
+    """n PerformanceProfiles of one node selector, each in its own cluster tree: each was tried with every other,
+    though none meets another."""
+    return {f"clusters/c{i}/perf/pp.yaml": f"apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\n"
+            f"metadata: {{name: pp{i}}}\nspec: {{cpu: {{isolated: '2-3', reserved: '0-1'}}, nodeSelector: "
+            "{node-role.kubernetes.io/worker-cnf: ''}}\n" for i in range(n)}
+
+
 def _kubelet_config(i: int, labels: str) -> str:
     return (f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n  name: kc{i}\n"
             f"spec:\n  machineConfigPoolSelector:\n    matchLabels: {{{labels}}}\n"
@@ -449,6 +457,7 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "Pods attaching many names beside a chart of networks": (templated_networks, 2_000),
     "topologies beside MachineConfigPools of another tree": (topologies_and_far_pools, 250),
     "Pods with CRI-O annotations beside many profiles": (crio_pods_and_profiles, 500),
+    "profiles of one node selector in many cluster trees": (profiles_in_many_trees, 250),
     "KubeletConfigs of one pool": (kubeletconfigs_of_one_pool, 500),
     "KubeletConfigs beside as many MachineConfigPools": (kubeletconfigs_and_pools, 250),
     "PerformanceProfile of many unknown keys": (profile_unknown_keys, 1_000),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from numalint.analysis import Analysis
@@ -23,7 +23,7 @@ from numalint.model.pools import (
     reaches_no_pool,
     targeted_pools,
 )
-from numalint.model.run import Run, same_directory
+from numalint.model.run import NearFiles, Run, same_directory
 from numalint.reading.locate import get, locate
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span
@@ -305,8 +305,23 @@ def performance_profile_invalid(analysis: Analysis) -> Iterator[Hit]:
     alike: dict[tuple[tuple[str, str], ...], list[Document]] = {}  # profiles by node selector (compared: not n x n)
     for doc in finished:
         alike.setdefault(_selector_key(doc), []).append(doc)
+    near: dict[int, NearFiles] = {}
     for doc in finished:
-        yield from _profile_problems(doc, alike[_selector_key(doc)], analysis.run)
+        yield from _profile_problems(doc, _alike_beside(doc, alike[_selector_key(doc)], analysis.run, near),
+                                     analysis.run)
+
+
+def _alike_beside(doc: Document, docs: list[Document], run: Run, near: dict[int, NearFiles]) -> Iterator[Document]:
+    """The profiles of ``docs`` (``doc``'s node selector) in ``doc``'s cluster (``Run.together``), in order: found
+    through the files of ``docs`` indexed once (``near``, by group), at the cost of those asked for (thousands of
+    profiles in as many cluster trees each tried every other)."""
+    if run.declared:
+        yield from docs
+        return
+    if id(docs) not in near:
+        near[id(docs)] = NearFiles(other.file for other in docs)
+    for number in near[id(docs)].near(doc.file):
+        yield docs[number]
 
 
 SAME_SELECTOR_NAMED = 10  # the other profiles of a node selector each profile names
@@ -318,9 +333,9 @@ def _selector_key(doc: Document) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((str(k), repr(v)) for k, v in selector.items())) if isinstance(selector, dict) else ()
 
 
-def _profile_problems(doc: Document, docs: list[Document], run: Run) -> Iterator[Hit]:
-    """The webhook's refusals of ``doc``; ``docs``: the profiles of the run whose node selectors may equal its own
-    (two are compared when the run takes their files as one cluster's, ``Run.together``)."""
+def _profile_problems(doc: Document, docs: Iterable[Document], run: Run) -> Iterator[Hit]:
+    """The webhook's refusals of ``doc``; ``docs``: the profiles of its cluster (``Run.together``) whose node
+    selectors may equal its own, in order (only as many are asked for as it names)."""
     ref = _ref(doc)
     spec = get(doc.root, ("spec",))
     if not isinstance(spec, dict):
@@ -368,9 +383,8 @@ def _profile_problems(doc: Document, docs: list[Document], run: Run) -> Iterator
                 continue
             if said == SAME_SELECTOR_NAMED:  # thousands of profiles of one selector: each names a few (linear)
                 break
-            # in two clusters' trees, as many repositories keep them, two profiles may never meet
-            if _ref(other).name != ref.name and get(other.root, ("spec", "nodeSelector")) == selector and \
-                    run.together(doc.file, other.file):
+            # ``docs`` are of its cluster: in two clusters' trees, as many repositories keep them, two never meet
+            if _ref(other).name != ref.name and get(other.root, ("spec", "nodeSelector")) == selector:
                 elsewhere = ("" if run.declared or same_directory(other.file, doc.file) else
                              " (if the two files describe different clusters, declare them under `clusters:` in "
                              ".numalint.yaml)")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import heapq
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -141,6 +142,33 @@ class NearIndex:
             return False
         here = _directories(file)
         return here[:-1] in self.ancestors or any(here[:n] in self.parents for n in range(len(here) + 1))
+
+
+class NearFiles:
+    """Which of many files are ``near`` a file, in their order, at the cost of those asked for (thousands of files
+    in thousands of cluster trees each compared with every other). ``near(file, other)`` holds when ``other``'s
+    directory is in the tree of the directory above ``file``'s, or the directory above ``other``'s is one of
+    ``file``'s directories."""
+
+    def __init__(self, files: Iterable[str]) -> None:
+        self.under: dict[tuple[str, ...], list[int]] = {}  # a directory: the files in its tree, by number
+        self.beneath: dict[tuple[str, ...], list[int]] = {}  # a directory: the files one directory below it
+        for number, file in enumerate(files):
+            there = _directories(file)
+            for depth in range(len(there) + 1):
+                self.under.setdefault(there[:depth], []).append(number)
+            self.beneath.setdefault(there[:-1], []).append(number)
+
+    def near(self, file: str) -> Iterator[int]:
+        """The numbers of the files near ``file``, in order, each once."""
+        here = _directories(file)
+        groups = [self.under.get(here[:-1], [])]
+        groups += (self.beneath.get(here[:depth], []) for depth in range(len(here) + 1))
+        last = -1
+        for number in heapq.merge(*(group for group in groups if group)):
+            if number != last:
+                last = number
+                yield number
 
 
 @lru_cache(maxsize=1 << 16)

@@ -603,6 +603,23 @@ def test_pods_with_crio_annotations_beside_thousands_of_profiles_judge_their_dir
         "performance-pp0008, performance-pp0009 or one of 7990 more")
 
 
+def test_profiles_of_one_node_selector_in_thousands_of_cluster_trees_meet_only_their_own(tmp_path: Path) -> None:
+    # each profile tried every other of its node selector, though those of other trees never meet it (3,000 trees:
+    # quadratic, the timeout says hang); two of one tree still do
+    def profile(name: str) -> str:
+        return (f"apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata: {{name: {name}}}\n"
+                "spec: {cpu: {isolated: '2-3', reserved: '0-1'}, nodeSelector: {node-role.kubernetes.io/worker-cnf: "
+                "''}}\n")
+
+    for i in range(3_000):
+        (tmp_path / "clusters" / f"c{i}" / "perf").mkdir(parents=True)
+        (tmp_path / "clusters" / f"c{i}" / "perf" / "pp.yaml").write_text(profile(f"pp{i}"))
+    (tmp_path / "clusters" / "c7" / "perf" / "dup.yaml").write_text(profile("dup"))
+    found = by_rule(cli("check", "-f", "json", str(tmp_path)), "performance-profile-invalid")
+    assert sorted((Path(f["file"]).name, f["message"].split('"')[1]) for f in found) == [
+        ("dup.yaml", "pp7"), ("pp.yaml", "dup")]
+
+
 def _nics_and_their_policies(count: int, total_vfs: int) -> str:
     """A topology of ``count`` NICs (e0, e1, ...) and a policy of 8 VFs on each, its own resource (r0, r1, ...)."""
     nics = "".join(f"  - {{pciAddress: '0000:{i // 256:02x}:{i % 256:02x}.0', interface: e{i}, vendor: '8086', "
