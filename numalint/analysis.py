@@ -169,15 +169,19 @@ def analyse(run: Run, options: AnalysisOptions) -> Analysis:
     for pool in pools:  # one pass: a run of many kubelet configurations stays linear
         if pool.profile is not None and pool.topology is not None:
             topologies_of.setdefault(id(pool.profile), []).append(pool.topology)
+    pool_runs_of: dict[int, list[PoolRun]] = {}  # the same: each profile walked every pool's run
+    for pool_run in simulation.pools:
+        if pool_run.pool.profile is not None:
+            pool_runs_of.setdefault(id(pool_run.pool.profile), []).append(pool_run)
     for profile in run.profiles:
         topologies = topologies_of.get(id(profile), [])
         machine = topologies[0].machine if topologies else None
         node_memory[id(profile)] = memory_capacity(machine)
         problems = settings_problems(settings_from_profile(profile, options.version, machine=machine),
                                      machine.numa_ids if machine is not None else None)
-        for pool_run in simulation.pools:
+        for pool_run in pool_runs_of.get(id(profile), ()):
             found = pool_run.start_problem
-            if pool_run.pool.profile is profile and found is not None and found not in problems:
+            if found is not None and found not in problems:
                 problems.append(found)
         start_problems[id(profile)] = tuple(problems)
     return Analysis(run, options, pools, sriov, simulation, matcher, node_memory, start_problems, topologies_of)

@@ -95,6 +95,7 @@ def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
     rendered = {f"performance-{p.ref.name}" for p in analysis.profiles if p.rendered_from is not None}
     selecting: dict[int, tuple[MachineConfigPoolView, list[KubeletProfile]]] = {}
     unknown: dict[tuple[tuple[str, str], ...], list[KubeletProfile]] = {}  # by selector: pools not in the run
+    fixes: dict[tuple[str, bool], str] = {}
     for profile in analysis.profiles:
         if not profile.openshift or _rendered_copy(profile, rendered) or \
                 isinstance(profile.rendered_from, EmbeddedDocument):
@@ -107,13 +108,17 @@ def kubeletconfig_pool(analysis: Analysis) -> Iterator[Hit]:
         if reaches_no_pool(analysis.run, profile, pools):
             how = ("machineConfigPoolSelector matches none of their labels" if explicit_pool_selector(profile)
                    else "no pool's spec.nodeSelector matches its nodeSelector")
-            apart = "" if analysis.run.declared or any(same_directory(profile.file, p.doc.file) for p in pools
-                                                        if p.doc is not None) else (
+            apart = "" if analysis.run.declared or pools.beside(profile.file) else (
                 " (if the pools' files describe another cluster, declare the clusters under `clusters:` in "
                 ".numalint.yaml)")
+            # the fix depends on the pools near the configuration's directory and the kind of its selector: made
+            # once for each (thousands of configurations beside thousands of pools each went through them all)
+            key = (os.path.dirname(os.path.abspath(profile.file)), explicit_pool_selector(profile))
+            if key not in fixes:
+                fixes[key] = _pool_labels_fix(profile, pools)
             yield Hit(f"{profile.ref.label()} selects no MachineConfigPool of the run nor the built-in master or "
                       f"worker pool ({how}): its settings reach no node{apart}", profile.file, _selector_span(profile),
-                      profile.ref, Fix(_pool_labels_fix(profile, pools)))
+                      profile.ref, Fix(fixes[key]))
         elif not matched and explicit_pool_selector(profile) and (labels := _selector_labels(profile)) is not None:
             unknown.setdefault(labels, []).append(profile)
         for mcp in matched:

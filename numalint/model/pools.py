@@ -219,6 +219,10 @@ class MachineConfigPools:
         candidates = sorted({*self._selecting_any, *asking})
         return [self.all[i] for i in candidates if label_selector_matches(self.all[i].node_selector, labels)]
 
+    def beside(self, file: str) -> bool:
+        """Whether a pool of the run is declared in ``file``'s directory."""
+        return os.path.dirname(os.path.abspath(file)) in self._by_directory
+
     def near(self, file: str) -> list[MachineConfigPoolView]:
         """The pools of the run declared near ``file`` (``Run.together``: always in a declared cluster, else
         ``near``); nearness depends on directories only, so it is worked out once per directory of files and of
