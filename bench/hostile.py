@@ -307,6 +307,19 @@ def profiles_in_many_trees(n: int) -> dict[str, str]:
             "{node-role.kubernetes.io/worker-cnf: ''}}\n" for i in range(n)}
 
 
+def fixes_beside_policies(n: int) -> dict[str, str]:
+    """n kubelet configurations with a fix to prove, 20 a file, beside n SR-IOV policies: each proof analysed the
+    policies again and checked every pair of them."""
+    files = {f"kc{k}.yaml": "---\napiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+             "memoryManagerPolicy: static\nreservedMemory: [{numaNode: 0, limits: {memory: 100Mi}}]\n" * 20
+             for k in range(n // 20)}
+    files["policies.yaml"] = "".join(
+        f"---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata:\n  name: p{i}\n"
+        f"  namespace: openshift-sriov-network-operator\nspec:\n  resourceName: r{i}\n  numVfs: 8\n"
+        f"  nicSelector: {{pfNames: [ens{i}f0]}}\n  nodeSelector: {{a: b}}\n" for i in range(n))
+    return files
+
+
 def _kubelet_config(i: int, labels: str) -> str:
     return (f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n  name: kc{i}\n"
             f"spec:\n  machineConfigPoolSelector:\n    matchLabels: {{{labels}}}\n"
@@ -458,6 +471,7 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "topologies beside MachineConfigPools of another tree": (topologies_and_far_pools, 250),
     "Pods with CRI-O annotations beside many profiles": (crio_pods_and_profiles, 500),
     "profiles of one node selector in many cluster trees": (profiles_in_many_trees, 250),
+    "fixable kubelet configurations beside SR-IOV policies": (fixes_beside_policies, 100),
     "KubeletConfigs of one pool": (kubeletconfigs_of_one_pool, 500),
     "KubeletConfigs beside as many MachineConfigPools": (kubeletconfigs_and_pools, 250),
     "PerformanceProfile of many unknown keys": (profile_unknown_keys, 1_000),

@@ -146,14 +146,15 @@ def _api_server_pods(run: Run, version: tuple[int, int]) -> Run:
     return dc_replace(run, pods=pods)
 
 
-def analyse(run: Run, options: AnalysisOptions) -> Analysis:
+def analyse(run: Run, options: AnalysisOptions, sriov: SriovCatalog | None = None) -> Analysis:
+    """``sriov``: the run's SR-IOV catalogue when the caller has it (a proof's run holds the same SR-IOV objects)."""
     run = _api_server_pods(run, options.version)
     gates = _cluster_feature_gates(run, options.version)
     for profile in run.profiles:
         if profile.openshift:
             profile.cluster_gates = gates  # set before anything reads the profile's settings
     pools = tuple(build_pools(run))
-    sriov = catalog(run, options.sriov_prefix)
+    sriov = catalog(run, options.sriov_prefix) if sriov is None else sriov
     if not pools:  # no kubelet configuration and no topology: no node to start or admit pods on
         return Analysis(run, options, pools, sriov, Simulation(()), PoolMatcher(pools))
     # imported here, not at the top: a run of workloads alone never needs the alignment core or the

@@ -53,6 +53,12 @@ from numalint.views.workloads import PodView
 # they say, so its proof does not run them (the API server's pod validation, pkg/apis/core/validation, is the
 # costliest check of a large pool)
 POD_ALONE = frozenset({"invalid-resources"})
+# rules of the SR-IOV objects: they read the policies and networks, and the workloads and topologies of the pools,
+# which a proof of a kubelet configuration's fix keeps as they are (a fix moving the configuration to another pool
+# is proven on the whole run): what they say is the same before and after, so such a proof does not run them, nor
+# build the SR-IOV catalogue again (thousands of fixable configurations beside thousands of policies were quadratic)
+SRIOV_ALONE = frozenset({"sriov-unknown-resource", "sriov-unused-resource", "networks-annotation",
+                         "sriov-policy-conflict", "sriov-numvfs"})
 # rules whose findings on a workload depend on that workload, its pools' configuration and topology and the SR-IOV
 # objects, never on the other workloads or where the simulation placed any: a workload fix cannot change what they
 # say of another workload, so its proof runs them on the workloads it tries only (before and after), not on a
@@ -380,7 +386,7 @@ class _Prover:
         # would pair with a topology meant for another (the only topology and the only configuration of a run)
         run = dc_replace(analysis.run, profiles=[mine], pods=self.pods_of(analysis, profile), others=others,
                          topologies=list(analysis.topologies_for(profile)))
-        pool = analyse(run, analysis.options)
+        pool = analyse(run, analysis.options, sriov=analysis.sriov)
         if started is not None:
             started[id(profile)] = not pool.start_problems(mine)
         starts = line_starts(text)
@@ -399,7 +405,7 @@ class _Prover:
             if found.file == profile.file and _holds(span, found.span.line, found.span.col):
                 add(found.rule, found.file, found.span.line, found.span.col, found.severity, found.fix,
                     found.message)
-        for slug, hit in _every_hit(pool, skip=POD_ALONE):
+        for slug, hit in _every_hit(pool, skip=POD_ALONE | SRIOV_ALONE):
             add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
         return seen
 

@@ -621,6 +621,22 @@ def test_profiles_of_one_node_selector_in_thousands_of_cluster_trees_meet_only_t
         ("dup.yaml", "pp7"), ("pp.yaml", "dup")]
 
 
+def test_fixes_of_thousands_of_kubelet_configurations_beside_thousands_of_policies_prove_alone(tmp_path: Path) -> None:
+    # each configuration's fix was proven by analysing the SR-IOV policies again and checking every pair of them
+    # (1,200 configurations and policies: quadratic, the timeout says hang); each fix is still proven and offered
+    for k in range(60):
+        (tmp_path / f"kc{k}.yaml").write_text(
+            "---\napiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmemoryManagerPolicy: static\n"
+            "reservedMemory: [{numaNode: 0, limits: {memory: 100Mi}}]\n" * 20)
+    (tmp_path / "policies.yaml").write_text("".join(
+        f"---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata:\n  name: p{i}\n"
+        f"  namespace: openshift-sriov-network-operator\nspec:\n  resourceName: r{i}\n  numVfs: 8\n"
+        f"  nicSelector: {{pfNames: [ens{i}f0]}}\n  nodeSelector: {{a: b}}\n" for i in range(1_200)))
+    found = by_rule(cli("check", "-f", "json", str(tmp_path)), "invalid-policy-name")
+    assert len(found) == 1_200 and {(f["fix"]["safety"], f["fix"]["description"]) for f in found} == {
+        ("safe", 'write "Static"')}
+
+
 def _nics_and_their_policies(count: int, total_vfs: int) -> str:
     """A topology of ``count`` NICs (e0, e1, ...) and a policy of 8 VFs on each, its own resource (r0, r1, ...)."""
     nics = "".join(f"  - {{pciAddress: '0000:{i // 256:02x}:{i % 256:02x}.0', interface: e{i}, vendor: '8086', "
