@@ -51,6 +51,10 @@ class Analysis:
     _pools_of: dict[int, tuple[PodView, list[Pool]]] = field(default_factory=dict, repr=False)
     # what checks work out once per analysis and ask for many times (the SR-IOV resources that float)
     memo: dict[object, object] = field(default_factory=dict, repr=False)
+    # the findings of one rule a report shows of a file (``run_checks`` says): a check whose findings can grow with
+    # the square of the input may stop looking in a file past them; None, every finding is wanted (a fix's proof
+    # compares them all)
+    shown_per_file: int | None = None
 
     @property
     def version(self) -> tuple[int, int]:

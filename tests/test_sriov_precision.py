@@ -141,6 +141,17 @@ def test_a_file_past_the_findings_shown_stops_only_itself(tmp_path: Path) -> Non
     assert len([f for f in found if f["file"].endswith("c.yaml")]) == 91
 
 
+def test_a_fix_is_proven_on_every_conflict_of_a_file_past_the_findings_shown(tmp_path: Path) -> None:
+    # the report stops comparing a file's pairs past the hundred it shows; a fix's proof compares them all, so the
+    # rename that makes two policies of one resource disagree on excludeTopology is still refused (found by review)
+    same = [policy(f"p{i}", f"r{i}", '["ens1f0#0-3"]') for i in range(15)]  # 105 conflicts
+    files = {"a.yaml": "---\n".join([*same, policy("p15", "rx", '["ens2f0#0-1"]', "  excludeTopologi: true\n"),
+                                     policy("p16", "rx", '["ens2f0#2-3"]')])}
+    [unknown] = findings(tmp_path, files, "unknown-field")
+    assert unknown["fix"]["safety"] == "display" and 'it would bring a new error (sriov-policy-conflict: ' \
+        'excludeTopology[false] of "p16" conflicts with policy "p15"' in unknown["fix"]["description"]
+
+
 def test_policies_on_disjoint_nodes_are_not_compared(tmp_path: Path) -> None:
     files = {"p.yaml": policy("a", "fh", extra="  excludeTopology: true\n", selector="{kubernetes.io/hostname: n1}")
              + "---\n" + policy("b", "fh", selector="{kubernetes.io/hostname: n2}")}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container, Iterator
+from dataclasses import replace as dc_replace
 from typing import TYPE_CHECKING
 
 from numalint.checks import (  # noqa: F401  (each module registers its checks)
@@ -19,6 +20,7 @@ from numalint.checks import (  # noqa: F401  (each module registers its checks)
     sriov_rules,
     workload_rules,
 )
+from numalint.checks.input_rules import MAX_PER_RULE
 from numalint.checks.registry import CHECKS, Check
 from numalint.findings import Finding, Fix, Hit
 from numalint.k8s.kinds import KUBELET_CONFIG, KUBELET_SNIPPET
@@ -55,6 +57,7 @@ def run_checks(analysis: Analysis, disabled: Container[str] = (), cluster: str |
     node_side = _has_node_side(analysis)
     if node_side:
         _load_node_checks()
+    analysis = dc_replace(analysis, shown_per_file=MAX_PER_RULE)  # what the report will show (cap_per_file)
     inside = unedited_values(analysis)
     for slug, func in _ordered():
         if slug in disabled or (not node_side and func.__module__ in NODE_MODULES) or func.__module__ in skip_modules:

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from numalint.analysis import Analysis
-from numalint.checks.input_rules import MAX_PER_RULE, near_resources, use_one_of
+from numalint.checks.input_rules import near_resources, use_one_of
 from numalint.checks.registry import check
 from numalint.checks.sriov_pairs import PolicyPairs
 from numalint.findings import MAX_NAMED, Fix, Hit, Related
@@ -269,12 +269,14 @@ def _pf_conflict(current: Policy, previous: Policy) -> tuple[PFName, str] | None
 def sriov_policy_conflict(analysis: Analysis) -> Iterator[Hit]:
     """Pairs of policies in input order; only those that can conflict are compared (``PolicyPairs``: thousands
     of policies that share a resource or a PF and agree cost no pair each). A file past the hundred findings a
-    report shows of it is closed: pairs of two closed files are not compared (their findings would not be shown)."""
+    report shows of it is closed (``Analysis.shown_per_file``): pairs of two closed files are not compared (their
+    findings would not be shown)."""
     policies = [p for p in analysis.sriov.policies if not is_placeholder(p.ref.name + p.resource_name)]
     pairs = PolicyPairs(policies)
     run = analysis.run
     together: dict[tuple[str, str], bool] = {}  # nearness depends on directories only: worked out once per two
     found: dict[str, int] = {}  # findings per file
+    shown = analysis.shown_per_file
     for i, j in pairs:
         first, other = policies[i], policies[j]
         # the webhook skips a policy of the same name (an update of the object, or a copy of it)
@@ -289,7 +291,9 @@ def sriov_policy_conflict(analysis: Analysis) -> Iterator[Hit]:
         for hit in _unless_webhook_off(_pair(first, other), run, other):
             yield hit
             found[hit.file] = found.get(hit.file, 0) + 1
-            if found[hit.file] > MAX_PER_RULE:  # the report's first dropped one (where its summary points) is in
+            # past the ones a report shows and the first it leaves out (where its summary points); a fix's proof
+            # wants every one
+            if shown is not None and found[hit.file] > shown:
                 pairs.close(hit.file)
 
 
