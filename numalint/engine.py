@@ -1047,7 +1047,8 @@ def _unused(sources: list[Source], annotations: list[tuple[str, Span, Span, set[
         for slug in sorted(slugs):
             report(file, span.line, span.col, slug)
     result = cap_per_file(result)  # a hundred per file, as every rule (thousands of unknown rules were as many lines)
-    for finding in result:
+    severity = options.severities.get("unused-suppression") or catalogue()["unused-suppression"].severity
+    for finding in result:  # the summary too, at the configured severity
         if finding.severity is None:
-            finding.severity = catalogue()["unused-suppression"].severity
+            finding.severity = severity
     return result

@@ -144,6 +144,17 @@ def test_suppression_comment_on_line_or_line_above_and_unused_ones(tmp_path: Pat
     assert result.exit_code == 0
 
 
+def test_unused_suppressions_past_a_hundred_are_summed_up_at_the_configured_severity(tmp_path: Path) -> None:
+    # a hundred per file, as every rule, and the summary at the severity the configuration gives the rule
+    (tmp_path / ".numalint.yaml").write_text("rules:\n  unused-suppression: error\n")
+    (tmp_path / "p.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n" + "".join(
+        f"# numalint: disable-file=nosuchrule{i}\n" for i in range(105)))
+    result = run("check", "--format", "json", str(tmp_path))
+    found = result.json()["findings"]
+    assert len(found) == 101 and {f["severity"] for f in found} == {"error"} and result.exit_code == 1
+    assert found[-1]["message"].startswith("… and 5 more unused-suppression finding(s) in this file")
+
+
 def test_annotation_suppression(tmp_path: Path) -> None:
     write(tmp_path, {"pod.yaml": """\
         apiVersion: v1
