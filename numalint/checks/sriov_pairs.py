@@ -84,9 +84,38 @@ class _Ranges:
             self.ends[node] = max(self.ends[2 * node], self.ends[2 * node + 1])
 
 
+def _can_conflict(own: _Traits, other: _Traits) -> bool:
+    """What ``_ConflictIndex.against`` answers, for one pair."""
+    if own.resource == other.resource and own.kind != other.kind:
+        return True
+    for name, (low, high) in own.hulls.items():
+        hull = other.hulls.get(name)
+        if hull is not None and (own.managed != other.managed or hull[0] <= high and hull[1] >= low):
+            return True
+    return any(device in other.roots for device in own.roots)
+
+
+class _FewPolicies:
+    """A few policies, asked about one by one: most node selectors have one policy, and an index of its own for
+    each was kilobytes a policy."""
+
+    SIZE = 8
+
+    def __init__(self, traits: list[_Traits], members: Iterable[int]) -> None:
+        self.traits = traits
+        self.members = list(members)
+
+    def against(self, own: _Traits) -> Iterator[int]:
+        return (index for index in self.members if _can_conflict(own, self.traits[index]))
+
+    def remove(self, index: int) -> None:
+        if index in self.members:
+            self.members.remove(index)
+
+
 class _ConflictIndex:
-    """Some policies by what can make one conflict with another policy: asked about a policy, it answers at the
-    cost of its answer; policies are removed once done with."""
+    """Policies by what can make one conflict with another policy: asked about a policy, it answers at the cost of
+    its answer; policies are removed once done with."""
 
     def __init__(self, traits: list[_Traits], members: Iterable[int]) -> None:
         self.traits = traits
@@ -132,46 +161,63 @@ class _ConflictIndex:
             del self.by_root[device][index]
 
 
+def _index(traits: list[_Traits], members: list[int]) -> _FewPolicies | _ConflictIndex:
+    return _FewPolicies(traits, members) if len(members) <= _FewPolicies.SIZE else _ConflictIndex(traits, members)
+
+
 class _Family:
-    """The policies still to be paired, by node selector: each selector's own, and for a selector of many policies
-    those of the selectors holding it (all their nodes are its nodes) together, so a policy of every node beside
-    thousands of per-node policies asks one index, not thousands (and a selector of few policies asks each of
-    theirs, which keeps a chain of selectors each holding the one before from costing the square in memory)."""
+    """The policies still to be paired, by node selector: each selector's own, and, for some selectors of many
+    policies, the policies of all the selectors holding it (their nodes are among its nodes) together: a policy of
+    every node beside thousands of per-node policies asks one index, not thousands. Such unions are made where
+    they save the most asking, as long as they hold no more than a few times the policies in all (each selector a
+    union of its own was quadratic in memory for selectors held by many: every subset of a few labels)."""
+
+    BUDGET = 4  # the policies all unions may hold, per policy
 
     def __init__(self, pairs: PolicyPairs, members: Iterable[int]) -> None:
         kept = set(members)
         self.pairs = pairs
-        self.own = [_ConflictIndex(pairs.traits, [i for i in group if i in kept]) for group in pairs.groups]
-        self.held_by: list[_ConflictIndex | None] = []
-        for selector, wider in enumerate(pairs.wider):
-            theirs = sum(len(pairs.groups[other]) for other in wider)
-            together = wider and len(pairs.groups[selector]) * len(wider) > theirs
-            self.held_by.append(_ConflictIndex(pairs.traits, [i for other in wider for i in pairs.groups[other]
-                                                              if i in kept]) if together else None)
+        self.own = [_index(pairs.traits, [i for i in group if i in kept]) for group in pairs.groups]
+        self.together: list[_FewPolicies | _ConflictIndex | None] = [None] * len(pairs.groups)
+        sizes = [len(group) for group in pairs.groups]
+        gains = []  # (asking saved, the selector, the union's size)
+        for selector, holders in enumerate(pairs.holders):
+            theirs = sum(sizes[holder] for holder in holders)
+            if sizes[selector] * len(holders) > theirs:
+                gains.append((sizes[selector] * len(holders) - theirs, selector, theirs))
+        room = self.BUDGET * len(pairs.traits)
+        for _gain, selector, theirs in sorted(gains, key=lambda gain: (-gain[0], gain[1])):
+            if theirs <= room:
+                room -= theirs
+                self.together[selector] = _index(pairs.traits, [i for holder in pairs.holders[selector]
+                                                                for i in pairs.groups[holder] if i in kept])
 
     def against(self, index: int) -> Iterator[int]:
         pairs, own = self.pairs, self.pairs.traits[index]
         selector = pairs.selector_of[index]
         yield from self.own[selector].against(own)
-        held_by = self.held_by[selector]
-        for other in pairs.narrower[selector] + (pairs.wider[selector] if held_by is None else []):
+        together = self.together[selector]
+        for other in pairs.held[selector] + (pairs.holders[selector] if together is None else []):
             yield from self.own[other].against(own)
-        if held_by is not None:
-            yield from held_by.against(own)
+        if together is not None:
+            yield from together.against(own)
 
     def remove(self, index: int) -> None:
         selector = self.pairs.selector_of[index]
+        if selector < 0:  # no node selector: in no index
+            return
         self.own[selector].remove(index)
-        for narrower in self.pairs.narrower[selector]:
-            held_by = self.held_by[narrower]
-            if held_by is not None:
-                held_by.remove(index)
+        for held in self.pairs.held[selector]:
+            together = self.together[held]
+            if together is not None:
+                together.remove(index)
 
 
 class PolicyPairs:
-    """The pairs of ``policies`` (as indexes, the lower first) that can share nodes and conflict, in order; a
-    policy without a node selector (a template to fill in) is paired with none. Each distinct selector is compared
-    only with those holding its rarest label."""
+    """The pairs of ``policies`` (as indexes, the lower first) that can share nodes and conflict, in order, once
+    (the pairs are given as they are found, and found as policies are done with); a policy without a node selector
+    (a template to fill in) is paired with none. Each distinct selector is compared only with those holding its
+    rarest label."""
 
     def __init__(self, policies: list[Policy]) -> None:
         self.traits = [_Traits(policy) for policy in policies]
@@ -193,15 +239,16 @@ class PolicyPairs:
         for number, selector in enumerate(distinct):
             for item in selector:
                 holding.setdefault(item, []).append(number)
-        # for each selector, the others holding it (an empty one is held by every one), and those it holds
-        self.wider: list[list[int]] = []
-        self.narrower: list[list[int]] = [[] for _ in distinct]
+        # each selector's holders (the others with all its labels: some of its nodes; every one holds an empty
+        # selector), and those it holds
+        self.holders: list[list[int]] = []
+        self.held: list[list[int]] = [[] for _ in distinct]
         for number, selector in enumerate(distinct):
             candidates = holding[min(selector, key=lambda item: len(holding[item]))] if selector else range(
                 len(distinct))
-            self.wider.append([other for other in candidates if other != number and selector <= distinct[other]])
-            for other in self.wider[-1]:
-                self.narrower[other].append(number)
+            self.holders.append([other for other in candidates if other != number and selector <= distinct[other]])
+            for other in self.holders[-1]:
+                self.held[other].append(number)
         self.by_file: dict[str, list[int]] = {}
         for index, file in enumerate(self.files):
             self.by_file.setdefault(file, []).append(index)
@@ -211,6 +258,8 @@ class PolicyPairs:
         self.at = -1
 
     def __iter__(self) -> Iterator[tuple[int, int]]:
+        if self.at >= 0:
+            raise RuntimeError("PolicyPairs gives its pairs once")
         for index, selector in enumerate(self.selector_of):
             if selector < 0:
                 continue
