@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import findings, run, write
 
 NON_STATIC = """\
@@ -122,6 +124,25 @@ def test_namespaced_instancetype_of_another_namespace_is_not_used(tmp_path: Path
     found = findings(tmp_path, {"kubelet.yaml": STATIC, "topology.yaml": TOPOLOGY, "types.yaml": instancetype,
                                 "vm.yaml": vm})
     assert found == []  # KubeVirt looks the namespaced kind up in the VM's namespace: nothing to judge
+
+
+@pytest.mark.parametrize(("vm_namespace", "guest"), [
+    ("vnf", 20),  # its namespace's, before one written without a namespace
+    ("edge", 18),  # none in its namespace: the one written without a namespace (kustomize or -n gives it the VM's)
+    ("", 16),  # a VM without a namespace: the first of the name
+])
+def test_which_namespaced_instancetype_a_vm_gets(tmp_path: Path, vm_namespace: str, guest: int) -> None:
+    def instancetype(namespace: str, cpus: int) -> str:
+        where = f", namespace: {namespace}" if namespace else ""
+        return (f"apiVersion: instancetype.kubevirt.io/v1beta1\nkind: VirtualMachineInstancetype\n"
+                f"metadata: {{name: dpdk{where}}}\nspec:\n  cpu: {{guest: {cpus}, dedicatedCPUPlacement: true}}\n"
+                "  memory: {guest: 8Gi}\n")
+
+    types = "---\n".join([instancetype("other", 16), instancetype("", 18), instancetype("vnf", 20)])
+    vm = _vm("router", "dpdk", "VirtualMachineInstancetype", namespace=vm_namespace)
+    found = findings(tmp_path, {"kubelet.yaml": STATIC, "topology.yaml": TOPOLOGY, "types.yaml": types, "vm.yaml": vm})
+    exceeds = [f for f in found if f["rule"] == "exceeds-numa-node"]
+    assert len(exceeds) == 1 and f"{guest} CPUs requested" in exceeds[0]["message"], found
 
 
 def test_unknown_instancetype_is_not_guessed(tmp_path: Path) -> None:

@@ -372,7 +372,7 @@ def crio_annotations_ignored(analysis: Analysis) -> Iterator[Hit]:
         if not names:
             continue
         field = _go_path(pod.spec_path + ("runtimeClassName",))
-        named = names[:MAX_NAMED] + ([f"one of {len(names) - MAX_NAMED} more"] if len(names) > MAX_NAMED else [])
+        named = names if len(names) <= MAX_NAMED + 1 else [*names[:MAX_NAMED], f"one of {len(names) - MAX_NAMED} more"]
         fix = (f"set {field}: {names[0]}" if len(names) == 1 else
                f"set {field} to the runtime class of its nodes' PerformanceProfile: {', '.join(named[:-1])} or "
                f"{named[-1]}")

@@ -580,10 +580,14 @@ def test_pods_attaching_thousands_of_names_beside_a_chart_of_networks_ask_by_nam
         "spec: {resourceName: rr}\n" + "".join(
             f"---\n{{kind: Pod, apiVersion: v1, metadata: {{name: p{i}, annotations: {{k8s.v1.cni.cncf.io/networks: "
             f"missing{i}}}}}, spec: {{containers: [{{name: c, image: x}}]}}}}\n" for i in range(24_000)))
-    found = by_rule(cli("check", "-f", "json", str(tmp_path / "pods.yaml"), str(tmp_path / "chart")),
-                    "sriov-unknown-resource")
+    (tmp_path / "attached.yaml").write_text("".join(  # networks the chart writes: not reported
+        f"---\n{{kind: Pod, apiVersion: v1, metadata: {{name: q{i}, annotations: {{k8s.v1.cni.cncf.io/networks: "
+        f"net{i * 200}}}}}, spec: {{containers: [{{name: c, image: x}}]}}}}\n" for i in range(100)))
+    found = by_rule(cli("check", "-f", "json", str(tmp_path / "pods.yaml"), str(tmp_path / "attached.yaml"),
+                        str(tmp_path / "chart")), "sriov-unknown-resource")
     assert len(found) == 101 and 'network "missing0"' in found[0]["message"]
     assert any(f["message"].startswith("… and 23900 more sriov-unknown-resource") for f in found)
+    assert not [f for f in found if f["file"].endswith("attached.yaml")]
 
 
 def test_topologies_of_one_tree_beside_machineconfigpools_of_another_are_judged_at_once(tmp_path: Path) -> None:
@@ -599,15 +603,23 @@ def test_topologies_of_one_tree_beside_machineconfigpools_of_another_are_judged_
         f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata:\n  name: "
         f"mcp{i}\nspec:\n  nodeSelector: {{matchLabels: {{node-role.kubernetes.io/mcp{i}: ''}}}}\n"
         for i in range(6_000)))
-    (tmp_path / "a" / "b" / "c" / "pods.yaml").write_text("".join(
-        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec:\n  nodeSelector: {{r0: ''}}\n"
-        "  containers: [{name: c, image: x, resources: {requests: {cpu: 10m}}}]\n" for i in range(120)))
+    def pods(name: str, selected: str) -> str:
+        return "".join(f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}{i}}}\nspec:\n  nodeSelector: "
+                       f"{{{selected}: ''}}\n  containers: [{{name: c, image: x, resources: {{requests: "
+                       "{cpu: 10m}}}]\n" for i in range(120))
+
+    (tmp_path / "a" / "b" / "c" / "pods.yaml").write_text(pods("p", "r0"))
+    # a topology beside the pools is of their OpenShift cluster: 250 pods a node
+    (tmp_path / "x" / "y" / "z" / "near.yaml").write_text(
+        "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: near}\nspec:\n"
+        "  pool: {nodes: 1, nodeSelector: {near: ''}}\n  sockets: 1\n  threadsPerCore: 1\n"
+        "  numaNodes:\n  - {id: 0, cpus: '0-3', memory: 8Gi}\n---\n" + pods("q", "near"))
     ran = cli("simulate", "-f", "json", str(tmp_path))
     assert ran.code == 1, ran.err
     simulated = json.loads(ran.out)
-    # the kubelet's 110 pods a node, not OpenShift's 250 (the pools are of another tree)
-    assert len(simulated["pools"]) == 6_000 and (simulated["summary"]["placed"], simulated["summary"]["rejected"]) == (
-        110, 10)
+    # the kubelet's 110 pods a node, not OpenShift's 250 (the pools are of another tree), and 120 beside them
+    assert len(simulated["pools"]) == 6_001 and (simulated["summary"]["placed"], simulated["summary"]["rejected"]) == (
+        230, 10)
 
 
 def test_pods_with_crio_annotations_beside_thousands_of_profiles_judge_their_directory_once(tmp_path: Path) -> None:
@@ -650,13 +662,18 @@ def test_fixes_of_thousands_of_kubelet_configurations_beside_thousands_of_polici
         (tmp_path / f"kc{k}.yaml").write_text(
             "---\napiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmemoryManagerPolicy: static\n"
             "reservedMemory: [{numaNode: 0, limits: {memory: 100Mi}}]\n" * 20)
+    # one whose fix its proof refutes: the Static policy needs reservedMemory
+    (tmp_path / "kc60.yaml").write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                                        "memoryManagerPolicy: static\n")
     (tmp_path / "policies.yaml").write_text("".join(
         f"---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata:\n  name: p{i}\n"
         f"  namespace: openshift-sriov-network-operator\nspec:\n  resourceName: r{i}\n  numVfs: 8\n"
         f"  nicSelector: {{pfNames: [ens{i}f0]}}\n  nodeSelector: {{a: b}}\n" for i in range(1_200)))
     found = by_rule(cli("check", "-f", "json", str(tmp_path)), "invalid-policy-name")
-    assert len(found) == 1_200 and {(f["fix"]["safety"], f["fix"]["description"]) for f in found} == {
-        ("safe", 'write "Static"')}
+    refuted = [f for f in found if f["file"].endswith("kc60.yaml")]
+    assert len(found) == 1_201 and {(f["fix"]["safety"], f["fix"]["description"]) for f in found
+                                    if f not in refuted} == {("safe", 'write "Static"')}
+    assert refuted[0]["fix"]["safety"] == "display" and "not offered automatically" in refuted[0]["fix"]["description"]
 
 
 def _nics_and_their_policies(count: int, total_vfs: int) -> str:
