@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 from numalint.analysis import Analysis
 from numalint.checks.input_rules import near_resources, use_one_of
 from numalint.checks.registry import check
-from numalint.checks.sriov_pairs import PolicyPairs
 from numalint.findings import MAX_NAMED, Fix, Hit, Related
 from numalint.k8s.kinds import FOREIGN_NETWORK_KINDS, LEGACY_NETWORKS_ANNOTATION, SRIOV_NETWORK_KINDS, SRIOV_POLICY
 from numalint.model.run import Run
@@ -272,6 +271,10 @@ def sriov_policy_conflict(analysis: Analysis) -> Iterator[Hit]:
     report shows of it is closed (``Analysis.shown_per_file``): pairs of two closed files are not compared (their
     findings would not be shown)."""
     policies = [p for p in analysis.sriov.policies if not is_placeholder(p.ref.name + p.resource_name)]
+    if len(policies) < 2:
+        return
+    from numalint.checks.sriov_pairs import PolicyPairs  # here: most runs have no two policies (start-up time)
+
     pairs = PolicyPairs(policies)
     run = analysis.run
     together: dict[tuple[str, str], bool] = {}  # nearness depends on directories only: worked out once per two

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import heapq
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -161,6 +160,8 @@ class NearFiles:
 
     def near(self, file: str) -> Iterator[int]:
         """The numbers of the files near ``file``, in order, each once."""
+        import heapq  # here: few runs ask (start-up time)
+
         here = _directories(file)
         groups = [self.under.get(here[:-1], [])]
         groups += (self.beneath.get(here[:depth], []) for depth in range(len(here) + 1))
