@@ -320,6 +320,21 @@ def fixes_beside_policies(n: int) -> dict[str, str]:
     return files
 
 
+def fixes_on_own_pools(n: int) -> dict[str, str]:
+    """n PerformanceProfiles, each the pool of one workload with a fix to prove (50 workloads a file): each proof
+    analysed the whole run again and ran every check on every profile."""
+    files = {"profiles.yaml": "".join(
+        f"---\napiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata: {{name: pp{i}}}\n"
+        f"spec: {{cpu: {{isolated: '2-3', reserved: '0-1'}}, nodeSelector: {{node-role.kubernetes.io/w{i}: ''}}}}\n"
+        for i in range(n))}
+    for k in range(0, n, 50):
+        files[f"pods{k}.yaml"] = "".join(
+            f"---\n{{kind: Pod, apiVersion: v1, metadata: {{name: p{i}}}, spec: {{nodeSelector: "
+            f"{{node-role.kubernetes.io/w{i}: ''}}, containers: [{{name: c, image: x, resources: {{limits: "
+            "{cpu: 1500m, memory: 1Gi}}}]}}\n" for i in range(k, min(k + 50, n)))
+    return files
+
+
 def _kubelet_config(i: int, labels: str) -> str:
     return (f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n  name: kc{i}\n"
             f"spec:\n  machineConfigPoolSelector:\n    matchLabels: {{{labels}}}\n"
@@ -472,6 +487,7 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "Pods with CRI-O annotations beside many profiles": (crio_pods_and_profiles, 500),
     "profiles of one node selector in many cluster trees": (profiles_in_many_trees, 250),
     "fixable kubelet configurations beside SR-IOV policies": (fixes_beside_policies, 100),
+    "workload fixes each on its own profile's pool": (fixes_on_own_pools, 100),
     "KubeletConfigs of one pool": (kubeletconfigs_of_one_pool, 500),
     "KubeletConfigs beside as many MachineConfigPools": (kubeletconfigs_and_pools, 250),
     "PerformanceProfile of many unknown keys": (profile_unknown_keys, 1_000),

@@ -192,6 +192,22 @@ def analyse(run: Run, options: AnalysisOptions, sriov: SriovCatalog | None = Non
     return Analysis(run, options, pools, sriov, simulation, matcher, node_memory, start_problems, topologies_of)
 
 
+def with_pods(analysis: Analysis, pods: Sequence[PodView]) -> Analysis:
+    """``analysis`` for ``pods`` instead of its workloads (the proof of workload fixes, for each set of pools): the
+    same profiles, pools, SR-IOV objects and start problems, none of which depends on the workloads, and the
+    workloads simulated again. (Analysing the whole run again for each set of pools cost every profile's settings
+    each time: quadratic in pools.)"""
+    run = _api_server_pods(dc_replace(analysis.run, pods=list(pods)), analysis.version)
+    if not analysis.pools:
+        return Analysis(run, analysis.options, analysis.pools, analysis.sriov, Simulation(()), analysis.matcher)
+    from numalint.simulation.simulate import simulate  # here: see ``analyse``
+
+    simulation = simulate(analysis.pools, run.pods, analysis.sriov, analysis.version, analysis.options.node_state,
+                          analysis.matcher)
+    return Analysis(run, analysis.options, analysis.pools, analysis.sriov, simulation, analysis.matcher,
+                    analysis._node_memory, analysis._start_problems, analysis._topologies)
+
+
 def with_workloads(analysis: Analysis, run: Run) -> Analysis:
     """``analysis`` (of a run whose pools have no topology) for the workloads of ``run`` instead of its own: the
     same profiles, pools, SR-IOV objects and other documents, analysed once, for each batch of a streamed run

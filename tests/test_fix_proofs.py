@@ -870,3 +870,38 @@ def test_a_rename_that_puts_a_kubeletconfig_on_a_pool_is_proven_on_that_pool(tmp
     found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
     rename = next(f for f in found if f["rule"] == "unknown-field")
     assert rename["fix"]["edits"] == [] and "smt-alignment" in rename["fix"]["description"]
+
+
+def _check_closure(rule: str) -> str:
+    """The source of ``rule``'s check function and of the functions of its module it calls, transitively."""
+    import ast
+    import inspect
+
+    from numalint.checks import all_checks
+
+    check = all_checks()[rule]
+    module = inspect.getmodule(check)
+    assert module is not None
+    source = inspect.getsource(module)
+    functions = {node.name: node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)}
+    seen: set[str] = set()
+    todo = [check.__name__]
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in functions:
+            continue
+        seen.add(name)
+        todo += [node.id for node in ast.walk(functions[name]) if isinstance(node, ast.Name)]
+    return "\n".join(ast.get_source_segment(source, functions[name]) or "" for name in seen)
+
+
+def test_the_rules_a_workload_fix_proof_leaves_out_never_read_a_workload() -> None:
+    # a workload fix's proof does not run NODE_ALONE (what they say cannot change); that holds only while none of
+    # their checks reads the workloads, their pools or the simulation that placed them
+    from numalint.checks.proofs import NODE_ALONE
+
+    for rule in sorted(NODE_ALONE):
+        source = _check_closure(rule)
+        assert source, rule
+        read = re.findall(r"\.(pods|pool_runs|simulation|pools_for|pods_of|pods_on)\b", source)
+        assert not read, (rule, read)

@@ -34,7 +34,7 @@ from dataclasses import replace as dc_replace
 from functools import partial
 from typing import Any
 
-from numalint.analysis import Analysis, analyse
+from numalint.analysis import Analysis, analyse, with_pods
 from numalint.catalogue import catalogue
 from numalint.checks import all_checks, hits, unedited_values
 from numalint.checks.forked import run_tasks
@@ -65,6 +65,15 @@ SRIOV_ALONE = frozenset({"sriov-unknown-resource", "sriov-unused-resource", "net
 # whole pool of thousands (the pool still runs every other rule)
 WORKLOAD_ALONE = frozenset({"invalid-resources", "not-guaranteed", "fractional-cpu", "pod-level-resources",
                             "crio-annotations-ignored", "networks-annotation", "sriov-unknown-resource"})
+# rules that read the node side only (kubelet configurations, PerformanceProfiles, MachineConfigPools, pools and
+# topologies), never a workload or where the simulation placed one: a workload fix cannot change what they say, so
+# its proof does not run them (each set of pools ran them on every profile of the run: quadratic in pools);
+# tests/test_fix_proofs.py keeps them so
+NODE_ALONE = frozenset({"performance-profile-invalid", "performance-profile-cpus", "kubeletconfig-pool",
+                        "invalid-policy-name", "unknown-field", "cpu-manager-not-static", "memory-manager-not-static",
+                        "no-cpu-reservation", "reserved-cpus-invalid", "reserved-cpus-conflict",
+                        "reserved-memory-mismatch", "reserved-memory-numa", "kubelet-start",
+                        "kubeletconfig-unsupported-field", "sriov-policy-conflict", "sriov-numvfs"})
 # whole-run analyses the document proofs of one run may cost: k fixes that bring errors among n cost about
 # 2k log n of them, and a repository of many policies that each conflict once renamed must not take minutes
 MAX_DOCUMENT_TRIES = 64
@@ -575,7 +584,7 @@ class _WorkloadProver:
         edited workload is mapped back through the edits), with the edited workloads' own (schema) findings; the
         WORKLOAD_ALONE rules only on the workloads ``tried`` (among ``pods``): on the others they say the same
         before and after any fix of these."""
-        pool = analyse(dc_replace(analysis.run, pods=pods), analysis.options)
+        pool = with_pods(analysis, pods)
         tried = list({id(pod): pod for pod in tried}.values())  # a workload with two fixes is one workload
         position = {id(pod): index for index, pod in enumerate(pods)}  # the pool's pods as the API server keeps them
         alone = dc_replace(pool, run=dc_replace(pool.run, pods=[pool.run.pods[position[id(pod)]] for pod in tried]),
@@ -593,7 +602,7 @@ class _WorkloadProver:
             for found in change.findings:
                 add(found.rule, found.file, found.span.line, found.span.col, found.severity, found.fix,
                     found.message)
-        for slug, hit in _every_hit(pool, narrowed=(alone, WORKLOAD_ALONE)):
+        for slug, hit in _every_hit(pool, skip=NODE_ALONE, narrowed=(alone, WORKLOAD_ALONE)):
             add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
         return seen
 

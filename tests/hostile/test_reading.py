@@ -676,6 +676,23 @@ def test_fixes_of_thousands_of_kubelet_configurations_beside_thousands_of_polici
     assert refuted[0]["fix"]["safety"] == "display" and "not offered automatically" in refuted[0]["fix"]["description"]
 
 
+def test_workload_fixes_on_hundreds_of_pools_are_proven_on_their_own_pools(tmp_path: Path) -> None:
+    # each fix's proof, one per set of pools, analysed the whole run again and ran every check on every profile (400
+    # profiles, each the pool of one workload with a fix: 57 s, the timeout says hang); each fix is still proven
+    (tmp_path / "profiles.yaml").write_text("".join(
+        f"---\napiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata: {{name: pp{i}}}\n"
+        f"spec: {{cpu: {{isolated: '2-3', reserved: '0-1'}}, nodeSelector: {{node-role.kubernetes.io/w{i}: ''}}}}\n"
+        for i in range(400)))
+    for k in range(8):
+        (tmp_path / f"pods{k}.yaml").write_text("".join(
+            f"---\n{{kind: Pod, apiVersion: v1, metadata: {{name: p{i}}}, spec: {{nodeSelector: "
+            f"{{node-role.kubernetes.io/w{i}: ''}}, containers: [{{name: c, image: x, resources: {{limits: "
+            "{cpu: 1500m, memory: 1Gi}}}]}}\n" for i in range(k * 50, k * 50 + 50)))
+    found = by_rule(cli("check", "-f", "json", str(tmp_path)), "fractional-cpu")
+    assert len(found) == 400 and {(f["fix"]["safety"], f["fix"]["description"]) for f in found} == {
+        ("unsafe", 'use a whole number of CPUs: cpu: "2" in requests and limits')}
+
+
 def _nics_and_their_policies(count: int, total_vfs: int) -> str:
     """A topology of ``count`` NICs (e0, e1, ...) and a policy of 8 VFs on each, its own resource (r0, r1, ...)."""
     nics = "".join(f"  - {{pciAddress: '0000:{i // 256:02x}:{i % 256:02x}.0', interface: e{i}, vendor: '8086', "
