@@ -147,7 +147,7 @@ def _api_server_pods(run: Run, version: tuple[int, int]) -> Run:
             pod = dc_replace(pod, containers=[dc_replace(c, sidecar=False) if c.sidecar else c
                                               for c in pod.containers])
         pods.append(pod)
-    return dc_replace(run, pods=pods)
+    return run.with_pods(pods)
 
 
 def analyse(run: Run, options: AnalysisOptions, sriov: SriovCatalog | None = None) -> Analysis:
@@ -197,7 +197,7 @@ def with_pods(analysis: Analysis, pods: Sequence[PodView]) -> Analysis:
     same profiles, pools, SR-IOV objects and start problems, none of which depends on the workloads, and the
     workloads simulated again. (Analysing the whole run again for each set of pools cost every profile's settings
     each time: quadratic in pools.)"""
-    run = _api_server_pods(dc_replace(analysis.run, pods=list(pods)), analysis.version)
+    run = _api_server_pods(analysis.run.with_pods(list(pods)), analysis.version)
     if not analysis.pools:
         return Analysis(run, analysis.options, analysis.pools, analysis.sriov, Simulation(()), analysis.matcher)
     from numalint.simulation.simulate import simulate  # here: see ``analyse``

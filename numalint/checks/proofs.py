@@ -36,7 +36,7 @@ from typing import Any
 
 from numalint.analysis import Analysis, analyse, with_pods
 from numalint.catalogue import catalogue
-from numalint.checks import all_checks, hits, unedited_values
+from numalint.checks import Unedited, all_checks, hits, unedited_values
 from numalint.checks.forked import run_tasks
 from numalint.checks.input_rules import MAX_PER_RULE_PROVEN, is_summary
 from numalint.findings import SAFE, UNSAFE, Edit, Finding, Fix, Hit, shorten
@@ -480,7 +480,7 @@ class _Prover:
         """The workloads the configuration's pools run, as the whole run placed them (alone, its pool would
         be the only one and take every pod)."""
         if id(profile) not in self.pods:
-            self.pods[id(profile)] = _pods_on(analysis, lambda pool: pool.profile is profile)
+            self.pods[id(profile)] = _pods_on(analysis, (pool for pool in analysis.pools if pool.profile is profile))
         return self.pods[id(profile)]
 
 
@@ -498,6 +498,7 @@ class _WorkloadProver:
     def __init__(self, prover: _Prover) -> None:
         self.prover = prover
         self.waiting: dict[int, tuple[Analysis, list[tuple[PodView, int]]]] = {}  # by analysis
+        self.inside: dict[int, Unedited] = {}  # by analysis: its unedited_values, those of every analysis of its pods
 
     def add(self, analysis: Analysis, pod: PodView, index: int) -> None:
         """The finding at ``index`` of the proven list, on ``pod``, waits for its proof."""
@@ -510,8 +511,7 @@ class _WorkloadProver:
             for pod, index in items:
                 groups.setdefault(frozenset(id(p) for p in analysis.pools_for(pod)), []).append((pod, index))
             for group in groups.values():
-                wanted = {id(pool) for pool in analysis.pools_for(group[0][0])}
-                yield analysis, _pods_on(analysis, partial(_among, wanted)), group
+                yield analysis, _pods_on(analysis, analysis.pools_for(group[0][0])), group
 
     def prove_group(self, proven: list[Finding], analysis: Analysis, pods: list[PodView],
                     group: list[tuple[PodView, int]]) -> list[tuple[int, Fix | None]]:
@@ -587,7 +587,7 @@ class _WorkloadProver:
         pool = with_pods(analysis, pods)
         tried = list({id(pod): pod for pod in tried}.values())  # a workload with two fixes is one workload
         position = {id(pod): index for index, pod in enumerate(pods)}  # the pool's pods as the API server keeps them
-        alone = dc_replace(pool, run=dc_replace(pool.run, pods=[pool.run.pods[position[id(pod)]] for pod in tried]),
+        alone = dc_replace(pool, run=pool.run.with_pods([pool.run.pods[position[id(pod)]] for pod in tried]),
                            memo={})  # what checks remember of the pool, made again for these workloads
         seen: list[_Seen] = []
 
@@ -602,7 +602,10 @@ class _WorkloadProver:
             for found in change.findings:
                 add(found.rule, found.file, found.span.line, found.span.col, found.severity, found.fix,
                     found.message)
-        for slug, hit in _every_hit(pool, skip=NODE_ALONE, narrowed=(alone, WORKLOAD_ALONE)):
+        if id(analysis) not in self.inside:
+            self.inside[id(analysis)] = unedited_values(analysis)
+        for slug, hit in _every_hit(pool, skip=NODE_ALONE, narrowed=(alone, WORKLOAD_ALONE),
+                                    inside=self.inside[id(analysis)]):
             add(slug, hit.file, hit.span.line, hit.span.col, hit.severity, hit.fix, hit.message)
         return seen
 
@@ -711,24 +714,20 @@ class _DocumentProver:
         return seen
 
 
-def _among(ids: set[int], pool: Pool) -> bool:
-    return id(pool) in ids
-
-
-def _pods_on(analysis: Analysis, wanted: Callable[[Pool], bool]) -> list[PodView]:
-    """The workloads the run places on a pool ``wanted`` accepts, in run order; decided once per set of pools
-    (most workloads share a few), not once per workload and pool."""
-    decided: dict[tuple[int, ...], bool] = {}
-    kept = []
-    for pod in analysis.pods:
-        pools = analysis.pools_for(pod)
-        key = tuple(map(id, pools))
-        verdict = decided.get(key)
-        if verdict is None:
-            verdict = decided[key] = any(wanted(pool) for pool in pools)
-        if verdict:
-            kept.append(pod)
-    return kept
+def _pods_on(analysis: Analysis, pools: Iterable[Pool]) -> list[PodView]:
+    """The workloads the run places on any of ``pools``, in run order: from the workloads of each pool, found once
+    per analysis (each proof walked every workload: quadratic in pools, one proof per set of them)."""
+    key = ("workloads by pool",)
+    by_pool = analysis.memo.get(key)
+    if by_pool is None:
+        found: dict[int, list[int]] = {}
+        for position, pod in enumerate(analysis.pods):
+            for pool in analysis.pools_for(pod):
+                found.setdefault(id(pool), []).append(position)
+        by_pool = analysis.memo[key] = found
+    assert isinstance(by_pool, dict)
+    positions = sorted({position for pool in pools for position in by_pool.get(id(pool), ())})
+    return [analysis.pods[position] for position in positions]
 
 
 def _workloads_of_edited(old: Run, new: Run, files: set[str]) -> tuple[Run, Run]:
@@ -745,11 +744,13 @@ def _workloads_of_edited(old: Run, new: Run, files: set[str]) -> tuple[Run, Run]
 
 
 def _every_hit(analysis: Analysis, skip: Container[str] = (),
-               narrowed: tuple[Analysis, Container[str]] | None = None) -> Iterator[tuple[str, Hit]]:
+               narrowed: tuple[Analysis, Container[str]] | None = None,
+               inside: Unedited | None = None) -> Iterator[tuple[str, Hit]]:
     """Every check's hits on ``analysis`` with their rule (but ``skip``), in the order of a run (whatever was
     imported first), as a run reports them (a fix inside a kubeletconfig.experimental annotation is a hint);
-    ``narrowed``: another analysis of the same run and the rules that run on it instead."""
-    inside = unedited_values(analysis)
+    ``narrowed``: another analysis of the same run and the rules that run on it instead; ``inside``: the
+    analysis's ``unedited_values``, when the caller has them (they depend on its profiles only)."""
+    inside = unedited_values(analysis) if inside is None else inside
     for slug, func in all_checks().items():
         if slug not in skip:
             target = narrowed[0] if narrowed is not None and slug in narrowed[1] else analysis
