@@ -335,6 +335,23 @@ def fixes_on_own_pools(n: int) -> dict[str, str]:
     return files
 
 
+def per_path_globs(n: int) -> dict[str, str]:
+    """n directories of a Pod with a schema finding, and a perPath glob for each: every glob was tried on every
+    finding's file."""
+    files = {f"c{i}/p.yaml": f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p{i}\n  labels: {{d: yes}}\n"
+             "spec:\n  containers:\n  - {name: c, image: x}\n" for i in range(n)}
+    files[".numalint.yaml"] = "perPath:\n" + "".join(f"  'c{i}/*.yaml': {{schema: info}}\n" for i in range(n))
+    return files
+
+
+def declared_clusters(n: int) -> dict[str, str]:
+    """n directories of a kubelet configuration, each declared a cluster: every cluster was tried on every file."""
+    files = {f"c{i}/k.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+             "cpuManagerPolicy: Static\n" for i in range(n)}
+    files[".numalint.yaml"] = "clusters:\n" + "".join(f"  k{i}: [c{i}/]\n" for i in range(n))
+    return files
+
+
 def _kubelet_config(i: int, labels: str) -> str:
     return (f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n  name: kc{i}\n"
             f"spec:\n  machineConfigPoolSelector:\n    matchLabels: {{{labels}}}\n"
@@ -488,6 +505,8 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "profiles of one node selector in many cluster trees": (profiles_in_many_trees, 250),
     "fixable kubelet configurations beside SR-IOV policies": (fixes_beside_policies, 100),
     "workload fixes each on its own profile's pool": (fixes_on_own_pools, 100),
+    "perPath globs, one per directory": (per_path_globs, 250),
+    "declared clusters, one per directory": (declared_clusters, 250),
     "KubeletConfigs of one pool": (kubeletconfigs_of_one_pool, 500),
     "KubeletConfigs beside as many MachineConfigPools": (kubeletconfigs_and_pools, 250),
     "PerformanceProfile of many unknown keys": (profile_unknown_keys, 1_000),

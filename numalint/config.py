@@ -9,13 +9,17 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from numalint.data import data_dir
 from numalint.reading.locate import locate
 from numalint.reading.sources import ReadError, decode, read_capped
 from numalint.reading.yamlpos import YamlError, YMap, load_all
+
+if TYPE_CHECKING:
+    from numalint.reading.globs import GlobBuckets
 
 CONFIG_NAMES = (".numalint.yaml", ".numalint.yml", "pyproject.toml")
 
@@ -42,18 +46,31 @@ class Config:
     docs_url: str | None = None  # rule documentation: SARIF helpUri ({slug}/{code} filled in, else slug appended)
 
     def cluster_of(self, path: str) -> str | None:
-        """The declared cluster a file belongs to (first match), or None."""
+        """The declared cluster a file belongs to (first match), or None; tried only on the patterns whose literal
+        start begins the path, once per path (thousands of clusters each tried on every file were quadratic)."""
         if not self.clusters or path == "-":
             return None
         base = self.path.parent if self.path else Path.cwd()
         relative = os.path.relpath(os.path.abspath(path), base).replace(os.sep, "/")
-        for name, patterns in self.clusters.items():
-            for pattern in patterns:
-                pattern = pattern.rstrip("/").removeprefix("./")
+        entries, buckets, known = self._cluster_patterns
+        if relative not in known:
+            known[relative] = None
+            for number in buckets.candidates((relative,)):
+                name, pattern = entries[number]
                 if (relative == pattern or relative.startswith(pattern + "/") or fnmatch.fnmatch(relative, pattern)
                         or fnmatch.fnmatch(relative, pattern + "/*")):  # a glob naming directories
-                    return name
-        return None
+                    known[relative] = name
+                    break
+        return known[relative]
+
+    @cached_property
+    def _cluster_patterns(self) -> tuple[list[tuple[str, str]], GlobBuckets, dict[str, str | None]]:
+        """Each cluster's patterns in order, as (cluster, pattern), by literal start, and the paths answered."""
+        from numalint.reading.globs import GlobBuckets  # here: only a run declaring clusters needs it
+
+        entries = [(name, pattern.rstrip("/").removeprefix("./")) for name, patterns in self.clusters.items()
+                   for pattern in patterns]
+        return entries, GlobBuckets(pattern for _name, pattern in entries), {}
 
 
 def find_config(start: Path) -> Path | None:

@@ -8,7 +8,7 @@ import os
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
 from numalint import catalogue as registry
@@ -59,6 +59,7 @@ from numalint.reading.sources import (
     Source,
     decode,
     discover,
+    match_texts,
     path_matches,
     read_capped,
     read_source,
@@ -69,6 +70,7 @@ from numalint.views.workloads import pod_views
 
 if TYPE_CHECKING:
     from numalint.model.overlays import Kustomization, Overlays
+    from numalint.reading.globs import GlobBuckets
     from numalint.views.kubelet_flags import Flag
 
 PARALLEL_THRESHOLD = 300  # fewer files are read in one process
@@ -110,6 +112,27 @@ class Options:
 
     def analysis(self) -> AnalysisOptions:
         return AnalysisOptions(self.version, self.node_state, self.sriov_prefix)
+
+    def per_path_of(self, file: str) -> tuple[int, ...]:
+        """The numbers of the ``perPath:`` globs matching ``file``, in order: worked out once per file, trying
+        only the globs whose literal start can begin it (every glob was tried for every finding: thousands of
+        globs and files were quadratic)."""
+        known = self._per_path_files
+        if file not in known:
+            texts = match_texts(file, self.exclude_base)
+            known[file] = tuple(n for n in self._per_path_globs.candidates(texts)
+                                if path_matches(file, self.per_path[n][0], self.exclude_base))
+        return known[file]
+
+    @cached_property
+    def _per_path_globs(self) -> GlobBuckets:
+        from numalint.reading.globs import GlobBuckets  # here: only a run configured per path needs it
+
+        return GlobBuckets(glob.rstrip("/") for glob, _severities in self.per_path)
+
+    @cached_property
+    def _per_path_files(self) -> dict[str, tuple[int, ...]]:
+        return {}
 
 
 @dataclass
@@ -972,9 +995,12 @@ def _in_dropped(file: str, line: int, dropped: _LineIndex) -> bool:
 
 def _path_severity(options: Options, rule: str, file: str) -> str | None:
     """``perPath:`` settings of ``rule`` for ``file`` (the last matching glob wins)."""
+    if not options.per_path:
+        return None
     found = None
-    for glob, severities in options.per_path:
-        if rule in severities and path_matches(file, glob, options.exclude_base):
+    for number in options.per_path_of(file):
+        severities = options.per_path[number][1]
+        if rule in severities:
             found = severities[rule]
     return found
 

@@ -9,7 +9,7 @@ PACKAGE = Path(__file__).parent.parent / "numalint"
 # import inside functions for start-up time: the CLI per command; the alignment core, the simulation and the
 # node-side views only for runs with kubelet configurations, PerformanceProfiles or topologies
 LAZY_IMPORTERS = {"numalint.cli", "numalint.analysis", "numalint.checks", "numalint.checks.openshift_rules",
-                  "numalint.engine", "numalint.model.sriov", "numalint.checks.sriov_rules",
+                  "numalint.engine", "numalint.model.sriov", "numalint.checks.sriov_rules", "numalint.config",
                   "numalint.checks.streamed",
                   # the command decides between the server and the command line before importing either
                   "numalint.server.launch", "numalint.server.client", "numalint.server.daemon"}

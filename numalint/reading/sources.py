@@ -246,14 +246,21 @@ def path_matches(path: str, pattern: str, base: str | None) -> bool:
     return _excluded(path, (pattern,), base)
 
 
-def _excluded(path: str, patterns: Iterable[str], base: str | None) -> bool:
-    if not patterns:
-        return False
+def match_texts(path: str, base: str | None) -> set[str]:
+    """What a configuration glob is matched against: the path as given, its file name, and the path relative to
+    ``base`` when it is below it."""
     candidates = {path.replace(os.sep, "/").removeprefix("./"), os.path.basename(path)}
     if base is not None:
         relative = os.path.relpath(os.path.abspath(path), base)
         if not relative.startswith(".."):
             candidates.add(relative.replace(os.sep, "/"))
+    return candidates
+
+
+def _excluded(path: str, patterns: Iterable[str], base: str | None) -> bool:
+    if not patterns:
+        return False
+    candidates = match_texts(path, base)
     for pattern in patterns:
         pattern = pattern.rstrip("/")
         for candidate in candidates:

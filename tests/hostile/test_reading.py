@@ -693,6 +693,36 @@ def test_workload_fixes_on_hundreds_of_pools_are_proven_on_their_own_pools(tmp_p
         ("unsafe", 'use a whole number of CPUs: cpu: "2" in requests and limits')}
 
 
+def _labelled_pods(tmp_path: Path, count: int) -> None:
+    """``count`` directories c0, c1, ... each with a Pod whose label value is not a string (a schema finding)."""
+    for i in range(count):
+        (tmp_path / f"c{i}").mkdir()
+        (tmp_path / f"c{i}" / "p.yaml").write_text(
+            f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p{i}\n  labels: {{d: yes}}\n"
+            "spec:\n  containers:\n  - {name: c, image: x}\n")
+
+
+def test_thousands_of_per_path_globs_are_tried_only_where_they_can_match(tmp_path: Path) -> None:
+    # every perPath glob was tried on every finding's file, twice (2,000 of each: over 60 s, the timeout says hang)
+    _labelled_pods(tmp_path, 2_000)
+    (tmp_path / ".numalint.yaml").write_text("perPath:\n" + "".join(
+        f"  'c{i}/*.yaml': {{schema: {'off' if i == 7 else 'info'}}}\n" for i in range(2_000)))
+    found = by_rule(cli("check", "-f", "json", str(tmp_path), cwd=tmp_path), "schema")
+    assert len(found) == 1_999 and {f["severity"] for f in found} == {"info"}
+    assert not [f for f in found if "/c7/" in f["file"]]
+
+
+def test_thousands_of_declared_clusters_are_tried_only_where_they_can_match(tmp_path: Path) -> None:
+    # every cluster's directories were tried on every file (4,000 clusters of one file each: quadratic, the timeout
+    # says hang); each file is still its own cluster's
+    for i in range(4_000):
+        (tmp_path / f"c{i}").mkdir()
+        (tmp_path / f"c{i}" / "k.yaml").write_text(f"{KUBELET}cpuManagerPolicy: Static\n")
+    (tmp_path / ".numalint.yaml").write_text("clusters:\n" + "".join(f"  k{i}: [c{i}/]\n" for i in range(4_000)))
+    found = by_rule(cli("check", "-f", "json", str(tmp_path), cwd=tmp_path), "invalid-policy-name")
+    assert len(found) == 4_000 and all(f["cluster"] == f"k{Path(f['file']).parent.name[1:]}" for f in found)
+
+
 def _nics_and_their_policies(count: int, total_vfs: int) -> str:
     """A topology of ``count`` NICs (e0, e1, ...) and a policy of 8 VFs on each, its own resource (r0, r1, ...)."""
     nics = "".join(f"  - {{pciAddress: '0000:{i // 256:02x}:{i % 256:02x}.0', interface: e{i}, vendor: '8086', "
