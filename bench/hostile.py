@@ -352,6 +352,19 @@ def declared_clusters(n: int) -> dict[str, str]:
     return files
 
 
+def shared_component(n: int) -> dict[str, str]:
+    """n overlays of a PerformanceProfile each, all including one component of n patches: each overlay copied and
+    indexed the component's patches again."""
+    files = {"c/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n"
+             + "".join(f"- target: {{kind: Deployment, name: z{i}}}\n  patch: |-\n    - op: add\n      path: "
+                       "/metadata/labels/x\n      value: y\n" for i in range(n))}
+    for i in range(n):
+        files[f"o{i}/kustomization.yaml"] = "resources:\n- pp.yaml\ncomponents:\n- ../c\n"
+        files[f"o{i}/pp.yaml"] = (f"apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata:\n"
+                                  f"  name: pp{i}\nspec:\n  cpu: {{isolated: '2-3', reserved: '0-1'}}\n")
+    return files
+
+
 def _kubelet_config(i: int, labels: str) -> str:
     return (f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n  name: kc{i}\n"
             f"spec:\n  machineConfigPoolSelector:\n    matchLabels: {{{labels}}}\n"
@@ -507,6 +520,7 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "workload fixes each on its own profile's pool": (fixes_on_own_pools, 100),
     "perPath globs, one per directory": (per_path_globs, 250),
     "declared clusters, one per directory": (declared_clusters, 250),
+    "a component of many patches under many overlays": (shared_component, 250),
     "KubeletConfigs of one pool": (kubeletconfigs_of_one_pool, 500),
     "KubeletConfigs beside as many MachineConfigPools": (kubeletconfigs_and_pools, 250),
     "PerformanceProfile of many unknown keys": (profile_unknown_keys, 1_000),

@@ -133,7 +133,8 @@ class Overlays:
                     named.append(path)
         self._runs = runs
         self._real: dict[str, str] = {}  # a finding's file -> its real path
-        self._indexed: dict[str, tuple[dict[tuple[str, str], list[Patch]], _PatternPatches]] = {}
+        self._indexed: dict[str, list[_Indexed]] = {}  # a kustomization: its patches' indexes (``_patches``)
+        self._components: dict[str, _Indexed] = {}  # a component: its patches and its components', indexed
         self._only: frozenset[str] | None = None  # the files a ``restricted`` copy answers for
 
     def restricted(self, files: Iterable[str]) -> Overlays:
@@ -157,6 +158,7 @@ class Overlays:
         copy._runs = self._runs & kept
         copy._real = real
         copy._indexed = {path: index for path, index in self._indexed.items() if path in kept}
+        copy._components = {path: index for path, index in self._components.items() if path in kept}
         copy._only = frozenset(real)
         return copy
 
@@ -186,8 +188,8 @@ class Overlays:
             kustomization = self._graph[path]
             names = {name, prefix + name + suffix,
                      kustomization.prefix + prefix + name + suffix + kustomization.suffix}
-            by_name, others = self._patches(path)
-            candidates = [*(p for n in names for p in by_name.get((kind, n), ())), *others.trying(names)]
+            candidates = [patch for by_name, others in self._patches(path)
+                          for patch in (*(p for n in names for p in by_name.get((kind, n), ())), *others.trying(names))]
             fields = fields | {f for patch in candidates if patch.targets(kind, names, namespace, api_version)
                                for f in patch.fields}
             parents = [p for p in self._parents.get(path, ()) if p in self._graph]
@@ -205,11 +207,22 @@ class Overlays:
             owners += self._including[path] if path in self._including else [path]
         return owners
 
-    def _patches(self, path: str) -> tuple[dict[tuple[str, str], list[Patch]], _PatternPatches]:
-        """A kustomization's patches and its components' (they apply to its resources), and theirs: those
-        naming one kind and name (most) by them, the patterns apart; worked out once per kustomization (a
-        thousand objects under 250 sites of 143 patches each took 50 s scanned one by one)."""
+    def _patches(self, path: str) -> list[_Indexed]:
+        """A kustomization's patches and its components' (they apply to its resources), and theirs: each indexed
+        by the kind and name they name (most), the patterns apart; its own once, and each component's with its own
+        components once, however many kustomizations include it (a thousand objects under 250 sites of 143 patches
+        each took 50 s scanned one by one; a component of thousands of patches was indexed again for each of
+        thousands of overlays)."""
         if path not in self._indexed:
+            kustomization = self._graph[path]
+            self._indexed[path] = [_index(kustomization.patches)] + [
+                self._component(component) for component in dict.fromkeys(kustomization.components)
+                if component in self._graph]
+        return self._indexed[path]
+
+    def _component(self, path: str) -> _Indexed:
+        """A component's patches and those of the components it includes, and theirs, indexed once."""
+        if path not in self._components:
             patches, seen, waiting = list(self._graph[path].patches), {path}, list(self._graph[path].components)
             while waiting:
                 component = waiting.pop()
@@ -217,16 +230,24 @@ class Overlays:
                     seen.add(component)
                     patches += self._graph[component].patches
                     waiting += self._graph[component].components
-            by_name: dict[tuple[str, str], list[Patch]] = {}
-            others: list[Patch] = []
-            for patch in patches:
-                kind, name = _literal(patch.kind), _literal(patch.name)
-                if kind is not None and name is not None:
-                    by_name.setdefault((kind, name), []).append(patch)
-                else:
-                    others.append(patch)
-            self._indexed[path] = (by_name, _PatternPatches(others))
-        return self._indexed[path]
+            self._components[path] = _index(patches)
+        return self._components[path]
+
+
+_Indexed = tuple[dict[tuple[str, str], list[Patch]], "_PatternPatches"]
+
+
+def _index(patches: Iterable[Patch]) -> _Indexed:
+    """Patches naming one kind and name by them, the others (name patterns, kinds alone) apart."""
+    by_name: dict[tuple[str, str], list[Patch]] = {}
+    others: list[Patch] = []
+    for patch in patches:
+        kind, name = _literal(patch.kind), _literal(patch.name)
+        if kind is not None and name is not None:
+            by_name.setdefault((kind, name), []).append(patch)
+        else:
+            others.append(patch)
+    return by_name, _PatternPatches(others)
 
 
 class _PatternPatches:

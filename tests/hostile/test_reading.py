@@ -723,6 +723,27 @@ def test_thousands_of_declared_clusters_are_tried_only_where_they_can_match(tmp_
     assert len(found) == 4_000 and all(f["cluster"] == f"k{Path(f['file']).parent.name[1:]}" for f in found)
 
 
+def test_a_component_of_thousands_of_patches_under_thousands_of_overlays_is_indexed_once(tmp_path: Path) -> None:
+    # each overlay copied and indexed the component's patches again (4,000 of each: quadratic, the timeout says
+    # hang); the one patch that gives a profile its node selector still settles that profile's finding
+    patches = "".join(f"- target: {{kind: Deployment, name: z{i}}}\n  patch: |-\n    - op: add\n      path: "
+                      "/metadata/labels/x\n      value: y\n" for i in range(4_000))
+    patches += ("- target: {kind: PerformanceProfile, name: pp7}\n  patch: |-\n    - op: add\n      path: "
+                "/spec/nodeSelector\n      value: {node-role.kubernetes.io/worker-cnf: ''}\n")
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n" + patches)
+    for i in range(4_000):
+        (tmp_path / f"o{i}").mkdir()
+        (tmp_path / f"o{i}" / "kustomization.yaml").write_text("resources:\n- pp.yaml\ncomponents:\n- ../c\n")
+        (tmp_path / f"o{i}" / "pp.yaml").write_text(
+            f"apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata:\n  name: pp{i}\n"
+            "spec:\n  cpu: {isolated: '2-3', reserved: '0-1'}\n")
+    found = by_rule(cli("check", "-f", "json", str(tmp_path)), "performance-profile-invalid")
+    missing = {Path(f["file"]).parent.name for f in found if "spec.nodeSelector is required" in f["message"]}
+    assert len(missing) == 3_999 and "o7" not in missing
+
+
 def _nics_and_their_policies(count: int, total_vfs: int) -> str:
     """A topology of ``count`` NICs (e0, e1, ...) and a policy of 8 VFs on each, its own resource (r0, r1, ...)."""
     nics = "".join(f"  - {{pciAddress: '0000:{i // 256:02x}:{i % 256:02x}.0', interface: e{i}, vendor: '8086', "
