@@ -365,6 +365,17 @@ def shared_component(n: int) -> dict[str, str]:
     return files
 
 
+def chain_of_bases(n: int) -> dict[str, str]:
+    """n kustomizations, each the base of the next and naming a PerformanceProfile of its own: each file walks the
+    chain to its build (quadratic; copying the route at each step made it cubic). Not linear yet."""
+    files = {}
+    for i in range(n):
+        files[f"k{i}/kustomization.yaml"] = "resources:\n" + (f"- ../k{i - 1}\n" if i else "") + "- pp.yaml\n"
+        files[f"k{i}/pp.yaml"] = (f"apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata:\n"
+                                  f"  name: pp{i}\nspec:\n  cpu: {{isolated: '2-3', reserved: '0-1'}}\n")
+    return files
+
+
 def _kubelet_config(i: int, labels: str) -> str:
     return (f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n  name: kc{i}\n"
             f"spec:\n  machineConfigPoolSelector:\n    matchLabels: {{{labels}}}\n"
@@ -521,6 +532,7 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "perPath globs, one per directory": (per_path_globs, 250),
     "declared clusters, one per directory": (declared_clusters, 250),
     "a component of many patches under many overlays": (shared_component, 250),
+    "a chain of kustomization bases (not linear yet)": (chain_of_bases, 100),
     "KubeletConfigs of one pool": (kubeletconfigs_of_one_pool, 500),
     "KubeletConfigs beside as many MachineConfigPools": (kubeletconfigs_and_pools, 250),
     "PerformanceProfile of many unknown keys": (profile_unknown_keys, 1_000),

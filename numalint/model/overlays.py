@@ -136,6 +136,7 @@ class Overlays:
         self._indexed: dict[str, list[_Indexed]] = {}  # a kustomization: its patches' indexes (``_patches``)
         self._components: dict[str, _Indexed] = {}  # a component: its patches and its components', indexed
         self._only: frozenset[str] | None = None  # the files a ``restricted`` copy answers for
+        self._cyclic: bool | None = None  # whether a kustomization is its own base (``_has_cycle``), once asked
 
     def restricted(self, files: Iterable[str]) -> Overlays:
         """These overlays as far as they decide for the objects of ``files`` (the kustomizations naming them, up
@@ -160,6 +161,7 @@ class Overlays:
         copy._indexed = {path: index for path, index in self._indexed.items() if path in kept}
         copy._components = {path: index for path, index in self._components.items() if path in kept}
         copy._only = frozenset(real)
+        copy._cyclic = None
         return copy
 
     def decided(self, file: str, kind: str, name: str, namespace: str | None = None,
@@ -178,7 +180,11 @@ class Overlays:
         routes: list[frozenset[str]] = []
         # (kustomization, the rename of the object's name coming into it, the fields patched so far, the
         # kustomizations of the route so far: a cycle, which kustomize refuses, is not walked round)
-        stack = [(k, ("", ""), frozenset[str](), frozenset({k})) for k in self._owners(self._real[file])]
+        # without a cycle no route can meet itself: the routes are not kept (copying one at each step was quadratic
+        # in a chain of bases, each file walking it all)
+        cyclic = self._has_cycle()
+        stack = [(k, ("", ""), frozenset[str](), frozenset({k}) if cyclic else frozenset[str]())
+                 for k in self._owners(self._real[file])]
         steps = 0
         while stack:
             path, (prefix, suffix), fields, route = stack.pop()
@@ -196,8 +202,35 @@ class Overlays:
             if path in self._runs and not any(p in self._runs for p in parents):
                 routes.append(fields)  # a build
             rename = (kustomization.prefix + prefix, suffix + kustomization.suffix)
-            stack += [(parent, rename, fields, route | {parent}) for parent in parents if parent not in route]
+            stack += [(parent, rename, fields, route | {parent} if cyclic else route) for parent in parents
+                      if parent not in route]
         return routes
+
+    def _has_cycle(self) -> bool:
+        """Whether some kustomization is among its own bases (kustomize refuses it; a route is then not walked
+        round): worked out once."""
+        if self._cyclic is None:
+            state: dict[str, int] = {}  # 1: on the way, 2: done
+            self._cyclic = False
+            for start in self._graph:
+                if start in state:
+                    continue
+                state[start] = 1
+                todo = [(start, iter(self._parents.get(start, ())))]
+                while todo and not self._cyclic:
+                    path, parents = todo[-1]
+                    parent = next((p for p in parents if p in self._graph), None)
+                    if parent is None:
+                        state[path] = 2
+                        todo.pop()
+                    elif state.get(parent) == 1:
+                        self._cyclic = True
+                    elif parent not in state:
+                        state[parent] = 1
+                        todo.append((parent, iter(self._parents.get(parent, ()))))
+                if self._cyclic:
+                    break
+        return self._cyclic
 
     def _owners(self, file: str) -> list[str]:
         """The kustomizations a resource file belongs to: those naming it, and those including a component
