@@ -744,6 +744,24 @@ def test_a_component_of_thousands_of_patches_under_thousands_of_overlays_is_inde
     assert len(missing) == 3_999 and "o7" not in missing
 
 
+def test_a_chain_of_thousands_of_kustomize_bases_is_walked_past_the_links_that_only_pass_on(tmp_path: Path) -> None:
+    # each profile's file walked the chain to its build, copying its route at each step (3,000 bases: cubic, the
+    # timeout says hang); the one base that patches every profile's node selector still settles those below it
+    for i in range(3_000):
+        (tmp_path / f"k{i}").mkdir()
+        patch = ("patches:\n- target: {kind: PerformanceProfile}\n  patch: |-\n    - op: add\n      path: "
+                 "/spec/nodeSelector\n      value: {node-role.kubernetes.io/worker-cnf: ''}\n") if i == 1_500 else ""
+        (tmp_path / f"k{i}" / "kustomization.yaml").write_text(
+            "resources:\n" + (f"- ../k{i - 1}\n" if i else "") + "- pp.yaml\n" + patch)
+        (tmp_path / f"k{i}" / "pp.yaml").write_text(
+            f"apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata:\n  name: pp{i}\n"
+            "spec:\n  cpu: {isolated: '2-3', reserved: '0-1'}\n")
+    found = by_rule(cli("check", "-f", "json", str(tmp_path)), "performance-profile-invalid")
+    missing = sorted(int(Path(f["file"]).parent.name[1:]) for f in found
+                     if "spec.nodeSelector is required" in f["message"])
+    assert missing == list(range(1_501, 3_000))
+
+
 def _nics_and_their_policies(count: int, total_vfs: int) -> str:
     """A topology of ``count`` NICs (e0, e1, ...) and a policy of 8 VFs on each, its own resource (r0, r1, ...)."""
     nics = "".join(f"  - {{pciAddress: '0000:{i // 256:02x}:{i % 256:02x}.0', interface: e{i}, vendor: '8086', "
