@@ -376,6 +376,19 @@ def chain_of_bases(n: int) -> dict[str, str]:
     return files
 
 
+def base_under_patching_overlays(n: int) -> dict[str, str]:
+    """A base of n PerformanceProfiles under n overlays, each patching one: each profile's finding walked every
+    overlay."""
+    files = {"base/kustomization.yaml": "resources:\n" + "".join(f"- pp{i}.yaml\n" for i in range(n))}
+    for i in range(n):
+        files[f"base/pp{i}.yaml"] = (f"apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata:\n"
+                                     f"  name: pp{i}\nspec:\n  cpu: {{isolated: '2-3', reserved: '0-1'}}\n")
+        files[f"o{i}/kustomization.yaml"] = (
+            f"resources:\n- ../base\npatches:\n- target: {{kind: PerformanceProfile, name: pp{i}}}\n  patch: |-\n"
+            "    - op: add\n      path: /spec/nodeSelector\n      value: {a: b}\n")
+    return files
+
+
 def _kubelet_config(i: int, labels: str) -> str:
     return (f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n  name: kc{i}\n"
             f"spec:\n  machineConfigPoolSelector:\n    matchLabels: {{{labels}}}\n"
@@ -533,6 +546,7 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "declared clusters, one per directory": (declared_clusters, 250),
     "a component of many patches under many overlays": (shared_component, 250),
     "a chain of kustomization bases": (chain_of_bases, 100),
+    "a base under many overlays each patching one object": (base_under_patching_overlays, 100),
     "KubeletConfigs of one pool": (kubeletconfigs_of_one_pool, 500),
     "KubeletConfigs beside as many MachineConfigPools": (kubeletconfigs_and_pools, 250),
     "PerformanceProfile of many unknown keys": (profile_unknown_keys, 1_000),

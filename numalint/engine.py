@@ -807,8 +807,10 @@ def _without_overlay_fields(findings: list[Finding], overlays: Overlays | None, 
     settled: set[int] = set()
     for finding in on_objects:
         assert finding.obj is not None
+        # a finding without a fix to prove needs only whether every way settles it (``_unproven_under_overlays``
+        # reads every way's fields only for a fix's edits)
         routes = overlays.decided(finding.file, finding.obj.kind, finding.obj.name, finding.obj.namespace,
-                                  finding.obj.api_version)
+                                  finding.obj.api_version, settled_only=finding.fix is None or not finding.fix.edits)
         _unproven_under_overlays(finding, routes)
         key = files.key_path(finding) if routes and all(routes) else None
         if key is not None:

@@ -138,6 +138,7 @@ class Overlays:
         self._only: frozenset[str] | None = None  # the files a ``restricted`` copy answers for
         self._cyclic: bool | None = None  # whether a kustomization is its own base (``_has_cycle``), once asked
         self._jumps: dict[str, tuple[str, int]] = {}  # ``_jump``'s answers
+        self._bases_of: dict[str, tuple[list[str], bool]] = {}  # ``_above``'s answers
 
     def restricted(self, files: Iterable[str]) -> Overlays:
         """These overlays as far as they decide for the objects of ``files`` (the kustomizations naming them, up
@@ -164,32 +165,44 @@ class Overlays:
         copy._only = frozenset(real)
         copy._cyclic = None
         copy._jumps = {}
+        copy._bases_of = {}
         return copy
 
     def decided(self, file: str, kind: str, name: str, namespace: str | None = None,
-                api_version: str = "") -> list[frozenset[str]]:
+                api_version: str = "", settled_only: bool = False) -> list[frozenset[str]]:
         """For each way a build reaches the object ``kind``/``name`` (in ``namespace``, of ``api_version``) in
         ``file``, the fields patched on the way (dotted paths as ``output.sources`` names keys:
         ``spec.nodeSelector``, list items as ``[name]``); empty when no build reaches it. A finding is settled
         when every way settles it (``settles``), each with its own fields: two sites patching two different
         node selector labels each supply the selector. Two ways into one build (a diamond of two bases, each
         renaming) are two. kustomize matches a target on an object's original name or its current one, which
-        the namePrefix and nameSuffix of the kustomizations below the patch have changed."""
+        the namePrefix and nameSuffix of the kustomizations below the patch have changed. ``settled_only``: the
+        caller asks only whether every way settles it, so the walk stops at the first way patching nothing (a
+        base of thousands of objects under thousands of overlays, each patching one, walked every overlay for each
+        object)."""
         if file not in self._real:
             if self._only is not None:
                 raise Restricted(file)
             self._real[file] = os.path.realpath(file)
         routes: list[frozenset[str]] = []
-        # (kustomization, the rename of the object's name coming into it, the fields patched so far, the
-        # kustomizations of the route so far: a cycle, which kustomize refuses, is not walked round)
         # without a cycle no route can meet itself: the routes are not kept (copying one at each step was quadratic
         # in a chain of bases, each file walking it all)
         cyclic = self._has_cycle()
-        stack = [(k, ("", ""), frozenset[str](), frozenset({k}) if cyclic else frozenset[str]())
-                 for k in self._owners(self._real[file])]
+        # depth first, as a stack of the kustomizations still to visit above each one visited (taken one by one, not
+        # listed: thousands of overlays of one base): the rename of the object's name coming into them, the fields
+        # patched so far, the kustomizations of the route so far (a cycle, which kustomize refuses, is not walked
+        # round)
+        ahead = [(reversed(self._owners(self._real[file])), ("", ""), frozenset[str](), frozenset[str]())]
         steps = 0
-        while stack:
-            path, (prefix, suffix), fields, route = stack.pop()
+        while ahead:
+            paths, (prefix, suffix), fields, route = ahead[-1]
+            path = next(paths, None)
+            if path is None:
+                ahead.pop()
+                continue
+            if path in route:
+                continue
+            route = route | {path} if cyclic else route
             if not cyclic:  # past the kustomizations that only pass the object on, each a step as before
                 path, passed = self._jump(path)
                 steps += passed
@@ -203,13 +216,22 @@ class Overlays:
                           for patch in (*(p for n in names for p in by_name.get((kind, n), ())), *others.trying(names))]
             fields = fields | {f for patch in candidates if patch.targets(kind, names, namespace, api_version)
                                for f in patch.fields}
-            parents = [p for p in self._parents.get(path, ()) if p in self._graph]
-            if path in self._runs and not any(p in self._runs for p in parents):
-                routes.append(fields)  # a build
+            parents, build = self._above(path)
+            if build:
+                routes.append(fields)
+                if settled_only and not fields:
+                    return routes
             rename = (kustomization.prefix + prefix, suffix + kustomization.suffix)
-            stack += [(parent, rename, fields, route | {parent} if cyclic else route) for parent in parents
-                      if parent not in route]
+            ahead.append((reversed(parents), rename, fields, route))
         return routes
+
+    def _above(self, path: str) -> tuple[list[str], bool]:
+        """The kustomizations naming ``path`` as a base, and whether ``path`` is a build (of the run, and none of
+        them is): once for each."""
+        if path not in self._bases_of:
+            parents = [p for p in self._parents.get(path, ()) if p in self._graph]
+            self._bases_of[path] = (parents, path in self._runs and not any(p in self._runs for p in parents))
+        return self._bases_of[path]
 
     def _jump(self, path: str) -> tuple[str, int]:
         """The first kustomization from ``path`` up its only bases that does more than pass an object on (patch,

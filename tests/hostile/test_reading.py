@@ -762,6 +762,30 @@ def test_a_chain_of_thousands_of_kustomize_bases_is_walked_past_the_links_that_o
     assert missing == list(range(1_501, 3_000))
 
 
+def test_a_base_of_thousands_of_profiles_under_as_many_overlays_stops_at_the_first_unpatched_one(
+        tmp_path: Path) -> None:
+    # each profile's finding walked every overlay of the base, each patching one profile (3,000 of each: quadratic,
+    # the timeout says hang); the profile every overlay patches is still settled
+    def patch(name: str) -> str:
+        return (f"- target: {{kind: PerformanceProfile, name: {name}}}\n  patch: |-\n    - op: add\n      path: "
+                "/spec/nodeSelector\n      value: {node-role.kubernetes.io/worker-cnf: ''}\n")
+
+    (tmp_path / "base").mkdir()
+    names = [*(f"pp{i}" for i in range(3_000)), "all"]
+    (tmp_path / "base" / "kustomization.yaml").write_text("resources:\n" + "".join(f"- {n}.yaml\n" for n in names))
+    for name in names:
+        (tmp_path / "base" / f"{name}.yaml").write_text(
+            f"apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata:\n  name: {name}\n"
+            "spec:\n  cpu: {isolated: '2-3', reserved: '0-1'}\n")
+    for i in range(3_000):
+        (tmp_path / f"o{i}").mkdir()
+        (tmp_path / f"o{i}" / "kustomization.yaml").write_text(
+            "resources:\n- ../base\npatches:\n" + patch(f"pp{i}") + patch("all"))
+    found = by_rule(cli("check", "-f", "json", str(tmp_path)), "performance-profile-invalid")
+    missing = {Path(f["file"]).stem for f in found if "spec.nodeSelector is required" in f["message"]}
+    assert len(missing) == 3_000 and "all" not in missing
+
+
 def _nics_and_their_policies(count: int, total_vfs: int) -> str:
     """A topology of ``count`` NICs (e0, e1, ...) and a policy of 8 VFs on each, its own resource (r0, r1, ...)."""
     nics = "".join(f"  - {{pciAddress: '0000:{i // 256:02x}:{i % 256:02x}.0', interface: e{i}, vendor: '8086', "
