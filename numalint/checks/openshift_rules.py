@@ -163,8 +163,6 @@ def _near_each(run: Run, profiles: list[KubeletProfile]) -> Iterator[tuple[Kubel
             yield from ((profile, together) for profile in here)
 
 
-
-
 def _competing(groups: list[tuple[str, list[KubeletProfile], KubeletProfile | None]], declared: bool
                ) -> Iterator[Hit]:
     """(pool, configurations selecting it, the only one to report or None for each): each configuration's finding

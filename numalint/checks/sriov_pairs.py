@@ -1,12 +1,14 @@
 """Which SR-IOV policies ``sriov-policy-conflict`` compares: the pairs that can share nodes and conflict, in input
 order, found at the cost of the answer, and none that could only add findings past a file's shown hundred.
 
-Two policies can conflict only when one node selector is within the other (``_shares_nodes``) and they share a
-resourceName (differing in excludeTopology or deviceType), a PF (differing in externallyManaged, or naming VF
-ranges that overlap; an entry without ``#first-last`` counts as -1..-1) or a root device. Thousands of policies that
-agree cost no pair each; thousands that all conflict would be millions of findings, of which a report shows a
-hundred per file: once the check closes a file (``PolicyPairs.close``), a pair whose two policies are in closed
-files is not given, so the work stops where the report does (its summary then says "… and more", uncounted).
+Two policies can conflict only when one node selector is within the other (every node one policy selects is the
+other's, so the operator's webhook compares them on a node for sure; a policy without one, a template to fill in,
+is compared with nothing) and they share a resourceName (differing in excludeTopology or deviceType), a PF
+(differing in externallyManaged, or naming VF ranges that overlap; an entry without ``#first-last`` counts as
+-1..-1) or a root device. Thousands of policies that agree cost no pair each; thousands that all conflict would be
+millions of findings, of which a report shows a hundred per file: once the check closes a file
+(``PolicyPairs.close``), a pair whose two policies are in closed files is not given, so the work stops where the
+report does (its summary then says "… and more", uncounted).
 """
 
 from __future__ import annotations

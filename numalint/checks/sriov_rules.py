@@ -230,16 +230,6 @@ def networks_annotation(analysis: Analysis) -> Iterator[Hit]:
                   Fix('write a comma list (net-a, ns/net-b@eth1) or a JSON list ([{"name": "net-a"}])'))
 
 
-def _shares_nodes(a: Policy, b: Policy) -> bool:
-    """Every node one policy selects is selected by the other (one selector contains the other), so the
-    operator's webhook compares them on a node for sure. A policy without nodeSelector (a template to fill
-    in; the field is required) is compared with nothing."""
-    if not (a.has_selector and b.has_selector):
-        return False
-    items_a, items_b = set(a.node_selector.items()), set(b.node_selector.items())
-    return items_a <= items_b or items_b <= items_a
-
-
 def _conflict(policy: Policy, message: str, *path: object, fix: str, severity: str | None = None,
               other: Policy | None = None) -> Hit:
     related = (Related(other.doc.file, other.span("resourceName"), f"{other.ref.label()}"),) if other else ()
@@ -282,8 +272,9 @@ def sriov_policy_conflict(analysis: Analysis) -> Iterator[Hit]:
     shown = analysis.shown_per_file
     for i, j in pairs:
         first, other = policies[i], policies[j]
-        # the webhook skips a policy of the same name (an update of the object, or a copy of it)
-        if other.ref.name == first.ref.name or not _shares_nodes(first, other):
+        # the webhook skips a policy of the same name (an update of the object, or a copy of it); the pairs share
+        # their nodes already (``PolicyPairs``)
+        if other.ref.name == first.ref.name:
             continue
         # policies in two clusters' trees never meet in one webhook
         directories = (os.path.dirname(first.doc.file), os.path.dirname(other.doc.file))

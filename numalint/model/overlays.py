@@ -239,10 +239,9 @@ class Overlays:
         each (a chain of thousands of bases was walked whole from each file). Only for a graph without a cycle."""
         passing: list[str] = []
         while path not in self._jumps:
-            parents = [p for p in self._parents.get(path, ()) if p in self._graph]
+            parents, build = self._above(path)
             kustomization = self._graph[path]
-            if (len(parents) != 1 or kustomization.prefix or kustomization.suffix
-                    or path in self._runs and parents[0] not in self._runs
+            if (len(parents) != 1 or build or kustomization.prefix or kustomization.suffix
                     or any(by_name or others.patches for by_name, others in self._patches(path))):
                 self._jumps[path] = (path, 0)
                 break
