@@ -873,35 +873,56 @@ def test_a_rename_that_puts_a_kubeletconfig_on_a_pool_is_proven_on_that_pool(tmp
 
 
 def _check_closure(rule: str) -> str:
-    """The source of ``rule``'s check function and of the functions of its module it calls, transitively."""
+    """The source of ``rule``'s check function and of the numalint functions it calls by name, transitively (in
+    any module: a helper imported from another module reads as much as one of the check's own)."""
     import ast
     import inspect
+    import textwrap
 
     from numalint.checks import all_checks
 
-    check = all_checks()[rule]
-    module = inspect.getmodule(check)
-    assert module is not None
-    source = inspect.getsource(module)
-    functions = {node.name: node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)}
-    seen: set[str] = set()
-    todo = [check.__name__]
+    seen: dict[object, str] = {}
+    todo: list[object] = [inspect.unwrap(all_checks()[rule])]
     while todo:
-        name = todo.pop()
-        if name in seen or name not in functions:
+        function = todo.pop()
+        if not inspect.isfunction(function) or function in seen or not function.__module__.startswith("numalint."):
             continue
-        seen.add(name)
-        todo += [node.id for node in ast.walk(functions[name]) if isinstance(node, ast.Name)]
-    return "\n".join(ast.get_source_segment(source, functions[name]) or "" for name in seen)
+        source = textwrap.dedent(inspect.getsource(function))
+        seen[function] = source
+        names = function.__globals__
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Name) and node.id in names:
+                todo.append(names[node.id])
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                    and inspect.ismodule(names.get(node.value.id)):
+                todo.append(getattr(names[node.value.id], node.attr, None))
+    return "\n".join(seen.values())
 
 
-def test_the_rules_a_workload_fix_proof_leaves_out_never_read_a_workload() -> None:
-    # a workload fix's proof does not run NODE_ALONE (what they say cannot change); that holds only while none of
-    # their checks reads the workloads, their pools or the simulation that placed them
-    from numalint.checks.proofs import NODE_ALONE
+# what each list of rules a proof leaves out must never read, as attributes of the analysis, a pool or a pool's run
+# (the check's own functions, followed by name): the reason the proof may leave them out
+_LEFT_OUT_NEVER_READ = {
+    # a workload fix's proof does not run NODE_ALONE: none of them reads a workload, its pools or the placements
+    "NODE_ALONE": r"pods|pool_runs|simulation|pools_for|pods_of|pods_on",
+    # a kubelet configuration fix's proof does not run POD_ALONE: they judge the workload alone, not its nodes
+    "POD_ALONE": r"profiles?|pools|pool_runs|pools_for|simulation|topology|sriov|performance_profiles|of_kind"
+                 r"|settings|start_problems|node_memory",
+    # nor SRIOV_ALONE: they read the SR-IOV objects, the pools' labels and topologies and the workloads, never a
+    # kubelet configuration (a profile, its settings, a start problem) nor where the simulation placed a workload
+    "SRIOV_ALONE": r"profiles?|performance_profiles|settings|pool_runs|simulation|start_problems|node_memory"
+                   r"|pods_of|pods_on",
+    # a workload fix's proof runs WORKLOAD_ALONE on the workloads it tries only: they never read where the
+    # simulation placed a workload (nor, with it, the other workloads of a node)
+    "WORKLOAD_ALONE": r"simulation|pods_of|pods_on|scheduler|replays|first_rejection|allocatable",
+}
 
-    for rule in sorted(NODE_ALONE):
+
+@pytest.mark.parametrize("name", sorted(_LEFT_OUT_NEVER_READ))
+def test_the_rules_a_proof_leaves_out_never_read_what_its_fix_changes(name: str) -> None:
+    from numalint.checks import proofs
+
+    for rule in sorted(getattr(proofs, name)):
         source = _check_closure(rule)
         assert source, rule
-        read = re.findall(r"\.(pods|pool_runs|simulation|pools_for|pods_of|pods_on)\b", source)
-        assert not read, (rule, read)
+        read = re.findall(r"\.(" + _LEFT_OUT_NEVER_READ[name] + r")\b", source)
+        assert not read, (name, rule, read)

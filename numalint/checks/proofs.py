@@ -49,6 +49,8 @@ from numalint.views.kubelet import KubeletProfile
 from numalint.views.performance import EmbeddedDocument
 from numalint.views.workloads import PodView
 
+# The lists below are kept by hand; tests/test_fix_proofs.py checks that no rule of a list reads (in its check or
+# any numalint function it calls by name) what the proof leaving it out changes.
 # rules that judge a workload alone, whatever its pool: an edit of a kubelet configuration cannot change what
 # they say, so its proof does not run them (the API server's pod validation, pkg/apis/core/validation, is the
 # costliest check of a large pool)
@@ -67,8 +69,7 @@ WORKLOAD_ALONE = frozenset({"invalid-resources", "not-guaranteed", "fractional-c
                             "crio-annotations-ignored", "networks-annotation", "sriov-unknown-resource"})
 # rules that read the node side only (kubelet configurations, PerformanceProfiles, MachineConfigPools, pools and
 # topologies), never a workload or where the simulation placed one: a workload fix cannot change what they say, so
-# its proof does not run them (each set of pools ran them on every profile of the run: quadratic in pools);
-# tests/test_fix_proofs.py keeps them so
+# its proof does not run them (each set of pools ran them on every profile of the run: quadratic in pools)
 NODE_ALONE = frozenset({"performance-profile-invalid", "performance-profile-cpus", "kubeletconfig-pool",
                         "invalid-policy-name", "unknown-field", "cpu-manager-not-static", "memory-manager-not-static",
                         "no-cpu-reservation", "reserved-cpus-invalid", "reserved-cpus-conflict",
