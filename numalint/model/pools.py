@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from numalint.k8s.kinds import KUBELET_CONFIG
-from numalint.model.run import NearIndex
+from numalint.model.run import NearFiles
 from numalint.model.run import near as near_file
 from numalint.reading.locate import as_list, as_map, get
 
@@ -406,7 +406,7 @@ def _openshift_nodes(run: Run, topology: TopologyView) -> bool:
     if run.declared:
         return bool(run.of_kind("MachineConfigPool"))
     pools = run.derived("machine-config-pool-files",
-                        lambda r: NearIndex(doc.file for doc in r.of_kind("MachineConfigPool")))
+                        lambda r: NearFiles(doc.file for doc in r.of_kind("MachineConfigPool")))
     return pools.near_any(topology.doc.file)
 
 

@@ -131,26 +131,6 @@ def near(file: str, other: str) -> bool:
     return len(here) - shared < 2 or len(there) - shared < 2
 
 
-class NearIndex:
-    """Whether a file is ``near`` any of many files, without comparing it with each (thousands of pods and
-    thousands of templates). ``near(file, other)`` holds when the directory above ``file``'s is one of
-    ``other``'s directories or their ancestors, or the directory above ``other``'s is one of ``file``'s."""
-
-    def __init__(self, others: Iterable[str]) -> None:
-        self.ancestors: set[tuple[str, ...]] = set()  # every directory of the others and above
-        self.parents: set[tuple[str, ...]] = set()  # the directory above each other's
-        for other in others:
-            there = _directories(other)
-            self.ancestors.update(there[:n] for n in range(len(there) + 1))
-            self.parents.add(there[:-1])
-
-    def near_any(self, file: str) -> bool:
-        if not self.parents:  # no other file
-            return False
-        here = _directories(file)
-        return here[:-1] in self.ancestors or any(here[:n] in self.parents for n in range(len(here) + 1))
-
-
 class NearFiles:
     """Which of many files are ``near`` a file, in their order, at the cost of those asked for (thousands of files
     in thousands of cluster trees each compared with every other). ``near(file, other)`` holds when ``other``'s
@@ -165,6 +145,11 @@ class NearFiles:
             for depth in range(len(there) + 1):
                 self.under.setdefault(there[:depth], []).append(number)
             self.beneath.setdefault(there[:-1], []).append(number)
+
+    def near_any(self, file: str) -> bool:
+        """Whether any of the files is near ``file`` (thousands of pods and thousands of templates)."""
+        here = _directories(file)
+        return here[:-1] in self.under or any(here[:depth] in self.beneath for depth in range(len(here) + 1))
 
     def near(self, file: str) -> Iterator[int]:
         """The numbers of the files near ``file``, in order, each once."""

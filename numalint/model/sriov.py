@@ -31,7 +31,7 @@ from numalint.k8s.kinds import (
     SRIOV_OPERATOR_CONFIG,
     SRIOV_POLICY,
 )
-from numalint.model.run import NearIndex
+from numalint.model.run import NearFiles
 from numalint.reading.locate import as_list, get, locate
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span
@@ -215,7 +215,7 @@ class SriovCatalog:
     # None when a placeholder writes it); a templated policy may provide a resource, a templated network may be
     # the one a pod attaches
     templated: dict[str, list[tuple[str, str | None]]] = field(default_factory=dict)
-    _near: dict[tuple[tuple[str, ...], str | None], NearIndex] = field(default_factory=dict)  # ``templated_near``'s
+    _near: dict[tuple[tuple[str, ...], str | None], NearFiles] = field(default_factory=dict)  # ``templated_near``'s
     # ``provided`` and ``floating_resources``, made once: a catalogue is never changed once built, and they were
     # asked again for every pod and network (2% of a run of 20,000 files)
     _sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
@@ -243,7 +243,7 @@ class SriovCatalog:
             return bool(found)
         for key in found:
             if (kinds, key) not in self._near:
-                self._near[(kinds, key)] = NearIndex(written[key])
+                self._near[(kinds, key)] = NearFiles(written[key])
             if self._near[(kinds, key)].near_any(file):
                 return True
         return False
@@ -480,7 +480,7 @@ def unchecked_by_webhook(run: Run, policy: Document) -> bool:
 
 class _WebhookOff:
     """The run's SriovOperatorConfigs named "default" that turn the webhook off, by namespace, each group with a
-    ``NearIndex`` of its files: asked for each of thousands of policies, it no longer walks every config."""
+    ``NearFiles`` of its files: asked for each of thousands of policies, it no longer walks every config."""
 
     def __init__(self, run: Run) -> None:
         self.files: dict[str, list[str]] = {}  # namespace ("" when not written): the configs' files
@@ -493,7 +493,7 @@ class _WebhookOff:
                     self.files.setdefault(namespace or "", []).append(doc.file)
                 else:
                     self.odd.append((namespace, doc.file))
-        self._near: dict[str | None, NearIndex] = {}
+        self._near: dict[str | None, NearFiles] = {}
 
     def near(self, run: Run, file: str, namespace: Any) -> bool:
         """Whether one of them is in ``namespace`` and together with ``file``; a namespace left unwritten (a
@@ -506,13 +506,13 @@ class _WebhookOff:
             groups = [self.files[k] for k in dict.fromkeys((namespace, "")) if k in self.files]
         else:  # compared as written, as the same value may be written twice
             files = self.files.get("", []) + [config for written, config in self.odd if written == namespace]
-            return bool(files) and (run.declared or NearIndex(files).near_any(file))
+            return bool(files) and (run.declared or NearFiles(files).near_any(file))
         if not any(groups):
             return False
         if run.declared:  # every file of a declared cluster is together
             return True
         if key not in self._near:
-            self._near[key] = NearIndex(f for group in groups for f in group)
+            self._near[key] = NearFiles(f for group in groups for f in group)
         return self._near[key].near_any(file)
 
 
