@@ -311,3 +311,46 @@ def test_a_template_annotation_covers_the_document_even_when_its_spec_is_wrong(t
                                "        numalint.io/disable: schema\n    spec: 5\n"})
     found = run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).json()["findings"]
     assert [f["rule"] for f in found if f["rule"] == "schema"] == []
+
+
+def test_not_guaranteed_says_the_cpu_must_be_whole_where_no_container_would_have_whole_cpus(tmp_path: Path) -> None:
+    """Following "add cpu and memory limits" with a fraction made the pod Guaranteed and still gave it no exclusive
+    CPUs (fractional-cpu then said so): where no container would have whole CPUs once Guaranteed, the fix says the
+    cpu must be whole (found by a review of public manifests: a CRI-O-annotated Deployment with no resources)."""
+    write(tmp_path, {"pods.yaml": """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: tuned}
+spec:
+  selector: {matchLabels: {app: t}}
+  template:
+    metadata:
+      labels: {app: t}
+      annotations: {cpu-quota.crio.io: "disable"}
+    spec:
+      containers:
+      - {name: c, image: x}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: fraction, annotations: {cpu-load-balancing.crio.io: "disable"}}
+spec:
+  containers:
+  - {name: app, image: x, resources: {requests: {cpu: 1500m, memory: 1Gi}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: whole, annotations: {cpu-load-balancing.crio.io: "disable"}}
+spec:
+  containers:
+  - {name: app, image: x, resources: {requests: {cpu: "2", memory: 1Gi}}}
+  - {name: logs, image: x}
+"""})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert [f["fix"]["description"] for f in found if f["rule"] == "not-guaranteed"] == [
+        'container "c": add cpu and memory limits (the requests default to them); make the cpu a whole number: only '
+        'whole CPUs are exclusive',
+        'container "app": add cpu and memory limits equal to its requests; make its cpu a whole number: 1500m gets '
+        'no exclusive CPUs',
+        # beside a container that would have whole CPUs, the others may be its sidecars: nothing more is said
+        'container "app": add cpu and memory limits equal to its requests',
+        'container "logs": add cpu and memory limits (the requests default to them)']

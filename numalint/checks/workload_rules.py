@@ -111,16 +111,33 @@ def not_guaranteed(analysis: Analysis) -> Iterator[Hit]:
                       Fix("give the training operator an init container template whose requests equal its limits "
                           "(the YAML file its --pytorch-init-container-template-file flag names), or run the job "
                           "without a Master role: the operator adds the container only beside one"), severity)
+        # exclusive CPUs also need a whole number of them: where no container would have one once Guaranteed, the
+        # fix says so (else following it brings fractional-cpu); beside one that would, the others may be sidecars
+        whole = any(cpu is not None and cpu.denominator == 1 for cpu in map(_cpu_once_guaranteed, pod.containers))
         for container in pod.containers:
             problems = _breakers(container)
             if not problems:
                 continue
             where = ("resources",) if pod.locator.has(container.path + ("resources",)) else ("name",)
+            fix = _guaranteed_fix(container)
+            cpu = _cpu_once_guaranteed(container)
+            if not whole and cpu is None:
+                fix += "; make the cpu a whole number: only whole CPUs are exclusive"
+            elif not whole and cpu is not None and cpu.denominator != 1:
+                fix += f"; make its cpu a whole number: {format_quantity('cpu', cpu)} gets no exclusive CPUs"
             yield Hit(f"{pod.ref.label()} asks for NUMA alignment ({reason}) but is not Guaranteed QoS: "
                 f"{container.label} has {'; '.join(problems)}, so the kubelet gives it no exclusive CPUs and no "
                 "pinned memory",
                 pod.file, _span(pod, container, *where, key=True), pod.ref,
-                Fix(_guaranteed_fix(container)), severity)
+                Fix(fix), severity)
+
+
+def _cpu_once_guaranteed(container: ContainerView) -> Fraction | None:
+    """The cpu a container has once its fix makes it Guaranteed: its limit, else its request (None: to choose)."""
+    for amount in (container.limits.get("cpu"), container.requests.get("cpu")):
+        if amount is not None and amount > 0:
+            return amount
+    return None
 
 
 @check("fractional-cpu")
