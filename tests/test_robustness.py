@@ -67,3 +67,27 @@ def test_a_document_with_an_empty_kind_is_an_error_not_skipped(tmp_path: Path) -
     found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
     assert [(Path(f["file"]).name, f["rule"], f["line"]) for f in found] == [("p.yaml", "schema", 2)], found
     assert "kind is empty" in found[0]["message"]
+
+
+def test_a_kind_numalint_reads_in_the_core_api_group_is_an_error_not_skipped(tmp_path: Path) -> None:
+    """`apiVersion: v1` on a KubeletConfig (a public test repository): the API server refuses it (no matches for
+    kind), so its topologyManagerScope never applies, and numalint skipped it silently. The core group serves none
+    of the kinds numalint reads but Pod, ReplicationController and PodTemplate; the same kind in another group is
+    some other CRD and stays quiet."""
+    write(tmp_path, {"kc.yaml": "apiVersion: v1\nkind: KubeletConfig\nmetadata: {name: tm}\n"
+                                "spec: {kubeletConfig: {topologyManagerScope: pod}}\n",
+                     "apps.yaml": "apiVersion: v1\nkind: Deployment\nmetadata: {name: d}\n---\n"
+                                  "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n---\n"
+                                  "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+                     "list.yaml": "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: PerformanceProfile\n"
+                                  "  metadata: {name: pp}\n",
+                     "other.yaml": "apiVersion: example.com/v1\nkind: KubeletConfig\nmetadata: {name: x}\n"})
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    schema = sorted((Path(f["file"]).name, f["line"], f["column"], f["fix"]["description"]) for f in found
+                    if f["rule"] == "schema")
+    assert schema == [("apps.yaml", 1, 13, "set apiVersion: apps/v1"),
+                      ("kc.yaml", 1, 13, "set apiVersion: machineconfiguration.openshift.io/v1"),
+                      ("list.yaml", 4, 15, "set apiVersion: performance.openshift.io/v2")], found
+    assert all(f["severity"] == "error" for f in found if f["rule"] == "schema")
+    message = next(f["message"] for f in found if f["file"].endswith("kc.yaml"))
+    assert 'no matches for kind "KubeletConfig" in version "v1"' in message

@@ -103,6 +103,22 @@ KIND_GROUPS = {
 }
 
 
+# the apiVersion to write for each kind numalint reads that the core API group ("v1", no group) does not serve:
+# written with a core apiVersion, the object is refused ("no matches for kind"), and numalint reads it as nothing
+HOME_API_VERSIONS: dict[str, str] = {
+    **dict.fromkeys(("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"), "apps/v1"),
+    "Job": "batch/v1", "CronJob": "batch/v1", "DeploymentConfig": "apps.openshift.io/v1",
+    KUBELET_CONFIGURATION: "kubelet.config.k8s.io/v1beta1", KUBELET_CONFIG: "machineconfiguration.openshift.io/v1",
+    "MachineConfigPool": "machineconfiguration.openshift.io/v1", PERFORMANCE_PROFILE: "performance.openshift.io/v2",
+    **dict.fromkeys((SRIOV_POLICY, SRIOV_OPERATOR_CONFIG, *SRIOV_NETWORK_KINDS), "sriovnetwork.openshift.io/v1"),
+    "NetworkAttachmentDefinition": "k8s.cni.cncf.io/v1", NODE_RESOURCE_TOPOLOGY: "topology.node.k8s.io/v1alpha2",
+    NODE_TOPOLOGY: "numalint.io/v1alpha1", FEATURE_GATE: "config.openshift.io/v1",
+    **dict.fromkeys(KUBEVIRT_KINDS, "kubevirt.io/v1"),
+    **dict.fromkeys(INSTANCETYPE_KINDS, "instancetype.kubevirt.io/v1beta1"),
+    **dict.fromkeys(FOREIGN_NETWORK_KINDS, "mellanox.com/v1alpha1"),
+}
+
+
 def is_known(api_version: str, kind: str) -> bool:
     """A document numalint checks, of the API group its kind belongs to (KubeletConfiguration: the kubelet's)."""
     if kind == KUBELET_CONFIGURATION:

@@ -16,14 +16,17 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from numalint import catalogue as registry
-from numalint.findings import Finding
+from numalint.findings import Finding, Fix
 from numalint.k8s.kinds import (
     CAPI_BOOTSTRAP_GROUP,
     CAPI_CONFIG_TEMPLATE,
+    HOME_API_VERSIONS,
     KARPENTER_NODE_CLASS,
     KIND_CLUSTER_GROUP,
     KUBEADM_NODE_KINDS,
+    KUBELET_CONFIGURATION,
     NODE_CONFIG,
+    NODE_TOPOLOGY,
     NODEADM_GROUP,
     is_known,
 )
@@ -436,6 +439,8 @@ def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
                 source.findings.append(registry.finding(
                     "schema", 'kind is empty: kubectl and the API server refuse the object ("Object \'Kind\' is '
                     'missing"), and numalint checks it as nothing', source.path, locate(item, ("kind",), key=True)))
+            elif "kind" in item:
+                _core_group_kind(source, item)
     if looks_templated and any(
         is_known(doc.api_version, doc.kind) and _templated(doc.root) for doc in source.documents
     ):
@@ -453,6 +458,26 @@ def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
             source.template_kinds = tuple(dict.fromkeys((doc.kind, _literal_name(doc)) for doc in source.documents
                                                         if doc.kind))
         source.documents = []
+
+
+def _core_group_kind(source: Source, item: YMap) -> None:
+    """A kind numalint reads written with a core-group apiVersion (``v1``, no group), which serves none of them
+    (a KubeletConfig of ``apiVersion: v1``): the object is refused, so what it says never applies; a finding
+    rather than silence."""
+    kind, api_version = item.get("kind"), item.get("apiVersion")
+    if not isinstance(api_version, str) or not isinstance(kind, str) or "/" in api_version or not api_version:
+        return
+    home = HOME_API_VERSIONS.get(kind)
+    if home is None:
+        return
+    refused = ("the kubelet refuses the file (it reads KubeletConfiguration of kubelet.config.k8s.io/v1beta1)"
+               if kind == KUBELET_CONFIGURATION else
+               f"numalint reads NodeTopology of {home} only" if kind == NODE_TOPOLOGY else
+               f'kubectl and the API server refuse the object (no matches for kind "{kind}" in version '
+               f'"{api_version}"), so it never applies')
+    source.findings.append(registry.finding(
+        "schema", f'apiVersion "{api_version}" is the core API group, which has no kind {kind}: {refused}',
+        source.path, locate(item, ("apiVersion",)), fix=Fix(f"set apiVersion: {home}")))
 
 
 def _literal_name(doc: Document) -> str | None:
