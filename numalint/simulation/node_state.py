@@ -111,11 +111,12 @@ def _apply_cpu(node: Node, data: dict[str, Any], path: str) -> list[StateProblem
                                            f'defaultCpuSet: "{format_cpuset(default)}" (stale state: the reservation '
                                            "changed)", DELETE_CHECKPOINT))
     known = set(default)
+    shown_default = None  # written once: a checkpoint of thousands of overlapping entries formatted it for each
     for (pod, ctr), cpus in entries.items():
         if default & cpus:
+            shown_default = shown_default or format_cpuset(default)
             problems.append(StateProblem(path, f'pod: {pod}, container: {ctr} cpuset: "{format_cpuset(cpus)}" overlaps '
-                                               f'with default cpuset "{format_cpuset(default)}"',
-                                         DELETE_CHECKPOINT))
+                                               f'with default cpuset "{shown_default}"', DELETE_CHECKPOINT))
         known |= cpus
     if known != all_cpus:
         problems.append(StateProblem(path, f'current set of available CPUs "{format_cpuset(all_cpus)}" doesn\'t match '

@@ -49,3 +49,23 @@ def test_thousands_of_suppression_directives_on_one_line(tmp_path: Path) -> None
         (tmp_path / "pod.yaml").write_text(pod + f"# numalint: {directive}" * 8000 + "\n")
         result = _timed("check", "--format", "json", "pod.yaml", cwd=tmp_path)
         assert json.loads(result.stdout)["findings"] == []
+
+
+def test_a_node_checkpoint_of_thousands_of_entries_overlapping_a_large_default_cpuset(tmp_path: Path) -> None:
+    # each overlapping entry wrote the default cpuset of 65,536 CPUs out again for its message
+    (tmp_path / "topology.yaml").write_text(
+        "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: t}\nspec:\n"
+        "  pool: {nodes: 1, kubeletConfig: kubelet}\n  sockets: 1\n  threadsPerCore: 1\n  numaNodes:\n"
+        "  - {id: 0, cpus: '0-65535', memory: 1000Gi}\n")
+    (tmp_path / "kubelet.yaml").write_text(
+        "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+        "reservedSystemCPUs: '0'\ntopologyManagerPolicy: single-numa-node\nmemoryManagerPolicy: None\n")
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "cpu_manager_state").write_text(json.dumps(
+        {"policyName": "static", "defaultCpuSet": "0-65535", "checksum": 0,
+         "entries": {f"pod{i}": {"c": str(i)} for i in range(4000)}}))
+    result = _timed("check", "--format", "json", "--node-state", "state", "topology.yaml", "kubelet.yaml",
+                    cwd=tmp_path)
+    found = [f["message"] for f in json.loads(result.stdout)["findings"] if f["rule"] == "node-state"]
+    assert found[0] == 'pod: pod0, container: c cpuset: "0" overlaps with default cpuset "0-65535"', found[:2]
+    assert found[99] == 'pod: pod99, container: c cpuset: "99" overlaps with default cpuset "0-65535"'
