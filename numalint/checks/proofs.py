@@ -78,6 +78,9 @@ NODE_ALONE = frozenset({"performance-profile-invalid", "performance-profile-cpus
 # whole-run analyses the document proofs of one run may cost: k fixes that bring errors among n cost about
 # 2k log n of them, and a repository of many policies that each conflict once renamed must not take minutes
 MAX_DOCUMENT_TRIES = 64
+# analyses of one set of pools the workload proofs of one run may cost: each admits the pools' workloads again, so
+# hundreds of fixes that all bring an error (rounded CPUs that no longer fit) were quadratic
+MAX_POOL_TRIES = 64
 _ANCHOR = re.compile(r"&([^\s\[\]{},]+)")
 _ALIAS = re.compile(r"\*([^\s\[\]{},]+)")
 _KEY = r"[^\s\[\]{},:#&*!'\"][^\s\[\]{},:]*|\"[^\"\n]*\"|'[^'\n]*'"
@@ -500,6 +503,7 @@ class _WorkloadProver:
         self.prover = prover
         self.waiting: dict[int, tuple[Analysis, list[tuple[PodView, int]]]] = {}  # by analysis
         self.inside: dict[int, Unedited] = {}  # by analysis: its unedited_values, those of every analysis of its pods
+        self.tries_left = MAX_POOL_TRIES  # of the set of pools being proven
 
     def add(self, analysis: Analysis, pod: PodView, index: int) -> None:
         """The finding at ``index`` of the proven list, on ``pod``, waits for its proof."""
@@ -523,11 +527,19 @@ class _WorkloadProver:
         before = self._seen(analysis, pods, {}, tried) + [
             _Seen(f.rule, (f.file, f.span.line, f.span.col), _error(f.rule, f.severity), f.message, f.fix)
             for f in self._own_findings(sources, tried)]
+        self.tries_left = MAX_POOL_TRIES
         self._settle(analysis, pods, before, items)
         return [(index, proven[index].fix) for _, index in group]
 
     def _settle(self, analysis: Analysis, pods: list[PodView], before: list[_Seen],
                 group: list[tuple[PodView, Finding]]) -> None:
+        if self.tries_left <= 0:  # each try admits the pools' workloads again: many fixes that break things stop here
+            for _, finding in group:
+                assert finding.fix is not None
+                finding.fix = finding.fix.as_hint("numalint stopped trying: too many fixes on these pools bring "
+                                                  "errors; decide by hand")
+            return
+        self.tries_left -= 1
         why = self._try(analysis, pods, before, group)
         if why is None:
             return

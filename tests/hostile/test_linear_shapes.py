@@ -69,3 +69,24 @@ def test_a_node_checkpoint_of_thousands_of_entries_overlapping_a_large_default_c
     found = [f["message"] for f in json.loads(result.stdout)["findings"] if f["rule"] == "node-state"]
     assert found[0] == 'pod: pod0, container: c cpuset: "0" overlaps with default cpuset "0-65535"', found[:2]
     assert found[99] == 'pod: pod99, container: c cpuset: "99" overlaps with default cpuset "0-65535"'
+
+
+def test_hundreds_of_workload_fixes_that_all_bring_an_error(tmp_path: Path) -> None:
+    # every pod's rounded CPU count no longer fits a NUMA node: halving down to each fix admitted the pool's
+    # hundreds of workloads again some 2n times
+    (tmp_path / "topology.yaml").write_text(
+        "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: t}\nspec:\n"
+        "  pool: {nodes: 101, kubeletConfig: kubelet}\n  sockets: 1\n  threadsPerCore: 1\n  numaNodes:\n"
+        + "".join(f"  - {{id: {i}, cpus: '{2 * i}-{2 * i + 1}', memory: 100Gi}}\n" for i in range(4)))
+    (tmp_path / "kubelet.yaml").write_text(
+        "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+        "reservedSystemCPUs: '0'\ntopologyManagerPolicy: single-numa-node\nmemoryManagerPolicy: None\n")
+    for k in range(0, 200, 50):
+        (tmp_path / f"pods{k}.yaml").write_text("".join(
+            f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}}}\nspec:\n  containers:\n  - name: c\n"
+            "    image: x\n    resources: {limits: {cpu: 2500m, memory: 1Gi}}\n" for i in range(k, k + 50)))
+    result = _timed("check", "--format", "json", ".", cwd=tmp_path)
+    fixes = [f["fix"] for f in json.loads(result.stdout)["findings"] if f["rule"] == "fractional-cpu"]
+    assert len(fixes) == 200 and all(fix["safety"] == "display" and not fix["edits"] for fix in fixes)
+    assert "it would bring a new error (admission-failure" in fixes[0]["description"]
+    assert "numalint stopped trying" in fixes[-1]["description"]
