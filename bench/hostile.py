@@ -344,6 +344,24 @@ def per_path_globs(n: int) -> dict[str, str]:
     return files
 
 
+def exclude_globs(n: int) -> dict[str, str]:
+    """n directories of a Pod, and an exclude glob for a generated file of each: every glob was tried on every
+    file found."""
+    files = {f"c{i}/p.yaml": f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p{i}\n"
+             "spec:\n  containers:\n  - {name: c, image: x}\n" for i in range(n)}
+    files[".numalint.yaml"] = "exclude:\n" + "".join(f"  - 'c{i}/generated-*.yaml'\n" for i in range(n))
+    return files
+
+
+def exclude_globs_of_every_length(n: int) -> dict[str, str]:
+    """n directories of a Pod, and exclude globs of n literal starts of distinct lengths: each file looked each
+    length up."""
+    files = {f"c{i}/p.yaml": f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p{i}\n"
+             "spec:\n  containers:\n  - {name: c, image: x}\n" for i in range(n)}
+    files[".numalint.yaml"] = "exclude:\n" + "".join(f"  - '{'z' * length}*'\n" for length in range(1, n + 1))
+    return files
+
+
 def declared_clusters(n: int) -> dict[str, str]:
     """n directories of a kubelet configuration, each declared a cluster: every cluster was tried on every file."""
     files = {f"c{i}/k.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
@@ -544,6 +562,8 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "workload fixes each on its own profile's pool": (fixes_on_own_pools, 100),
     "perPath globs, one per directory": (per_path_globs, 250),
     "declared clusters, one per directory": (declared_clusters, 250),
+    "exclude globs, one per directory": (exclude_globs, 250),
+    "exclude globs of every length": (exclude_globs_of_every_length, 250),
     "a component of many patches under many overlays": (shared_component, 250),
     "a chain of kustomization bases": (chain_of_bases, 100),
     "a base under many overlays each patching one object": (base_under_patching_overlays, 100),

@@ -32,7 +32,10 @@ class GlobBuckets:
         """The numbers of the globs that may match one of ``texts``, in order; each is still to be tried."""
         found: set[int] = set()
         for text in texts:
-            for length in self.lengths:
+            # the starts' lengths, or the text's own prefixes when there are more lengths than those (globs of
+            # thousands of distinct lengths would make each text cost as many lookups)
+            lengths = self.lengths if len(self.lengths) <= len(text) else range(len(text) + 1)
+            for length in lengths:
                 if length > len(text):
                     break
                 found.update(self.by_start.get(text[:length], ()))

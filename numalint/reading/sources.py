@@ -160,6 +160,7 @@ def discover(paths: Iterable[str], exclude: Iterable[str], base: str | None = No
     """
     found: list[str] = []
     missing: list[str] = []
+    excluded = _exclusion(exclude, base)
     for raw in paths:
         if raw == "-":
             found.append("-")
@@ -172,12 +173,12 @@ def discover(paths: Iterable[str], exclude: Iterable[str], base: str | None = No
         except (OSError, ValueError):
             is_dir = False  # e.g. inside a directory we may not enter: read_source says so
         if not is_dir:
-            if not _excluded(raw, exclude, base):
+            if not excluded(raw):
                 found.append(raw)
             continue
 
         def unlisted(err: OSError) -> None:
-            if err.filename is not None and not _excluded(str(err.filename), exclude, base):
+            if err.filename is not None and not excluded(str(err.filename)):
                 found.append(str(err.filename))  # read_source reports "cannot read directory"
 
         for root, dirs, files, links in _directories(raw, unlisted):
@@ -189,7 +190,7 @@ def discover(paths: Iterable[str], exclude: Iterable[str], base: str | None = No
             for name in sorted(files):
                 if name.endswith(YAML_SUFFIXES) and not name.startswith("."):
                     full = os.path.join(root, name)
-                    if not _excluded(full, exclude, base):
+                    if not excluded(full):
                         found.append(full)
     return found, missing
 
@@ -260,16 +261,36 @@ def match_texts(path: str, base: str | None) -> set[str]:
     return candidates
 
 
+def _exclusion(patterns: Iterable[str], base: str | None) -> Callable[[str], bool]:
+    """Whether a path is excluded (``_excluded``), for the many paths of a walk: with many globs (thousands of
+    directories excluded one by one), each path tries only those whose literal start begins one of its texts."""
+    patterns = [pattern.rstrip("/") for pattern in patterns]
+    if len(patterns) < _FEW_GLOBS:
+        return lambda path: _excluded(path, patterns, base)
+    from numalint.reading.globs import GlobBuckets  # here: only a run excluding many globs needs it
+
+    buckets = GlobBuckets(patterns)
+
+    def excluded(path: str) -> bool:
+        candidates = match_texts(path, base)
+        return any(_excluded_by(candidates, patterns[number]) for number in buckets.candidates(candidates))
+
+    return excluded
+
+
+_FEW_GLOBS = 16  # fewer exclude globs are each tried on every path
+
+
+def _excluded_by(candidates: Iterable[str], pattern: str) -> bool:
+    return any(fnmatch.fnmatch(candidate, pattern) or fnmatch.fnmatch(candidate, pattern + "/*")
+               for candidate in candidates)
+
+
 def _excluded(path: str, patterns: Iterable[str], base: str | None) -> bool:
     if not patterns:
         return False
     candidates = match_texts(path, base)
-    for pattern in patterns:
-        pattern = pattern.rstrip("/")
-        for candidate in candidates:
-            if fnmatch.fnmatch(candidate, pattern) or fnmatch.fnmatch(candidate, pattern + "/*"):
-                return True
-    return False
+    return any(_excluded_by(candidates, pattern.rstrip("/")) for pattern in patterns)
 
 
 class ReadError(Exception):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.hostile.test_output_and_values import _timed
 
 POD = "apiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}, labels: {{dedicated: {label}}}}}\nspec:\n" \
@@ -90,3 +92,23 @@ def test_hundreds_of_workload_fixes_that_all_bring_an_error(tmp_path: Path) -> N
     assert len(fixes) == 200 and all(fix["safety"] == "display" and not fix["edits"] for fix in fixes)
     assert "it would bring a new error (admission-failure" in fixes[0]["description"]
     assert "numalint stopped trying" in fixes[-1]["description"]
+
+
+@pytest.mark.parametrize("shape", ["one glob per directory", "globs of every length"])
+def test_thousands_of_exclude_globs(tmp_path: Path, shape: str) -> None:
+    # every glob was tried on every file (and, globs bucketed by literal start, one lookup per distinct length)
+    for i in range(4000):
+        (tmp_path / f"c{i}").mkdir()
+        (tmp_path / f"c{i}" / "p.yaml").write_text(POD.format(i=i, label="[1]"))  # a schema finding each
+        if i % 800 == 0:
+            (tmp_path / f"c{i}" / "generated-x.yaml").write_text(POD.format(i=i, label="[1]"))
+    (tmp_path / "z").mkdir()
+    (tmp_path / "z" / "p.yaml").write_text(POD.format(i=0, label="[1]"))
+    globs = ([f"c{i}/generated-*.yaml" for i in range(4000)] if shape == "one glob per directory" else
+             ["z" * length + "*" for length in range(2, 4000)] + ["c*/generated-*.yaml"]) + ["z/"]
+    (tmp_path / ".numalint.yaml").write_text("exclude:\n" + "".join(f"  - '{glob}'\n" for glob in globs))
+    result = _timed("check", "-j", "1", "--format", "json", ".", cwd=tmp_path)
+    report = json.loads(result.stdout)
+    assert report["summary"]["files"] == 4000, report["summary"]
+    files = {Path(f["file"]).as_posix().removeprefix(tmp_path.as_posix() + "/") for f in report["findings"]}
+    assert "c0/p.yaml" in files and "c0/generated-x.yaml" not in files and "z/p.yaml" not in files
