@@ -10,7 +10,7 @@ PACKAGE = Path(__file__).parent.parent / "numalint"
 # node-side views only for runs with kubelet configurations, PerformanceProfiles or topologies
 LAZY_IMPORTERS = {"numalint.cli", "numalint.analysis", "numalint.checks", "numalint.checks.openshift_rules",
                   "numalint.engine", "numalint.model.sriov", "numalint.checks.sriov_rules", "numalint.config",
-                  "numalint.checks.streamed",
+                  "numalint.checks.streamed", "numalint.reading.sources",  # the globs of many exclusions
                   # the command decides between the server and the command line before importing either
                   "numalint.server.launch", "numalint.server.client", "numalint.server.daemon"}
 
