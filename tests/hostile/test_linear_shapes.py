@@ -1,4 +1,4 @@
-"""Shapes that were quadratic (found by a hostile-input hunt): each is read in time linear in its size. Each
+"""Shapes that were quadratic or worse (found by hostile-input hunts): each is read in time linear in its size. Each
 input below took from 8 s to over 30 s before; the limit only catches a return to that."""
 
 from __future__ import annotations
@@ -112,3 +112,22 @@ def test_thousands_of_exclude_globs(tmp_path: Path, shape: str) -> None:
     assert report["summary"]["files"] == 4000, report["summary"]
     files = {Path(f["file"]).as_posix().removeprefix(tmp_path.as_posix() + "/") for f in report["findings"]}
     assert "c0/p.yaml" in files and "c0/generated-x.yaml" not in files and "z/p.yaml" not in files
+
+
+def test_a_pod_on_fifteen_numa_nodes(tmp_path: Path) -> None:
+    # max-allowable-numa-nodes lets the Topology Manager run on up to 64 NUMA nodes: every pair of the 2^15 hint
+    # masks of two providers was ANDed (4^15 pairs, some 40 s for one container); now counted over the 2^15 masks
+    numa = "".join(f"  - {{id: {i}, cpus: '{16 * i}-{16 * i + 15}', memory: 64Gi}}\n" for i in range(15))
+    (tmp_path / "topology.yaml").write_text(
+        "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: t}\nspec:\n"
+        "  pool: {nodes: 1, kubeletConfig: kubelet}\n  sockets: 1\n  threadsPerCore: 1\n  numaNodes:\n" + numa)
+    (tmp_path / "kubelet.yaml").write_text(
+        "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+        'reservedSystemCPUs: "0"\nmemoryManagerPolicy: Static\ntopologyManagerPolicy: best-effort\n'
+        'topologyManagerPolicyOptions: {max-allowable-numa-nodes: "16"}\nsystemReserved: {memory: 1Gi}\n'
+        "reservedMemory: [{numaNode: 0, limits: {memory: 1124Mi}}]\n")
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: a\n    image: x\n"
+        "    resources: {limits: {cpu: '2', memory: 1Gi}}\n")
+    result = _timed("simulate", ".", cwd=tmp_path)
+    assert "1 workload(s): 1 placed, 0 with rejected pods" in result.stdout, result.stdout
