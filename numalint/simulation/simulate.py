@@ -96,6 +96,9 @@ class PoolRun:
     replays: dict[str, frozenset[tuple[int, str]] | None] = field(default_factory=dict)
     node_state: str | None = None  # --node-state, applied to this pool's first node
     first_rejection: FirstRejection | None = None
+    # by node: (the node, its admitted pods, a copy of its state then) for the pods it rejects, which leave it as it
+    # was: one copy for every rejection in a row (thousands of pods rejected by a node of 65,536 CPUs held one each)
+    rejected_on: dict[int, tuple[Node, int, Node]] = field(default_factory=dict, repr=False)
 
 
 def option_maturity(version: tuple[int, int]) -> dict[str, dict[str, str]]:
@@ -553,13 +556,24 @@ def _place(pool_run: PoolRun, view: PodView, injected: dict[str, int], wanted: d
             if pod.admission.admitted:
                 scheduler.bind(chosen, scaled, scored_scaled)
             else:
-                pod.before = node.snapshot()  # a rejection leaves the node as it was just before
+                pod.before = _state_before(pool_run, node)  # a rejection leaves the node as it was just before
                 if pool_run.first_rejection is None:
                     pool_run.first_rejection = FirstRejection(len(pool_run.pods), view, index,
                                                               [n.snapshot() for n in pool_run.nodes], scheduler.copy())
             pool_run.pods.append(pod)
         if index >= MAX_REPLICAS and not pod.admission.admitted and view.ref.kind != "DaemonSet":
             break  # beyond the first replicas, one rejection stands for the rest: they meet the same state
+
+
+def _state_before(pool_run: PoolRun, node: Node) -> Node:
+    """A copy of ``node`` as it is after rejecting a pod: the copy made at its last rejection when it has admitted
+    nothing since (what reads it only reads it)."""
+    kept = pool_run.rejected_on.get(id(node))
+    if kept is not None and kept[0] is node and kept[1] == node.pods:
+        return kept[2]
+    copy = node.snapshot()
+    pool_run.rejected_on[id(node)] = (node, node.pods, copy)
+    return copy
 
 
 def no_cpu_manager_message(pools: Sequence[Pool]) -> str:

@@ -4,6 +4,8 @@ input below took from 8 s to over 30 s before; the limit only catches a return t
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -131,3 +133,30 @@ def test_a_pod_on_fifteen_numa_nodes(tmp_path: Path) -> None:
         "    resources: {limits: {cpu: '2', memory: 1Gi}}\n")
     result = _timed("simulate", ".", cwd=tmp_path)
     assert "1 workload(s): 1 placed, 0 with rejected pods" in result.stdout, result.stdout
+
+
+def test_hundreds_of_pods_rejected_by_a_node_of_65536_cpus(tmp_path: Path) -> None:
+    # each rejection kept its own copy of the node's state (4 MiB here): 300 took 1.4 GB; rejections in a row share
+    # one, the node being as it was
+    (tmp_path / "topology.yaml").write_text(
+        "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: t}\nspec:\n"
+        "  pool: {nodes: 1, kubeletConfig: kubelet}\n  sockets: 2\n  threadsPerCore: 1\n  numaNodes:\n"
+        "  - {id: 0, cpus: '0-32767', memory: 1000Gi}\n  - {id: 1, cpus: '32768-65535', memory: 1000Gi}\n")
+    (tmp_path / "kubelet.yaml").write_text(
+        "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+        "reservedSystemCPUs: '0'\ntopologyManagerPolicy: single-numa-node\nmaxPods: 1000000\n")
+    (tmp_path / "pods.yaml").write_text("".join(
+        f"---\n{{apiVersion: v1, kind: Pod, metadata: {{name: p{i}}}, spec: {{containers: [{{name: c, image: x, "
+        "resources: {limits: {cpu: 32769, memory: 1Gi}}}]}}\n" for i in range(300)))
+    # the peak of the numalint process alone: a fresh parent that waits for nothing else
+    measure = ("import resource, subprocess, sys\n"
+               "with open('out.json', 'w') as out:\n"
+               "    subprocess.run([sys.executable, '-m', 'numalint', 'simulate', '--format', 'json', '.'],\n"
+               "                   stdout=out)\n"
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+    peak = int(subprocess.run([sys.executable, "-c", measure], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=120).stdout)
+    assert peak < 600 * 1024, f"peak {peak // 1024} MiB"  # kilobytes on Linux
+    pods = json.loads((tmp_path / "out.json").read_text())["pods"]
+    assert len(pods) == 300 and not any(p["admitted"] for p in pods)
+    assert pods[0]["free_summary"] == pods[-1]["free_summary"]
