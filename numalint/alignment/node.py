@@ -260,7 +260,7 @@ class Node:
             blocks = self.memory.allocate(self.memory_state, key, memory, hint, c.init, c.sidecar)
             for block in blocks:
                 numa.update(block.numa)
-        by_id = {d.id: d for d in self.machine.devices}
+        by_id = self.devices.by_id
         for ids in devices.values():
             numa.update(n for i in ids if (n := by_id[i].numa) is not None)
         if not numa and affinity is not None and (cpus or memory or devices):

@@ -160,3 +160,24 @@ def test_hundreds_of_pods_rejected_by_a_node_of_65536_cpus(tmp_path: Path) -> No
     pods = json.loads((tmp_path / "out.json").read_text())["pods"]
     assert len(pods) == 300 and not any(p["admitted"] for p in pods)
     assert pods[0]["free_summary"] == pods[-1]["free_summary"]
+
+
+def test_thousands_of_pods_each_asking_a_device_of_thousands(tmp_path: Path) -> None:
+    # each pod's hints counted every device for every NUMA mask, and each admission copied every allocation made
+    devices = "".join(f"  - {{resource: vendor.com/gpu, numaNode: {i % 2}, count: 1}}\n" for i in range(4000))
+    (tmp_path / "topology.yaml").write_text(
+        "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: t}\nspec:\n"
+        "  pool: {nodes: 1, kubeletConfig: kubelet}\n  sockets: 1\n  threadsPerCore: 1\n  numaNodes:\n"
+        "  - {id: 0, cpus: '0-63', memory: 1000Gi}\n  - {id: 1, cpus: '64-127', memory: 1000Gi}\n  devices:\n"
+        + devices)
+    (tmp_path / "kubelet.yaml").write_text(
+        "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ntopologyManagerPolicy: best-effort\n"
+        "maxPods: 100000\n")
+    (tmp_path / "pods.yaml").write_text("".join(
+        f"---\n{{apiVersion: v1, kind: Pod, metadata: {{name: p{i}}}, spec: {{containers: [{{name: c, image: x, "
+        "resources: {limits: {vendor.com/gpu: 1}}}]}}\n" for i in range(4001)))
+    result = _timed("simulate", "--format", "json", ".", cwd=tmp_path)
+    pods = json.loads(result.stdout)["pods"]
+    assert [p["admitted"] for p in pods].count(True) == 4000 and not pods[-1]["admitted"]
+    # the narrowest preferred hint, NUMA 0, while it holds a free device; then NUMA 1
+    assert [p["numa_nodes"] for p in pods[:4000]] == [[0]] * 2000 + [[1]] * 2000
