@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.conftest import run, write
@@ -354,3 +357,42 @@ spec:
         # beside a container that would have whole CPUs, the others may be its sidecars: nothing more is said
         'container "app": add cpu and memory limits equal to its requests',
         'container "logs": add cpu and memory limits (the requests default to them)']
+
+
+def test_a_pod_scope_finding_lists_its_resources_in_the_same_order_in_every_run(tmp_path: Path) -> None:
+    """The pod's resources came from a set, whose order changes from one process to the next (string hashing):
+    exceeds-numa-node listed "b.com/nic" and "c.com/x" one way or the other (found by comparing runs)."""
+    write(tmp_path, {"topology.yaml": """apiVersion: numalint.io/v1alpha1
+kind: NodeTopology
+metadata: {name: t}
+spec:
+  pool: {nodes: 1, kubeletConfig: kubelet}
+  sockets: 1
+  threadsPerCore: 1
+  numaNodes:
+  - {id: 0, cpus: '0-7', memory: 64Gi}
+  - {id: 1, cpus: '8-15', memory: 64Gi}
+  devices:
+  - {resource: c.com/x, numaNode: 0, count: 3}
+  - {resource: b.com/nic, numaNode: 1, count: 1}
+""", "kubelet.yaml": """apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cpuManagerPolicy: static
+reservedSystemCPUs: "0"
+topologyManagerPolicy: single-numa-node
+topologyManagerScope: pod
+""", "pod.yaml": """apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - {name: a, image: x, resources: {limits: {cpu: "1", memory: 1Gi, c.com/x: "7", b.com/nic: "3"}}}
+"""})
+    messages = set()
+    for seed in ("1", "2", "3", "4"):
+        result = subprocess.run([sys.executable, "-m", "numalint", "check", "--format", "json", str(tmp_path)],
+                                capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": seed})
+        messages.add(next(f["message"] for f in json.loads(result.stdout)["findings"]
+                          if f["rule"] == "exceeds-numa-node"))
+    assert len(messages) == 1, messages
+    assert "7 c.com/x requested, at most 3 on one NUMA node; 3 b.com/nic requested, at most 1" in messages.pop()

@@ -451,9 +451,11 @@ def effective_requests(pod: PodSpec, requests: Callable[[ContainerSpec], dict[st
     init_max: dict[str, int] = {}
     sidecars: dict[str, int] = {}
     apps: dict[str, int] = {}
+    order: dict[str, None] = {}  # the resources as the containers first ask for them (a set's order changed by run)
     for c in pod.containers:
         values: dict[str, int] = requests(c)
         for resource, amount in values.items():
+            order[resource] = None
             if c.init and c.sidecar:
                 sidecars[resource] = sidecars.get(resource, 0) + amount
             elif c.init:
@@ -461,6 +463,6 @@ def effective_requests(pod: PodSpec, requests: Callable[[ContainerSpec], dict[st
             else:
                 apps[resource] = apps.get(resource, 0) + amount
     result = {}
-    for resource in set(init_max) | set(sidecars) | set(apps):
+    for resource in order:
         result[resource] = max(apps.get(resource, 0) + sidecars.get(resource, 0), init_max.get(resource, 0))
     return {r: v for r, v in result.items() if v}
