@@ -362,6 +362,37 @@ def exclude_globs_of_every_length(n: int) -> dict[str, str]:
     return files
 
 
+def refuted_workload_fixes(n: int) -> dict[str, str]:
+    """n Guaranteed Pods of 2500m on a static single-numa-node pool of 2-CPU NUMA nodes, 50 a file: each fix
+    (round to 3 CPUs) no longer fits a NUMA node, so the proof halved down to every one (2n tries of the pool)."""
+    numa = "".join(f"  - {{id: {i}, cpus: '{2 * i}-{2 * i + 1}', memory: 100Gi}}\n" for i in range(4))
+    files = {"topology.yaml": "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: t}\nspec:\n"
+             f"  pool: {{nodes: {n // 2 + 1}, kubeletConfig: kubelet}}\n  sockets: 1\n  threadsPerCore: 1\n"
+             "  numaNodes:\n" + numa,
+             "kubelet.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+             "cpuManagerPolicy: static\nreservedSystemCPUs: '0'\ntopologyManagerPolicy: single-numa-node\n"}
+    for k in range(0, n, 50):
+        files[f"pods{k}.yaml"] = "".join(
+            f"---\n{{apiVersion: v1, kind: Pod, metadata: {{name: p{i}}}, spec: {{containers: [{{name: c, image: x, "
+            "resources: {limits: {cpu: 2500m, memory: 1Gi}}}]}}\n" for i in range(k, min(k + 50, n)))
+    return files
+
+
+def devices_and_pods(n: int) -> dict[str, str]:
+    """A node of n devices and n Pods each taking one: hints counted every device for every mask and pod, and each
+    admission copied every allocation (still: each pod looks through the resource's free devices)."""
+    devices = "".join(f"  - {{resource: vendor.com/gpu, numaNode: {i % 2}, count: 1}}\n" for i in range(n))
+    return {"topology.yaml": "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: t}\nspec:\n"
+            "  pool: {nodes: 1, kubeletConfig: kubelet}\n  sockets: 1\n  threadsPerCore: 1\n  numaNodes:\n"
+            "  - {id: 0, cpus: '0-63', memory: 1000Gi}\n  - {id: 1, cpus: '64-127', memory: 1000Gi}\n  devices:\n"
+            + devices,
+            "kubelet.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+            "topologyManagerPolicy: best-effort\nmaxPods: 1000000\n",
+            "pods.yaml": "".join(f"---\n{{apiVersion: v1, kind: Pod, metadata: {{name: p{i}}}, spec: {{containers: "
+                                 "[{name: c, image: x, resources: {limits: {vendor.com/gpu: 1}}}]}}\n"
+                                 for i in range(n))}
+
+
 def declared_clusters(n: int) -> dict[str, str]:
     """n directories of a kubelet configuration, each declared a cluster: every cluster was tried on every file."""
     files = {f"c{i}/k.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
@@ -564,6 +595,8 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "declared clusters, one per directory": (declared_clusters, 250),
     "exclude globs, one per directory": (exclude_globs, 250),
     "exclude globs of every length": (exclude_globs_of_every_length, 250),
+    "workload fixes that all bring an error": (refuted_workload_fixes, 50),
+    "pods each taking one of as many devices": (devices_and_pods, 250),
     "a component of many patches under many overlays": (shared_component, 250),
     "a chain of kustomization bases": (chain_of_bases, 100),
     "a base under many overlays each patching one object": (base_under_patching_overlays, 100),
