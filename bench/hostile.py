@@ -379,8 +379,8 @@ def refuted_workload_fixes(n: int) -> dict[str, str]:
 
 
 def devices_and_pods(n: int) -> dict[str, str]:
-    """A node of n devices and n Pods each taking one: hints counted every device for every mask and pod, and each
-    admission copied every allocation (still: each pod looks through the resource's free devices)."""
+    """A node of n devices and n Pods each taking one: hints counted every device for every mask and pod, each
+    admission copied every allocation, and each pod looked through the resource's free devices."""
     devices = "".join(f"  - {{resource: vendor.com/gpu, numaNode: {i % 2}, count: 1}}\n" for i in range(n))
     return {"topology.yaml": "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: t}\nspec:\n"
             "  pool: {nodes: 1, kubeletConfig: kubelet}\n  sockets: 1\n  threadsPerCore: 1\n  numaNodes:\n"

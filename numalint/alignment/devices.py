@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from heapq import merge
+from itertools import chain, islice
 
 from numalint.alignment.bitmask import bits, count, subsets
 from numalint.alignment.machine import Device
@@ -17,44 +20,42 @@ class DeviceAllocationError(Exception):
 class DeviceState:
     allocated: dict[tuple[str, str], dict[str, list[str]]] = field(default_factory=dict)  # (pod, ctr) -> res -> ids
     reusable: dict[str, dict[str, set[str]]] = field(default_factory=dict)  # pod -> res -> ids of init containers
-    used: dict[str, set[str]] = field(default_factory=dict)  # res -> the ids ``allocated`` holds
+    # (resource, NUMA node or None) -> how many of its devices are allocated: always the first ones, in the order
+    # of the machine's devices (each allocation takes the first free ones of each NUMA node it draws on)
+    taken: dict[tuple[str, int | None], int] = field(default_factory=dict)
 
     def clone(self) -> DeviceState:
         # an allocation is never changed once made: the copy shares them (a node of thousands of pods copied each
         # for every pod it admitted)
         return DeviceState(dict(self.allocated), {p: {r: set(ids) for r, ids in v.items()} for p, v in
-                                                  self.reusable.items()},
-                           {r: set(ids) for r, ids in self.used.items()})
-
-    def in_use(self, resource: str) -> set[str]:
-        """The ids of ``resource`` allocated to some container (read only)."""
-        return self.used.get(resource, _NONE)
-
-
-_NONE: set[str] = set()  # read only
+                                                  self.reusable.items()}, dict(self.taken))
 
 
 @dataclass
 class DeviceManager:
+    """The devices of a machine, fixed, indexed once: a pod's hints and allocation cost its NUMA nodes and the
+    devices it takes, not every device of the node (thousands of devices and pods were quadratic). A resource
+    whose ids repeat (a declared topology naming one id for several devices) is looked through whole, as the
+    allocated ids say which of its devices are free."""
+
     devices: list[Device]
     numa_nodes: list[int]
     by_id: dict[str, Device] = field(init=False, repr=False)  # every device, by id
     _by_resource: dict[str, list[Device]] = field(init=False, repr=False)
     _ids: dict[str, dict[str, Device]] = field(init=False, repr=False)  # resource -> its devices by id
-    _per_numa: dict[str, dict[int, int]] = field(init=False, repr=False)  # resource -> NUMA node -> its devices
+    _lists: dict[str, dict[int | None, list[Device]]] = field(init=False, repr=False)  # resource -> NUMA -> devices
+    _position: dict[str, dict[str, int]] = field(init=False, repr=False)  # resource -> id -> place in the machine's
+    _repeated: set[str] = field(init=False, repr=False)  # resources whose ids repeat
 
     def __post_init__(self) -> None:
-        # the devices are the machine's, fixed: indexed once, not scanned for every pod (thousands of devices)
         self.by_id = {d.id: d for d in self.devices}
-        self._by_resource = {}
-        self._ids = {}
-        self._per_numa = {}
+        self._by_resource, self._ids, self._lists, self._position = {}, {}, {}, {}
         for device in self.devices:
             self._by_resource.setdefault(device.resource, []).append(device)
             self._ids.setdefault(device.resource, {})[device.id] = device
-            if device.numa is not None:
-                per_numa = self._per_numa.setdefault(device.resource, {})
-                per_numa[device.numa] = per_numa.get(device.numa, 0) + 1
+            self._lists.setdefault(device.resource, {}).setdefault(device.numa, []).append(device)
+            self._position.setdefault(device.resource, {}).setdefault(device.id, len(self._position[device.resource]))
+        self._repeated = {r for r, devices in self._by_resource.items() if len(self._ids[r]) != len(devices)}
 
     def resources(self) -> set[str]:
         return set(self._by_resource)
@@ -62,54 +63,67 @@ class DeviceManager:
     def _of(self, resource: str) -> list[Device]:
         return self._by_resource.get(resource, [])
 
+    def in_use(self, state: DeviceState, resource: str) -> set[str]:
+        """The ids of ``resource`` allocated to some container."""
+        if resource in self._repeated:
+            return {d for per in state.allocated.values() for d in per.get(resource, [])}
+        return {d.id for numa, devices in self._lists.get(resource, {}).items()
+                for d in devices[:state.taken.get((resource, numa), 0)]}
+
+    def _free(self, state: DeviceState, resource: str) -> dict[int | None, int]:
+        """How many devices of ``resource`` are free on each NUMA node (None: those without one)."""
+        lists = self._lists.get(resource, {})
+        if resource in self._repeated:
+            used = self.in_use(state, resource)
+            return {numa: sum(1 for d in devices if d.id not in used) for numa, devices in lists.items()}
+        return {numa: len(devices) - state.taken.get((resource, numa), 0) for numa, devices in lists.items()}
+
     def hints(self, state: DeviceState, pod: str, requests: dict[str, int],
               key: tuple[str, str] | None = None) -> dict[str, list[Hint] | None]:
         result: dict[str, list[Hint] | None] = {}
         for resource, wanted in requests.items():
             if wanted <= 0:
                 continue
-            devices = self._of(resource)
-            if resource not in self._per_numa:  # no device of it has a NUMA node
+            lists = self._lists.get(resource, {})
+            if not any(numa is not None for numa in lists):  # no device of it has a NUMA node
                 result[resource] = None
                 continue
+            ids = self._ids[resource]
             if key is not None and resource in state.allocated.get(key, {}):
                 held = state.allocated[key][resource]
                 if len(held) != wanted:
                     result[resource] = []
                     continue
-                ids = self._ids[resource]
-                result[resource] = self._generate(resource, [ids[i] for i in held if i in ids], set(), wanted)
+                counted: dict[int | None, int] = {}
+                for i in held:
+                    if i in ids:
+                        counted[ids[i].numa] = counted.get(ids[i].numa, 0) + 1
+                result[resource] = self._generate(resource, counted, set(), wanted)
                 continue
-            used = state.in_use(resource)
+            free = self._free(state, resource)  # the devices the pod's init containers hold are not among them
             reusable = state.reusable.get(pod, {}).get(resource, set())
-            available = [d for d in devices if d.id not in used]
-            if len(available) + len(reusable) < wanted:
+            if sum(free.values()) + len(reusable) < wanted:
                 result[resource] = []
                 continue
-            ids = self._ids[resource]
-            result[resource] = self._generate(resource, available, {i for i in reusable if i in ids and
-                                                                     ids[i].numa is not None}, wanted)
+            result[resource] = self._generate(resource, free, {i for i in reusable if i in ids and
+                                                               ids[i].numa is not None}, wanted)
         return result
 
-    def _generate(self, resource: str, available: list[Device], reusable: set[str], wanted: int) -> list[Hint]:
-        """The hints of every NUMA mask (``devices`` counted per NUMA node once, not per mask)."""
-        per_numa = self._per_numa.get(resource, {})
-        free_per_numa: dict[int, int] = {}
-        for device in available:
-            if device.numa is not None and device.id not in reusable:
-                free_per_numa[device.numa] = free_per_numa.get(device.numa, 0) + 1
+    def _generate(self, resource: str, free: dict[int | None, int], reusable: set[str], wanted: int) -> list[Hint]:
+        """The hints of every NUMA mask, from the devices counted per NUMA node (``free``: those free, but for
+        ``reusable``)."""
+        lists = self._lists[resource]
         ids = self._ids[resource]
         reused_numa = {numa for i in reusable if (numa := ids[i].numa) is not None}
         min_affinity = len(self.numa_nodes)
         hints: list[Hint] = []
         for mask, nodes in subsets(tuple(sorted(self.numa_nodes))):
-            in_mask = sum(per_numa.get(numa, 0) for numa in nodes)
+            in_mask = sum(len(lists.get(numa, ())) for numa in nodes)
             if in_mask >= wanted and count(mask) < min_affinity:
                 min_affinity = count(mask)
             if any(not (mask >> numa & 1) for numa in reused_numa):
                 continue
-            free = len(reusable) + sum(free_per_numa.get(numa, 0) for numa in nodes)
-            if free >= wanted:
+            if len(reusable) + sum(free.get(numa, 0) for numa in nodes) >= wanted:
                 hints.append(Hint(mask, False))
         return [Hint(h.mask, count(h.mask or 0) == min_affinity) for h in hints]
 
@@ -126,25 +140,26 @@ class DeviceManager:
             if wanted <= 0:
                 continue
             reusable = state.reusable.get(pod, {}).get(resource, set())
-            reused = [d.id for d in self._of(resource) if d.id in reusable][:wanted]
+            if resource in self._repeated:
+                reused = [d.id for d in self._of(resource) if d.id in reusable][:wanted]
+            else:
+                position = self._position.get(resource, {})
+                reused = sorted((i for i in reusable if i in position), key=position.__getitem__)[:wanted]
             needed = wanted - len(reused)
             if needed == 0:
                 chosen[resource] = reused
                 continue
-            used = state.in_use(resource)
-            free = [d for d in self._of(resource) if d.id not in used]
-            if len(free) < needed:
+            available = sum(self._free(state, resource).values())
+            if available < needed:
                 raise DeviceAllocationError(f"requested number of devices unavailable for {resource}. Requested: "
-                                            f"{needed}, Available: {len(free)}")
-            nodes = set(bits(affinity)) if affinity is not None else set()
-            aligned = [d for d in free if d.numa is not None and d.numa in nodes]
-            floating = [d for d in free if d.numa is None]
-            others = [d for d in free if d.numa is not None and d.numa not in nodes]
-            order = aligned + others + floating if affinity is not None else floating + others
-            chosen[resource] = reused + [d.id for d in order[:needed]]
+                                            f"{needed}, Available: {available}")
+            taken = [d.id for d in islice(self._in_order(state, resource, affinity), needed)]
+            if resource not in self._repeated:
+                for device_id in taken:
+                    numa = self._ids[resource][device_id].numa
+                    state.taken[(resource, numa)] = state.taken.get((resource, numa), 0) + 1
+            chosen[resource] = reused + taken
         state.allocated[key] = chosen
-        for resource, ids in chosen.items():
-            state.used.setdefault(resource, set()).update(ids)
         if init and not sidecar:
             reuse = state.reusable.setdefault(pod, {})
             for resource, ids in chosen.items():
@@ -153,3 +168,26 @@ class DeviceManager:
             for resource, ids in chosen.items():
                 state.reusable[pod].get(resource, set()).difference_update(ids)
         return chosen
+
+    def _in_order(self, state: DeviceState, resource: str, affinity: int | None) -> Iterator[Device]:
+        """The free devices of ``resource`` in the order they are allocated: on the hint's NUMA nodes, then on the
+        others, then those without one (without a hint: those without one first); each group in the machine's
+        order."""
+        nodes = set(bits(affinity)) if affinity is not None else set()
+        lists = self._lists.get(resource, {})
+        free: dict[int | None, Iterable[Device]]
+        if resource in self._repeated:
+            used = self.in_use(state, resource)
+            free = {numa: [d for d in devices if d.id not in used] for numa, devices in lists.items()}
+        else:
+            free = {numa: _from(devices, state.taken.get((resource, numa), 0)) for numa, devices in lists.items()}
+        position = self._position[resource]
+        aligned = merge(*(free[n] for n in free if n is not None and n in nodes), key=lambda d: position[d.id])
+        others = merge(*(free[n] for n in free if n is not None and n not in nodes), key=lambda d: position[d.id])
+        floating = free.get(None, ())
+        return chain(aligned, others, floating) if affinity is not None else chain(floating, others)
+
+
+def _from(devices: list[Device], start: int) -> Iterable[Device]:
+    """``devices[start:]`` without copying them (a NUMA node of thousands)."""
+    return map(devices.__getitem__, range(start, len(devices)))

@@ -295,7 +295,7 @@ class Node:
                     entry[hugepage_resource(page)] = _row(page * pages, 0, page * pages, page * pages)
             for resource in sorted(self.devices.resources()):
                 mine = [d for d in self.machine.devices_of(resource) if d.numa == node]
-                used = self.device_state.in_use(resource)
+                used = self.devices.in_use(self.device_state, resource)
                 entry[resource] = _row(len(mine), 0, len(mine), sum(1 for d in mine if d.id not in used))
             result[node] = entry
         return result

@@ -249,7 +249,7 @@ def node_rows(node: Node) -> list[Row]:
     for resource in sorted(node.devices.resources()):
         loose = [d for d in node.machine.devices_of(resource) if d.numa is None]
         if loose:
-            used = node.device_state.in_use(resource)
+            used = node.devices.in_use(node.device_state, resource)
             taken = sum(1 for d in loose if d.id in used)
             rows.append(Row(None, resource, len(loose), 0, taken, len(loose) - taken))
     return rows

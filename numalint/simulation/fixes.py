@@ -117,7 +117,7 @@ def free_summary(node: Node) -> str:
         items += [f"{_short(r)} {v}" for r, v in sorted(free.items()) if "/" in r and r not in numa_less]
         parts.append(f"NUMA {numa}: " + ", ".join(items))
     loose = [f"{_short(r)} {sum(1 for d in node.machine.devices_of(r) if d.numa is None and d.id not in used)}"
-             for r in numa_less for used in (node.device_state.in_use(r),)]
+             for r in numa_less for used in (node.devices.in_use(node.device_state, r),)]
     return " | ".join(parts + ([f"no NUMA node: {', '.join(loose)}"] if loose else []))
 
 
