@@ -243,6 +243,23 @@ def achievable(lists: Sequence[Sequence[Hint]], all_mask: Mask) -> tuple[set[Mas
         distinct = {(h.mask, h.preferred) for h in hints}
         masks = {all_mask if m is None else m for m, _ in distinct}
         next_preferred: set[Mask] = set()
+        if (len(preferred_states) * len(distinct) + len(other_states) * len(masks)) <= DIRECT_ANDS * width << width:
+            # few pairs (always on 8 NUMA nodes or fewer): each state with each hint
+            next_other = {s & m for s in other_states for m in masks}
+            for state in preferred_states:
+                current = all_mask if state == NONE_YET else state
+                for mask, preferred in distinct:
+                    if mask is None:
+                        if preferred:
+                            next_preferred.add(state)
+                        else:
+                            next_other.add(current)
+                    elif preferred and (state == NONE_YET or mask == state):
+                        next_preferred.add(mask)
+                    else:
+                        next_other.add(current & mask)
+            preferred_states, other_states = next_preferred, next_other
+            continue
         next_other = _ands(other_states, dict.fromkeys(masks, 1), width) if other_states else set()
         # the ANDs of the preferred states with each non-nil hint, but for a preferred hint of the state's own mask,
         # which keeps the prefix preferred
@@ -272,7 +289,7 @@ def achievable(lists: Sequence[Sequence[Hint]], all_mask: Mask) -> tuple[set[Mas
     return preferred_masks, other_states
 
 
-DIRECT_ANDS = 4  # pairs per mask and NUMA node below which ``_ands`` ANDs pairs one by one (the faster way there)
+DIRECT_ANDS = 4  # pairs per mask and NUMA node below which states and hints are ANDed one by one (faster there)
 
 
 def _ands(left: Collection[Mask], right: dict[Mask, int], width: int, kept: Collection[Mask] = ()) -> set[Mask]:
@@ -280,8 +297,8 @@ def _ands(left: Collection[Mask], right: dict[Mask, int], width: int, kept: Coll
     only once. Few pairs are ANDed one by one; many (thousands of masks on 12 or more NUMA nodes: up to 4^N pairs)
     are counted over all 2^N masks instead, each set's superset sums multiplied and differenced back, in
     O(N 2^N)."""
-    size = 1 << max(width, max(left).bit_length(), max(right).bit_length())
-    if len(left) * len(right) <= DIRECT_ANDS * size.bit_length() * size:
+    size = 1 << width
+    if len(left) * len(right) <= DIRECT_ANDS * width * size or max(max(left), max(right)) >= size:
         return {a & b for a in left for b in right if not (a == b and a in kept and right[b] == 1)}
     first, second = [0] * size, [0] * size
     for mask in left:
