@@ -8,7 +8,7 @@ lists one at a time over distinct masks, never enumerating permutations.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from operator import add, mul, sub
 from typing import NamedTuple
@@ -308,28 +308,20 @@ def _ands(left: Collection[Mask], right: dict[Mask, int], width: int, kept: Coll
     _superset_sums(first)
     _superset_sums(second)
     pairs = list(map(mul, first, second))
-    _superset_differences(pairs)
+    _superset_sums(pairs, sub)
     for mask in kept:
         if mask in right and mask in left:
             pairs[mask] -= 1
     return {mask for mask, number in enumerate(pairs) if number}
 
 
-def _superset_sums(values: list[int]) -> None:
-    """Each entry becomes the sum over the masks that hold its own (in place), a block of entries at a time."""
+def _superset_sums(values: list[int], combine: Callable[[int, int], int] = add) -> None:
+    """Each entry becomes the sum over the masks that hold its own (in place), a block of entries at a time;
+    ``combine=sub`` undoes it."""
     bit = 1
     while bit < len(values):
         for start in range(0, len(values), 2 * bit):
-            values[start:start + bit] = map(add, values[start:start + bit], values[start + bit:start + 2 * bit])
-        bit *= 2
-
-
-def _superset_differences(values: list[int]) -> None:
-    """The inverse of ``_superset_sums``."""
-    bit = 1
-    while bit < len(values):
-        for start in range(0, len(values), 2 * bit):
-            values[start:start + bit] = map(sub, values[start:start + bit], values[start + bit:start + 2 * bit])
+            values[start:start + bit] = map(combine, values[start:start + bit], values[start + bit:start + 2 * bit])
         bit *= 2
 
 
