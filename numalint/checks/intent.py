@@ -166,7 +166,7 @@ def _topology(analysis: Analysis, pod: PodView, resource: str, floating: set[str
     declared = _declared_devices(analysis)
     if resource in declared:
         return declared[resource]
-    if any(f"{analysis.sriov.prefix}/{p.resource_name}" == resource for p in analysis.sriov.policies):
+    if resource in analysis.sriov.provided():
         return True
     if resource.startswith(NO_TOPOLOGY_PREFIXES):
         return False

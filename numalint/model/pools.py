@@ -82,7 +82,8 @@ def _expression(expr: dict[str, Any], labels: dict[str, str]) -> bool | None:
     key, op = str(expr.get("key", "")), expr.get("operator")
     if key not in labels:
         return None
-    values = [str(v) for v in as_list(expr.get("values"))]
+    written = expr.get("values")  # a workload's are a set already (views.workloads.required_terms)
+    values = written if isinstance(written, frozenset) else frozenset(str(v) for v in as_list(written))
     if op == "In":
         return labels[key] in values
     if op == "NotIn":

@@ -389,8 +389,17 @@ def required_terms(spec: Any) -> list[list[dict[str, Any]]]:
     if isinstance(raw_terms, list):
         for term in raw_terms:
             exprs = get(term, ("matchExpressions",))
-            terms.append([e for e in exprs if isinstance(e, dict)] if isinstance(exprs, list) else [])
+            terms.append([_expression(e) for e in exprs if isinstance(e, dict)] if isinstance(exprs, list) else [])
     return terms
+
+
+def _expression(written: dict[str, Any]) -> dict[str, Any]:
+    """A match expression with its values as a set of strings, made once: every pool it is tried on looks its
+    label up in it (an ``In`` of thousands of hostnames beside thousands of pools)."""
+    values = written.get("values")
+    if not isinstance(values, list):
+        return written
+    return {**written, "values": frozenset(str(v) for v in values)}
 
 
 def _vfio_volume(spec: YMap) -> str | None:

@@ -181,3 +181,35 @@ def test_thousands_of_pods_each_asking_a_device_of_thousands(tmp_path: Path) -> 
     assert [p["admitted"] for p in pods].count(True) == 4000 and not pods[-1]["admitted"]
     # the narrowest preferred hint, NUMA 0, while it holds a free device; then NUMA 1
     assert [p["numa_nodes"] for p in pods[:4000]] == [[0]] * 2000 + [[1]] * 2000
+
+
+def test_required_affinity_in_thousands_of_hostnames_beside_as_many_pools(tmp_path: Path) -> None:
+    # every pool a workload was tried on listed the expression's values again, and looked its label up in the list
+    (tmp_path / "topo.yaml").write_text("".join(
+        f"---\napiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {{name: t{i}}}\nspec:\n"
+        f"  pool: {{nodeSelector: {{kubernetes.io/hostname: node{i}}}, nodes: 1}}\n  sockets: 1\n"
+        "  threadsPerCore: 1\n  numaNodes: [{id: 0, cpus: '0-3', memory: 8Gi}]\n" for i in range(3000)))
+    (tmp_path / "deploy.yaml").write_text("".join(  # each leaves one node out: a node selection of its own
+        f"---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d{p}}}\nspec:\n  template:\n    spec:\n"
+        "      affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+        "[{matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: ["
+        + ", ".join(f"node{i}" for i in range(3000) if i != p) + "]}]}]}}}\n"
+        "      containers: [{name: c, image: x, resources: {limits: {cpu: 1500m, memory: 1Gi}}}]\n"
+        for p in range(60)))
+    result = _timed("check", "--format", "json", ".", cwd=tmp_path)
+    assert json.loads(result.stdout)["summary"]["files"] == 2
+
+
+def test_thousands_of_workloads_asking_unknown_devices_beside_as_many_policies(tmp_path: Path) -> None:
+    # each workload's device was compared with the resource of every SR-IOV policy
+    (tmp_path / "policies.yaml").write_text("".join(
+        f"---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata: {{name: p{i}, "
+        "namespace: openshift-sriov-network-operator}\nspec: {"
+        f"resourceName: r{i}, numVfs: 8, nicSelector: {{pfNames: [ens{i}f0]}}, nodeSelector: {{a: b}}}}\n"
+        for i in range(14000)))
+    (tmp_path / "deploy.yaml").write_text("".join(
+        f"---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d{i}}}\nspec:\n  template:\n    spec:\n"
+        f"      containers: [{{name: c, image: x, resources: {{limits: {{cpu: '2', memory: 1Gi, "
+        f"example.com/dev{i}: 1}}}}}}]\n" for i in range(14000)))
+    result = _timed("check", "--format", "json", ".", cwd=tmp_path, limit=10)
+    assert json.loads(result.stdout)["summary"]["files"] == 2
