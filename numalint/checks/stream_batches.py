@@ -153,7 +153,9 @@ def _check_workload_files(files: array[int], jobs: int) -> list[_Batch]:
     """Every workload file read and checked, in batches shared out among forked processes (this one gathers, and
     reads only what no worker took), or here with one process."""
     processes = _processes(jobs, len(files))
-    size = min(64, max(8, len(files) // (processes * 16)))
+    # the same batches whatever the processes: a batch's fixes are proven together, within one budget of tries
+    # (checks.proofs), so batches that followed the CPU count made a CI runner of one CPU offer other fixes
+    size = min(64, max(8, len(files) // 32))
     chunks = [files[i:i + size] for i in range(0, len(files), size)]
     ctx = fork_context() if processes > 1 else None
     if ctx is None:
