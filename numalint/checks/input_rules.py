@@ -254,28 +254,46 @@ def closest(value: str, candidates: Iterable[str], n: int = 3) -> list[str]:
     return scored[:n]
 
 
-def near_resources(resource: str, names: Iterable[str]) -> list[str]:
-    """The ``names`` close enough to ``resource`` to be what was meant (a misspelling), at most three; compared
+class NearResources:
+    """The names of one collection close enough to a resource to be what was meant (a misspelling); compared
     without a prefix, which makes every name of one prefix look alike. A name that differs only in its numbers
-    is a sibling, not a misspelling: port3 for port4, ens1f0 for ens1f1 (another port of the NIC)."""
-    import difflib  # here, not at the top: only an unprovided resource needs it
+    is a sibling, not a misspelling: port3 for port4, ens1f0 for ens1f1 (another port of the NIC). Names alike
+    but for their case are all given, in order (a set's order changed from one run to the next). Made once for
+    a collection asked about many resources (``near_names``: not every pair compared)."""
 
-    def bare(name: str) -> str:
-        return name.rsplit("/", 1)[-1].lower()
+    def __init__(self, names: Iterable[str]) -> None:
+        from numalint.checks.near_names import NearNames  # here: only an unprovided resource needs it
 
-    def sibling(name: str, other: str) -> bool:  # the same but for its numbers
-        return re.sub(r"\d+", "0", name) == re.sub(r"\d+", "0", other) and \
-            re.findall(r"\d+", name) != re.findall(r"\d+", other)
+        self.by_bare: dict[str, list[str]] = {}
+        for name in sorted(set(names)):
+            self.by_bare.setdefault(_bare(name), []).append(name)
+        self.index = NearNames(list(self.by_bare))
 
-    wanted = bare(resource)
-    by_bare = {bare(n): n for n in names if not sibling(bare(n), wanted)}
-    return [by_bare[n] for n in difflib.get_close_matches(wanted, list(by_bare), n=3, cutoff=0.75)]
+    def near(self, resource: str, most: int | None = 3) -> list[str]:
+        """At most ``most`` of the names (None: all), the closest first."""
+        wanted = _bare(resource)
+        shape, numbers = _numbers(wanted)
+        near = [bare for bare in self.index.close(wanted) if _numbers(bare)[0] != shape or _numbers(bare)[1] == numbers]
+        return [name for bare in near[:most] for name in self.by_bare[bare]][:most]
 
 
-def use_one_of(resource: str, names: Iterable[str]) -> str | None:
-    """``use "a" or "b"``: the ``names`` close enough to ``resource`` to be what was meant (``near_resources``);
+@lru_cache(maxsize=1 << 14)
+def _bare(name: str) -> str:
+    """A resource name without its prefix, in lower case (remembered: every name is compared with many)."""
+    return name.rsplit("/", 1)[-1].lower()
+
+
+@lru_cache(maxsize=1 << 14)
+def _numbers(name: str) -> tuple[str, tuple[str, ...]]:
+    """``name`` with each run of digits as 0, and those runs: two names of one shape and other numbers are
+    siblings."""
+    return re.sub(r"\d+", "0", name), tuple(re.findall(r"\d+", name))
+
+
+def use_one_of(resource: str, names: Iterable[str] | NearResources) -> str | None:
+    """``use "a" or "b"``: the ``names`` close enough to ``resource`` to be what was meant (``NearResources``);
     None when none is."""
-    near = near_resources(resource, names)
+    near = (names if isinstance(names, NearResources) else NearResources(names)).near(resource)
     return did_you_mean(resource, near).replace("did you mean", "use", 1).rstrip("?") if near else None
 
 

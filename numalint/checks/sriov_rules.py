@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from numalint.analysis import Analysis
-from numalint.checks.input_rules import near_resources, use_one_of
+from numalint.checks.input_rules import NearResources, use_one_of
 from numalint.checks.registry import check
 from numalint.findings import MAX_NAMED, Fix, Hit, Related
 from numalint.k8s.kinds import FOREIGN_NETWORK_KINDS, LEGACY_NETWORKS_ANNOTATION, SRIOV_NETWORK_KINDS, SRIOV_POLICY
@@ -62,8 +62,11 @@ def _sriov_resource(sriov: SriovCatalog, resource: str) -> bool:
         return True
     if any(n.rendered and n.resource == resource for nets in sriov.networks.values() for n in nets):
         return True
-    created = {p.resource_name.rsplit("/", 1)[-1] for p in (*sriov.policies, *sriov.rejected)}
-    return bool(near_resources(resource, created))
+    created = sriov.derived.get("created")  # indexed once: asked of every resource of thousands of pods
+    if not isinstance(created, NearResources):
+        created = sriov.derived["created"] = NearResources(
+            p.resource_name.rsplit("/", 1)[-1] for p in (*sriov.policies, *sriov.rejected))
+    return bool(created.near(resource))
 
 
 def _rejected_fix(policy: Policy, wanted: str) -> Fix:
@@ -84,19 +87,26 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
     if not sriov.present:
         return
     provided = sriov.provided()
+    # the names each kind of reference is compared with, indexed once (thousands of networks beside thousands of
+    # policies compared every pair)
+    near: dict[str, NearResources] = {}
 
-    def choices(resource: str, names: Iterable[str] = provided) -> str | None:
+    def choices(resource: str, names: str = "provided") -> str | None:
         """The provided resources close enough to be what was meant; None when none is (an unrelated resource of
-        the run is no fix: the policy is missing)."""
-        return use_one_of(resource, names)
+        the run is no fix: the policy is missing). ``names``: "provided" (with the prefix), or "policies" (the
+        resourceNames the policies write)."""
+        if names not in near:
+            near[names] = NearResources(provided if names == "provided" else
+                                        {p.resource_name for p in sriov.policies})
+        return use_one_of(resource, near[names])
 
     for nets in sriov.networks.values():
         for net in nets:
             if _unprovided(sriov, net, analysis.run):
                 # an operator network names the bare resourceName (the operator adds the prefix); a
                 # NetworkAttachmentDefinition's annotation, the whole resource
-                named = (choices(net.resource.split("/", 1)[1], {p.resource_name for p in sriov.policies})
-                         if net.rendered else choices(net.resource))
+                named = (choices(net.resource.split("/", 1)[1], "policies") if net.rendered else
+                         choices(net.resource))
                 # the rejected policy the network names, as written or as it would be made valid
                 rejected = next((p for p in sriov.rejected if net.rendered and net.resource.split("/", 1)[1]
                                  in (p.resource_name.rsplit("/", 1)[-1], valid_resource_name(p.resource_name))),
@@ -190,12 +200,16 @@ def sriov_unused_resource(analysis: Analysis) -> Iterator[Hit]:
     missing += [r.split("/", 1)[1] for r in [*(r for pod in analysis.pods for r in pod.resource_names()),
                                              *analysis.run.elsewhere]
                 if r.startswith(f"{sriov.prefix}/") and r not in provided and _sriov_resource(sriov, r)]
+    # the policies' names some missing one is close to (each missing name asked once of all policies, not of each)
+    names = {policy.resource_name.rsplit("/", 1)[-1] for policy in sriov.policies}
+    index = NearResources(names) if missing else None
+    meant = {name for wanted in set(missing) for name in index.near(wanted, None)} if index is not None else set()
     reported: set[str] = set()
     for policy in sriov.policies:
         resource = f"{sriov.prefix}/{policy.resource_name}"
         if resource in consumed or resource in reported or is_placeholder(resource):
             continue
-        if any(near_resources(wanted, {policy.resource_name.rsplit("/", 1)[-1]}) for wanted in missing):
+        if policy.resource_name.rsplit("/", 1)[-1] in meant:
             continue
         reported.add(resource)
         yield Hit(f'{policy.ref.label()} creates resource {resource}, but no network or pod of the run uses it: its '

@@ -219,6 +219,7 @@ class SriovCatalog:
     # ``provided`` and ``floating_resources``, made once: a catalogue is never changed once built, and they were
     # asked again for every pod and network (2% of a run of 20,000 files)
     _sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
+    derived: dict[str, object] = field(default_factory=dict, repr=False, compare=False)  # what checks work out once
     # ``serving`` and ``namespaces_of``, made once per name (and namespace): thousands of pods attaching a name
     # given to thousands of networks each walked them all
     _serving: dict[tuple[str, str | None], list[Network]] = field(default_factory=dict, repr=False, compare=False)

@@ -10,7 +10,7 @@ from fractions import Fraction
 
 from numalint.alignment.machine import Machine
 from numalint.alignment.node import Admission, KubeletSettings, Node, PodSpec
-from numalint.checks.input_rules import use_one_of
+from numalint.checks.input_rules import NearResources, use_one_of
 from numalint.k8s.quantity import format_bytes
 from numalint.model.sriov import SriovCatalog
 from numalint.simulation.simulate import (
@@ -60,13 +60,17 @@ def absent_fix(pool_run: PoolRun, pod: PodRun) -> str | None:
                    and not pool_run.allocatable.get(r))
     if not absent and not pages:
         return None
-    offered = [r for r, amount in pool_run.allocatable.items() if amount and is_extended(r)]
+    offered = pool_run.derived.get("offered")  # worked out once: asked for each of thousands of rejected pods
+    if not isinstance(offered, NearResources):
+        offered = pool_run.derived["offered"] = NearResources(
+            r for r, amount in pool_run.allocatable.items() if amount and is_extended(r))
     fixes = []
     for resource in absent:
         named = use_one_of(resource, offered)
         fixes.append(f"no node of the pool has {resource}: " + (f"correct the name ({named}) or " if named else "")
                      + "declare the device on the pool's nodes (its topology, an SR-IOV policy)")
-    sizes = sorted(r for r, amount in pool_run.allocatable.items() if amount and r.startswith(HUGEPAGES_PREFIX))
+    sizes = sorted(r for r, amount in pool_run.allocatable.items() if amount and r.startswith(HUGEPAGES_PREFIX)) \
+        if pages else []
     for resource in pages:  # a page size the nodes do not have: fewer pages would not help
         other = (f", or ask for {' or '.join(sizes)}" + (" (an instancetype with those pages)"
                                                          if pod.view.instancetype else "")) if sizes else ""

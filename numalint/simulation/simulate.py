@@ -99,6 +99,7 @@ class PoolRun:
     # by node: (the node, its admitted pods, a copy of its state then) for the pods it rejects, which leave it as it
     # was: one copy for every rejection in a row (thousands of pods rejected by a node of 65,536 CPUs held one each)
     rejected_on: dict[int, tuple[Node, int, Node]] = field(default_factory=dict, repr=False)
+    derived: dict[str, object] = field(default_factory=dict, repr=False)  # what fixes work out of the pool once
 
 
 def option_maturity(version: tuple[int, int]) -> dict[str, dict[str, str]]:

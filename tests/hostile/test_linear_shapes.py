@@ -213,3 +213,20 @@ def test_thousands_of_workloads_asking_unknown_devices_beside_as_many_policies(t
         f"example.com/dev{i}: 1}}}}}}]\n" for i in range(14000)))
     result = _timed("check", "--format", "json", ".", cwd=tmp_path, limit=10)
     assert json.loads(result.stdout)["summary"]["files"] == 2
+
+
+def test_thousands_of_networks_naming_resources_no_policy_creates_beside_as_many_policies(tmp_path: Path) -> None:
+    # each network's "did you mean" compared its resource with every policy's, and each policy's "unused" check
+    # compared its resource with every missing one (difflib on every pair)
+    (tmp_path / "policies.yaml").write_text("".join(
+        f"---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata: {{name: p{i}, "
+        "namespace: openshift-sriov-network-operator}\nspec: {"
+        f"resourceName: netdev_{i}, numVfs: 8, nicSelector: {{pfNames: [ens{i}f0]}}, nodeSelector: {{a: b}}}}\n"
+        for i in range(1500)))
+    (tmp_path / "networks.yaml").write_text("".join(
+        f"---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetwork\nmetadata: {{name: n{i}, "
+        f"namespace: openshift-sriov-network-operator}}\nspec: {{resourceName: missing_{i}, networkNamespace: d}}\n"
+        for i in range(1500)))
+    result = _timed("check", "--format", "json", ".", cwd=tmp_path)
+    rules = [f["rule"] for f in json.loads(result.stdout)["findings"]]
+    assert rules.count("sriov-unknown-resource") == 101 and rules.count("sriov-unused-resource") == 101
