@@ -11,6 +11,7 @@ PACKAGE = Path(__file__).parent.parent / "numalint"
 LAZY_IMPORTERS = {"numalint.cli", "numalint.analysis", "numalint.checks", "numalint.checks.openshift_rules",
                   "numalint.engine", "numalint.model.sriov", "numalint.checks.sriov_rules", "numalint.config",
                   "numalint.checks.streamed", "numalint.reading.sources",  # the globs of many exclusions
+                  "numalint.checks.input_rules",  # the index of names, only for a resource no one provides
                   # the command decides between the server and the command line before importing either
                   "numalint.server.launch", "numalint.server.client", "numalint.server.daemon"}
 
