@@ -381,12 +381,24 @@ def _line_map(old: str | None, new: str | None) -> Callable[[int], int]:
     """A line of ``new`` -> its line in ``old``: the same, unless an edit joined the lines of a scalar."""
     if old is None or new is None or old.count("\n") == new.count("\n"):
         return lambda line: line
+    before, after = old.split("\n"), new.split("\n")
+    # the lines before the first edit and after the last are the same: only those between are compared (a large
+    # file of repeated lines made difflib quadratic in the whole file for one edit near its top)
+    head = 0
+    while head < min(len(before), len(after)) and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(before), len(after)) - head and before[-1 - tail] == after[-1 - tail]:
+        tail += 1
+    shift = len(before) - len(after)  # of the lines after the last edit
     mapping: dict[int, int] = {}
-    matcher = difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False)
+    matcher = difflib.SequenceMatcher(None, before[head:len(before) - tail], after[head:len(after) - tail],
+                                      autojunk=False)
     for tag, i1, _i2, j1, j2 in matcher.get_opcodes():
         for j in range(j1, j2):
-            mapping[j + 1] = (i1 + j - j1 if tag == "equal" else i1) + 1
-    return lambda line: mapping.get(line, line)
+            mapping[head + j + 1] = head + (i1 + j - j1 if tag == "equal" else i1) + 1
+    end = len(after) - tail  # lines past it are the tail's
+    return lambda line: mapping.get(line, line + shift if line > end else line)
 
 
 def _read(path: str) -> tuple[str, bool, int] | None:

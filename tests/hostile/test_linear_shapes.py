@@ -230,3 +230,17 @@ def test_thousands_of_networks_naming_resources_no_policy_creates_beside_as_many
     result = _timed("check", "--format", "json", ".", cwd=tmp_path)
     rules = [f["rule"] for f in json.loads(result.stdout)["findings"]]
     assert rules.count("sriov-unknown-resource") == 101 and rules.count("sriov-unused-resource") == 101
+
+
+def test_a_fix_joining_lines_at_the_top_of_a_file_of_thousands_of_alike_documents(tmp_path: Path) -> None:
+    # the proof mapped each line after the fix to its line before with difflib over the whole file, quadratic in
+    # its repeated lines; now only the lines between the first edit and the last are compared
+    head = ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: |-\n  Static\n"
+            "reservedSystemCPUs: \"0\"\ntopologyManagerPolicy: single-numa-node\n---\napiVersion: v1\nkind: Pod\n"
+            "metadata: {name: bad}\nspec:\n  containers:\n  - name: c\n    image: x\n    resources:\n"
+            "      limits: {cpu: \"1\", memory: 1Gi, hugepages-2Mi: 3Mi}\n")
+    (tmp_path / "k.yaml").write_text(head + "".join(
+        f"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p{i}\nspec:\n  containers:\n  - name: c\n"
+        "    image: x\n    resources:\n      limits:\n        cpu: 500m\n        memory: 1Gi\n" for i in range(4000)))
+    result = _timed("fix", "--diff", "k.yaml", cwd=tmp_path)
+    assert '-cpuManagerPolicy: |-\n-  Static\n+cpuManagerPolicy: "static"\n' in result.stdout, result.stdout
