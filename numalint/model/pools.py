@@ -272,13 +272,31 @@ def pool_configurations(run: Run, pool: MachineConfigPoolView) -> list[KubeletPr
     """The OpenShift configurations that reach ``pool``'s nodes: those targeting it, else those targeting a
     pool whose MachineConfigs it takes (a custom pool selecting role ``worker`` renders the worker
     pool's generated kubelet MachineConfig too, and its own, later in name order, wins)."""
-    pools = machine_config_pools(run)
-    openshift = [p for p in run.profiles if p.openshift]
-    direct = [p for p in openshift if any(t.name == pool.name for t in targeted_pools(pools, p))]
+    targeting = run.derived("pool_configurations", _Targeting)
+    direct = targeting.of(pool.name)
     if direct:
         return direct
-    inherited = pool.config_roles - {pool.name}
-    return [p for p in openshift if any(t.name in inherited for t in targeted_pools(pools, p))]
+    inherited = {id(p): p for name in sorted(pool.config_roles - {pool.name}) for p in targeting.of(name)}
+    return sorted(inherited.values(), key=lambda p: targeting.position[id(p)])
+
+
+class _Targeting:
+    """The run's OpenShift configurations by the name of each pool they target, in input order, worked out once:
+    thousands of topologies each asked every configuration which pools it targets."""
+
+    def __init__(self, run: Run) -> None:
+        pools = machine_config_pools(run)
+        self.by_pool: dict[str, list[KubeletProfile]] = {}
+        self.position: dict[int, int] = {}
+        for profile in run.profiles:
+            if not profile.openshift:
+                continue
+            self.position[id(profile)] = len(self.position)
+            for name in dict.fromkeys(t.name for t in targeted_pools(pools, profile)):
+                self.by_pool.setdefault(name, []).append(profile)
+
+    def of(self, pool: str) -> list[KubeletProfile]:
+        return list(self.by_pool.get(pool, ()))
 
 
 def profile_node_labels(run: Run, profile: KubeletProfile) -> dict[str, str] | None:

@@ -244,3 +244,25 @@ def test_a_fix_joining_lines_at_the_top_of_a_file_of_thousands_of_alike_document
         "    image: x\n    resources:\n      limits:\n        cpu: 500m\n        memory: 1Gi\n" for i in range(4000)))
     result = _timed("fix", "--diff", "k.yaml", cwd=tmp_path)
     assert '-cpuManagerPolicy: |-\n-  Static\n+cpuManagerPolicy: "static"\n' in result.stdout, result.stdout
+
+
+def test_thousands_of_pools_each_asking_which_kubeletconfigs_target_it(tmp_path: Path) -> None:
+    # each topology's MachineConfigPool asked every KubeletConfig which pools it targets (twice: its own, then
+    # those whose MachineConfigs it takes)
+    (tmp_path / "topologies.yaml").write_text("".join(
+        f"---\napiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {{name: t{i}}}\nspec:\n"
+        f"  pool: {{nodeSelector: {{node-role.kubernetes.io/w{i}: ''}}, nodes: 1}}\n  sockets: 1\n"
+        "  threadsPerCore: 1\n  numaNodes: [{id: 0, cpus: '0-3', memory: 16Gi}]\n" for i in range(2500)))
+    (tmp_path / "pools.yaml").write_text("".join(
+        f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata: {{name: w{i}, "
+        f"labels: {{pools.operator.machineconfiguration.openshift.io/w{i}: ''}}}}\nspec:\n"
+        "  machineConfigSelector: {matchExpressions: [{key: machineconfiguration.openshift.io/role, operator: In, "
+        f"values: [worker, w{i}]}}]}}\n  nodeSelector: {{matchLabels: {{node-role.kubernetes.io/w{i}: ''}}}}\n"
+        for i in range(2500)))
+    (tmp_path / "kubeletconfigs.yaml").write_text("".join(
+        f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata: {{name: kc{i}}}\n"
+        f"spec:\n  machineConfigPoolSelector: {{matchLabels: {{pools.operator.machineconfiguration.openshift.io/x{i}: "
+        "''}}\n  kubeletConfig: {cpuManagerPolicy: static, reservedSystemCPUs: '0'}\n" for i in range(2500)))
+    result = _timed("check", "--format", "json", ".", cwd=tmp_path)
+    rules = {f["rule"] for f in json.loads(result.stdout)["findings"]}
+    assert "kubeletconfig-pool" in rules, rules  # the KubeletConfigs target no pool
