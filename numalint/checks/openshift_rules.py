@@ -65,23 +65,24 @@ def _pool_labels_fix(profile: KubeletProfile, pools: MachineConfigPools) -> str:
     machineConfigPoolSelector matches), or its spec.nodeSelector (what a PerformanceProfile's nodeSelector must
     match when it names no pool); a generic example only when no pool of the cluster is declared. The first
     MAX_NAMED pools are named, the rest counted."""
-    declared = pools.near(profile.file)
     if explicit_pool_selector(profile):
-        offers = [(p.name, "carries", p.labels) for p in declared if p.labels]
-        if offers:
-            return "select the intended MachineConfigPool by its labels: " + _first_named(offers)
+        first, count = pools.near(profile.file, "labels", MAX_NAMED)
+        if first:
+            return "select the intended MachineConfigPool by its labels: " + _first_named(
+                [(p.name, "carries", p.labels) for p in first], count)
         return ("match the labels of the intended MachineConfigPool (e.g. "
                 'pools.operator.machineconfiguration.openshift.io/<pool>: "")')
-    offers = [(p.name, "selects", p.node_labels) for p in declared if p.node_labels]
-    if offers:
-        return "give the profile the nodeSelector of the intended MachineConfigPool: " + _first_named(offers)
+    first, count = pools.near(profile.file, "node_labels", MAX_NAMED)
+    if first:
+        return "give the profile the nodeSelector of the intended MachineConfigPool: " + _first_named(
+            [(p.name, "selects", p.node_labels) for p in first], count)
     return "give the profile the nodeSelector of the intended MachineConfigPool, or a machineConfigPoolSelector"
 
 
-def _first_named(offers: list[tuple[str, str, dict[str, str]]]) -> str:
-    """The first MAX_NAMED pools with their labels, the rest counted."""
+def _first_named(offers: list[tuple[str, str, dict[str, str]]], count: int) -> str:
+    """The first MAX_NAMED pools with their labels (``offers``), the rest of ``count`` counted."""
     named = "; ".join(f'"{name}" {verb} {_label_list(labels)}' for name, verb, labels in offers[:MAX_NAMED])
-    more = len(offers) - MAX_NAMED
+    more = count - MAX_NAMED
     return named + (f"; and {more} more pool{'s' if more > 1 else ''}" if more > 0 else "")
 
 

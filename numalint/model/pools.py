@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from numalint.k8s.kinds import KUBELET_CONFIG
 from numalint.model.run import NearFiles
-from numalint.model.run import near as near_file
 from numalint.reading.locate import as_list, as_map, get
 
 if TYPE_CHECKING:
@@ -196,12 +196,12 @@ class MachineConfigPools:
                 self._selecting.setdefault(asked, []).append(index)
             elif isinstance(pool.node_selector, dict) and pool.node_selector:
                 self._selecting_any.append(index)
-        self._by_directory: dict[str, tuple[str, list[MachineConfigPoolView]]] = {}  # a file of it, its pools
-        for pool in self.all:
-            if pool.doc is not None:
-                directory = os.path.dirname(os.path.abspath(pool.doc.file))
-                self._by_directory.setdefault(directory, (pool.doc.file, []))[1].append(pool)
-        self._near: dict[str, list[MachineConfigPoolView]] = {}  # a directory of files: the pools near them
+        self._by_directory: set[str] = {os.path.dirname(os.path.abspath(pool.doc.file)) for pool in self.all
+                                         if pool.doc is not None}
+        # the declared pools (of a document) having labels ("labels"), a nodeSelector ("node_labels") or either (""),
+        # in input order, with an index of their files: which are near a file, and how many, are found without
+        # comparing it with every pool (one directory per pool puts every pool near every other)
+        self._near: dict[str, tuple[list[MachineConfigPoolView], NearFiles]] = {}
 
     def __iter__(self) -> Iterator[MachineConfigPoolView]:
         return iter(self.all)
@@ -224,16 +224,25 @@ class MachineConfigPools:
         """Whether a pool of the run is declared in ``file``'s directory."""
         return os.path.dirname(os.path.abspath(file)) in self._by_directory
 
-    def near(self, file: str) -> list[MachineConfigPoolView]:
-        """The pools of the run declared near ``file`` (``Run.together``: always in a declared cluster, else
-        ``near``); nearness depends on directories only, so it is worked out once per directory of files and of
-        pools."""
-        here = os.path.dirname(os.path.abspath(file))
-        if here not in self._near:
-            near = {id(p) for one_file, there in self._by_directory.values()
-                    if self._declared or near_file(file, one_file) for p in there}
-            self._near[here] = [p for p in self.all if id(p) in near]
-        return self._near[here]
+    def _declared_near(self, having: str) -> tuple[list[MachineConfigPoolView], NearFiles]:
+        if having not in self._near:
+            pools = [p for p in self.all if p.doc is not None and (not having or getattr(p, having))]
+            self._near[having] = (pools, NearFiles(p.doc.file for p in pools if p.doc is not None))
+        return self._near[having]
+
+    def near_any(self, file: str) -> bool:
+        """Whether a pool of the run is declared near ``file`` (``Run.together``: always in a declared cluster,
+        else ``near``)."""
+        pools, index = self._declared_near("")
+        return bool(pools) and (self._declared or index.near_any(file))
+
+    def near(self, file: str, having: str, most: int) -> tuple[list[MachineConfigPoolView], int]:
+        """The first ``most`` pools declared near ``file`` (as ``near_any``) whose ``having`` ("labels",
+        "node_labels") is not empty, in input order, and how many there are."""
+        pools, index = self._declared_near(having)
+        if self._declared:
+            return pools[:most], len(pools)
+        return [pools[number] for number in islice(index.near(file), most)], index.count(file)
 
 
 def _first_label(selector: Any) -> tuple[str, str] | None:
@@ -372,7 +381,7 @@ def reaches_no_pool(run: Run, profile: KubeletProfile, pools: MachineConfigPools
     if not profile.openshift or profile.rendered_from is not None and not profile.node_selector:
         return False
     pools = machine_config_pools(run) if pools is None else pools
-    return bool(pools.near(profile.file)) and not targeted_pools(pools, profile)
+    return pools.near_any(profile.file) and not targeted_pools(pools, profile)
 
 
 def build_pools(run: Run) -> list[Pool]:

@@ -140,16 +140,31 @@ class NearFiles:
     def __init__(self, files: Iterable[str]) -> None:
         self.under: dict[tuple[str, ...], list[int]] = {}  # a directory: the files in its tree, by number
         self.beneath: dict[tuple[str, ...], list[int]] = {}  # a directory: the files one directory below it
+        self.at: dict[tuple[str, ...], int] = {}  # a directory: how many files it holds itself
         for number, file in enumerate(files):
             there = _directories(file)
             for depth in range(len(there) + 1):
                 self.under.setdefault(there[:depth], []).append(number)
             self.beneath.setdefault(there[:-1], []).append(number)
+            self.at[there] = self.at.get(there, 0) + 1
 
     def near_any(self, file: str) -> bool:
         """Whether any of the files is near ``file`` (thousands of pods and thousands of templates)."""
         here = _directories(file)
         return here[:-1] in self.under or any(here[:depth] in self.beneath for depth in range(len(here) + 1))
+
+    def count(self, file: str) -> int:
+        """How many files are near ``file``, without listing them (in a tree of one directory per pool, every
+        pool is near every other): those in the tree of the directory above its own, and those one directory
+        below one of its directories above that (the one above that counts those beside its own directory,
+        already in the tree)."""
+        here = _directories(file)
+        if not here:
+            return len(self.under.get((), ()))
+        above = here[:-1]
+        total = len(self.under.get(above, ()))
+        total += sum(len(self.beneath.get(here[:depth], ())) for depth in range(len(here) - 1))
+        return total - (self.at.get(above, 0) if len(here) >= 2 else 0)
 
     def near(self, file: str) -> Iterator[int]:
         """The numbers of the files near ``file``, in order, each once."""

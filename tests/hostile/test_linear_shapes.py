@@ -266,3 +266,23 @@ def test_thousands_of_pools_each_asking_which_kubeletconfigs_target_it(tmp_path:
     result = _timed("check", "--format", "json", ".", cwd=tmp_path)
     rules = {f["rule"] for f in json.loads(result.stdout)["findings"]}
     assert "kubeletconfig-pool" in rules, rules  # the KubeletConfigs target no pool
+
+
+def test_one_directory_per_machineconfigpool_each_with_a_kubeletconfig_of_no_pool(tmp_path: Path) -> None:
+    # every directory's configuration asked each pool directory whether it lies near, and listed every near pool
+    # for its fix (in one directory per pool, every pool is near every other)
+    for i in range(3000):
+        (tmp_path / "c" / f"p{i}").mkdir(parents=True)
+        (tmp_path / "c" / f"p{i}" / "pool.yaml").write_text(
+            f"apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata: {{name: w{i}, "
+            f"labels: {{pools.operator.machineconfiguration.openshift.io/w{i}: ''}}}}\nspec:\n"
+            f"  machineConfigSelector: {{matchLabels: {{machineconfiguration.openshift.io/role: w{i}}}}}\n"
+            f"  nodeSelector: {{matchLabels: {{node-role.kubernetes.io/w{i}: ''}}}}\n---\n"
+            f"apiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata: {{name: kc{i}}}\n"
+            f"spec:\n  machineConfigPoolSelector: {{matchLabels: {{pools.operator.machineconfiguration.openshift.io/"
+            f"x{i}: ''}}}}\n  kubeletConfig: {{cpuManagerPolicy: static, reservedSystemCPUs: '0'}}\n")
+    result = _timed("check", "-j", "1", "--format", "json", ".", cwd=tmp_path)
+    fix = next(f["fix"]["description"] for f in json.loads(result.stdout)["findings"]
+               if f["rule"] == "kubeletconfig-pool")
+    assert fix.startswith('select the intended MachineConfigPool by its labels: "w0" carries '), fix
+    assert fix.endswith("; and 2990 more pools"), fix
