@@ -393,6 +393,69 @@ def devices_and_pods(n: int) -> dict[str, str]:
                                  for i in range(n))}
 
 
+def unknown_resources(n: int) -> dict[str, str]:
+    """n SR-IOV policies beside n networks naming resources no policy creates: each network's suggestion and each
+    policy's "unused" check compared every pair with difflib."""
+    return {"policies.yaml": "".join(
+                f"---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata: {{name: p{i}, "
+                "namespace: openshift-sriov-network-operator}\nspec: {"
+                f"resourceName: netdev_{i}, numVfs: 8, nicSelector: {{pfNames: [ens{i}f0]}}, nodeSelector: {{a: b}}}}\n"
+                for i in range(n)),
+            "networks.yaml": "".join(
+                f"---\napiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetwork\nmetadata: {{name: n{i}, "
+                f"namespace: openshift-sriov-network-operator}}\nspec: {{resourceName: missing_{i}, "
+                "networkNamespace: d}\n" for i in range(n))}
+
+
+def affinity_of_many_hostnames(n: int) -> dict[str, str]:
+    """n pools of one hostname each, and 20 workloads whose required affinity is In n-1 of them: each pool a
+    workload was tried on listed the values again."""
+    return {"topologies.yaml": "".join(
+                f"---\napiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {{name: t{i}}}\nspec:\n"
+                f"  pool: {{nodeSelector: {{kubernetes.io/hostname: node{i}}}, nodes: 1}}\n  sockets: 1\n"
+                "  threadsPerCore: 1\n  numaNodes: [{id: 0, cpus: '0-3', memory: 8Gi}]\n" for i in range(n)),
+            "deploy.yaml": "".join(
+                f"---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d{p}}}\nspec:\n  template:\n"
+                "    spec:\n      affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+                "{nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: ["
+                + ", ".join(f"node{i}" for i in range(n) if i != p) + "]}]}]}}}\n"
+                "      containers: [{name: c, image: x, resources: {limits: {cpu: 1500m, memory: 1Gi}}}]\n"
+                for p in range(20))}
+
+
+def pools_and_kubeletconfigs(n: int) -> dict[str, str]:
+    """n topologies each on its own MachineConfigPool beside n KubeletConfigs of no pool: each pool asked every
+    configuration which pools it targets."""
+    return {"topologies.yaml": "".join(
+                f"---\napiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {{name: t{i}}}\nspec:\n"
+                f"  pool: {{nodeSelector: {{node-role.kubernetes.io/w{i}: ''}}, nodes: 1}}\n  sockets: 1\n"
+                "  threadsPerCore: 1\n  numaNodes: [{id: 0, cpus: '0-3', memory: 16Gi}]\n" for i in range(n)),
+            "pools.yaml": "".join(
+                f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata: "
+                f"{{name: w{i}, labels: {{pools.operator.machineconfiguration.openshift.io/w{i}: ''}}}}\nspec:\n"
+                "  machineConfigSelector: {matchExpressions: [{key: machineconfiguration.openshift.io/role, "
+                f"operator: In, values: [worker, w{i}]}}]}}\n"
+                f"  nodeSelector: {{matchLabels: {{node-role.kubernetes.io/w{i}: ''}}}}\n" for i in range(n)),
+            "kubeletconfigs.yaml": "".join(
+                f"---\napiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata: "
+                f"{{name: kc{i}}}\nspec:\n  machineConfigPoolSelector: {{matchLabels: "
+                f"{{pools.operator.machineconfiguration.openshift.io/x{i}: ''}}}}\n"
+                "  kubeletConfig: {cpuManagerPolicy: static, reservedSystemCPUs: '0'}\n" for i in range(n))}
+
+
+def pool_directories(n: int) -> dict[str, str]:
+    """n directories each of a MachineConfigPool and a KubeletConfig of no pool: each configuration asked every
+    pool directory whether it lies near, and listed every near pool."""
+    return {f"c/p{i}/pool.yaml":
+            f"apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata: {{name: w{i}, "
+            f"labels: {{pools.operator.machineconfiguration.openshift.io/w{i}: ''}}}}\nspec:\n"
+            f"  nodeSelector: {{matchLabels: {{node-role.kubernetes.io/w{i}: ''}}}}\n---\n"
+            f"apiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata: {{name: kc{i}}}\n"
+            f"spec:\n  machineConfigPoolSelector: {{matchLabels: {{pools.operator.machineconfiguration.openshift.io/"
+            f"x{i}: ''}}}}\n  kubeletConfig: {{cpuManagerPolicy: static, reservedSystemCPUs: '0'}}\n"
+            for i in range(n)}
+
+
 def declared_clusters(n: int) -> dict[str, str]:
     """n directories of a kubelet configuration, each declared a cluster: every cluster was tried on every file."""
     files = {f"c{i}/k.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
@@ -597,6 +660,10 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "exclude globs of every length": (exclude_globs_of_every_length, 250),
     "workload fixes that all bring an error": (refuted_workload_fixes, 50),
     "pods each taking one of as many devices": (devices_and_pods, 250),
+    "networks naming resources no policy creates": (unknown_resources, 125),
+    "affinity In of many hostnames beside as many pools": (affinity_of_many_hostnames, 250),
+    "topologies on their own pools beside KubeletConfigs": (pools_and_kubeletconfigs, 250),
+    "one directory per MachineConfigPool": (pool_directories, 250),
     "a component of many patches under many overlays": (shared_component, 250),
     "a chain of kustomization bases": (chain_of_bases, 100),
     "a base under many overlays each patching one object": (base_under_patching_overlays, 100),
