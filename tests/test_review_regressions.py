@@ -375,6 +375,9 @@ spec:
   devices:
   - {resource: c.com/x, numaNode: 0, count: 3}
   - {resource: b.com/nic, numaNode: 1, count: 1}
+  - {resource: e.com/a, numaNode: 0, count: 1}
+  - {resource: a.com/b, numaNode: 1, count: 1}
+  - {resource: d.com/c, numaNode: 0, count: 1}
 """, "kubelet.yaml": """apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 cpuManagerPolicy: static
@@ -386,16 +389,18 @@ kind: Pod
 metadata: {name: p}
 spec:
   containers:
-  - {name: a, image: x, resources: {limits: {cpu: "1", memory: 1Gi, c.com/x: "7", b.com/nic: "3"}}}
+  - {name: a, image: x, resources: {limits: {cpu: "1", memory: 1Gi, c.com/x: "7", b.com/nic: "3", e.com/a: "2",
+                                              a.com/b: "2", d.com/c: "2"}}}
 """})
     messages = set()
-    for seed in ("1", "2", "3", "4"):
+    for seed in ("1", "2", "3", "4", "5", "6"):
         result = subprocess.run([sys.executable, "-m", "numalint", "check", "--format", "json", str(tmp_path)],
                                 capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": seed})
         messages.add(next(f["message"] for f in json.loads(result.stdout)["findings"]
                           if f["rule"] == "exceeds-numa-node"))
     assert len(messages) == 1, messages
-    assert "7 c.com/x requested, at most 3 on one NUMA node; 3 b.com/nic requested, at most 1" in messages.pop()
+    assert ("7 c.com/x requested, at most 3 on one NUMA node; 3 b.com/nic requested, at most 1 on one NUMA node; 2 "
+            "e.com/a requested, at most 1 on one NUMA node; 2 a.com/b requested") in messages.pop()
 
 
 def test_resources_alike_but_for_their_case_are_all_suggested_in_the_same_order_in_every_run(tmp_path: Path) -> None:
@@ -417,3 +422,23 @@ def test_resources_alike_but_for_their_case_are_all_suggested_in_the_same_order_
         fixes.add(next(f["fix"]["description"] for f in json.loads(result.stdout)["findings"]
                        if f["rule"] == "sriov-unknown-resource"))
     assert fixes == {'correct resourceName (use "SriovNic" or "sriovNic") or add the SriovNetworkNodePolicy'}
+
+
+def test_devices_whose_ids_repeat_are_allocated_in_the_machines_order(tmp_path: Path) -> None:
+    """A topology naming one id for two devices: the free devices were merged in order of each id's first place,
+    and a pod was given id A twice (found by the review of the device manager's rewrite)."""
+    write(tmp_path, {"kubelet.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                                     "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n"
+                                     "topologyManagerPolicy: best-effort\n",
+                     "pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+                                 "  - {name: app, image: x, resources: {limits: {cpu: '2', memory: 1Gi, "
+                                 "example.com/dev: 3}}}\n",
+                     "topology.yaml": "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: box}\n"
+                                      "spec:\n  numaNodes:\n  - {id: 0, cpus: '0-7', memory: 16Gi}\n"
+                                      "  - {id: 1, cpus: '8-15', memory: 16Gi}\n  devices:\n"
+                                      "  - {resource: example.com/dev, numaNode: 1, id: A}\n"
+                                      "  - {resource: example.com/dev, numaNode: 0, id: M}\n"
+                                      "  - {resource: example.com/dev, numaNode: 1, id: Q}\n"
+                                      "  - {resource: example.com/dev, numaNode: 0, id: A}\n"})
+    pods = run("simulate", "--format", "json", str(tmp_path)).json()["pods"]
+    assert [c["devices"] for c in pods[0]["containers"]] == [{"example.com/dev": ["A", "M", "Q"]}]

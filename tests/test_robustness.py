@@ -81,7 +81,10 @@ def test_a_kind_numalint_reads_in_the_core_api_group_is_an_error_not_skipped(tmp
                                   "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
                      "list.yaml": "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: PerformanceProfile\n"
                                   "  metadata: {name: pp}\n",
-                     "other.yaml": "apiVersion: example.com/v1\nkind: KubeletConfig\nmetadata: {name: x}\n"})
+                     "other.yaml": "apiVersion: example.com/v1\nkind: KubeletConfig\nmetadata: {name: x}\n",
+                     # a placeholder a template fills in is no core-group version (found by review)
+                     "templated.yaml": "apiVersion: ${DEPLOY_API}\nkind: Deployment\nmetadata: {name: t}\n---\n"
+                                       "apiVersion: '{{ .Values.api }}'\nkind: Deployment\nmetadata: {name: u}\n"})
     found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
     schema = sorted((Path(f["file"]).name, f["line"], f["column"], f["fix"]["description"]) for f in found
                     if f["rule"] == "schema")

@@ -174,14 +174,17 @@ class DeviceManager:
         others, then those without one (without a hint: those without one first); each group in the machine's
         order."""
         nodes = set(bits(affinity)) if affinity is not None else set()
-        lists = self._lists.get(resource, {})
-        free: dict[int | None, Iterable[Device]]
-        if resource in self._repeated:
+        if resource in self._repeated:  # the machine's order, as the allocated ids leave them free
             used = self.in_use(state, resource)
-            free = {numa: [d for d in devices if d.id not in used] for numa, devices in lists.items()}
-        else:
-            free = {numa: _from(devices, state.taken.get((resource, numa), 0)) for numa, devices in lists.items()}
-        position = self._position[resource]
+            devices = [d for d in self._of(resource) if d.id not in used]
+            aligned_list = [d for d in devices if d.numa is not None and d.numa in nodes]
+            others_list = [d for d in devices if d.numa is not None and d.numa not in nodes]
+            floating_list = [d for d in devices if d.numa is None]
+            return iter(aligned_list + others_list + floating_list if affinity is not None else
+                        floating_list + others_list)
+        lists = self._lists.get(resource, {})
+        free = {numa: _from(devices, state.taken.get((resource, numa), 0)) for numa, devices in lists.items()}
+        position = self._position[resource]  # one place per device: its ids do not repeat
         aligned = merge(*(free[n] for n in free if n is not None and n in nodes), key=lambda d: position[d.id])
         others = merge(*(free[n] for n in free if n is not None and n not in nodes), key=lambda d: position[d.id])
         floating = free.get(None, ())

@@ -258,8 +258,9 @@ class NearResources:
     """The names of one collection close enough to a resource to be what was meant (a misspelling); compared
     without a prefix, which makes every name of one prefix look alike. A name that differs only in its numbers
     is a sibling, not a misspelling: port3 for port4, ens1f0 for ens1f1 (another port of the NIC). Names alike
-    but for their case are all given, in order (a set's order changed from one run to the next). Made once for
-    a collection asked about many resources (``near_names``: not every pair compared)."""
+    but for their prefix and case (nvidia.com/gpu, amd.com/gpu) are one candidate, and each is given, in order (a
+    set's order picked one of them, changing from one run to the next). Made once for a collection asked about
+    many resources (``near_names``: not every pair compared)."""
 
     def __init__(self, names: Iterable[str]) -> None:
         from numalint.checks.near_names import NearNames  # here: only an unprovided resource needs it
@@ -270,11 +271,11 @@ class NearResources:
         self.index = NearNames(list(self.by_bare))
 
     def near(self, resource: str, most: int | None = 3) -> list[str]:
-        """At most ``most`` of the names (None: all), the closest first."""
+        """The names of at most ``most`` candidates (None: all), the closest first."""
         wanted = _bare(resource)
         shape, numbers = _numbers(wanted)
         near = [bare for bare in self.index.close(wanted) if _numbers(bare)[0] != shape or _numbers(bare)[1] == numbers]
-        return [name for bare in near[:most] for name in self.by_bare[bare]][:most]
+        return [name for bare in near[:most] for name in self.by_bare[bare]]
 
 
 @lru_cache(maxsize=1 << 14)

@@ -481,13 +481,16 @@ def parse_text(source: Source, text: str, checked_only: bool = False) -> None:
         source.documents = []
 
 
+_CORE_VERSION = re.compile(r"v\d+(?:(?:alpha|beta)\d+)?")  # a version of the core group: no group before it
+
+
 def _core_group_kind(source: Source, item: YMap) -> None:
     """A kind numalint reads written with a core-group apiVersion (``v1``, no group), which serves none of them
     (a KubeletConfig of ``apiVersion: v1``): the object is refused, so what it says never applies; a finding
     rather than silence."""
     kind, api_version = item.get("kind"), item.get("apiVersion")
-    if not isinstance(api_version, str) or not isinstance(kind, str) or "/" in api_version or not api_version:
-        return
+    if not isinstance(api_version, str) or not isinstance(kind, str) or not _CORE_VERSION.fullmatch(api_version):
+        return  # another group's, or a placeholder a template fills in (${API}, {{ .Values.api }})
     home = HOME_API_VERSIONS.get(kind)
     if home is None:
         return
