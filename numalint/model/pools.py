@@ -431,11 +431,7 @@ def _names_nothing(topology: TopologyView, instead: str) -> str:
 def _openshift_nodes(run: Run, topology: TopologyView) -> bool:
     """Whether a topology's nodes are an OpenShift cluster's: a MachineConfigPool of its cluster (``Run.together``),
     found among the pools' files at once (thousands of topologies each tried every pool)."""
-    if run.declared:
-        return bool(run.of_kind("MachineConfigPool"))
-    pools = run.derived("machine-config-pool-files",
-                        lambda r: NearFiles(doc.file for doc in r.of_kind("MachineConfigPool")))
-    return pools.near_any(topology.doc.file)
+    return machine_config_pools(run).near_any(topology.doc.file)
 
 
 def _default_node(run: Run, pools: list[Pool]) -> bool:
