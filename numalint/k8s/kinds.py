@@ -92,22 +92,9 @@ for _kind in POD_SPEC_PATHS:
     SCHEMA_FILES.setdefault(_kind, "workload.schema.json")
 
 
-# kinds that exist only in one API group: another group's object of that kind is some other CRD (kubebuilder
-# samples of sriovnetwork.k8s.cni.cncf.io), which no operator numalint models acts on
-KIND_GROUPS = {
-    **dict.fromkeys((SRIOV_POLICY, SRIOV_OPERATOR_CONFIG, *SRIOV_NETWORK_KINDS), "sriovnetwork.openshift.io/"),
-    "NetworkAttachmentDefinition": "k8s.cni.cncf.io/",
-    "MachineConfigPool": "machineconfiguration.openshift.io/",
-    NODE_RESOURCE_TOPOLOGY: "topology.node.k8s.io/",
-    **dict.fromkeys(INSTANCETYPE_KINDS, "instancetype.kubevirt.io/"),
-}
-
-
-# the apiVersion to write for each kind numalint reads that the core API group ("v1", no group) does not serve:
-# written with a core apiVersion, the object is refused ("no matches for kind"), and numalint reads it as nothing
-HOME_API_VERSIONS: dict[str, str] = {
-    **dict.fromkeys(("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"), "apps/v1"),
-    "Job": "batch/v1", "CronJob": "batch/v1", "DeploymentConfig": "apps.openshift.io/v1",
+# the apiVersion to write for each kind numalint reads only in its own API group: another group's object of that kind
+# is some other CRD (kubebuilder samples of sriovnetwork.k8s.cni.cncf.io), which no component numalint models acts on
+GROUP_API_VERSIONS: dict[str, str] = {
     KUBELET_CONFIGURATION: "kubelet.config.k8s.io/v1beta1", KUBELET_CONFIG: "machineconfiguration.openshift.io/v1",
     "MachineConfigPool": "machineconfiguration.openshift.io/v1", PERFORMANCE_PROFILE: "performance.openshift.io/v2",
     **dict.fromkeys((SRIOV_POLICY, SRIOV_OPERATOR_CONFIG, *SRIOV_NETWORK_KINDS), "sriovnetwork.openshift.io/v1"),
@@ -117,30 +104,24 @@ HOME_API_VERSIONS: dict[str, str] = {
     **dict.fromkeys(INSTANCETYPE_KINDS, "instancetype.kubevirt.io/v1beta1"),
     **dict.fromkeys(FOREIGN_NETWORK_KINDS, "mellanox.com/v1alpha1"),
 }
+# kind -> the API group (with its "/") it is read in
+KIND_GROUPS = {kind: api_version.rpartition("/")[0] + "/" for kind, api_version in GROUP_API_VERSIONS.items()}
+
+# the apiVersion to write for each kind numalint reads that the core API group ("v1", no group) does not serve:
+# written with a core apiVersion, the object is refused ("no matches for kind"), and numalint reads it as nothing.
+# The workload kinds are read in any group (an operator's own Deployment-like kinds keep the same pod template)
+HOME_API_VERSIONS: dict[str, str] = {
+    **dict.fromkeys(("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"), "apps/v1"),
+    "Job": "batch/v1", "CronJob": "batch/v1", "DeploymentConfig": "apps.openshift.io/v1", **GROUP_API_VERSIONS,
+}
 
 
 def is_known(api_version: str, kind: str) -> bool:
     """A document numalint checks, of the API group its kind belongs to (KubeletConfiguration: the kubelet's)."""
-    if kind == KUBELET_CONFIGURATION:
-        return api_version.startswith("kubelet.config.k8s.io/")
-    if kind == KUBELET_CONFIG:
-        return api_version.startswith("machineconfiguration.openshift.io/")
-    if kind == NODE_TOPOLOGY:
-        return api_version.startswith("numalint.io/")
-    if kind == PERFORMANCE_PROFILE:
-        return api_version.startswith("performance.openshift.io/")
-    if kind in KUBEVIRT_KINDS:
-        return api_version.startswith("kubevirt.io/")
-    if kind == FEATURE_GATE:
-        return api_version.startswith("config.openshift.io/")
-    if kind in FOREIGN_NETWORK_KINDS:
-        return api_version.startswith("mellanox.com/")
-    if layout(api_version, kind) is not None:
-        return True
     group = KIND_GROUPS.get(kind)
     if group is not None:
         return api_version.startswith(group)
-    return kind in KNOWN_KINDS and bool(api_version)
+    return layout(api_version, kind) is not None or (kind in KNOWN_KINDS and bool(api_version))
 
 
 # kubeadm's kinds whose nodeRegistration.kubeletExtraArgs set kubelet flags (views.kubelet_flags), the first with
