@@ -44,18 +44,20 @@ class DeviceManager:
     _by_resource: dict[str, list[Device]] = field(init=False, repr=False)
     _ids: dict[str, dict[str, Device]] = field(init=False, repr=False)  # resource -> its devices by id
     _lists: dict[str, dict[int | None, list[Device]]] = field(init=False, repr=False)  # resource -> NUMA -> devices
-    _position: dict[str, dict[str, int]] = field(init=False, repr=False)  # resource -> id -> place in the machine's
+    # resource whose ids do not repeat -> id -> its place among the resource's devices, in the machine's order
+    _position: dict[str, dict[str, int]] = field(init=False, repr=False)
     _repeated: set[str] = field(init=False, repr=False)  # resources whose ids repeat
 
     def __post_init__(self) -> None:
         self.by_id = {d.id: d for d in self.devices}
-        self._by_resource, self._ids, self._lists, self._position = {}, {}, {}, {}
+        self._by_resource, self._ids, self._lists = {}, {}, {}
         for device in self.devices:
             self._by_resource.setdefault(device.resource, []).append(device)
             self._ids.setdefault(device.resource, {})[device.id] = device
             self._lists.setdefault(device.resource, {}).setdefault(device.numa, []).append(device)
-            self._position.setdefault(device.resource, {}).setdefault(device.id, len(self._position[device.resource]))
         self._repeated = {r for r, devices in self._by_resource.items() if len(self._ids[r]) != len(devices)}
+        self._position = {r: {d.id: place for place, d in enumerate(devices)}
+                          for r, devices in self._by_resource.items() if r not in self._repeated}
 
     def resources(self) -> set[str]:
         return set(self._by_resource)
