@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
+from functools import cache
 from typing import TYPE_CHECKING
 
 from numalint.analysis import Analysis
@@ -87,25 +88,25 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
     if not sriov.present:
         return
     provided = sriov.provided()
-    # the names each kind of reference is compared with, indexed once (thousands of networks beside thousands of
-    # policies compared every pair)
-    near: dict[str, NearResources] = {}
 
-    def choices(resource: str, names: str = "provided") -> str | None:
-        """The provided resources close enough to be what was meant; None when none is (an unrelated resource of
-        the run is no fix: the policy is missing). ``names``: "provided" (with the prefix), or "policies" (the
-        resourceNames the policies write)."""
-        if names not in near:
-            near[names] = NearResources(provided if names == "provided" else
-                                        {p.resource_name for p in sriov.policies})
-        return use_one_of(resource, near[names])
+    @cache
+    def index(written: bool) -> NearResources:
+        """The names a reference is compared with, indexed once (thousands of networks beside thousands of
+        policies compared every pair): the provided resources (with the prefix), or, ``written``, the
+        resourceNames the policies write."""
+        return NearResources({p.resource_name for p in sriov.policies} if written else provided)
+
+    def choices(resource: str, written: bool = False) -> str | None:
+        """The names close enough to be what was meant; None when none is (an unrelated resource of the run is
+        no fix: the policy is missing)."""
+        return use_one_of(resource, index(written))
 
     for nets in sriov.networks.values():
         for net in nets:
             if _unprovided(sriov, net, analysis.run):
                 # an operator network names the bare resourceName (the operator adds the prefix); a
                 # NetworkAttachmentDefinition's annotation, the whole resource
-                named = (choices(net.resource.split("/", 1)[1], "policies") if net.rendered else
+                named = (choices(net.resource.split("/", 1)[1], written=True) if net.rendered else
                          choices(net.resource))
                 # the rejected policy the network names, as written or as it would be made valid
                 rejected = next((p for p in sriov.rejected if net.rendered and net.resource.split("/", 1)[1]
