@@ -14,7 +14,7 @@ from numalint.k8s.kinds import FEATURE_GATE, PERFORMANCE_PROFILE
 from numalint.k8s.versions import POD_LEVEL_RESOURCES_ON, SIDECARS_ON, openshift_feature_gates
 from numalint.model.pools import Pool, PoolMatcher, build_pools
 from numalint.model.run import Run
-from numalint.model.sriov import DEFAULT_PREFIX, SriovCatalog, catalog
+from numalint.model.sriov import SriovCatalog, catalog
 from numalint.reading.sources import Document
 from numalint.simulation.result import Simulation
 
@@ -33,7 +33,7 @@ class AnalysisOptions:
 
     version: tuple[int, int]
     node_state: str | None = None  # a node's checkpoint directory (--node-state)
-    sriov_prefix: str = DEFAULT_PREFIX
+    sriov_prefix: str | None = None  # sriovResourcePrefix; None: the one the run shows (model.sriov.catalog)
 
 
 @dataclass(frozen=True)

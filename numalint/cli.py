@@ -485,7 +485,6 @@ def _options(config: Any, kube_version: str | None, jobs: int, node_state: str |
     """The configuration (``_config``) + command line -> engine Options (usage errors exit 2)."""
     from numalint.engine import Options
     from numalint.k8s.versions import NEWEST, parse_version
-    from numalint.model.sriov import DEFAULT_PREFIX
 
     try:
         version = parse_version(kube_version or config.kubernetes_version or f"{NEWEST[0]}.{NEWEST[1]}")
@@ -508,7 +507,7 @@ def _options(config: Any, kube_version: str | None, jobs: int, node_state: str |
                    exclude_base=str((config.path.parent if config.path else Path.cwd()).resolve()),
                    context=tuple(_display_path(p) for p in config.context + config.topologies), jobs=jobs,
                    fail_on=config.fail_on,
-                   node_state=node_state, sriov_prefix=config.sriov_resource_prefix or DEFAULT_PREFIX,
+                   node_state=node_state, sriov_prefix=config.sriov_resource_prefix or None,
                    cluster_of=config.cluster_of if config.clusters else None)
 
 

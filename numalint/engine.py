@@ -49,7 +49,6 @@ from numalint.k8s.templates import pod_templates
 from numalint.model.identity import ObjectIdentity, Registry, object_identity
 from numalint.model.kustomize import KUSTOMIZATION_NAMES, patch_files, patch_targets, patched_kinds
 from numalint.model.run import FileResult, Read, assemble, compact, expanded, naming_instancetypes, near, path_of
-from numalint.model.sriov import DEFAULT_PREFIX
 from numalint.reading.locate import Path, get, locate
 from numalint.reading.sources import (
     FILE_WIDE,
@@ -105,7 +104,7 @@ class Options:
     jobs: int = 0
     fail_on: str | None = None
     node_state: str | None = None  # --node-state: a node's checkpoint directory
-    sriov_prefix: str = DEFAULT_PREFIX
+    sriov_prefix: str | None = None  # sriovResourcePrefix; None: the one the run shows (model.sriov.catalog)
     cluster_of: Callable[[str], str | None] | None = None  # the declared cluster of a file (.numalint.yaml)
     enabled: frozenset[str] | None = None  # --select/--ignore and their configuration keys (None: every rule)
     per_path: tuple[tuple[str, Mapping[str, str]], ...] = ()  # glob -> slug -> severity or "off"

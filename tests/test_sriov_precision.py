@@ -698,3 +698,51 @@ def test_the_webhook_turned_off_in_which_namespace(tmp_path: Path, config_namesp
               f"  namespace: {config_namespace}\nspec:\n  enableOperatorWebhook: false\n")
     files = {"p.yaml": bare("pa", "") + "---\n" + bare("pb", "  excludeTopology: true\n") + "---\n" + config}
     assert [f["severity"] for f in findings(tmp_path, files, "sriov-policy-conflict")] == [severity]
+
+
+def nad(name: str, resource: str, namespace: str = "ran") -> str:
+    return (f"apiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinition\nmetadata:\n  name: {name}\n"
+            f"  namespace: {namespace}\n  annotations: {{k8s.v1.cni.cncf.io/resourceName: {resource}}}\n"
+            'spec:\n  config: \'{"cniVersion": "0.3.1", "type": "sriov"}\'\n')
+
+
+@pytest.mark.parametrize("namespace", ["nvidia-network-operator", "network-operator"])
+def test_the_nvidia_network_operators_namespace_gives_its_prefix(tmp_path: Path, namespace: str) -> None:
+    """The NVIDIA Network Operator deploys the SR-IOV operator with resourcePrefix nvidia.com, in its own
+    namespace, and the operator reads policies and networks there only: a policy of that namespace creates
+    nvidia.com/<resourceName> (found by a precision review: every such resource was called unused, and
+    networks' resources were named openshift.io/...)."""
+    nvidia_policy = policy("switchdev", "sriovswitchdev").replace(NS, namespace)
+    files = {"policy.yaml": nvidia_policy, "nad.yaml": nad("switchdev-net", "nvidia.com/sriovswitchdev"),
+             "du.yaml": pod("switchdev-net", limits='{cpu: "4", memory: 4Gi, nvidia.com/sriovswitchdev: 1}')}
+    assert findings(tmp_path / "used", files) == []
+    # its networks name the resource with that prefix; a pod's nvidia.com/gpu is no SR-IOV resource
+    files = {"policy.yaml": nvidia_policy, "net.yaml": network("net", "sriovswitchdv").replace(NS, namespace),
+             "du.yaml": pod("net", limits='{cpu: "4", memory: 4Gi, nvidia.com/gpu: 1}')}
+    found = findings(tmp_path / "misspelt", files, "sriov-unknown-resource")
+    assert [f["message"].split(" uses resource ")[1].split(",")[0] for f in found if " uses " in f["message"]] \
+        == ["nvidia.com/sriovswitchdv"]
+    assert not any("nvidia.com/gpu" in f["message"] for f in found)
+    # sriovResourcePrefix says which prefix every resource takes, wherever its objects are
+    files = {".numalint.yaml": "sriovResourcePrefix: intel.com\n", "policy.yaml": nvidia_policy,
+             "nad.yaml": nad("switchdev-net", "nvidia.com/sriovswitchdev")}
+    found = findings(tmp_path / "configured", files, "sriov-unused-resource")
+    assert ["intel.com/sriovswitchdev" in f["message"] for f in found] == [True]
+
+
+def test_each_operators_objects_take_its_own_prefix(tmp_path: Path) -> None:
+    """A repository of both operators' examples: a policy in the OpenShift operator's namespace creates
+    openshift.io/..., one in the NVIDIA operator's nvidia.com/...; a policy without a namespace takes the
+    operator's default unless every namespaced object is the NVIDIA operator's."""
+    files = {"ocp.yaml": policy("ocp", "mlxnics"), "ocp-net.yaml": network("ocp-net", "mlxnics"),
+             "nv.yaml": policy("nv", "switchdev").replace(NS, "network-operator"),
+             "nv-nad.yaml": nad("nv-net", "nvidia.com/switchdev")}
+    assert findings(tmp_path / "both", files, "sriov-unused-resource") == []
+    assert findings(tmp_path / "both", files, "sriov-unknown-resource") == []
+    unset = policy("nv", "switchdev").replace(f", namespace: {NS}", "")
+    files = {"nv.yaml": unset, "net.yaml": network("net", "other").replace(NS, "nvidia-network-operator"),
+             "nad.yaml": nad("nv-net", "nvidia.com/switchdev")}
+    assert findings(tmp_path / "unset", files, "sriov-unused-resource") == []
+    files["net.yaml"] = network("net", "other")  # the OpenShift operator's: the policy is its too
+    found = findings(tmp_path / "unset-ocp", files, "sriov-unused-resource")
+    assert ["openshift.io/switchdev" in f["message"] for f in found] == [True]

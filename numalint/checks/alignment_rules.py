@@ -67,7 +67,7 @@ def pool_related(analysis: Analysis, pool: Pool, spec: PodSpec | None = None) ->
         related.append(Related(pool.topology.file, pool.topology.anchor(), f'topology of pool "{pool.name}"'))
     wanted = {r for c in spec.containers for r in c.devices} if spec is not None else set()
     for policy in analysis.sriov.policies:
-        if f"{analysis.sriov.prefix}/{policy.resource_name}" in wanted:
+        if policy.resource in wanted:
             related.append(Related(policy.doc.file, locate(policy.doc.root, ("metadata", "name")),
                                    f'SriovNetworkNodePolicy "{policy.ref.name}" creates its VFs'))
     return tuple(related)

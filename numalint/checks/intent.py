@@ -147,7 +147,7 @@ def _floating_resources(analysis: Analysis) -> set[str]:
         return known
     by_resource: dict[str, list[bool]] = {}
     for policy in analysis.sriov.policies:
-        by_resource.setdefault(f"{analysis.sriov.prefix}/{policy.resource_name}", []).append(policy.exclude_topology)
+        by_resource.setdefault(policy.resource, []).append(policy.exclude_topology)
     floating = analysis.memo["floating"] = {r for r, flags in by_resource.items() if all(flags)}
     return floating
 

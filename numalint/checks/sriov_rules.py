@@ -48,18 +48,18 @@ def _unprovided(sriov: SriovCatalog, network: Network, run: Run) -> bool:
     if not (sriov.policies or sriov.rejected) or not network.resource or is_placeholder(network.resource) \
             or sriov.templated_near((SRIOV_POLICY,), network.resource.split("/", 1)[-1], network.doc.file, run):
         return False
-    if network.resource in sriov.provided() or network.resource.split("/", 1)[0] != sriov.prefix:
+    if network.resource in sriov.provided() or network.resource.split("/", 1)[0] not in sriov.prefixes:
         return False
     return network.rendered or _sriov_resource(sriov, network.resource)
 
 
 def _sriov_resource(sriov: SriovCatalog, resource: str) -> bool:
-    """Is a resource under the operator's prefix, that no policy creates, meant to be an SR-IOV one? Always
-    under the operator's own prefix (openshift.io: nothing else names resources there). Under a prefix the
-    user chose (``sriovResourcePrefix``: nvidia.com, intel.com) other device plugins name theirs too
-    (nvidia.com/gpu, a NicClusterPolicy's nvidia.com/hostdev): only when an operator network of the run
-    consumes it, or its name is close to one a policy creates (a misspelling)."""
-    if sriov.prefix == DEFAULT_PREFIX:
+    """Is a resource under an operator's prefix, that no policy creates, meant to be an SR-IOV one? Always
+    under the operator's own prefix (openshift.io: nothing else names resources there). Under another
+    (``sriovResourcePrefix``: intel.com; the NVIDIA Network Operator's nvidia.com) other device plugins name
+    theirs too (nvidia.com/gpu, a NicClusterPolicy's nvidia.com/hostdev): only when an operator network of the
+    run consumes it, or its name is close to one a policy creates (a misspelling)."""
+    if resource.split("/", 1)[0] == DEFAULT_PREFIX:
         return True
     if any(n.rendered and n.resource == resource for nets in sriov.networks.values() for n in nets):
         return True
@@ -173,7 +173,7 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
             continue
         for container in pod.containers:
             names = {*container.requests, *container.limits}
-            for resource in sorted(r for r in names if "/" in r and r.split("/", 1)[0] == sriov.prefix):
+            for resource in sorted(r for r in names if "/" in r and r.split("/", 1)[0] in sriov.prefixes):
                 if resource in provided or resource in reported or not _sriov_resource(sriov, resource) or \
                         sriov.templated_near((SRIOV_POLICY,), resource.split("/", 1)[1], pod.file, analysis.run):
                     continue  # provided, said, not SR-IOV's, or a templated policy near it may provide it
@@ -200,14 +200,15 @@ def sriov_unused_resource(analysis: Analysis) -> Iterator[Hit]:
                if _unprovided(sriov, n, analysis.run)]
     missing += [r.split("/", 1)[1] for r in [*(r for pod in analysis.pods for r in pod.resource_names()),
                                              *analysis.run.elsewhere]
-                if r.startswith(f"{sriov.prefix}/") and r not in provided and _sriov_resource(sriov, r)]
+                if "/" in r and r.split("/", 1)[0] in sriov.prefixes and r not in provided
+                and _sriov_resource(sriov, r)]
     # the policies' names some missing one is close to (each missing name asked once of all policies, not of each)
     names = {policy.resource_name.rsplit("/", 1)[-1] for policy in sriov.policies}
     index = NearResources(names) if missing else None
     meant = {name for wanted in set(missing) for name in index.near(wanted, None)} if index is not None else set()
     reported: set[str] = set()
     for policy in sriov.policies:
-        resource = f"{sriov.prefix}/{policy.resource_name}"
+        resource = policy.resource
         if resource in consumed or resource in reported or is_placeholder(resource):
             continue
         if policy.resource_name.rsplit("/", 1)[-1] in meant:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -90,6 +90,12 @@ class Policy:
     root_devices: list[str]
     externally_managed: bool = False
     has_selector: bool = True  # False: nodeSelector missing or null, a template still to be filled in
+    prefix: str = DEFAULT_PREFIX  # the one the operator reading the policy gives its resource (``catalog``)
+
+    @property
+    def resource(self) -> str:
+        """The resource the policy creates, prefix included."""
+        return f"{self.prefix}/{self.resource_name}"
 
     def span(self, *path: Any, key: bool = False) -> Span:
         return locate(self.doc.root, ("spec",) + path, key=key)
@@ -209,7 +215,7 @@ def _policy(doc: Document) -> Policy | None:
 class SriovCatalog:
     policies: list[Policy]
     networks: dict[str, list[Network]]  # network name -> candidates
-    prefix: str
+    prefixes: frozenset[str]  # those the operators of the run's policies and networks give their resources
     rejected: list[Policy] = field(default_factory=list)  # policies the webhook refuses: they create nothing
     # the run's templates (Helm, envsubst, ZTP) by the kinds they write: (file, the name they are sure to give,
     # None when a placeholder writes it); a templated policy may provide a resource, a templated network may be
@@ -273,7 +279,7 @@ class SriovCatalog:
         """The resources the run's policies create; a network never provides its own resource."""
         found = self._sets.get("provided")
         if found is None:
-            found = self._sets["provided"] = frozenset(f"{self.prefix}/{p.resource_name}" for p in self.policies)
+            found = self._sets["provided"] = frozenset(p.resource for p in self.policies)
         return found
 
     def aligned_resources(self) -> frozenset[str]:
@@ -286,8 +292,7 @@ class SriovCatalog:
         the Topology Manager no hint for them, so requesting one is no reason to align."""
         found = self._sets.get("floating")
         if found is None:
-            found = self._sets["floating"] = frozenset(f"{self.prefix}/{p.resource_name}" for p in self.policies
-                                                       if p.exclude_topology)
+            found = self._sets["floating"] = frozenset(p.resource for p in self.policies if p.exclude_topology)
         return found
 
     def network_aligned(self, pod: PodView) -> bool | None:
@@ -342,7 +347,7 @@ class SriovCatalog:
                 for vf in range(first, min(last, count - 1) + 1):
                     claims[vf] = policy
             for vf, policy in sorted(claims.items()):
-                resource = f"{self.prefix}/{policy.resource_name}"
+                resource = policy.resource
                 floating = policy.exclude_topology or nic.numa is None or resource in (exclude or set())
                 devices.append(Device(resource, f"{nic.pci_address}-vf{vf}", None if floating else nic.numa))
         return devices
@@ -525,11 +530,41 @@ def accepted_name(run: Run, policy: Policy) -> bool:
     return bool(_PLUGIN_RESOURCE_NAME_RE.match(policy.resource_name)) and unchecked_by_webhook(run, policy.doc)
 
 
-def catalog(run: Run, prefix: str = DEFAULT_PREFIX) -> SriovCatalog:
-    """The run's SR-IOV policies and networks (built once per analysis)."""
+# the namespaces the NVIDIA Network Operator installs the SR-IOV operator in (its Helm chart's, older and current),
+# whose resource prefix that chart sets to nvidia.com (sriov-network-operator.operator.resourcePrefix)
+NVIDIA_OPERATOR_NAMESPACES = frozenset({"nvidia-network-operator", "network-operator"})
+NVIDIA_PREFIX = "nvidia.com"
+
+
+def operator_prefixes(run: Run, configured: str | None) -> Callable[[Document], str]:
+    """The prefix each SR-IOV object's resource takes: ``sriovResourcePrefix`` when configured; else that of
+    the operator reading the object, which reads policies and networks in its own namespace only: nvidia.com in
+    the NVIDIA Network Operator's namespaces, the operator's default in any other. An object without a namespace
+    (one kustomize or Helm gives it) takes nvidia.com when every one that has a namespace is in the NVIDIA
+    operator's."""
+    if configured:
+        return lambda doc: configured
+    namespaces = {str(namespace) for kind in (SRIOV_POLICY, SRIOV_OPERATOR_CONFIG, *SRIOV_NETWORK_KINDS)
+                  for doc in run.of_kind(kind) if (namespace := get(doc.root, ("metadata", "namespace")))}
+    unset = NVIDIA_PREFIX if namespaces and namespaces <= NVIDIA_OPERATOR_NAMESPACES else DEFAULT_PREFIX
+
+    def prefix(doc: Document) -> str:
+        namespace = get(doc.root, ("metadata", "namespace"))
+        if not namespace:
+            return unset
+        return NVIDIA_PREFIX if str(namespace) in NVIDIA_OPERATOR_NAMESPACES else DEFAULT_PREFIX
+
+    return prefix
+
+
+def catalog(run: Run, configured: str | None = None) -> SriovCatalog:
+    """The run's SR-IOV policies and networks (built once per analysis); ``configured``: the prefix
+    ``sriovResourcePrefix`` gives every resource (``operator_prefixes``)."""
+    prefix_of = operator_prefixes(run, configured)
     policies: list[Policy] = []
     rejected: list[Policy] = []
     for policy in (p for d in run.of_kind(SRIOV_POLICY) if (p := _policy(d)) is not None):
+        policy.prefix = prefix_of(policy.doc)
         (policies if accepted_name(run, policy) else rejected).append(policy)
     networks: dict[str, list[Network]] = {}
     for kind in SRIOV_NETWORK_KINDS:
@@ -540,7 +575,7 @@ def catalog(run: Run, prefix: str = DEFAULT_PREFIX) -> SriovCatalog:
                 continue
             target = get(doc.root, ("spec", "networkNamespace")) or get(doc.root, ("metadata", "namespace"))
             ref = ObjectRef(doc.api_version, doc.kind, str(name), _text(get(doc.root, ("metadata", "namespace"))))
-            full = f"{prefix}/{resource}" if isinstance(resource, str) and resource else ""
+            full = f"{prefix_of(doc)}/{resource}" if isinstance(resource, str) and resource else ""
             networks.setdefault(str(name), []).append(Network(doc, ref, full, {str(target)} if target else set()))
     for kind in FOREIGN_NETWORK_KINDS:  # attachable by name; what device they bring is not known here
         for doc in run.of_kind(kind):
@@ -562,4 +597,6 @@ def catalog(run: Run, prefix: str = DEFAULT_PREFIX) -> SriovCatalog:
     for source in run.sources:
         for kind, name in source.template_kinds:
             templated.setdefault(kind, []).append((source.path, name))
-    return SriovCatalog(policies, networks, prefix, rejected, templated)
+    prefixes = frozenset(prefix_of(doc) for kind in (SRIOV_POLICY, SRIOV_OPERATOR_CONFIG, *SRIOV_NETWORK_KINDS)
+                         for doc in run.of_kind(kind)) or frozenset({configured or DEFAULT_PREFIX})
+    return SriovCatalog(policies, networks, prefixes, rejected, templated)

@@ -242,7 +242,7 @@ def _exclude_topology_fix(sriov: SriovCatalog, pool_run: PoolRun, pod: PodRun) -
     machine = pool_machine(sriov, pool_run.pool, wanted)
     if not _admitted_with(pool_run, pod, pool_run.settings, sriov, machine, f"excludeTopology {sorted(wanted)}"):
         return []
-    names = sorted({p.ref.name for p in sriov.policies if f"{sriov.prefix}/{p.resource_name}" in wanted})
+    names = sorted({p.ref.name for p in sriov.policies if p.resource in wanted})
     return [f"set excludeTopology: true in SriovNetworkNodePolicy {', '.join(names)} for "
             f"{', '.join(sorted(wanted))} (verified: the pod is then admitted; this gives up VF locality, the VF may "
             "sit on a remote NUMA node)"]
