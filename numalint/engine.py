@@ -26,7 +26,7 @@ from numalint.checks.input_rules import (
     object_ref,
 )
 from numalint.checks.selection import SelectorError, matches, resolve
-from numalint.findings import Finding, Fix, Hit, ObjectRef
+from numalint.findings import Finding, Fix, Hit, ObjectRef, Related
 from numalint.k8s.kinds import (
     CAPI_BOOTSTRAP_GROUP,
     CAPI_CONFIG_TEMPLATE,
@@ -810,13 +810,31 @@ def _without_overlay_fields(findings: list[Finding], overlays: Overlays | None, 
         # reads every way's fields only for a fix's edits)
         routes = overlays.decided(finding.file, finding.obj.kind, finding.obj.name, finding.obj.namespace,
                                   finding.obj.api_version, settled_only=finding.fix is None or not finding.fix.edits)
-        _unproven_under_overlays(finding, routes)
-        key = files.key_path(finding) if routes and all(routes) else None
-        if key is not None:
-            root = files.document(finding)
-            if all(settles(fields, key, root, absent=finding.key is not None) for fields in routes):
-                settled.add(id(finding))
+        _unproven_under_overlays(finding, [route.fields for route in routes])
+        key = files.key_path(finding) if any(route.fields for route in routes) else None
+        if key is None:
+            continue
+        root = files.document(finding)
+        settling = [settles(route.fields, key, root, absent=finding.key is not None) for route in routes]
+        if all(settling):
+            settled.add(id(finding))
+        elif any(settling):  # the finding holds in the builds that leave the field alone: name one
+            build = next(route.build for route, settles_it in zip(routes, settling, strict=True) if not settles_it)
+            shown = build if os.path.isabs(finding.file) else os.path.relpath(build)
+            finding.related += (Related(shown, Span(1, 1, 1, 1), f"kustomize builds the object here without "
+                                        f"patching {key}, which other builds patch"),)
+            _fixed_in_the_build(finding, key, shown)
     return [f for f in findings if id(f) not in settled] if settled else findings
+
+
+def _fixed_in_the_build(finding: Finding, key: str, build: str) -> None:
+    """The advice on a kustomize base that holds only in the builds leaving ``key`` alone: do it there, as the
+    other builds do, not in the base every build takes (a node selector label written in it would be merged into
+    theirs). An edit is left as it is: it changes the base's value, which the builds patching it replace."""
+    fix = finding.fix
+    if fix is not None and not fix.edits:
+        finding.fix = Fix(f"{fix.description}; other kustomize builds patch {key}: patch it in {build} rather "
+                          "than in this base, which they all take")
 
 
 # fields an overlay patches that move an object to other pools (a workload, a PerformanceProfile, an SR-IOV policy)

@@ -320,3 +320,27 @@ def test_a_fix_on_a_base_whose_overlay_moves_it_to_another_pool_is_only_a_hint(t
                                                                              "high"))
     found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
     assert next(f for f in found if f["rule"] == "fractional-cpu")["fix"]["edits"]  # a patch that moves nothing
+
+
+@pytest.mark.parametrize("names", [("a-site", "z-lab"), ("a-lab", "z-site")])
+def test_a_finding_some_builds_settle_names_a_build_that_does_not(tmp_path: Path, names: tuple[str, str]) -> None:
+    """A base profile without a node selector that one site's overlay patches in and a lab's leaves alone: the
+    finding holds for the lab's build, which it names, whichever is met first; its fix says to patch it there, as
+    the site does (a label written in the base would be merged into the site's; found by a precision review)."""
+    site, lab = names if "site" in names[0] else names[::-1]
+    profile_tree(tmp_path, (site, SELECTOR_PATCH), (lab, None))
+    result = run("check", "--format", "json", "--fail-on", "never", ".", cwd=tmp_path)
+    found = [f for f in result.json()["findings"] if "spec.nodeSelector is required" in f["message"]]
+    assert [f["file"].removeprefix("./") for f in found] == ["base/pp.yaml"]
+    assert [(r["file"], r["message"]) for r in found[0]["related"]] == [
+        (f"overlays/{lab}/kustomization.yaml",
+         "kustomize builds the object here without patching spec.nodeSelector, which other builds patch")]
+    assert found[0]["fix"]["edits"] == []
+    assert found[0]["fix"]["description"].endswith(
+        f"other kustomize builds patch spec.nodeSelector: patch it in overlays/{lab}/kustomization.yaml rather "
+        "than in this base, which they all take")
+    # no build patching it: nothing to say of one
+    profile_tree(tmp_path / "none", (lab, None), ("other-lab", None))
+    result = run("check", "--format", "json", "--fail-on", "never", ".", cwd=tmp_path / "none")
+    found = [f for f in result.json()["findings"] if "spec.nodeSelector is required" in f["message"]]
+    assert len(found) == 1 and found[0].get("related", []) == []

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from numalint.model.kustomize import KUSTOMIZATION_NAMES
 from numalint.reading.sources import read_source
@@ -92,12 +92,23 @@ class Kustomization:
         return self
 
 
+class Route(NamedTuple):
+    """One way a build reaches an object: the fields patched on the way, and the build's kustomization (its real
+    path)."""
+
+    fields: frozenset[str]
+    build: str
+
+
 class Overlays:
     """The kustomizations of a run, read once, answering for objects of the files they name as resources: from
     the kustomizations naming a file up to the builds (kustomizations of the run no other names), per file
     asked about; nothing is worked out for the thousands of files no finding is on."""
 
     MAX_STEPS = 1 << 14  # steps up from one file to its builds, at most: past them, nothing is decided
+    # builds looked at past the first that patches nothing, to find whether another patches the object (a finding
+    # that holds in some builds only names one of them): a bound, as every object may be patched by one build alone
+    LOOKAHEAD = 64
 
     def __init__(self, kustomizations: Iterable[str], known: Mapping[str, Kustomization] | None = None) -> None:
         """``kustomizations``: the run's, by path, besides ``known``: those its workers have read already
@@ -169,22 +180,22 @@ class Overlays:
         return copy
 
     def decided(self, file: str, kind: str, name: str, namespace: str | None = None,
-                api_version: str = "", settled_only: bool = False) -> list[frozenset[str]]:
+                api_version: str = "", settled_only: bool = False) -> list[Route]:
         """For each way a build reaches the object ``kind``/``name`` (in ``namespace``, of ``api_version``) in
-        ``file``, the fields patched on the way (dotted paths as ``output.sources`` names keys:
+        ``file``, the build and the fields patched on the way (dotted paths as ``output.sources`` names keys:
         ``spec.nodeSelector``, list items as ``[name]``); empty when no build reaches it. A finding is settled
         when every way settles it (``settles``), each with its own fields: two sites patching two different
         node selector labels each supply the selector. Two ways into one build (a diamond of two bases, each
         renaming) are two. kustomize matches a target on an object's original name or its current one, which
         the namePrefix and nameSuffix of the kustomizations below the patch have changed. ``settled_only``: the
-        caller asks only whether every way settles it, so the walk stops at the first way patching nothing (a
-        base of thousands of objects under thousands of overlays, each patching one, walked every overlay for each
-        object)."""
+        caller asks only whether every way settles it, so the walk stops at the first way patching nothing once it
+        has seen one patching something, or ``LOOKAHEAD`` ways past it (a base of thousands of objects under
+        thousands of overlays, each patching one, walked every overlay for each object)."""
         if file not in self._real:
             if self._only is not None:
                 raise Restricted(file)
             self._real[file] = os.path.realpath(file)
-        routes: list[frozenset[str]] = []
+        routes: list[Route] = []
         # without a cycle no route can meet itself: the routes are not kept (copying one at each step was quadratic
         # in a chain of bases, each file walking it all)
         cyclic = self._has_cycle()
@@ -194,6 +205,7 @@ class Overlays:
         # round)
         ahead = [(reversed(self._owners(self._real[file])), ("", ""), frozenset[str](), frozenset[str]())]
         steps = 0
+        patched, unpatched = False, -1  # a way patching some field seen; the first patching none (its count)
         while ahead:
             paths, (prefix, suffix), fields, route = ahead[-1]
             path = next(paths, None)
@@ -218,9 +230,13 @@ class Overlays:
                                for f in patch.fields}
             parents, build = self._above(path)
             if build:
-                routes.append(fields)
-                if settled_only and not fields:
-                    return routes
+                routes.append(Route(fields, path))
+                if settled_only:
+                    patched = patched or bool(fields)
+                    if not fields and unpatched < 0:
+                        unpatched = len(routes)
+                    if unpatched >= 0 and (patched or len(routes) - unpatched >= self.LOOKAHEAD):
+                        return routes
             rename = (kustomization.prefix + prefix, suffix + kustomization.suffix)
             ahead.append((reversed(parents), rename, fields, route))
         return routes
