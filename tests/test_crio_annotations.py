@@ -139,15 +139,28 @@ def test_without_a_performance_profile_nothing_is_said(tmp_path: Path) -> None:
     assert hits(tmp_path, {"du.yaml": deployment()}) == []
 
 
-def test_annotations_on_the_controller_itself_are_not_the_pods(tmp_path: Path) -> None:
-    # the Deployment's own annotations never reach its pods, so CRI-O never sees them either way
+@pytest.mark.parametrize("with_profile", [True, False])
+def test_annotations_on_the_controller_itself_are_not_the_pods(tmp_path: Path, with_profile: bool) -> None:
+    """The Deployment's own annotations never reach its pods, so CRI-O never sees them, runtime class or not: said
+    as such, at the annotation, profile or not (found by a precision review: a Job's own cpu-load-balancing)."""
     own = '\n          annotations:\n            cpu-quota.crio.io: "disable"'
-    files = {"a.yaml": profile("ran-a", "worker-cnf"), "du.yaml": deployment("app: du", own=own)}
-    assert hits(tmp_path, files) == []
+    files = {"du.yaml": deployment("app: du", own=own), **({"a.yaml": profile("ran-a", "worker-cnf")}
+                                                             if with_profile else {})}
+    [hit] = hits(tmp_path, files)
     written = (tmp_path / "du.yaml").read_text()
     assert 'metadata:\n  name: du\n  annotations:\n    cpu-quota.crio.io: "disable"\n' in written
-    files["du.yaml"] = deployment('cpu-quota.crio.io: "disable"')  # the same on its pod template is judged
-    assert len(hits(tmp_path, files)) == 1
+    assert (hit["line"], hit["column"]) == (6, 5)
+    assert hit["message"] == ("Deployment du sets cpu-quota.crio.io on its own metadata, not on its pod template: a "
+                              "Deployment passes only spec.template.metadata.annotations to its pods, so CRI-O never "
+                              "sees them and the pods' CPUs keep the CFS quota")
+    assert hit["fix"]["description"] == "move cpu-quota.crio.io to spec.template.metadata.annotations"
+    # on its pod template too: nothing misplaced (the template's is judged as any pod's)
+    files["du.yaml"] = deployment('cpu-quota.crio.io: "disable"', own=own)
+    assert [h["message"].split(" but ")[0] for h in hits(tmp_path, files)] == (
+        ['Deployment du sets cpu-quota.crio.io: "disable"'] if with_profile else [])
+    # a value CRI-O does nothing with is no tuning, wherever it is
+    files["du.yaml"] = deployment("app: du", own=own.replace('"disable"', '"enable"'))
+    assert hits(tmp_path, files) == []
 
 
 def test_a_kubevirt_vm_is_not_judged(tmp_path: Path) -> None:

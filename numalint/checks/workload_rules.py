@@ -4,7 +4,7 @@ pkg/apis/core/v1/helper/qos)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from fractions import Fraction
 from math import ceil, lcm
 from typing import Any
@@ -374,6 +374,7 @@ def crio_annotations_ignored(analysis: Analysis) -> Iterator[Hit]:
     RuntimeClass performance-<profile> it makes for each PerformanceProfile. Judged only when the run holds a
     PerformanceProfile: elsewhere CRI-O's default handler may allow them (a node tuned by hand), or CRI-O may not
     run at all. A KubeVirt VM is left out: KubeVirt gives its pod the runtime class of its own configuration."""
+    yield from _tuning_on_the_controller(analysis)
     profiles = analysis.performance_profiles()
     if not profiles:
         return
@@ -393,14 +394,38 @@ def crio_annotations_ignored(analysis: Analysis) -> Iterator[Hit]:
         fix = (f"set {field}: {names[0]}" if len(names) == 1 else
                f"set {field} to the runtime class of its nodes' PerformanceProfile: {', '.join(named[:-1])} or "
                f"{named[-1]}")
-        effects = list(dict.fromkeys(_TUNED[key.split("/")[0]] for key in asked))
-        kept = effects[0] if len(effects) == 1 else f"{', '.join(effects[:-1])} and {effects[-1]}"
         written = ", ".join(f'{key}: "{pod.annotations[key]}"' for key in asked)
         yield Hit(f"{pod.ref.label()} sets {written} but no runtimeClassName: CRI-O acts on these annotations only "
                   "in the runtime class the Node Tuning Operator makes for a PerformanceProfile "
-                  f"(performance-<profile name>), so they are ignored and its CPUs keep {kept}",
+                  f"(performance-<profile name>), so they are ignored and its CPUs keep {_kept(asked)}",
                   pod.file, pod.annotation_span(asked[0], name=True), pod.ref, Fix(fix),
                   key=field)  # the field missing: settled on a kustomize base whose every overlay patches it in
+
+
+def _kept(keys: Iterable[str]) -> str:
+    """What the CPUs keep that CRI-O's annotations ``keys`` would have turned off, in words."""
+    effects = list(dict.fromkeys(_TUNED[key.split("/")[0]] for key in keys))
+    return effects[0] if len(effects) == 1 else f"{', '.join(effects[:-1])} and {effects[-1]}"
+
+
+def _tuning_on_the_controller(analysis: Analysis) -> Iterator[Hit]:
+    """CRI-O's tuning annotations on a controller's own metadata (a Deployment's, a Job's): the controller gives
+    its pods the template's annotations only, so CRI-O never sees them, whatever the runtime class. Said once per
+    object (a training job's roles are one object)."""
+    said: set[tuple[str, Span]] = set()
+    for pod in analysis.pods:
+        if not pod.misplaced_tuning:
+            continue
+        span = pod.span(("metadata", "annotations", pod.misplaced_tuning[0]), key=True)
+        if (pod.file, span) in said:
+            continue
+        said.add((pod.file, span))
+        written = ", ".join(pod.misplaced_tuning)
+        template = _go_path(pod.spec_path[:-1] + ("metadata", "annotations"))
+        yield Hit(f"{pod.ref.label()} sets {written} on its own metadata, not on its pod template: a {pod.ref.kind} "
+                  f"passes only {template} to its pods, so CRI-O never sees them and the pods' CPUs keep "
+                  f"{_kept(pod.misplaced_tuning)}",
+                  pod.file, span, pod.ref, Fix(f"move {written} to {template}"))
 
 
 def _runtime_classes(analysis: Analysis, pod: PodView, profiles: list[Document],

@@ -107,6 +107,9 @@ class PodView:
     dra_claims: tuple[tuple[int, str, Path], ...] = ()
     asked_alignment: str | None = None  # NUMA alignment the object asks outright (Volcano's topologyPolicy)
     runtime_class: str | None = None  # spec.runtimeClassName as written (None: not written)
+    # CRI-O tuning annotations written on a controller's own metadata and not on its pod template: they never
+    # reach its pods
+    misplaced_tuning: tuple[str, ...] = ()
     # the QoS class, worked out on first use (views are not changed once made; ``replace`` makes it again)
     _qos: str | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -352,7 +355,8 @@ def _pod_view(doc: Document, template: PodTemplate) -> PodView:
                    data_plane=_vfio_volume(spec), hugepage_volume=_hugepage_volume(spec),
                    burstable_by=burstable_by(doc.api_version, doc.kind, root, template.part),
                    idle=template.idle, runs_alone=template.alone, asked_alignment=template.alignment,
-                   dra_claims=claims)
+                   dra_claims=claims, misplaced_tuning=tuple(key for key in crio_tuning(own) if key not in
+                                                             template_annotations) if doc.kind != "Pod" else ())
 
 
 def _dra_claims(spec: YMap, spec_path: Path, containers: list[ContainerView]) -> tuple[tuple[int, str, Path], ...]:
