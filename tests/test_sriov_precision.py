@@ -746,3 +746,20 @@ def test_each_operators_objects_take_its_own_prefix(tmp_path: Path) -> None:
     files["net.yaml"] = network("net", "other")  # the OpenShift operator's: the policy is its too
     found = findings(tmp_path / "unset-ocp", files, "sriov-unused-resource")
     assert ["openshift.io/switchdev" in f["message"] for f in found] == [True]
+
+
+def test_a_misspelt_network_name_gets_the_close_one_multus_would_find(tmp_path: Path) -> None:
+    """A pod attaching a network no object of the run names: the fix names the networks of close names the pod
+    could attach (its namespace's), the closest alike only (network names share long prefixes; found by a precision
+    review: demo-intel-netdev for demo-intel-netdevice)."""
+    files = {"policy.yaml": policy("p", "mlxnics"),
+             "nets.yaml": "---\n".join([nad("demo-intel-netdevice", "openshift.io/mlxnics"),
+                                        nad("demo-intel-vfio", "openshift.io/mlxnics"),
+                                        nad("demo-intel-netdevx", "openshift.io/mlxnics", namespace="other")]),
+             "du.yaml": pod("demo-intel-netdev")}
+    [found] = findings(tmp_path, files, "sriov-unknown-resource")
+    assert found["fix"]["description"] == ('correct the annotation (use "demo-intel-netdevice") or create the network '
+                                           '"demo-intel-netdev"')
+    files["du.yaml"] = pod("far-away-name")
+    [found] = findings(tmp_path, files, "sriov-unknown-resource")
+    assert found["fix"]["description"] == 'create the network "far-away-name" or correct the annotation'

@@ -6,7 +6,8 @@ name and the word must then share at least 0.6 of the characters of each (their 
 so, with the characters of every name ranked rarest first, the two share one of the rarest ``len - ceil(0.6 len)
 + 1`` characters of each (prefix filtering, as set-similarity joins do). The names found so are asked of difflib
 as before: the answer is the same, and thousands of unknown resources beside thousands of policies no longer
-compare every pair.
+compare every pair. Names that all share most of their characters (random words of a few letters) defeat the
+filter: an index then compares at most ``BUDGET`` names in all, and past it suggests nothing.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ def _prefix(tokens: list[tuple[str, int]], rank: dict[tuple[str, int], int]) -> 
 class NearNames:
     """Names indexed by the rarest of their characters."""
 
+    # names compared with difflib by one index, at most (~1 s): thousands of unknown names beside thousands of
+    # names alike were compared pair by pair; a word whose comparisons would pass it gets no suggestion
+    BUDGET = 1 << 18
+
     def __init__(self, names: list[str]) -> None:
         self.names = names
         counts: dict[tuple[str, int], int] = {}
@@ -46,6 +51,7 @@ class NearNames:
                      enumerate(sorted(counts.items(), key=lambda item: (item[1], item[0])))}
         self.postings: dict[tuple[str, int], list[int]] = {}
         self.empty: list[int] = []  # names of no character: close to nothing but an empty word
+        self.spent = 0  # names compared so far (``BUDGET``)
         for number, each in enumerate(tokens):
             if not each:
                 self.empty.append(number)
@@ -54,8 +60,13 @@ class NearNames:
 
     def close(self, word: str, most: int | None = None) -> list[str]:
         """``difflib.get_close_matches(word, names, most, CUTOFF)`` (None: every one above CUTOFF), best first."""
+        if self.spent >= self.BUDGET:
+            return []
         found: set[int] = set(self.empty) if not word else set()
         for token in _prefix(_tokens(word), self.rank):
             found.update(self.postings.get(token, ()))
+        self.spent += len(found)
+        if self.spent > self.BUDGET:
+            return []
         candidates = [self.names[n] for n in sorted(found)]
         return difflib.get_close_matches(word, candidates, n=most or max(len(candidates), 1), cutoff=CUTOFF)

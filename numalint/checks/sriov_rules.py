@@ -70,6 +70,18 @@ def _sriov_resource(sriov: SriovCatalog, resource: str) -> bool:
     return bool(created.near(resource))
 
 
+def _closest(names: list[str], wanted: str) -> list[str]:
+    """Of ``names`` (the closest first), those close enough to ``wanted`` to be a misspelling of it, and about as
+    close as the first: network names often share a long prefix (sriov-net-, demo-intel-), which makes another
+    network look close (sriov-net-gtp for sriov-net1, 0.78; demo-intel-vfio for demo-intel-netdev, 0.75)."""
+    if not names:
+        return names
+    import difflib  # here: only a pod attaching a misspelt network needs it
+
+    ratios = [difflib.SequenceMatcher(None, wanted, name).ratio() for name in names]
+    return [name for name, ratio in zip(names, ratios, strict=True) if ratio >= max(0.85, ratios[0] - 0.1)]
+
+
 def _rejected_fix(policy: Policy, wanted: str) -> Fix:
     """The way out when the network names a policy the webhook rejects: the policy takes the name the network
     uses when that name is valid; otherwise both take a valid one."""
@@ -95,6 +107,11 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
         policies compared every pair): the provided resources (with the prefix), or, ``written``, the
         resourceNames the policies write."""
         return NearResources({p.resource_name for p in sriov.policies} if written else provided)
+
+    @cache
+    def network_names() -> NearResources:
+        """The run's network names, indexed once, for a pod attaching one that is not there (a misspelling)."""
+        return NearResources(sriov.networks)
 
     def choices(resource: str, written: bool = False) -> str | None:
         """The names close enough to be what was meant; None when none is (an unrelated resource of the run is
@@ -151,12 +168,17 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                                   + f', or create the network in namespace "{looked}" (a SriovNetwork\'s '
                                     "networkNamespace)"))
                     continue
+                # the networks of names close to it that Multus would find from the pod (a misspelling)
+                looked = attachment.label.split("/")[0] if "/" in attachment.label else pod.ref.namespace
+                meant = _closest([n for n in network_names().near(name, None) if sriov.serving(n, looked)][:3], name)
+                use = " or ".join(f'"{n}"' for n in meant)
                 yield Hit(f'{pod.ref.label()} attaches network "{attachment.label}" ({NETWORKS_ANNOTATION}) but no '
                           "SriovNetwork, SriovIBNetwork, OVSNetwork, NetworkAttachmentDefinition or NVIDIA network "
                           "operator network of that name is in the run: Multus cannot find it and the pod stays in "
                           "ContainerCreating",
                           pod.file, pod.annotation_span(NETWORKS_ANNOTATION), pod.ref,
-                          Fix(f'create the network "{attachment.label}" or correct the annotation' if nameable else
+                          Fix(f'correct the annotation (use {use}) or create the network "{attachment.label}"' if meant
+                              else f'create the network "{attachment.label}" or correct the annotation' if nameable else
                               f'correct the annotation: no network can be called "{attachment.label}" (names are '
                               "lower-case DNS-1123 labels)"))
             elif _unprovided(sriov, network, analysis.run) and network.resource not in reported:

@@ -286,3 +286,28 @@ def test_one_directory_per_machineconfigpool_each_with_a_kubeletconfig_of_no_poo
                if f["rule"] == "kubeletconfig-pool")
     assert fix.startswith('select the intended MachineConfigPool by its labels: "w0" carries '), fix
     assert fix.endswith("; and 2990 more pools"), fix
+
+
+def test_thousands_of_pods_attaching_misspelt_networks_among_as_many_look_alike_names(tmp_path: Path) -> None:
+    # every missing name was compared with every network by difflib: names of a few letters all share most of their
+    # characters, so no index prunes them (an index now compares a bounded number of names, then suggests nothing)
+    import random
+
+    rng = random.Random(5)
+
+    def word() -> str:
+        return "".join(rng.choice("abcdefgh") for _ in range(10))
+
+    (tmp_path / "nets.yaml").write_text("".join(
+        f"---\napiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinition\nmetadata: {{name: {word()}, "
+        "namespace: ran}\nspec: {config: '{}'}\n" for _ in range(6000)))
+    (tmp_path / "policy.yaml").write_text(
+        "apiVersion: sriovnetwork.openshift.io/v1\nkind: SriovNetworkNodePolicy\nmetadata: {name: p, namespace: "
+        "openshift-sriov-network-operator}\nspec: {resourceName: r, numVfs: 4, nicSelector: {pfNames: [ens1]}, "
+        "nodeSelector: {a: b}}\n")
+    (tmp_path / "pods.yaml").write_text("".join(
+        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}, namespace: ran, annotations: "
+        f"{{k8s.v1.cni.cncf.io/networks: {word()}}}}}\nspec: {{containers: [{{name: c, image: x}}]}}\n"
+        for i in range(6000)))
+    result = _timed("check", "--format", "json", ".", cwd=tmp_path)
+    assert [f["rule"] for f in json.loads(result.stdout)["findings"]].count("sriov-unknown-resource") == 101
