@@ -82,12 +82,15 @@ COLOR_CHOICES = ("always", "never", "auto")
 @click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of the findings.")
 @click.option("--quiet", "-q", is_flag=True, help="Print the findings only: no summary and no hints.")
 @click.option("--show-fixes", is_flag=True, help="List the fixes available per finding (safe or unsafe).")
+@click.option("--stdin-filename", metavar="PATH", default=None,
+              help="The file stdin ('-') stands for: named in findings, configured and judged as that file "
+                   "(nothing is read from it or written to it).")
 def check(paths: tuple[str, ...], formats: tuple[str, ...], output_file: str | None, fail_on: str | None,
           kube_version: str | None, openshift_version: str | None, config_path: str | None,
           topologies: tuple[str, ...], jobs: int | None, color: str | None, no_color: bool, show_source: bool,
           node_state: str | None, apply_fixes: bool, unsafe_fixes: bool, show_diff: bool, select: tuple[str, ...],
           extend_select: tuple[str, ...], ignore: tuple[str, ...], statistics: bool, quiet: bool,
-          show_fixes: bool) -> None:
+          show_fixes: bool, stdin_filename: str | None) -> None:
     """Check files and directories (recursively; '-' reads stdin)."""
     from numalint.checks.streamed import run_check
 
@@ -104,20 +107,23 @@ def check(paths: tuple[str, ...], formats: tuple[str, ...], output_file: str | N
         raise click.UsageError("--diff prints the fixes as a diff and writes no report: drop -o / -f FMT=FILE, or "
                                "run check without --diff for the report")
     target = _target(kube_version, openshift_version)
-    config = _config(config_path, paths)
-    options = _options(config, target, jobs or 0, node_state, select, extend_select, ignore)
     if not paths:
         raise click.UsageError("give at least one file or directory to check ('-' for stdin)")
-    look = _Look("never" if no_color else color, show_source, config, paths, quiet=quiet, statistics=statistics,
-                 show_fixes=show_fixes)
     if apply_fixes or show_diff:
         _refuse_mixed_stdin(paths, show_diff)
-    stdin_text = _read_stdin() if "-" in paths else None
+    paths, stdin_name = _stdin_standing_for(paths, stdin_filename)
+    config = _config(config_path, paths)
+    options = _options(config, target, jobs or 0, node_state, select, extend_select, ignore)
+    look = _Look("never" if no_color else color, show_source, config, paths, quiet=quiet, statistics=statistics,
+                 show_fixes=show_fixes)
+    stdin_text = _read_stdin() if stdin_name in paths else None
     if apply_fixes or show_diff:
-        _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, outputs,
-                 fail_on, look)
+        _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, stdin_name,
+                 outputs, fail_on, look)
         return
-    report = run_check(list(paths) + list(topologies), options, stdin_text)
+    named = stdin_name != "-" and stdin_text is not None
+    report = run_check(list(paths) + list(topologies), options, None if named else stdin_text,
+                       {stdin_name: stdin_text} if named and stdin_text is not None else None)
     nothing = None
     if report.files == 0:
         nothing = "no YAML or JSON files found"
@@ -129,7 +135,8 @@ def check(paths: tuple[str, ...], formats: tuple[str, ...], output_file: str | N
     if report.files == 0:
         click.echo(f"numalint: {nothing}", err=True)
         outputs = [(fmt, target) for fmt, target in outputs if fmt != "text"]
-    if _present(outputs, report.findings, look.context(report, stdin_text, nothing), look) and not quiet:
+    if _present(outputs, report.findings, look.context(report, stdin_text, stdin_name, nothing), look) \
+            and not quiet:
         click.echo(_fix_hint(report.findings), nl=False)
     if nothing is not None:
         sys.exit(2)
@@ -220,7 +227,7 @@ class _Look:
         self.docs_url, self.config = config.docs_url, config
         self.root = repository_root(list(paths), config.path)
 
-    def context(self, report: Any, stdin_text: str | None, notification: str | None = None,
+    def context(self, report: Any, stdin_text: str | None, stdin_name: str = "-", notification: str | None = None,
                 findings_on_stderr: bool = False) -> Any:
         from numalint.output.report import RenderContext
         from numalint.output.sources import SourceFiles
@@ -228,7 +235,7 @@ class _Look:
         return RenderContext(report.files, checked=report.checked, suppressed=list(report.suppressed),
                              root=self.root, docs_url=self.docs_url, show_source=self.show_source,
                              notification=notification, quiet=self.quiet,
-                             sources=SourceFiles({"-": stdin_text} if stdin_text is not None else None),
+                             sources=SourceFiles({stdin_name: stdin_text} if stdin_text is not None else None),
                              colour=_colour(self.color, sys.stderr if findings_on_stderr else sys.stdout))
 
 
@@ -523,21 +530,39 @@ def _options(config: Any, kube_version: str | None, jobs: int, node_state: str |
 @click.option("--select", multiple=True, metavar="RULES", help="Fix only findings of these rules.")
 @click.option("--extend-select", multiple=True, metavar="RULES", help="Fix findings of these rules too.")
 @click.option("--ignore", multiple=True, metavar="RULES", help="Do not fix findings of these rules.")
+@click.option("--stdin-filename", metavar="PATH", default=None,
+              help="The file stdin ('-') stands for: named in findings, configured and judged as that file "
+                   "(nothing is read from it or written to it).")
 def fix_command(paths: tuple[str, ...], unsafe_fixes: bool, show_diff: bool, kube_version: str | None,
                 openshift_version: str | None, config_path: str | None, topologies: tuple[str, ...],
-                select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...]) -> None:
+                select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...],
+                stdin_filename: str | None) -> None:
     """Apply safe fixes in place ('-' alone reads stdin and prints the fixed text)."""
     if not paths:
         raise click.UsageError("give at least one file or directory to fix ('-' for stdin)")
     _refuse_mixed_stdin(paths, show_diff)
     _require_readable(topologies)
     target = _target(kube_version, openshift_version)
+    paths, stdin_name = _stdin_standing_for(paths, stdin_filename)
     config = _config(config_path, paths)
     options = _options(config, target, 0, None, select, extend_select, ignore)
-    stdin_text = _read_stdin() if "-" in paths else None
+    stdin_text = _read_stdin() if stdin_name in paths else None
     look = _Look(None, False, config, paths)
-    _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, [("text", None)], None,
-             look)
+    _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, stdin_name,
+             [("text", None)], None, look)
+
+
+def _stdin_standing_for(paths: tuple[str, ...], stdin_filename: str | None) -> tuple[tuple[str, ...], str]:
+    """The paths with '-' replaced by the file it stands for (--stdin-filename), and the name stdin goes by: its
+    text is then that file's, as an editor holding it unsaved would check it (the file's configuration, its name
+    for a KubeletConfiguration without one, the kustomizations beside it)."""
+    if stdin_filename is None:
+        return paths, "-"
+    if "-" not in paths:
+        raise click.UsageError("--stdin-filename names the file stdin stands for: give '-' as the path")
+    if stdin_filename in ("", "-") or stdin_filename.endswith(("/", os.sep)) or os.path.isdir(stdin_filename):
+        raise click.BadParameter("give the path of a file", param_hint="--stdin-filename")
+    return tuple(stdin_filename if path == "-" else path for path in paths), stdin_filename
 
 
 def _refuse_mixed_stdin(paths: tuple[str, ...], show_diff: bool) -> None:
@@ -570,7 +595,7 @@ def _terminate(signum: int, frame: Any) -> None:
 
 
 def _run_fix(paths: list[str], options: Any, unsafe: bool, show_diff: bool, stdin_text: str | None,
-             outputs: list[tuple[str, str | None]], fail_on: str | None, look: _Look) -> None:
+             stdin_name: str, outputs: list[tuple[str, str | None]], fail_on: str | None, look: _Look) -> None:
     """Fix, then print the diff, the fixed stdin, or write the files; SIGINT exits 130, SIGTERM 143."""
     _FIXING_PID[:] = [os.getpid()]
     import signal  # here: only fixing handles SIGTERM (start-up time of a check)
@@ -578,7 +603,7 @@ def _run_fix(paths: list[str], options: Any, unsafe: bool, show_diff: bool, stdi
     previous = signal.signal(signal.SIGTERM, _terminate)
     written: list[str] = []
     try:
-        _fix_and_write(paths, options, unsafe, show_diff, stdin_text, outputs, fail_on, look, written)
+        _fix_and_write(paths, options, unsafe, show_diff, stdin_text, stdin_name, outputs, fail_on, look, written)
     except KeyboardInterrupt:
         _interrupted("SIGINT", written)
         sys.exit(130)
@@ -595,12 +620,12 @@ def _interrupted(name: str, written: list[str]) -> None:
 
 
 def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool, stdin_text: str | None,
-                   outputs: list[tuple[str, str | None]], fail_on: str | None, look: _Look,
+                   stdin_name: str, outputs: list[tuple[str, str | None]], fail_on: str | None, look: _Look,
                    written: list[str]) -> None:
     from numalint.engine import run_check
     from numalint.fixer import fix, write_all
 
-    result = fix(paths, options, unsafe, stdin_text)
+    result = fix(paths, options, unsafe, stdin_text, stdin_name)
     report = result.report
     assert report is not None
     _refuse_report_over_inputs(outputs, report.checked, look.config, options)  # before any file is written
@@ -637,15 +662,15 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
     stdin_only = stdin_text is not None
     if stdin_text is not None:  # a filter: unchanged input goes through byte for byte, a fixed text keeps its BOM
         raw = _STDIN_BYTES[0] if _STDIN_BYTES else stdin_text.encode("utf-8", "surrogateescape")
-        fixed = result.texts.get("-")
+        fixed = result.texts.get(stdin_name)
         bom = b"\xef\xbb\xbf" if raw.startswith(b"\xef\xbb\xbf") else b""
         _write_stdout(raw if fixed is None else bom + fixed.encode("utf-8", "surrogateescape"), "the fixed text")
-    _present(outputs, remaining, look.context(report, stdin_text, findings_on_stderr=stdin_only), look,
+    _present(outputs, remaining, look.context(report, stdin_text, stdin_name, findings_on_stderr=stdin_only), look,
              err=stdin_only)
     # only what reached a file counts as fixed (a read-only file is "not written" above)
-    applied = ([f for f in result.applied if f.file == "-"] if stdin_only
+    applied = ([f for f in result.applied if f.file == stdin_name] if stdin_only
                else [f for f in result.applied if f.input in set(written)])
-    targets = int("-" in result.texts) if stdin_only else len(written)
+    targets = int(stdin_name in result.texts) if stdin_only else len(written)
     if not look.quiet or result.broken:  # --quiet: the findings only, unless a fixed file was not written
         click.echo("; ".join([f"numalint: fixed {len(applied)} finding(s) in {targets} file(s)",
                               *_left_out(result)]), err=True)

@@ -471,6 +471,9 @@ def _read_inputs(paths: list[str], options: Options, texts: dict[str, str], stam
     """``_read_files``, and the paths of the results; ``defer``: in a run of many files without context files, the
     files it picks are left unread (None) (``numalint.checks.streamed``)."""
     inputs = _inputs(paths, options)
+    if texts and inputs.missing:  # stdin standing for a file (--stdin-filename) that is not on disk
+        inputs.files += [path for path in inputs.missing if path in texts]
+        inputs.missing = [path for path in inputs.missing if path not in texts]
     files, context_files, missing, links = inputs.files, inputs.context, inputs.missing, inputs.links
     count = len(files)
     if context_files or not _streams(count):

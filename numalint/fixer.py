@@ -139,7 +139,8 @@ def apply_edits(text: str, edits: list[tuple[Edit, Finding]]) -> tuple[str, list
     return text, fixed, deferred
 
 
-def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: str | None = None) -> FixResult:
+def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: str | None = None,
+        stdin_name: str = "-") -> FixResult:
     """Fix until nothing applicable is left (or MAX_PASSES), checking the files again after each pass.
 
     Each fix was proven alone (``checks/proofs.py``); fixes applied together can still interact (two renames
@@ -153,10 +154,10 @@ def fix(paths: list[str], options: Options, unsafe: bool = False, stdin_text: st
     the run leaves them are judged against the files as they were, and when they hold an error that was not
     there the run is made again with no follow-up allowed. So a run never leaves an error it brought.
     """
-    result = _fix(paths, options, unsafe, stdin_text, follow_ups=True)
+    result = _fix(paths, options, unsafe, stdin_text, stdin_name, follow_ups=True)
     first, last = result.first, result.report
     if first is not None and last is not None and _new_errors(first, last, {}, result.texts, result.originals):
-        result = _fix(paths, options, unsafe, stdin_text, follow_ups=False)
+        result = _fix(paths, options, unsafe, stdin_text, stdin_name, follow_ups=False)
     return result
 
 
@@ -168,12 +169,13 @@ def _in_refused(finding: Finding, report: Report) -> bool:
         within(edit.span, document) for edit in finding.fix.edits for document in documents)
 
 
-def _fix(paths: list[str], options: Options, unsafe: bool, stdin_text: str | None, follow_ups: bool
-         ) -> FixResult:
+def _fix(paths: list[str], options: Options, unsafe: bool, stdin_text: str | None, stdin_name: str,
+         follow_ups: bool) -> FixResult:
+    """``stdin_name``: the path stdin's text stands for ("-", or --stdin-filename's: never written)."""
     texts: dict[str, str] = {}
     originals: dict[str, str] = {}
     if stdin_text is not None:
-        texts["-"] = originals["-"] = stdin_text
+        texts[stdin_name] = originals[stdin_name] = stdin_text
     result = FixResult({}, originals)
     applied: dict[str, list[Finding]] = {}
     deferred: list[Finding] = []

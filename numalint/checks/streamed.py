@@ -51,14 +51,15 @@ def _marker() -> re.Pattern[bytes]:
     return re.compile(b"|".join(re.escape(marker.encode()) for marker in NODE_MARKERS))
 
 
-def run_check(paths: list[str], options: Options, stdin_text: str | None = None) -> Report:
+def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
+              texts: dict[str, str] | None = None) -> Report:
     """``engine.run_check`` for `numalint check`: a run of many files without stdin, declared clusters or a node's
     state reads its workload files after the node side and checks them as a stream, when it can."""
     from numalint.engine import _read_all, _read_inputs
     from numalint.engine import run_check as whole
 
-    if stdin_text is not None or options.cluster_of is not None or options.node_state is not None:
-        return whole(paths, options, stdin_text)
+    if stdin_text is not None or texts or options.cluster_of is not None or options.node_state is not None:
+        return whole(paths, options, stdin_text, texts)
     read, count, missing, every = _read_inputs(paths, options, {}, defer=is_workload_file)
     if any(result is None for result in read):  # (``every`` is then a ``PathList``)
         from numalint.checks.stream_batches import check  # here: only a run that streams needs it
