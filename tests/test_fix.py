@@ -316,6 +316,40 @@ def test_an_anchored_value_under_comment_lines_is_not_rewritten(tmp_path: Path, 
     assert "anchored (&c) and read elsewhere through *c" in result.output
 
 
+ANCHORED_REQUESTS = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: app}
+spec:
+  containers:
+    - name: app
+      image: x
+      resources:
+        requests: &req
+          cpu: 2500m
+          memory: 1Gi
+        limits: READ
+"""
+
+
+@pytest.mark.parametrize(("read", "elsewhere"), [
+    ("*req", ""), ("{<<: *req}", ""), ("*req", "  nodeSelector: *req\n"), ("*req", "  nodeSelector: {<<: *req}\n")])
+def test_a_mapping_anchored_around_the_value_and_read_elsewhere_is_not_rewritten(
+        tmp_path: Path, read: str, elsewhere: str) -> None:
+    """An edit inside an anchored mapping changes every alias of it: the pod's limits read as its requests are
+    the same setting, and the fix changes both; a node selector reading them is another, which the edit would
+    change unseen (found by a fix-safety hunt: the anchor of the mapping around the value went unnoticed)."""
+    write(tmp_path, {"kubelet.yaml": KUBELET_HEAD + 'cpuManagerPolicy: static\nreservedSystemCPUs: "0,16"\n',
+                     "pod.yaml": ANCHORED_REQUESTS.replace("READ", read) + elsewhere})
+    before = (tmp_path / "pod.yaml").read_text()
+    result = run("fix", "--unsafe-fixes", str(tmp_path))
+    if elsewhere:
+        assert (tmp_path / "pod.yaml").read_text() == before
+        assert "anchored (&req) and read elsewhere through *req" in result.output
+    else:
+        assert (tmp_path / "pod.yaml").read_text() == before.replace("cpu: 2500m", 'cpu: "3"')
+
+
 def test_a_suppressed_warning_does_not_hold_back_a_kubelet_fix(tmp_path: Path) -> None:
     # the case fix starts the static CPU manager, and then the pod's suppressed fractional-cpu warning applies
     write(tmp_path, {"kubelet.yaml": KUBELET_HEAD + 'cpuManagerPolicy: Static\nreservedSystemCPUs: "0"\n',

@@ -29,7 +29,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Container, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from dataclasses import replace as dc_replace
 from functools import partial
 from typing import Any
@@ -301,6 +301,7 @@ class _Prover:
         self.alone: dict[int, str | None] = {}  # by profile: its document alone, at its own lines
         self.pods: dict[int, list[PodView]] = {}  # by profile: the workloads its pools run
         self.originals: dict[str, Source | None] = {}  # by file: read again as it is, every finding kept
+        self.collections: dict[str, list[_Anchored]] = {}  # by file: its anchored mappings and lists
 
     def originals_of(self, sources: Iterable[Source], files: Collection[str]) -> list[Source]:
         """``sources`` with those of ``files`` read again with every finding (MAX_PER_RULE_PROVEN): the run keeps
@@ -464,6 +465,18 @@ class _Prover:
             if any(key is None or _key_before(text, m.start()) != key
                    for m in alias.finditer(text, start, min(ends) if ends else len(text))):
                 return name
+        # a mapping or list around the edited value anchored and read elsewhere (``requests: &r {...}`` read as
+        # ``nodeSelector: *r`` or merged with ``<<: *r``): the edit changes what the alias reads too
+        if file not in self.collections:
+            self.collections[file] = _anchored_collections(text, starts)
+        for edit in edits:
+            begin = _offset(starts, edit.span.line, edit.span.col)
+            for held in self.collections[file]:
+                # read under the same key (an item merging another: the proof below reads both) it is the same
+                # setting, as for an anchored value
+                if held.start <= begin < held.end and any(_setting(key) != _setting(held.key)
+                                                          for _at, key in held.aliases):
+                    return held.name
         return None
 
     def shares_anchors(self, file: str, span: Span) -> bool:
@@ -940,6 +953,86 @@ def _apply(text: str, edits: list[Edit]) -> tuple[str, Mapper] | None:
         return offset - delta
 
     return text, back
+
+
+@dataclass
+class _Anchored:
+    """An anchored mapping or list of a file: its name, where it is (character offsets), the key it is the value
+    of (None: a list item, a document), and where the aliases reading it are."""
+
+    name: str
+    start: int
+    end: int
+    key: str | None
+    aliases: list[tuple[int, str | None]] = field(default_factory=list)  # (where, the key it is read under)
+
+
+def _setting(key: str | None) -> str | None:
+    """What a mapping under ``key`` sets, for an alias of it: a container's requests and limits read as one
+    (``limits: *req``: the two alike, which every fix of a container's resources keeps)."""
+    return "resources" if key in ("requests", "limits") else key
+
+
+def _anchored_collections(text: str, starts: list[int]) -> list[_Anchored]:
+    """The anchored mappings and lists of ``text`` with the aliases that read each (those of its document after
+    it, until the anchor is given again), from libyaml's events; none when the text does not parse. Each is
+    keyed by the key it is the value of, an alias by the key it is read under: a merge (``limits: {<<: *req}``,
+    ``<<: [*a, *b]``) is read under the key of the mapping it merges into."""
+    from ruamel.yaml import YAML  # here: only a fix inside an anchored mapping of a file with aliases needs it
+    from ruamel.yaml.error import YAMLError
+
+    found: list[_Anchored] = []
+    current: dict[str, _Anchored | None] = {}  # the anchors of the document, to their collection (None: a scalar)
+    # each open collection: [anchored or None, the key it is read under, a mapping's next key (None: it expects
+    # one), whether it is a mapping]
+    open_: list[list[Any]] = []
+
+    def under() -> str | None:
+        """The key the node starting now is read under, and move the mapping holding it on to its next key."""
+        if not open_:
+            return None
+        top = open_[-1]
+        if not top[3]:  # a list: its items are read under no key, but those merged into a mapping (<<: [*a])
+            return top[1] if top[4] else None
+        key, top[2] = top[2], None
+        return top[1] if key == "<<" else key
+
+    def offset(mark: Any) -> int:
+        return _offset(starts, mark.line + 1, mark.column + 1)
+
+    try:
+        for event in YAML(typ="safe").parse(text):
+            kind = type(event).__name__
+            if kind == "DocumentStartEvent":
+                current = {}
+            elif kind in ("MappingStartEvent", "SequenceStartEvent"):
+                merged = bool(open_) and open_[-1][3] and open_[-1][2] == "<<"
+                if open_ and open_[-1][3] and open_[-1][2] is None:  # a mapping's key (a complex one)
+                    open_[-1][2], key = "{complex}", None
+                else:
+                    key = under()
+                held = None
+                if event.anchor is not None:
+                    held = _Anchored(str(event.anchor), offset(event.start_mark), len(text), key)
+                    current[held.name] = held
+                    found.append(held)
+                open_.append([held, key, None, kind == "MappingStartEvent", merged])
+            elif kind in ("MappingEndEvent", "SequenceEndEvent"):
+                held = open_.pop()[0] if open_ else None
+                if held is not None:
+                    held.end = offset(event.end_mark)
+            elif kind in ("ScalarEvent", "AliasEvent"):
+                if open_ and open_[-1][3] and open_[-1][2] is None:  # a mapping's key
+                    open_[-1][2] = str(event.value) if kind == "ScalarEvent" else "*"
+                    continue
+                key = under()
+                if kind == "ScalarEvent" and event.anchor is not None:
+                    current[str(event.anchor)] = None
+                elif kind == "AliasEvent" and (held := current.get(str(event.anchor))) is not None:
+                    held.aliases.append((offset(event.start_mark), key))
+    except (YAMLError, ValueError, RecursionError):
+        return []
+    return [held for held in found if held.aliases]
 
 
 def _unquoted(key: str | None) -> str | None:
