@@ -528,7 +528,10 @@ def test_crio_annotations_on_a_deployment_itself_reach_no_pod(tmp_path: Path) ->
                   resources: {limits: {cpu: "4"}}
         """
     write(tmp_path, {"deployment.yaml": deployment})
-    assert run("check", "--format", "json", str(tmp_path)).json()["findings"] == []
+    # no intent read from them (the pod is not said to be not Guaranteed); only where they are written is wrong
+    found = run("check", "--format", "json", str(tmp_path)).json()["findings"]
+    assert [f["rule"] for f in found] == ["crio-annotations-ignored"]
+    assert "on its own metadata, not on its pod template" in found[0]["message"]
 
 
 def test_crio_annotations_do_not_make_a_fractional_sidecar_beside_whole_cpus_a_mistake(tmp_path: Path) -> None:

@@ -763,3 +763,12 @@ def test_a_misspelt_network_name_gets_the_close_one_multus_would_find(tmp_path: 
     files["du.yaml"] = pod("far-away-name")
     [found] = findings(tmp_path, files, "sriov-unknown-resource")
     assert found["fix"]["description"] == 'create the network "far-away-name" or correct the annotation'
+    # a midhaul network is not a misspelt fronthaul one; a transposed letter is a misspelling
+    files["nets.yaml"] = "---\n".join([nad("sriov-net-fh", "openshift.io/mlxnics"),
+                                       nad("sriov-net-rdma", "openshift.io/mlxnics")])
+    files["du.yaml"] = pod("sriov-net-mh")
+    [found] = findings(tmp_path, files, "sriov-unknown-resource")
+    assert found["fix"]["description"] == 'create the network "sriov-net-mh" or correct the annotation'
+    files["du.yaml"] = pod("sriov-net-rmda")
+    [found] = findings(tmp_path, files, "sriov-unknown-resource")
+    assert found["fix"]["description"].startswith('correct the annotation (use "sriov-net-rdma")')

@@ -4,6 +4,7 @@ annotation (sriov-network-operator api/v1 and pkg/webhook/validate.go; multus-cn
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import TYPE_CHECKING
@@ -78,8 +79,26 @@ def _closest(names: list[str], wanted: str) -> list[str]:
         return names
     import difflib  # here: only a pod attaching a misspelt network needs it
 
+    names = [name for name in names if not _sibling(wanted, name)]
+    if not names:
+        return names
     ratios = [difflib.SequenceMatcher(None, wanted, name).ratio() for name in names]
     return [name for name, ratio in zip(names, ratios, strict=True) if ratio >= max(0.85, ratios[0] - 0.1)]
+
+
+_PARTS = re.compile(r"[-_.]")
+
+
+def _sibling(wanted: str, name: str) -> bool:
+    """Whether two network names differ only in one short part of other letters, as a fronthaul network's
+    (sriov-net-fh) differs from a midhaul one's (sriov-net-mh): another network, not a misspelling of it (a
+    transposition, rdma for rmda, is one)."""
+    ours, theirs = _PARTS.split(wanted), _PARTS.split(name)
+    if len(ours) != len(theirs):
+        return False
+    differ = [(a, b) for a, b in zip(ours, theirs, strict=True) if a != b]
+    return len(differ) == 1 and len(differ[0][0]) == len(differ[0][1]) <= 3 and \
+        sorted(differ[0][0]) != sorted(differ[0][1])
 
 
 def _rejected_fix(policy: Policy, wanted: str) -> Fix:
