@@ -611,6 +611,32 @@ def unlabelled_pools(n: int) -> str:
         "resources: {limits: {cpu: 500m, memory: 1Gi}}}]}}\n" for i in range(n))
 
 
+def padded_yes_labels(n: int) -> str:
+    """n Pods in one file, each labelled yes (a schema finding with a quoting fix) under a long comment: the line
+    starts cached by the text were compared whole with the equal text the proofs read again, at every finding."""
+    pad = "# " + "p" * 700 + "\n"
+    return "".join(f"---\n{pad}{{apiVersion: v1, kind: Pod, metadata: {{name: p{i}, labels: {{x: yes}}}}, spec: "
+                   "{containers: [{name: c, image: x}]}}\n" for i in range(n))
+
+
+def own_affinity_pools(n: int) -> dict[str, str]:
+    """n NodeTopology pools of one label key and n Pods each choosing its own pool by required node affinity
+    (role In [r_i]): every pool was a candidate for every pod, in each of the simulation's three analyses."""
+    files = {"kubelet.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+             "cpuManagerPolicy: static\nreservedSystemCPUs: '0'\n",
+             "topologies.yaml": "".join(
+                 f"---\napiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {{name: t{i}}}\nspec:\n"
+                 f"  pool: {{nodeSelector: {{role: r{i}}}, nodes: 1, kubeletConfig: kubelet}}\n  sockets: 1\n"
+                 "  threadsPerCore: 1\n  numaNodes:\n  - {id: 0, cpus: '0-3', memory: 8Gi}\n" for i in range(n))}
+    for k in range(0, n, 50):
+        files[f"pods{k}.yaml"] = "".join(
+            f"---\n{{apiVersion: v1, kind: Pod, metadata: {{name: p{i}}}, spec: {{affinity: {{nodeAffinity: "
+            "{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: role, "
+            f"operator: In, values: [r{i}]}}]}}]}}}}}}, containers: [{{name: c, image: x, resources: {{limits: "
+            "{cpu: '1', memory: 1Gi}}}]}}\n" for i in range(k, min(k + 50, n)))
+    return files
+
+
 SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "nested aliases + {{ }}": (nested_aliases, 22),
     "billion laughs": (laughs, 6),
@@ -679,6 +705,8 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "workloads each selecting its own profile": (workloads_of_own_profiles, 500),
     "topologies naming their configurations": (topologies_naming_configurations, 500),
     "Pods beside unlabelled pools": (unlabelled_pools, 1_000),
+    "wrong-typed labels under long comments in one file": (padded_yes_labels, 1200),
+    "Pods choosing their own pool by node affinity": (own_affinity_pools, 250),
 }
 
 

@@ -479,11 +479,20 @@ def _offset(text: str, line: int, col: int) -> int:
     return _line_starts(text)[line - 1] + col - 1
 
 
-@lru_cache(maxsize=2)
+_STARTS: list[tuple[str, list[int]]] = []  # the last two texts asked about, by identity, with their line starts
+
+
 def _line_starts(text: str) -> list[int]:
     """``line_starts`` of the file being checked, once per file: a file of thousands of documents, each with a
-    value of the wrong type, looked for each one's line from the start of the file (quadratic)."""
-    return line_starts(text)
+    value of the wrong type, looked for each one's line from the start of the file (quadratic). Texts are told
+    apart by identity: a proof reads the file again into an equal string, which a cache keyed by the text
+    compared with the first one, whole, on every call (quadratic again)."""
+    for known, starts in _STARTS:
+        if known is text:
+            return starts
+    starts = line_starts(text)
+    _STARTS[:] = [(text, starts), *_STARTS[:1]]
+    return starts
 
 
 def _retype(error: Any, span: Any, number: _Number | None = None, word: str | None = None) -> Fix | None:
