@@ -511,8 +511,18 @@ class _LabelIndex:
         found = {i for pair in pod.node_selector.items() for i in self.by_label.get(pair, ())}
         for term in pod.required_terms:
             for expression in term:
-                if isinstance(expression, dict):
-                    found.update(self.by_key.get(str(expression.get("key", "")), ()))
+                if not isinstance(expression, dict):
+                    continue
+                # only In of a declared value and Exists ask for a pool's label (``_expression``): pools of one
+                # key, each chosen by its value, were all tried for every workload
+                key, operator = str(expression.get("key", "")), expression.get("operator")
+                if operator == "Exists":
+                    found.update(self.by_key.get(key, ()))
+                elif operator == "In":
+                    written = expression.get("values")
+                    values = written if isinstance(written, frozenset) else {str(v) for v in as_list(written)}
+                    for value in values:
+                        found.update(self.by_label.get((key, value), ()))
         return [pools[i] for i in sorted(found)]
 
 
