@@ -772,3 +772,13 @@ def test_a_misspelt_network_name_gets_the_close_one_multus_would_find(tmp_path: 
     files["du.yaml"] = pod("sriov-net-rmda")
     [found] = findings(tmp_path, files, "sriov-unknown-resource")
     assert found["fix"]["description"].startswith('correct the annotation (use "sriov-net-rdma")')
+
+
+def test_policies_of_two_operators_do_not_share_a_resource(tmp_path: Path) -> None:
+    """The same resourceName in the OpenShift operator's namespace and the NVIDIA operator's names two resources
+    (openshift.io/x, nvidia.com/x), which no webhook compares: differing excludeTopology is no conflict there."""
+    other = policy("b", "mlxnics", pfs="[ens2f0]", extra="  excludeTopology: true\n")
+    files = {"a.yaml": policy("a", "mlxnics"), "b.yaml": other}
+    assert len(findings(tmp_path / "one", files, "sriov-policy-conflict")) == 1
+    files["b.yaml"] = other.replace(NS, "nvidia-network-operator")
+    assert findings(tmp_path / "two", files, "sriov-policy-conflict") == []

@@ -27,7 +27,7 @@ class _Traits:
     __slots__ = ("resource", "kind", "hulls", "managed", "roots")
 
     def __init__(self, policy: Policy) -> None:
-        self.resource = policy.resource_name
+        self.resource = policy.resource  # with its prefix: another operator's resource is another
         self.kind = (policy.exclude_topology, policy.device_type)
         self.managed = policy.externally_managed
         self.roots = tuple(dict.fromkeys(policy.root_devices))

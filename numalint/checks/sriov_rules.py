@@ -368,7 +368,7 @@ def _unless_webhook_off(hits: Iterable[Hit], run: Run, policy: Policy) -> Iterat
 
 
 def _pair(first: Policy, other: Policy) -> Iterator[Hit]:
-    if first.resource_name == other.resource_name:
+    if first.resource == other.resource:  # the prefix too: the NVIDIA operator's nvidia.com/x is another resource
         resource = first.resource_name
         if other.exclude_topology != first.exclude_topology:
             where = "excludeTopology" if "excludeTopology" in (other.doc.root.get("spec") or {}) else "resourceName"
