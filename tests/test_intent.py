@@ -65,8 +65,15 @@ def test_a_device_alone_asks_for_nothing_guaranteed_qos_would_add(tmp_path: Path
 
 
 def test_a_gpu_with_whole_cpus_asks_for_alignment(tmp_path: Path) -> None:
-    gpu = '{requests: {cpu: "4"}, limits: {nvidia.com/gpu: 1}}'
-    assert _findings(tmp_path, {"pod.yaml": _pod(gpu)}) == [("not-guaranteed", "warning")]
+    """A whole cpu limit beside a GPU asks for exclusive CPUs anywhere; a whole request without a limit only on a
+    pool whose kubelet runs the static CPU manager: elsewhere it is a training worker's usual Burstable sizing
+    (found by a precision review: a Volcano TensorFlow job's `cpu: 1` beside its GPU)."""
+    capped = '{requests: {cpu: "4"}, limits: {cpu: "4", nvidia.com/gpu: 1}}'
+    assert _findings(tmp_path / "capped", {"pod.yaml": _pod(capped)}) == [("not-guaranteed", "warning")]
+    requested = '{requests: {cpu: "4"}, limits: {nvidia.com/gpu: 1}}'
+    assert _findings(tmp_path / "plain", {"pod.yaml": _pod(requested)}) == []
+    assert _findings(tmp_path / "static", {"pod.yaml": _pod(requested), **STATIC_POOL}) == [
+        ("not-guaranteed", "warning")]
 
 
 def test_a_data_plane_asks_for_alignment(tmp_path: Path) -> None:
@@ -81,7 +88,7 @@ def test_a_data_plane_asks_for_alignment(tmp_path: Path) -> None:
 
 
 def test_a_resource_numalint_cannot_place_is_info(tmp_path: Path) -> None:
-    unknown = '{requests: {cpu: "2"}, limits: {example.com/widget: 1}}'
+    unknown = '{requests: {cpu: "2"}, limits: {cpu: "2", example.com/widget: 1}}'
     assert _findings(tmp_path, {"pod.yaml": _pod(unknown)}) == [("not-guaranteed", "info")]
 
 
@@ -138,7 +145,8 @@ def test_a_network_whose_policy_excludes_topology_asks_for_nothing(tmp_path: Pat
           resourceName: mgmt_vfs
           networkNamespace: default
         """
-    pod = _pod('{requests: {cpu: "2"}}', annotations='annotations: {k8s.v1.cni.cncf.io/networks: mgmt-net}')
+    pod = _pod('{requests: {cpu: "2"}, limits: {cpu: "2"}}',
+               annotations='annotations: {k8s.v1.cni.cncf.io/networks: mgmt-net}')
     files = {"policy.yaml": policy.format(exclude="true"), "network.yaml": network, "pod.yaml": pod}
     assert _findings(tmp_path, files) == []
     files["policy.yaml"] = policy.format(exclude="false")

@@ -66,7 +66,7 @@ def _asked(analysis: Analysis, pod: PodView) -> Intent | None:
     if pod.data_plane:
         return Intent(f"it runs a data plane ({pod.data_plane})", True)
     names = pod.resource_names()
-    whole = _whole_cpus(pod)
+    whole = _whole_cpus(analysis, pod)
     floating = _floating_resources(analysis)
     huge = sorted(r for r in names if is_hugepages(r))
     # hugepages an EFA device needs (AWS asks them of every pod using one) say nothing of where its CPUs should be
@@ -131,13 +131,29 @@ def _pinned_memory(analysis: Analysis, pod: PodView) -> bool:
                for pool in analysis.pools_for(pod))
 
 
-def _whole_cpus(pod: PodView) -> str | None:
-    """A container asking for whole CPUs (an integer cpu request or limit of at least one)."""
+def _whole_cpus(analysis: Analysis, pod: PodView) -> str | None:
+    """A container asking for whole CPUs: capping itself at them (an integer cpu limit of at least one), as one
+    meant for exclusive CPUs does, or requesting them on a pool whose kubelet runs the static CPU manager. An
+    integer request without a limit elsewhere is Burstable by design (the common sizing of a GPU training worker,
+    `cpu: 1` beside its GPU on a cluster tuned for nothing), no sign of wanting exclusive CPUs (found by a
+    precision review)."""
+    requested = None
     for container in pod.containers:
-        cpu = container.limits.get("cpu") or container.requests.get("cpu")
+        cpu = container.limits.get("cpu")
         if cpu is not None and cpu >= 1 and cpu.denominator == 1:
             return f"{container.label} asks for {cpu} whole CPUs"
-    return None
+        cpu = container.requests.get("cpu") if cpu is None else None
+        if requested is None and cpu is not None and cpu >= 1 and cpu.denominator == 1:
+            requested = f"{container.label} asks for {cpu} whole CPUs"
+    return requested if requested is not None and _static_cpus(analysis, pod) else None
+
+
+def _static_cpus(analysis: Analysis, pod: PodView) -> bool:
+    """Whether a pool the workload asks for (or one of every node) runs the static CPU manager (as
+    ``_pinned_memory`` judges pools)."""
+    asks = bool(pod.node_selector or pod.required_terms)
+    return any(pool.profile is not None and pool.profile.cpu_manager_policy == "static"
+               and (asks or not pool.node_labels) for pool in analysis.pools_for(pod))
 
 
 def _floating_resources(analysis: Analysis) -> set[str]:
