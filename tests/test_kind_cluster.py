@@ -176,6 +176,13 @@ def test_a_patch_that_reaches_no_kubelet_is_said(tmp_path: Path) -> None:
                                                          ("unknown-field", 19)]
     assert ["dropped" in found[0]["message"], "kubeadm init" in found[1]["message"],
             "kubeadm join" in found[2]["message"]] == [True, True, True]
+    assert found[1]["fix"]["description"] == "write it as an InitConfiguration patch"
+    # beside an InitConfiguration patch that reaches the node: merge into it (found by a precision review)
+    merged = worker.replace("- role: worker", "  - |\n    kind: InitConfiguration\n    nodeRegistration: {name: cp}\n"
+                                              "- role: worker")
+    found = findings(tmp_path, {"kind.yaml": _cluster("kind: KubeletConfiguration\nmaxPods: 200\n", merged)})
+    assert [f["fix"]["description"] for f in found if "kubeadm init" in f["message"]] == [
+        "merge its nodeRegistration into the InitConfiguration patch that reaches this node (line 16)"]
     # the Cluster's own JoinConfiguration on a cluster of one node is not said: scripts append workers to such files
     alone = _cluster("kind: JoinConfiguration\nnodeRegistration:\n  kubeletExtraArgs:\n    max-pods: \"200\"\n",
                      "- role: control-plane\n")
