@@ -270,11 +270,13 @@ class NearResources:
             self.by_bare.setdefault(_bare(name), []).append(name)
         self.index = NearNames(list(self.by_bare))
 
-    def near(self, resource: str, most: int | None = 3) -> list[str]:
-        """The names of at most ``most`` candidates (None: all), the closest first."""
+    def near(self, resource: str, most: int | None = 3, capped: bool = False) -> list[str]:
+        """The names of at most ``most`` candidates (None: all), the closest first; ``capped``: for a suggestion,
+        none among too many look-alikes (``NearNames.CAP``)."""
         wanted = _bare(resource)
         shape, numbers = _numbers(wanted)
-        near = [bare for bare in self.index.close(wanted) if _numbers(bare)[0] != shape or _numbers(bare)[1] == numbers]
+        near = [bare for bare in self.index.close(wanted, capped=capped)
+                if _numbers(bare)[0] != shape or _numbers(bare)[1] == numbers]
         return [name for bare in near[:most] for name in self.by_bare[bare]]
 
 
@@ -294,7 +296,7 @@ def _numbers(name: str) -> tuple[str, tuple[str, ...]]:
 def use_one_of(resource: str, names: Iterable[str] | NearResources) -> str | None:
     """``use "a" or "b"``: the ``names`` close enough to ``resource`` to be what was meant (``NearResources``);
     None when none is."""
-    near = (names if isinstance(names, NearResources) else NearResources(names)).near(resource)
+    near = (names if isinstance(names, NearResources) else NearResources(names)).near(resource, capped=True)
     return did_you_mean(resource, near).replace("did you mean", "use", 1).rstrip("?") if near else None
 
 

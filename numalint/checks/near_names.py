@@ -7,7 +7,8 @@ so, with the characters of every name ranked rarest first, the two share one of 
 + 1`` characters of each (prefix filtering, as set-similarity joins do). The names found so are asked of difflib
 as before: the answer is the same, and thousands of unknown resources beside thousands of policies no longer
 compare every pair. Names that all share most of their characters (random words of a few letters) defeat the
-filter: an index then compares at most ``BUDGET`` names in all, and past it suggests nothing.
+filter: a suggestion (``capped``) then gives up on a word with more than ``CAP`` candidates, a decision (is this
+a misspelling of a name of the run?) still compares them all.
 """
 
 from __future__ import annotations
@@ -36,9 +37,10 @@ def _prefix(tokens: list[tuple[str, int]], rank: dict[tuple[str, int], int]) -> 
 class NearNames:
     """Names indexed by the rarest of their characters."""
 
-    # names compared with difflib by one index, at most (~1 s): thousands of unknown names beside thousands of
-    # names alike were compared pair by pair; a word whose comparisons would pass it gets no suggestion
-    BUDGET = 1 << 18
+    # a suggestion's candidates, at most: thousands of unknown names beside thousands of names alike were compared
+    # pair by pair for "did you mean"; among more look-alikes than this, none is a clear suggestion. Per word, so
+    # that a suggestion does not depend on the run's order or on how a streamed run is cut into batches
+    CAP = 128
 
     def __init__(self, names: list[str]) -> None:
         self.names = names
@@ -51,22 +53,29 @@ class NearNames:
                      enumerate(sorted(counts.items(), key=lambda item: (item[1], item[0])))}
         self.postings: dict[tuple[str, int], list[int]] = {}
         self.empty: list[int] = []  # names of no character: close to nothing but an empty word
-        self.spent = 0  # names compared so far (``BUDGET``)
+        self.answers: dict[tuple[str, int | None, bool], list[str]] = {}  # each word asked once
         for number, each in enumerate(tokens):
             if not each:
                 self.empty.append(number)
             for token in _prefix(each, self.rank):
                 self.postings.setdefault(token, []).append(number)
 
-    def close(self, word: str, most: int | None = None) -> list[str]:
-        """``difflib.get_close_matches(word, names, most, CUTOFF)`` (None: every one above CUTOFF), best first."""
-        if self.spent >= self.BUDGET:
+    def close(self, word: str, most: int | None = None, capped: bool = False) -> list[str]:
+        """``difflib.get_close_matches(word, names, most, CUTOFF)`` (None: every one above CUTOFF), best first;
+        ``capped``: none when more than ``CAP`` names are candidates."""
+        key = (word, most, capped)
+        if key not in self.answers:
+            self.answers[key] = self._close(word, most, capped)
+        return self.answers[key]
+
+    def _close(self, word: str, most: int | None, capped: bool) -> list[str]:
+        tokens = _prefix(_tokens(word), self.rank)
+        if capped and any(len(self.postings.get(token, ())) > self.CAP for token in tokens):
             return []
         found: set[int] = set(self.empty) if not word else set()
-        for token in _prefix(_tokens(word), self.rank):
+        for token in tokens:
             found.update(self.postings.get(token, ()))
-        self.spent += len(found)
-        if self.spent > self.BUDGET:
+        if capped and len(found) > self.CAP:
             return []
         candidates = [self.names[n] for n in sorted(found)]
         return difflib.get_close_matches(word, candidates, n=most or max(len(candidates), 1), cutoff=CUTOFF)
