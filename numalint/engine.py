@@ -433,9 +433,10 @@ class _Inputs:
     walked: dict[str, Listing]  # each directory listed -> the kustomizations and links in it
 
 
-def _inputs(paths: list[str], options: Options) -> _Inputs:
+def _inputs(paths: list[str], options: Options, texts: Collection[str] = ()) -> _Inputs:
+    """The files to read (``texts``: those whose text is given, on disk or not), the context files, the missing."""
     walked: dict[str, Listing] = {}
-    files, missing = discover(paths, options.exclude, options.exclude_base, KUSTOMIZATION_NAMES, walked)
+    files, missing = discover(paths, options.exclude, options.exclude_base, KUSTOMIZATION_NAMES, walked, texts)
     if len(paths) == 1 and not options.context and walked and not any(listing.links for listing in walked.values()):
         # one directory walked, no symbolic link in it: each file was found once, under one name (the real paths
         # that tell repeats apart cost a tenth of a second on 20,000 files)
@@ -470,10 +471,7 @@ def _read_inputs(paths: list[str], options: Options, texts: dict[str, str], stam
                  defer: Callable[[str], bool] | None = None) -> ReadInputs:
     """``_read_files``, and the paths of the results; ``defer``: in a run of many files without context files, the
     files it picks are left unread (None) (``numalint.checks.streamed``)."""
-    inputs = _inputs(paths, options)
-    if texts and inputs.missing:  # stdin standing for a file (--stdin-filename) that is not on disk
-        inputs.files += [path for path in inputs.missing if path in texts]
-        inputs.missing = [path for path in inputs.missing if path not in texts]
+    inputs = _inputs(paths, options, texts)
     files, context_files, missing, links = inputs.files, inputs.context, inputs.missing, inputs.links
     count = len(files)
     if context_files or not _streams(count):
@@ -802,8 +800,7 @@ def _without_overlay_fields(findings: list[Finding], overlays: Overlays | None, 
     on_objects = [f for f in findings if f.obj is not None and f.rule != "yaml-syntax" and f.input != "-"]
     if overlays is None or not on_objects:
         return findings
-    from numalint.model.overlays import settles  # here: only a run with kustomizations needs it
-    from numalint.output.sources import SourceFiles
+    from numalint.output.sources import SourceFiles  # here: only a run with kustomizations needs it
 
     files = SourceFiles(given)
     settled: set[int] = set()
@@ -811,23 +808,50 @@ def _without_overlay_fields(findings: list[Finding], overlays: Overlays | None, 
         assert finding.obj is not None
         # a finding without a fix to prove needs only whether every way settles it (``_unproven_under_overlays``
         # reads every way's fields only for a fix's edits)
+        settles_it = _Settles(files, finding)
         routes = overlays.decided(finding.file, finding.obj.kind, finding.obj.name, finding.obj.namespace,
-                                  finding.obj.api_version, settled_only=finding.fix is None or not finding.fix.edits)
+                                  finding.obj.api_version, settled_only=finding.fix is None or not finding.fix.edits,
+                                  settling=settles_it)
         _unproven_under_overlays(finding, [route.fields for route in routes])
-        key = files.key_path(finding) if any(route.fields for route in routes) else None
+        if not any(route.fields for route in routes):
+            continue
+        settling = [bool(route.fields) and settles_it(route.fields) for route in routes]
+        key = settles_it.key()
         if key is None:
             continue
-        root = files.document(finding)
-        settling = [settles(route.fields, key, root, absent=finding.key is not None) for route in routes]
         if all(settling):
             settled.add(id(finding))
         elif any(settling):  # the finding holds in the builds that leave the field alone: name one
             build = next(route.build for route, settles_it in zip(routes, settling, strict=True) if not settles_it)
-            shown = build if os.path.isabs(finding.file) else os.path.relpath(build)
+            # named from the finding's file, as the run named it (not the real path a symbolic link leads to)
+            directory = os.path.dirname(finding.file) or "."
+            shown = os.path.normpath(os.path.join(directory, os.path.relpath(build, os.path.realpath(directory))))
             finding.related += (Related(shown, Span(1, 1, 1, 1), f"kustomize builds the object here without "
                                         f"patching {key}, which other builds patch"),)
             _fixed_in_the_build(finding, key, shown)
     return [f for f in findings if id(f) not in settled] if settled else findings
+
+
+class _Settles:
+    """Whether the fields a kustomize build patches settle a finding: its key and document looked up once, when
+    first asked (most findings under overlays meet builds that patch nothing)."""
+
+    def __init__(self, files: Any, finding: Finding) -> None:
+        self.files, self.finding = files, finding
+        self.looked: tuple[str | None, Any] | None = None
+
+    def key(self) -> str | None:
+        if self.looked is None:
+            key = self.files.key_path(self.finding)
+            self.looked = (key, self.files.document(self.finding) if key is not None else None)
+        return self.looked[0]
+
+    def __call__(self, fields: frozenset[str]) -> bool:
+        from numalint.model.overlays import settles  # here: only a run with kustomizations needs it
+
+        key = self.key()
+        assert self.looked is not None
+        return key is not None and settles(fields, key, self.looked[1], absent=self.finding.key is not None)
 
 
 def _fixed_in_the_build(finding: Finding, key: str, build: str) -> None:

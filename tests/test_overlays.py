@@ -344,3 +344,16 @@ def test_a_finding_some_builds_settle_names_a_build_that_does_not(tmp_path: Path
     result = run("check", "--format", "json", "--fail-on", "never", ".", cwd=tmp_path / "none")
     found = [f for f in result.json()["findings"] if "spec.nodeSelector is required" in f["message"]]
     assert len(found) == 1 and found[0].get("related", []) == []
+
+
+def test_a_build_patching_another_field_leaves_the_finding_and_is_named(tmp_path: Path) -> None:
+    """A build patching only another field of the object does not settle the finding: the walk looks on for one
+    that does, past it (found by a review: it stopped at the first build patching anything)."""
+    other = SELECTOR_PATCH.replace('nodeSelector:\n        node-role.kubernetes.io/worker-cnf: ""',
+                                   "realTimeKernel: {enabled: true}")
+    profile_tree(tmp_path, ("a-rt", other), ("b-lab", None), ("c-site", SELECTOR_PATCH))
+    result = run("check", "--format", "json", "--fail-on", "never", ".", cwd=tmp_path)
+    [found] = [f for f in result.json()["findings"] if "spec.nodeSelector is required" in f["message"]]
+    assert [r["file"] for r in found["related"]] in (["overlays/a-rt/kustomization.yaml"],
+                                                     ["overlays/b-lab/kustomization.yaml"])
+    assert "patch it in overlays/" in found["fix"]["description"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -180,7 +180,8 @@ class Overlays:
         return copy
 
     def decided(self, file: str, kind: str, name: str, namespace: str | None = None,
-                api_version: str = "", settled_only: bool = False) -> list[Route]:
+                api_version: str = "", settled_only: bool = False,
+                settling: Callable[[frozenset[str]], bool] | None = None) -> list[Route]:
         """For each way a build reaches the object ``kind``/``name`` (in ``namespace``, of ``api_version``) in
         ``file``, the build and the fields patched on the way (dotted paths as ``output.sources`` names keys:
         ``spec.nodeSelector``, list items as ``[name]``); empty when no build reaches it. A finding is settled
@@ -188,9 +189,10 @@ class Overlays:
         node selector labels each supply the selector. Two ways into one build (a diamond of two bases, each
         renaming) are two. kustomize matches a target on an object's original name or its current one, which
         the namePrefix and nameSuffix of the kustomizations below the patch have changed. ``settled_only``: the
-        caller asks only whether every way settles it, so the walk stops at the first way patching nothing once it
-        has seen one patching something, or ``LOOKAHEAD`` ways past it (a base of thousands of objects under
-        thousands of overlays, each patching one, walked every overlay for each object)."""
+        caller asks only whether every way settles it, so the walk stops at the first way patching nothing (or
+        not what ``settling`` asks) once it has seen one that does, or ``LOOKAHEAD`` ways past it (a base of
+        thousands of objects under thousands of overlays, each patching one, walked every overlay for each
+        object)."""
         if file not in self._real:
             if self._only is not None:
                 raise Restricted(file)
@@ -232,8 +234,9 @@ class Overlays:
             if build:
                 routes.append(Route(fields, path))
                 if settled_only:
-                    patched = patched or bool(fields)
-                    if not fields and unpatched < 0:
+                    good = settling(fields) if settling is not None and fields else bool(fields)
+                    patched = patched or good
+                    if not good and unpatched < 0:
                         unpatched = len(routes)
                     if unpatched >= 0 and (patched or len(routes) - unpatched >= self.LOOKAHEAD):
                         return routes
