@@ -85,3 +85,16 @@ def test_the_option_needs_stdin_and_a_file(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "give '-' as the path" in result.stderr
     result = run("fix", "-", "--stdin-filename", ".", stdin=NODE, cwd=tmp_path)
     assert result.exit_code == 2 and "give the path of a file" in result.stderr
+
+
+def test_an_excluded_path_is_excluded_whether_or_not_it_exists(tmp_path: Path) -> None:
+    """`exclude` applies to the file stdin stands for as to the file itself, on disk or not (found by a review:
+    a path not on disk was checked anyway)."""
+    (tmp_path / ".numalint.yaml").write_text("exclude:\n  - vendor/\n")
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "node.yaml").write_text(NODE)
+    for name in ("vendor/node.yaml", "vendor/new.yaml"):
+        result = run("check", "-", "--stdin-filename", name, stdin=NODE, cwd=tmp_path)
+        assert result.exit_code == 2 and "no YAML or JSON files found" in result.stderr, (name, result.stderr)
+        fixed = run("fix", "--unsafe-fixes", "-", "--stdin-filename", name, stdin=NODE, cwd=tmp_path)
+        assert fixed.output == NODE, name

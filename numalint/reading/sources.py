@@ -148,7 +148,7 @@ class Source:
 
 
 def discover(paths: Iterable[str], exclude: Iterable[str], base: str | None = None, names: Collection[str] = (),
-             walked: dict[str, Listing] | None = None) -> tuple[list[str], list[str]]:
+             walked: dict[str, Listing] | None = None, given: Collection[str] = ()) -> tuple[list[str], list[str]]:
     """Expand files and directories into sorted input files; return (files, missing).
 
     ``exclude`` globs match a path relative to ``base`` (the config file's directory), the path as
@@ -157,6 +157,8 @@ def discover(paths: Iterable[str], exclude: Iterable[str], base: str | None = No
     each directory listed (named as ``os.path.dirname`` names it for a file in it): the files among ``names``
     it holds, whatever their suffix or exclusion (the kustomizations beside the inputs, without a system call
     per name and directory), and which of its entries are symbolic links (no ``lstat`` per file to tell).
+    ``given``: paths whose text the caller holds (stdin standing for a file, --stdin-filename): files, excluded
+    or not like any other, whether or not they exist.
     """
     found: list[str] = []
     missing: list[str] = []
@@ -168,7 +170,10 @@ def discover(paths: Iterable[str], exclude: Iterable[str], base: str | None = No
         try:
             is_dir = stat.S_ISDIR(os.stat(raw).st_mode)
         except (FileNotFoundError, NotADirectoryError):
-            missing.append(raw)
+            if raw not in given:
+                missing.append(raw)
+            elif not excluded(raw):
+                found.append(raw)
             continue
         except (OSError, ValueError):
             is_dir = False  # e.g. inside a directory we may not enter: read_source says so
