@@ -242,3 +242,50 @@ def test_a_value_crio_ignores_asks_for_nothing(tmp_path: Path) -> None:
     burstable = deployment('cpu-quota.crio.io: "Disable"').replace('limits: {cpu: "4", memory: 4Gi}',
                                                                    'requests: {cpu: "4"}')
     assert [f for f in findings(tmp_path, {"du.yaml": burstable}) if f["rule"] == "not-guaranteed"] == []
+
+
+def test_a_cronjobs_job_template_and_a_training_jobs_own_annotations_reach_no_pod(tmp_path: Path) -> None:
+    """A CronJob's job template metadata is the Job's, not its pods'; a PyTorchJob's own annotations reach none
+    of its roles' pods, and the finding names the object once, not one role (found by a review)."""
+    cron = """\
+        apiVersion: batch/v1
+        kind: CronJob
+        metadata: {name: cj}
+        spec:
+          schedule: "* * * * *"
+          jobTemplate:
+            metadata:
+              annotations: {cpu-quota.crio.io: "disable"}
+            spec:
+              template:
+                spec:
+                  restartPolicy: Never
+                  containers: [{name: c, image: x}]
+        """
+    [hit] = hits(tmp_path / "cron", {"cj.yaml": cron})
+    assert (hit["line"], hit["message"].split(": a CronJob")[0]) == (
+        8, "CronJob cj sets cpu-quota.crio.io on spec.jobTemplate.metadata, not on its pod template")
+    assert hit["fix"]["description"] == "move cpu-quota.crio.io to spec.jobTemplate.spec.template.metadata.annotations"
+    training = """\
+        apiVersion: kubeflow.org/v1
+        kind: PyTorchJob
+        metadata:
+          name: pt
+          annotations: {cpu-load-balancing.crio.io: "disable"}
+        spec:
+          pytorchReplicaSpecs:
+            Master:
+              replicas: 1
+              template:
+                spec:
+                  containers: [{name: pytorch, image: x}]
+            Worker:
+              replicas: 2
+              template:
+                spec:
+                  containers: [{name: pytorch, image: x}]
+        """
+    [hit] = hits(tmp_path / "training", {"pt.yaml": training})
+    assert hit["message"].startswith("PyTorchJob pt sets cpu-load-balancing.crio.io on its own metadata")
+    assert "its pod templates' annotations (spec.pytorchReplicaSpecs.Master.template.metadata.annotations, ...)" \
+        in hit["message"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from fractions import Fraction
 from math import ceil, lcm
 from typing import Any
@@ -416,16 +417,21 @@ def _tuning_on_the_controller(analysis: Analysis) -> Iterator[Hit]:
     for pod in analysis.pods:
         if not pod.misplaced_tuning:
             continue
-        span = pod.span(("metadata", "annotations", pod.misplaced_tuning[0]), key=True)
+        span = pod.span(pod.misplaced_at + ("annotations", pod.misplaced_tuning[0]), key=True)
         if (pod.file, span) in said:
             continue
         said.add((pod.file, span))
         written = ", ".join(pod.misplaced_tuning)
         template = _go_path(pod.spec_path[:-1] + ("metadata", "annotations"))
-        yield Hit(f"{pod.ref.label()} sets {written} on its own metadata, not on its pod template: a {pod.ref.kind} "
-                  f"passes only {template} to its pods, so CRI-O never sees them and the pods' CPUs keep "
+        where = "its own metadata" if pod.misplaced_at == ("metadata",) else _go_path(pod.misplaced_at)
+        # a training job's roles each have their template: the annotations go to each role that wants them
+        templates, into = (f"its pod templates' annotations ({template}, ...)", f"the pod template of each role "
+                           f"that wants them ({template}, ...)") if pod.ref.part else (template, template)
+        whole = replace(pod.ref, part=None).label()  # the object, not one of its roles
+        yield Hit(f"{whole} sets {written} on {where}, not on its pod template: a {pod.ref.kind} "
+                  f"passes only {templates} to its pods, so CRI-O never sees them and the pods' CPUs keep "
                   f"{_kept(pod.misplaced_tuning)}",
-                  pod.file, span, pod.ref, Fix(f"move {written} to {template}"))
+                  pod.file, span, pod.ref, Fix(f"move {written} to {into}"))
 
 
 def _runtime_classes(analysis: Analysis, pod: PodView, profiles: list[Document],

@@ -107,9 +107,10 @@ class PodView:
     dra_claims: tuple[tuple[int, str, Path], ...] = ()
     asked_alignment: str | None = None  # NUMA alignment the object asks outright (Volcano's topologyPolicy)
     runtime_class: str | None = None  # spec.runtimeClassName as written (None: not written)
-    # CRI-O tuning annotations written on a controller's own metadata and not on its pod template: they never
-    # reach its pods
+    # CRI-O tuning annotations written on a controller's own metadata (or a CronJob's job template's) and not on
+    # its pod template: they never reach its pods; and the metadata they are written in
     misplaced_tuning: tuple[str, ...] = ()
+    misplaced_at: Path = ("metadata",)
     # the QoS class, worked out on first use (views are not changed once made; ``replace`` makes it again)
     _qos: str | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -355,8 +356,24 @@ def _pod_view(doc: Document, template: PodTemplate) -> PodView:
                    data_plane=_vfio_volume(spec), hugepage_volume=_hugepage_volume(spec),
                    burstable_by=burstable_by(doc.api_version, doc.kind, root, template.part),
                    idle=template.idle, runs_alone=template.alone, asked_alignment=template.alignment,
-                   dra_claims=claims, misplaced_tuning=tuple(key for key in crio_tuning(own) if key not in
-                                                             template_annotations) if doc.kind != "Pod" else ())
+                   dra_claims=claims, **_misplaced_tuning(doc.kind, root, template_annotations))
+
+
+def _misplaced_tuning(kind: str, root: YMap, template: dict[str, str]) -> dict[str, Any]:
+    """``PodView.misplaced_tuning`` and ``misplaced_at``: CRI-O tuning annotations of a controller's own metadata, or
+    else of a CronJob's job template, that its pod template does not carry."""
+    if kind == "Pod":
+        return {}
+    for metadata in _OUTER_METADATA.get(kind, (("metadata",),)):
+        keys = tuple(key for key in crio_tuning(_string_map(get(root, metadata + ("annotations",))))
+                     if key not in template)
+        if keys:
+            return {"misplaced_tuning": keys, "misplaced_at": metadata}
+    return {}
+
+
+# the metadata of a controller that are not its pods' (a CronJob's own, and its job template's)
+_OUTER_METADATA: dict[str, tuple[Path, ...]] = {"CronJob": (("metadata",), ("spec", "jobTemplate", "metadata"))}
 
 
 def _dra_claims(spec: YMap, spec_path: Path, containers: list[ContainerView]) -> tuple[tuple[int, str, Path], ...]:
@@ -440,7 +457,7 @@ def _locator(doc: Document, spec_path: Path, containers: list[ContainerView], po
     for path in extra:
         locator.record(root, path)
     # each path recorded one step from its parent's node (``Locator.child``), not walked to from the root again
-    for metadata in dict.fromkeys((("metadata",), spec_path[:-1] + ("metadata",))):
+    for metadata in dict.fromkeys((*_OUTER_METADATA.get(doc.kind, (("metadata",),)), spec_path[:-1] + ("metadata",))):
         where = metadata + ("annotations",)
         annotations = locator.record(root, where)
         for key in READ_ANNOTATIONS if annotations is not None else ():  # the SR-IOV rules point at them
