@@ -772,6 +772,10 @@ def test_a_misspelt_network_name_gets_the_close_one_multus_would_find(tmp_path: 
     files["du.yaml"] = pod("sriov-net-rmda")
     [found] = findings(tmp_path, files, "sriov-unknown-resource")
     assert found["fix"]["description"].startswith('correct the annotation (use "sriov-net-rdma")')
+    # written with its namespace, the suggestion keeps it (Multus looks there; found by a review)
+    files["du.yaml"] = pod("ran/sriov-net-rmda").replace("namespace: ran", "namespace: other")
+    [found] = findings(tmp_path, files, "sriov-unknown-resource")
+    assert found["fix"]["description"].startswith('correct the annotation (use "ran/sriov-net-rdma")')
 
 
 def test_policies_of_two_operators_do_not_share_a_resource(tmp_path: Path) -> None:

@@ -189,8 +189,10 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                     continue
                 # the networks of names close to it that Multus would find from the pod (a misspelling)
                 looked = attachment.label.split("/")[0] if "/" in attachment.label else pod.ref.namespace
-                meant = _closest([n for n in network_names().near(name, None) if sriov.serving(n, looked)][:3], name)
-                use = " or ".join(f'"{n}"' for n in meant)
+                meant = _closest([n for n in network_names().near(name, None, capped=True)
+                                  if sriov.serving(n, looked)][:3], name)
+                written = attachment.label.rpartition("/")[0]  # the namespace it names, kept in the suggestion
+                use = " or ".join(f'"{written}/{n}"' if written else f'"{n}"' for n in meant)
                 yield Hit(f'{pod.ref.label()} attaches network "{attachment.label}" ({NETWORKS_ANNOTATION}) but no '
                           "SriovNetwork, SriovIBNetwork, OVSNetwork, NetworkAttachmentDefinition or NVIDIA network "
                           "operator network of that name is in the run: Multus cannot find it and the pod stays in "
