@@ -786,3 +786,23 @@ def test_policies_of_two_operators_do_not_share_a_resource(tmp_path: Path) -> No
     assert len(findings(tmp_path / "one", files, "sriov-policy-conflict")) == 1
     files["b.yaml"] = other.replace(NS, "nvidia-network-operator")
     assert findings(tmp_path / "two", files, "sriov-policy-conflict") == []
+
+
+def test_a_misspelling_among_many_look_alikes_is_still_judged(tmp_path: Path) -> None:
+    """Under the NVIDIA operator's prefix a pod's resource is judged only when it is a misspelling of a policy's:
+    worked out in full however many policies look alike; only the suggestion is left out among more than 128
+    look-alikes (found by a review: a comparison budget, once spent, dropped the finding itself)."""
+    import itertools
+
+    names = ["".join(letters) for letters in itertools.islice(itertools.product("abcdef", repeat=5), 0, 7776, 5)]
+    policies = "---\n".join(policy(f"p{i}", name).replace(NS, "nvidia-network-operator")
+                            for i, name in enumerate(names))
+    wanted = names[500] + "x"  # bfdcex: over a thousand names share one of its rarest letters
+    # 300 pods asking look-alikes first, each worked out in full too
+    before = "---\n".join(pod("[]", f"a{i}", f'{{cpu: "4", memory: 4Gi, nvidia.com/{name}x: 1}}')
+                          for i, name in enumerate(names[600:900]))
+    files = {"policies.yaml": policies, "a.yaml": before,
+             "du.yaml": pod("[]", limits=f'{{cpu: "4", memory: 4Gi, nvidia.com/{wanted}: 1}}')}
+    found = [f for f in findings(tmp_path, files, "sriov-unknown-resource") if f["file"].endswith("du.yaml")]
+    assert [f"requests nvidia.com/{wanted}," in f["message"] for f in found] == [True]
+    assert found[0]["fix"]["description"] == "add the SriovNetworkNodePolicy that creates the resource"
