@@ -170,10 +170,15 @@ def test_annotation_suppression(tmp_path: Path) -> None:
                 requests:
                   cpu: "2"
                 limits:
+                  cpu: "2"
                   nvidia.com/gpu: 1
         """})
     result = run("check", "--format", "json", str(tmp_path))
     assert result.json()["findings"] == []
+    text = (tmp_path / "pod.yaml").read_text()  # what the annotation suppresses
+    (tmp_path / "pod.yaml").write_text(text.replace('    numalint.io/disable: "not-guaranteed"\n', "    a: b\n"))
+    assert [f["rule"] for f in run("check", "--format", "json", str(tmp_path)).json()["findings"]] == [
+        "not-guaranteed"]
 
 
 def test_kubernetes_version_drives_option_gates(tmp_path: Path) -> None:
