@@ -822,7 +822,7 @@ def _without_overlay_fields(findings: list[Finding], overlays: Overlays | None, 
         if all(settling):
             settled.add(id(finding))
         elif any(settling):  # the finding holds in the builds that leave the field alone: name one
-            build = next(route.build for route, settles_it in zip(routes, settling, strict=True) if not settles_it)
+            build = next(route.build for route, here in zip(routes, settling, strict=True) if not here)
             # named from the finding's file, as the run named it (not the real path a symbolic link leads to)
             directory = os.path.dirname(finding.file) or "."
             shown = os.path.normpath(os.path.join(directory, os.path.relpath(build, os.path.realpath(directory))))
