@@ -74,6 +74,10 @@ def test_a_gpu_with_whole_cpus_asks_for_alignment(tmp_path: Path) -> None:
     assert _findings(tmp_path / "plain", {"pod.yaml": _pod(requested)}) == []
     assert _findings(tmp_path / "static", {"pod.yaml": _pod(requested), **STATIC_POOL}) == [
         ("not-guaranteed", "warning")]
+    # an init container's whole limit says nothing of the app's CPUs: it is done before the app starts
+    init = _pod(requested).replace("  containers:\n", "  initContainers:\n    - name: fetch\n      image: x\n"
+                                   "      resources: {limits: {cpu: '1', memory: 512Mi}}\n  containers:\n")
+    assert _findings(tmp_path / "init", {"pod.yaml": init}) == []
 
 
 def test_a_data_plane_asks_for_alignment(tmp_path: Path) -> None:

@@ -139,6 +139,8 @@ def _whole_cpus(analysis: Analysis, pod: PodView) -> str | None:
     precision review)."""
     requested = None
     for container in pod.containers:
+        if container.init and not container.sidecar:
+            continue  # done before the app starts: its CPUs say nothing of the app's (found by a review)
         cpu = container.limits.get("cpu")
         if cpu is not None and cpu >= 1 and cpu.denominator == 1:
             return f"{container.label} asks for {cpu} whole CPUs"
