@@ -183,6 +183,12 @@ def test_a_patch_that_reaches_no_kubelet_is_said(tmp_path: Path) -> None:
     found = findings(tmp_path, {"kind.yaml": _cluster("kind: KubeletConfiguration\nmaxPods: 200\n", merged)})
     assert [f["fix"]["description"] for f in found if "kubeadm init" in f["message"]] == [
         "merge its nodeRegistration into the InitConfiguration patch that reaches this node (line 16)"]
+    # one kind drops (an apiVersion it does not write) is not the one to merge into
+    dropped = merged.replace("    kind: InitConfiguration\n", "    apiVersion: kubeadm.k8s.io/v1beta2\n"
+                                                                "    kind: InitConfiguration\n")
+    found = findings(tmp_path, {"kind.yaml": _cluster("kind: KubeletConfiguration\nmaxPods: 200\n", dropped)})
+    assert [f["fix"]["description"] for f in found if "kubeadm init" in f["message"]] == [
+        "write it as an InitConfiguration patch"]
     # the Cluster's own JoinConfiguration on a cluster of one node is not said: scripts append workers to such files
     alone = _cluster("kind: JoinConfiguration\nnodeRegistration:\n  kubeletExtraArgs:\n    max-pods: \"200\"\n",
                      "- role: control-plane\n")

@@ -175,7 +175,8 @@ def _ignored(cluster: list[YMap], own: list[list[YMap]], first: int) -> list[Ign
             elif kind == "JoinConfiguration" and i == first:
                 # not said of the Cluster's own JoinConfiguration patch on a cluster of one node: scripts append
                 # workers to such a file (kubevirtci), whose joining nodes it then reaches
-                init = next((p for p in own[first] + cluster if _kind(p) == "InitConfiguration"), None)
+                init = next((p for p in own[first] + cluster if _kind(p) == "InitConfiguration"
+                             and _targets(p, "InitConfiguration", KUBEADM_GROUP_NAME, KUBEADM_VERSIONS)), None)
                 say(patch, "this node's JoinConfiguration patch changes nothing: the node runs kubeadm init, which "
                            "reads the InitConfiguration",
                     "write it as an InitConfiguration patch" if init is None else
