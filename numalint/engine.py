@@ -823,13 +823,21 @@ def _without_overlay_fields(findings: list[Finding], overlays: Overlays | None, 
             settled.add(id(finding))
         elif any(settling):  # the finding holds in the builds that leave the field alone: name one
             build = next(route.build for route, here in zip(routes, settling, strict=True) if not here)
-            # named from the finding's file, as the run named it (not the real path a symbolic link leads to)
-            directory = os.path.dirname(finding.file) or "."
-            shown = os.path.normpath(os.path.join(directory, os.path.relpath(build, os.path.realpath(directory))))
+            shown = _named_like(build, finding.file)
             finding.related += (Related(shown, Span(1, 1, 1, 1), f"kustomize builds the object here without "
                                         f"patching {key}, which other builds patch"),)
             _fixed_in_the_build(finding, key, shown)
     return [f for f in findings if id(f) not in settled] if settled else findings
+
+
+def _named_like(real: str, file: str) -> str:
+    """The real path ``real`` named from ``file`` as the run named it (through the symbolic link it came by),
+    when that name leads to it; else relative to the working directory (absolute for an absolute ``file``)."""
+    directory = os.path.dirname(file) or "."
+    named = os.path.normpath(os.path.join(directory, os.path.relpath(real, os.path.realpath(directory))))
+    if os.path.realpath(named) == real:
+        return named
+    return real if os.path.isabs(file) else os.path.relpath(real)
 
 
 class _Settles:

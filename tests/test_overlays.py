@@ -357,3 +357,16 @@ def test_a_build_patching_another_field_leaves_the_finding_and_is_named(tmp_path
     assert [r["file"] for r in found["related"]] in (["overlays/a-rt/kustomization.yaml"],
                                                      ["overlays/b-lab/kustomization.yaml"])
     assert "patch it in overlays/" in found["fix"]["description"]
+
+
+def test_a_build_is_named_through_the_link_the_run_came_by_only_when_that_name_leads_to_it(tmp_path: Path) -> None:
+    """A base reached through a symbolic link at another depth: the unpatched build is named by a path that leads
+    to it (found by a review: a lexical `..` through the link named a file that does not exist)."""
+    profile_tree(tmp_path / "vendor" / "lib", ("site", SELECTOR_PATCH), ("lab", None))
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "base").symlink_to(tmp_path / "vendor" / "lib" / "base")
+    result = run("check", "--format", "json", "--fail-on", "never", "app/base/pp.yaml", "vendor/lib/overlays",
+                 cwd=tmp_path)
+    [found] = [f for f in result.json()["findings"] if "spec.nodeSelector is required" in f["message"]]
+    [related] = found["related"]
+    assert (tmp_path / related["file"]).is_file(), related
