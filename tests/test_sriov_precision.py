@@ -776,6 +776,11 @@ def test_a_misspelt_network_name_gets_the_close_one_multus_would_find(tmp_path: 
     files["du.yaml"] = pod("ran/sriov-net-rmda").replace("namespace: ran", "namespace: other")
     [found] = findings(tmp_path, files, "sriov-unknown-resource")
     assert found["fix"]["description"].startswith('correct the annotation (use "ran/sriov-net-rdma")')
+    # the JSON form names the namespace in a field of its own: the name alone goes in "name"
+    files["du.yaml"] = pod('\'[{"name": "sriov-net-rmda", "namespace": "ran"}]\'').replace("namespace: ran",
+                                                                                          "namespace: other")
+    [found] = findings(tmp_path, files, "sriov-unknown-resource")
+    assert found["fix"]["description"].startswith('correct the annotation (use "sriov-net-rdma")')
 
 
 def test_policies_of_two_operators_do_not_share_a_resource(tmp_path: Path) -> None:
@@ -790,7 +795,7 @@ def test_policies_of_two_operators_do_not_share_a_resource(tmp_path: Path) -> No
 
 def test_a_misspelling_among_many_look_alikes_is_still_judged(tmp_path: Path) -> None:
     """Under the NVIDIA operator's prefix a pod's resource is judged only when it is a misspelling of a policy's:
-    worked out in full however many policies look alike; only the suggestion is left out among more than 128
+    worked out in full however many policies look alike; only the suggestion is left out among more than 512
     look-alikes (found by a review: a comparison budget, once spent, dropped the finding itself)."""
     import itertools
 

@@ -8,7 +8,7 @@ so, with the characters of every name ranked rarest first, the two share one of 
 as before: the answer is the same, and thousands of unknown resources beside thousands of policies no longer
 compare every pair. Names that all share most of their characters (random words of a few letters) defeat the
 filter: a suggestion (``capped``) then gives up on a word with more than ``CAP`` candidates, a decision (is this
-a misspelling of a name of the run?) still compares them all.
+a misspelling of a name of the run?) still compares them all (pairwise among thousands of look-alikes).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class NearNames:
     # a suggestion's candidates, at most: thousands of unknown names beside thousands of names alike were compared
     # pair by pair for "did you mean"; among more look-alikes than this, none is a clear suggestion. Per word, so
     # that a suggestion does not depend on the run's order or on how a streamed run is cut into batches
-    CAP = 128
+    CAP = 512
 
     def __init__(self, names: list[str]) -> None:
         self.names = names

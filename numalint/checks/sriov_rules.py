@@ -83,7 +83,7 @@ def _closest(names: list[str], wanted: str) -> list[str]:
     if not names:
         return names
     ratios = [difflib.SequenceMatcher(None, wanted, name).ratio() for name in names]
-    return [name for name, ratio in zip(names, ratios, strict=True) if ratio >= max(0.85, ratios[0] - 0.1)]
+    return [name for name, ratio in zip(names, ratios, strict=True) if ratio >= max(0.85, ratios[0] - 0.05)]
 
 
 _PARTS = re.compile(r"[-_.]")
@@ -191,7 +191,9 @@ def sriov_unknown_resource(analysis: Analysis) -> Iterator[Hit]:
                 looked = attachment.label.split("/")[0] if "/" in attachment.label else pod.ref.namespace
                 meant = _closest([n for n in network_names().near(name, None, capped=True)
                                   if sriov.serving(n, looked)][:3], name)
-                written = attachment.label.rpartition("/")[0]  # the namespace it names, kept in the suggestion
+                # the namespace it names, kept in the suggestion (the JSON form names it in a field of its own)
+                json_form = is_json_form(pod.annotations.get(NETWORKS_ANNOTATION, ""))
+                written = "" if json_form else attachment.label.rpartition("/")[0]
                 use = " or ".join(f'"{written}/{n}"' if written else f'"{n}"' for n in meant)
                 yield Hit(f'{pod.ref.label()} attaches network "{attachment.label}" ({NETWORKS_ANNOTATION}) but no '
                           "SriovNetwork, SriovIBNetwork, OVSNetwork, NetworkAttachmentDefinition or NVIDIA network "
