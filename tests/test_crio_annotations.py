@@ -289,3 +289,28 @@ def test_a_cronjobs_job_template_and_a_training_jobs_own_annotations_reach_no_po
     assert hit["message"].startswith("PyTorchJob pt sets cpu-load-balancing.crio.io on its own metadata")
     assert "its pod templates' annotations (spec.pytorchReplicaSpecs.Master.template.metadata.annotations, ...)" \
         in hit["message"]
+
+
+def test_a_jobsets_job_template_annotations_reach_no_pod(tmp_path: Path) -> None:
+    """A JobSet's replicated job template is a Job's: its metadata is the Job's, not its pods' (found by a
+    review)."""
+    jobset = """\
+        apiVersion: jobset.x-k8s.io/v1alpha2
+        kind: JobSet
+        metadata: {name: js}
+        spec:
+          replicatedJobs:
+            - name: workers
+              replicas: 1
+              template:
+                metadata:
+                  annotations: {cpu-quota.crio.io: "disable"}
+                spec:
+                  template:
+                    spec:
+                      restartPolicy: Never
+                      containers: [{name: c, image: x}]
+        """
+    [hit] = hits(tmp_path, {"js.yaml": jobset})
+    assert hit["line"] == 10 and "on spec.replicatedJobs[0].template.metadata, not on its pod template" in \
+        hit["message"]

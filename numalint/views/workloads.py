@@ -356,15 +356,16 @@ def _pod_view(doc: Document, template: PodTemplate) -> PodView:
                    data_plane=_vfio_volume(spec), hugepage_volume=_hugepage_volume(spec),
                    burstable_by=burstable_by(doc.api_version, doc.kind, root, template.part),
                    idle=template.idle, runs_alone=template.alone, asked_alignment=template.alignment,
-                   dra_claims=claims, **_misplaced_tuning(doc.kind, root, template_annotations))
+                   dra_claims=claims, **_misplaced_tuning(doc.kind, root, spec_path, template_annotations))
 
 
-def _misplaced_tuning(kind: str, root: YMap, template: dict[str, str]) -> dict[str, Any]:
+def _misplaced_tuning(kind: str, root: YMap, spec_path: Path, template: dict[str, str]) -> dict[str, Any]:
     """``PodView.misplaced_tuning`` and ``misplaced_at``: CRI-O tuning annotations of a controller's own metadata, or
-    else of a CronJob's job template, that its pod template does not carry."""
+    else of a template above its pod template (a CronJob's job template, a JobSet's), that its pod template does not
+    carry."""
     if kind == "Pod":
         return {}
-    for metadata in _OUTER_METADATA.get(kind, (("metadata",),)):
+    for metadata in _outer_metadata(spec_path):
         keys = tuple(key for key in crio_tuning(_string_map(get(root, metadata + ("annotations",))))
                      if key not in template)
         if keys:
@@ -372,8 +373,12 @@ def _misplaced_tuning(kind: str, root: YMap, template: dict[str, str]) -> dict[s
     return {}
 
 
-# the metadata of a controller that are not its pods' (a CronJob's own, and its job template's)
-_OUTER_METADATA: dict[str, tuple[Path, ...]] = {"CronJob": (("metadata",), ("spec", "jobTemplate", "metadata"))}
+def _outer_metadata(spec_path: Path) -> tuple[Path, ...]:
+    """The metadata of a controller that are not its pods': its own, and those of the templates above its pod
+    template (``spec.jobTemplate`` of a CronJob, ``spec.replicatedJobs[0].template`` of a JobSet: a Job's)."""
+    above = spec_path[:-2]  # the pod template is spec_path[:-1]
+    return (("metadata",), *(above[:i + 1] + ("metadata",) for i, step in enumerate(above)
+                             if step in ("template", "jobTemplate")))
 
 
 def _dra_claims(spec: YMap, spec_path: Path, containers: list[ContainerView]) -> tuple[tuple[int, str, Path], ...]:
@@ -457,7 +462,7 @@ def _locator(doc: Document, spec_path: Path, containers: list[ContainerView], po
     for path in extra:
         locator.record(root, path)
     # each path recorded one step from its parent's node (``Locator.child``), not walked to from the root again
-    for metadata in dict.fromkeys((*_OUTER_METADATA.get(doc.kind, (("metadata",),)), spec_path[:-1] + ("metadata",))):
+    for metadata in dict.fromkeys((*_outer_metadata(spec_path), spec_path[:-1] + ("metadata",))):
         where = metadata + ("annotations",)
         annotations = locator.record(root, where)
         for key in READ_ANNOTATIONS if annotations is not None else ():  # the SR-IOV rules point at them
