@@ -791,6 +791,12 @@ def test_policies_of_two_operators_do_not_share_a_resource(tmp_path: Path) -> No
     assert len(findings(tmp_path / "one", files, "sriov-policy-conflict")) == 1
     files["b.yaml"] = other.replace(NS, "nvidia-network-operator")
     assert findings(tmp_path / "two", files, "sriov-policy-conflict") == []
+    # nor do they on one PF: each operator's webhook lists its own namespace's policies only
+    files = {"a.yaml": policy("a", "xa", pfs='["ens1f0#0-3"]'),
+             "b.yaml": policy("b", "yb", pfs='["ens1f0#2-5"]').replace(NS, "nvidia-network-operator")}
+    assert findings(tmp_path / "pf", files, "sriov-policy-conflict") == []
+    files["b.yaml"] = policy("b", "yb", pfs='["ens1f0#2-5"]')
+    assert len(findings(tmp_path / "pf-one", files, "sriov-policy-conflict")) == 1
 
 
 def test_a_misspelling_among_many_look_alikes_is_still_judged(tmp_path: Path) -> None:

@@ -337,6 +337,10 @@ def sriov_policy_conflict(analysis: Analysis) -> Iterator[Hit]:
         # their nodes already (``PolicyPairs``)
         if other.ref.name == first.ref.name:
             continue
+        # two operators' policies (the NVIDIA Network Operator's namespace and another): each webhook lists the
+        # policies of its own namespace only, so neither compares them
+        if other.prefix != first.prefix:
+            continue
         # policies in two clusters' trees never meet in one webhook
         directories = (os.path.dirname(first.doc.file), os.path.dirname(other.doc.file))
         if directories not in together:
