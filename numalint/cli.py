@@ -307,9 +307,11 @@ def _emit(outputs: list[tuple[str, str | None]], findings: list[Any], ctx: Any, 
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--node-state", "node_state", type=click.Path(file_okay=False), default=None,
               help="Directory with a node's cpu_manager_state / memory_manager_state to start from.")
+@click.option("--stdin-filename", metavar="PATH", default=None,
+              help="The file stdin ('-') stands for: configured and judged as that file (nothing is read from it).")
 def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format: str, output_file: str | None,
              cpu_map: bool, color: str, kube_version: str | None, openshift_version: str | None,
-             config_path: str | None, node_state: str | None) -> None:
+             config_path: str | None, node_state: str | None, stdin_filename: str | None) -> None:
     """Show where the kubelet would place each pod, NUMA node by NUMA node; exit 1 if one is rejected."""
     output_file = None if output_file == "-" else output_file  # -o - is stdout
     from numalint.engine import build_analyses
@@ -319,11 +321,13 @@ def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format:
 
     _require_readable(topologies)
     target = _target(kube_version, openshift_version)
+    paths, stdin_name = _stdin_standing_for(paths, stdin_filename)
     config = _config(config_path, paths)
     options = _options(config, target, 0, node_state)
     if not paths and not topologies and not options.context:
         raise click.UsageError("give the files to simulate and a --topology")
-    analyses = build_analyses(list(paths) + list(topologies), options, _read_stdin() if "-" in paths else None)
+    analyses = build_analyses(list(paths) + list(topologies), options,
+                              _read_stdin() if stdin_name in paths else None, stdin_name)
     report = build_report(analyses)
     colour = False
     if output_format == "json":
@@ -350,7 +354,7 @@ def simulate(paths: tuple[str, ...], topologies: tuple[str, ...], output_format:
     # inputs that could not be read are not skipped silently: their findings on stderr, exit 2
     sources = [s for analysis in analyses for s in analysis.run.sources]
     unread = [f for s in sources for f in s.findings if f.rule == "yaml-syntax"]
-    unread += [_missing(path) for path in paths if path != "-" and not os.path.lexists(path)]
+    unread += [_missing(path) for path in paths if path not in ("-", stdin_name) and not os.path.lexists(path)]
     for finding in unread:
         finding.severity = finding.severity or "error"
     if unread:

@@ -621,9 +621,11 @@ def _with_instancetypes(members: list[Read]) -> list[Read]:
     return [r if isinstance(r, str) else next(resolved) for r in members]
 
 
-def build_analyses(paths: list[str], options: Options, stdin_text: str | None = None) -> list[Analysis]:
-    """Read inputs and analyse each cluster without checking (for ``simulate``)."""
-    results = _read_files(paths, options, {"-": stdin_text} if stdin_text is not None else {})[0]
+def build_analyses(paths: list[str], options: Options, stdin_text: str | None = None,
+                   stdin_name: str = "-") -> list[Analysis]:
+    """Read inputs and analyse each cluster without checking (for ``simulate``); ``stdin_name``: the path stdin's
+    text stands for (--stdin-filename)."""
+    results = _read_files(paths, options, {stdin_name: stdin_text} if stdin_text is not None else {})[0]
     return [c.analysis for c in _analyse_clusters(results, options)]
 
 

@@ -98,3 +98,14 @@ def test_an_excluded_path_is_excluded_whether_or_not_it_exists(tmp_path: Path) -
         assert result.exit_code == 2 and "no YAML or JSON files found" in result.stderr, (name, result.stderr)
         fixed = run("fix", "--unsafe-fixes", "-", "--stdin-filename", name, stdin=NODE, cwd=tmp_path)
         assert fixed.output == NODE, name
+
+
+def test_simulate_places_stdin_as_the_file_it_stands_for(tmp_path: Path) -> None:
+    """`simulate -` names the pool of a nameless KubeletConfiguration by the file stdin stands for, as for a file."""
+    (tmp_path / "node.yaml").write_text(NODE)
+    on_disk = run("simulate", "--format", "json", "node.yaml", cwd=tmp_path)
+    named = run("simulate", "--format", "json", "-", "--stdin-filename", "elsewhere/node.yaml", stdin=NODE,
+                cwd=tmp_path)
+    assert named.exit_code == on_disk.exit_code and named.json()["pools"] == on_disk.json()["pools"]
+    unnamed = run("simulate", "--format", "json", "-", stdin=NODE, cwd=tmp_path)
+    assert unnamed.json()["pools"] != on_disk.json()["pools"]
