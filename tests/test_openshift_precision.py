@@ -750,3 +750,23 @@ def test_among_many_profiles_a_workload_goes_to_the_pools_its_node_selection_pic
     pools = {f["object"]["name"]: re.findall(r'pool "(pp\d+)"', f["message"])
              for f in findings(tmp_path, "fractional-cpu")}
     assert pools == {"by-selector": ["pp7"], "by-in": ["pp12"], "by-exists": ["pp15"], "by-selector-and-in": ["pp3"]}
+
+
+def test_a_profile_without_a_node_selector_is_told_the_label_of_its_pools_nodes(tmp_path: Path) -> None:
+    """The hint names the node label of the one MachineConfigPool the profile's machineConfigPoolSelector picks,
+    not an example label of another role (found by a precision review: worker-cnf beside a pool of role ht)."""
+    profile = ("apiVersion: performance.openshift.io/v2\nkind: PerformanceProfile\nmetadata: {name: ht}\nspec:\n"
+               "  cpu: {isolated: 2-15, reserved: 0-1}\n"
+               "  machineConfigPoolSelector: {machineconfiguration.openshift.io/role: ht}\n")
+    pool = ("apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata:\n  name: ht\n"
+            "  labels: {machineconfiguration.openshift.io/role: ht}\nspec:\n"
+            "  machineConfigSelector: {matchExpressions: [{key: machineconfiguration.openshift.io/role, "
+            "operator: In, values: [worker, ht]}]}\n"
+            "  nodeSelector: {matchLabels: {node-role.kubernetes.io/ht: ''}}\n")
+    write(tmp_path / "pool", {"pp.yaml": profile, "mcp.yaml": pool})
+    [found] = [f for f in findings(tmp_path / "pool", "performance-profile-invalid") if "nodeSelector" in f["message"]]
+    assert found["fix"]["description"] == ('add spec.nodeSelector, {node-role.kubernetes.io/ht: ""}, the nodes of '
+                                           "MachineConfigPool ht it configures")
+    write(tmp_path / "alone", {"pp.yaml": profile})
+    [found] = [f for f in findings(tmp_path / "alone", "performance-profile-invalid") if "nodeSelector" in f["message"]]
+    assert found["fix"]["description"] == 'add spec.nodeSelector, e.g. {node-role.kubernetes.io/worker-cnf: ""}'

@@ -337,6 +337,21 @@ def _selector_key(doc: Document) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((str(k), repr(v)) for k, v in selector.items())) if isinstance(selector, dict) else ()
 
 
+def _pools_node_label(doc: Document, run: Run) -> str:
+    """The node selector a profile without one wants: the one label of the nodes of the MachineConfigPool its
+    machineConfigPoolSelector picks, when that is one pool of its cluster (found by a precision review: the hint
+    named worker-cnf beside a pool of role ht); else an example."""
+    selector = get(doc.root, ("spec", "machineConfigPoolSelector"))
+    if isinstance(selector, dict) and selector:
+        pools = [pool for pool in machine_config_pools(run).selected_by({"matchLabels": selector})
+                 if pool.doc is not None and run.together(doc.file, pool.doc.file)]
+        labels = {tuple(pool.node_labels.items()) for pool in pools}
+        if len(pools) == 1 and len(labels) == 1 and len(next(iter(labels))) == 1:
+            (key, value), = next(iter(labels))
+            return f'{{{key}: "{value}"}}, the nodes of MachineConfigPool {pools[0].name} it configures'
+    return 'e.g. {node-role.kubernetes.io/worker-cnf: ""}'
+
+
 def _profile_problems(doc: Document, docs: Iterable[Document], run: Run) -> Iterator[Hit]:
     """The webhook's refusals of ``doc``; ``docs``: the profiles of its cluster (``Run.together``) whose node
     selectors may equal its own, in order (only as many are asked for as it names)."""
@@ -367,8 +382,7 @@ def _profile_problems(doc: Document, docs: Iterable[Document], run: Run) -> Iter
     elif not isinstance(selector, dict) or not selector:
         yield hit('spec.nodeSelector is required ("the nodeSelector required"): without it the profile '
                   "selects no nodes and the webhook rejects it", "nodeSelector", key=True,
-                  fix='add spec.nodeSelector, e.g. {node-role.kubernetes.io/worker-cnf: ""}',
-                  absent="spec.nodeSelector")
+                  fix=f"add spec.nodeSelector, {_pools_node_label(doc, run)}", absent="spec.nodeSelector")
     else:
         if len(selector) > 1:
             yield hit("spec.nodeSelector has several labels; the webhook accepts exactly one "
