@@ -121,9 +121,9 @@ def check(paths: tuple[str, ...], formats: tuple[str, ...], output_file: str | N
         _run_fix(list(paths) + list(topologies), options, unsafe_fixes, show_diff, stdin_text, stdin_name,
                  outputs, fail_on, look)
         return
-    named = stdin_name != "-" and stdin_text is not None
-    report = run_check(list(paths) + list(topologies), options, None if named else stdin_text,
-                       {stdin_name: stdin_text} if named and stdin_text is not None else None)
+    # stdin standing for a file is that file's text; plain stdin is "-"
+    named = {stdin_name: stdin_text} if stdin_name != "-" and stdin_text is not None else None
+    report = run_check(list(paths) + list(topologies), options, None if named else stdin_text, named)
     nothing = None
     if report.files == 0:
         nothing = "no YAML or JSON files found"

@@ -13,12 +13,16 @@ Hugepages in a Burstable pod alone are no evidence: a database maps them to spar
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from numalint.analysis import Analysis
 from numalint.model.sriov import NETWORKS_ANNOTATION, parse_networks
 from numalint.views.workloads import PodView, crio_tuning, is_extended, is_hugepages
+
+if TYPE_CHECKING:
+    from numalint.views.kubelet import KubeletProfile
 
 # device-plugin resources of PCIe devices, which the device plugin reports with their NUMA node
 TOPOLOGY_PREFIXES = (
@@ -120,15 +124,19 @@ def _exclusive_cpus(pod: PodView) -> bool:
     return any(container.whole_cpu_limit() for container in pod.containers)
 
 
-def _pinned_memory(analysis: Analysis, pod: PodView) -> bool:
-    """Whether a pool the workload runs on has the Static memory manager, which pins a Guaranteed pod's memory
-    and hugepages to its NUMA nodes (with any other policy, hugepages come from any NUMA node, whatever the QoS).
-    A labelled pool (a PerformanceProfile's worker-cnf) counts only when the workload asks for its nodes: one
-    that selects no nodes lands there only by chance (a database with hugepages on any worker), which says
-    nothing of what it wants; a pool of every node (no labels) counts for all."""
+def _chosen_profiles(analysis: Analysis, pod: PodView) -> Iterator[KubeletProfile]:
+    """The kubelets of the pools the workload asks for: a labelled pool (a PerformanceProfile's worker-cnf) counts
+    only when the workload selects its nodes (one that selects no nodes lands there only by chance, which says
+    nothing of what it wants); a pool of every node (no labels) counts for all."""
     asks = bool(pod.node_selector or pod.required_terms)
-    return any(pool.profile is not None and pool.profile.memory_policy == "Static" and (asks or not pool.node_labels)
-               for pool in analysis.pools_for(pod))
+    return (pool.profile for pool in analysis.pools_for(pod)
+            if pool.profile is not None and (asks or not pool.node_labels))
+
+
+def _pinned_memory(analysis: Analysis, pod: PodView) -> bool:
+    """Whether a pool the workload asks for has the Static memory manager, which pins a Guaranteed pod's memory
+    and hugepages to its NUMA nodes (with any other policy, hugepages come from any NUMA node, whatever the QoS)."""
+    return any(profile.memory_policy == "Static" for profile in _chosen_profiles(analysis, pod))
 
 
 def _whole_cpus(analysis: Analysis, pod: PodView) -> str | None:
@@ -141,21 +149,14 @@ def _whole_cpus(analysis: Analysis, pod: PodView) -> str | None:
     for container in pod.containers:
         if container.init and not container.sidecar:
             continue  # done before the app starts: its CPUs say nothing of the app's (found by a review)
-        cpu = container.limits.get("cpu")
-        if cpu is not None and cpu >= 1 and cpu.denominator == 1:
-            return f"{container.label} asks for {cpu} whole CPUs"
-        cpu = container.requests.get("cpu") if cpu is None else None
+        if container.whole_cpu_limit():
+            return f"{container.label} asks for {container.limits['cpu']} whole CPUs"
+        cpu = container.requests.get("cpu") if "cpu" not in container.limits else None
         if requested is None and cpu is not None and cpu >= 1 and cpu.denominator == 1:
             requested = f"{container.label} asks for {cpu} whole CPUs"
-    return requested if requested is not None and _static_cpus(analysis, pod) else None
-
-
-def _static_cpus(analysis: Analysis, pod: PodView) -> bool:
-    """Whether a pool the workload asks for (or one of every node) runs the static CPU manager (as
-    ``_pinned_memory`` judges pools)."""
-    asks = bool(pod.node_selector or pod.required_terms)
-    return any(pool.profile is not None and pool.profile.cpu_manager_policy == "static"
-               and (asks or not pool.node_labels) for pool in analysis.pools_for(pod))
+    static = requested is not None and any(profile.cpu_manager_policy == "static"
+                                           for profile in _chosen_profiles(analysis, pod))
+    return requested if static else None
 
 
 def _floating_resources(analysis: Analysis) -> set[str]:

@@ -345,9 +345,8 @@ def _pools_node_label(doc: Document, run: Run) -> str:
     if isinstance(selector, dict) and selector:
         pools = [pool for pool in machine_config_pools(run).selected_by({"matchLabels": selector})
                  if pool.doc is not None and run.together(doc.file, pool.doc.file)]
-        labels = {tuple(pool.node_labels.items()) for pool in pools}
-        if len(pools) == 1 and len(labels) == 1 and len(next(iter(labels))) == 1:
-            (key, value), = next(iter(labels))
+        if len(pools) == 1 and len(pools[0].node_labels) == 1:
+            (key, value), = pools[0].node_labels.items()
             return f'{{{key}: "{value}"}}, the nodes of MachineConfigPool {pools[0].name} it configures'
     return 'e.g. {node-role.kubernetes.io/worker-cnf: ""}'
 

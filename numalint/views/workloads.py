@@ -107,8 +107,8 @@ class PodView:
     dra_claims: tuple[tuple[int, str, Path], ...] = ()
     asked_alignment: str | None = None  # NUMA alignment the object asks outright (Volcano's topologyPolicy)
     runtime_class: str | None = None  # spec.runtimeClassName as written (None: not written)
-    # CRI-O tuning annotations written on a controller's own metadata (or a CronJob's job template's) and not on
-    # its pod template: they never reach its pods; and the metadata they are written in
+    # CRI-O tuning annotations written on a controller's own metadata (or a template's above its pod template: a
+    # CronJob's job template) and not on its pod template: they never reach its pods; and the metadata holding them
     misplaced_tuning: tuple[str, ...] = ()
     misplaced_at: Path = ("metadata",)
     # the QoS class, worked out on first use (views are not changed once made; ``replace`` makes it again)
