@@ -51,45 +51,46 @@ class Patch:
 
 @dataclass(slots=True)
 class Kustomization:
-    """A kustomization's resources and patches, and the components whose patches apply to its resources (as their
-    resource files are its). Workers send its entries as written (short strings: thousands of kustomizations cost
-    little to keep); ``resolve`` turns them into real paths of files and of the kustomizations of directories."""
+    """A kustomization's patches, the real paths of the files and kustomizations it names, and the components whose
+    patches apply to its resources (as their resource files are its). Resolved where it is read (``read_kustomization``:
+    in a worker, in parallel), so that the run's own process only links thousands of them together."""
 
     path: str
-    # the resources, bases and components entries as written, one per line, each after "r " or "c " (one
-    # string: thousands of kustomizations sent from workers cost next to nothing to keep)
-    entries: str = ""
     patches: tuple[Patch, ...] = ()
     prefix: str = ""  # namePrefix
     suffix: str = ""  # nameSuffix
-    files: tuple[str, ...] = ()  # real paths, once resolved
+    files: tuple[str, ...] = ()  # its resource files, by real path
     children: tuple[str, ...] = ()  # its bases (resources that are directories): their kustomizations
     components: tuple[str, ...] = ()
 
-    def resolve(self) -> Kustomization:
-        base = os.path.dirname(self.path)
-        files: list[str] = []
-        children: list[str] = []
-        components: list[str] = []
-        for line in self.entries.split("\n") if self.entries else ():
-            key, entry = line[0], line[2:]
-            # resolved through symbolic links (``../base-link`` is ``../base``), a directory once for all the
-            # entries in it: resolving each entry cost a second on 3,000 kustomizations
-            try:
-                joined = os.path.normpath(os.path.join(base, entry))
-                target = os.path.join(_real_directory(os.path.dirname(joined)), os.path.basename(joined))
-                directory = os.path.isdir(target)
-                target = _real_directory(target) if directory else target  # a linked base is the base
-            except (ValueError, OSError):  # a NUL in the entry, a loop of links: nothing kustomize reads
-                continue
-            if directory:
-                inner = _kustomization_in(target)
-                if inner is not None:
-                    (components if key == "c" else children).append(inner)
-            else:
-                files.append(target)
-        self.files, self.children, self.components = tuple(files), tuple(children), tuple(components)
-        return self
+
+Paths = tuple[str, ...]
+
+
+def _resolved(path: str, entries: Iterable[tuple[str, str]]) -> tuple[Paths, Paths, Paths]:
+    """The files, bases and components of the kustomization at ``path`` named by ``entries`` (key, entry as
+    written; key "components" or another), by real path; a directory by its kustomization, if it has one."""
+    base = os.path.dirname(path)
+    files: list[str] = []
+    children: list[str] = []
+    components: list[str] = []
+    for key, entry in entries:
+        # resolved through symbolic links (``../base-link`` is ``../base``), a directory once for all the
+        # entries in it: resolving each entry cost a second on 3,000 kustomizations
+        try:
+            joined = os.path.normpath(os.path.join(base, entry))
+            target = os.path.join(_real_directory(os.path.dirname(joined)), os.path.basename(joined))
+            directory = os.path.isdir(target)
+            target = _real_directory(target) if directory else target  # a linked base is the base
+        except (ValueError, OSError):  # a NUL in the entry, a loop of links: nothing kustomize reads
+            continue
+        if directory:
+            inner = _kustomization_in(target)
+            if inner is not None:
+                (components if key == "components" else children).append(inner)
+        else:
+            files.append(target)
+    return tuple(files), tuple(children), tuple(components)
 
 
 class Route(NamedTuple):
@@ -119,8 +120,8 @@ class Overlays:
         while waiting:  # the bases and components they name are read too, in the run or not
             real = waiting.pop()
             if real not in graph:
-                graph[real] = ((known or {}).get(real) or read_kustomization(
-                    real, [d.root for d in read_source(real).documents])).resolve()
+                graph[real] = (known or {}).get(real) or read_kustomization(
+                    real, [d.root for d in read_source(real).documents])
                 waiting += graph[real].children + graph[real].components
         _real_directory.cache_clear()  # the directories of one build of the graph (thousands): not asked again
         self._graph = graph
@@ -446,22 +447,22 @@ def _indexed(root: Any, key: str) -> str:
 
 
 def read_kustomization(path: str, roots: Iterable[Any]) -> Kustomization:
-    """The kustomization at real path ``path`` from its parsed documents, with the patches it names read (in a
-    worker while the run reads files, or here for a base outside the run)."""
+    """The kustomization at real path ``path`` from its parsed documents, with the patches it names read and its
+    entries resolved (in a worker while the run reads files, or here for a base outside the run): resolving
+    thousands of kustomizations took a tenth of a second of the run's serial part."""
     base = os.path.dirname(path)
-    entries: list[str] = []
+    entries: list[tuple[str, str]] = []
     patches: list[Patch] = []
     prefix = suffix = ""
     for root in roots:
         if not isinstance(root, dict):
             continue
-        entries += [f"{key[0] if key == 'components' else 'r'} {entry}" for key in ("resources", "bases", "components")
-                    for entry in _strings(root.get(key))
-                    if "://" not in entry and not entry.startswith("git@") and "\n" not in entry]  # remote: not here
+        entries += [(key, entry) for key in ("resources", "bases", "components") for entry in _strings(root.get(key))
+                    if "://" not in entry and not entry.startswith("git@")]  # remote: not here
         patches += _patches(root, base)
         prefix = root["namePrefix"] if isinstance(root.get("namePrefix"), str) else prefix
         suffix = root["nameSuffix"] if isinstance(root.get("nameSuffix"), str) else suffix
-    return Kustomization(path, "\n".join(entries), tuple(patches), prefix, suffix)
+    return Kustomization(path, tuple(patches), prefix, suffix, *_resolved(path, entries))
 
 
 def _strings(value: Any) -> list[str]:
