@@ -314,3 +314,29 @@ def test_a_jobsets_job_template_annotations_reach_no_pod(tmp_path: Path) -> None
     [hit] = hits(tmp_path, {"js.yaml": jobset})
     assert hit["line"] == 10 and "on spec.replicatedJobs[0].template.metadata, not on its pod template" in \
         hit["message"]
+
+
+def test_annotations_on_both_a_cronjob_and_its_job_template_are_each_reported(tmp_path: Path) -> None:
+    """Each metadata above the pod template that carries tuning annotations is its own mistake, with its own edit:
+    a CronJob tuned on itself and on its job template gets a finding on each (the first alone was reported)."""
+    cron = """\
+        apiVersion: batch/v1
+        kind: CronJob
+        metadata:
+          name: cj
+          annotations: {cpu-quota.crio.io: "disable"}
+        spec:
+          schedule: "* * * * *"
+          jobTemplate:
+            metadata:
+              annotations: {cpu-load-balancing.crio.io: "disable"}
+            spec:
+              template:
+                spec:
+                  restartPolicy: Never
+                  containers: [{name: c, image: x}]
+        """
+    found = hits(tmp_path, {"cj.yaml": cron})
+    assert [(hit["line"], hit["message"].split(", not on")[0]) for hit in found] == [
+        (5, "CronJob cj sets cpu-quota.crio.io on its own metadata"),
+        (10, "CronJob cj sets cpu-load-balancing.crio.io on spec.jobTemplate.metadata")]

@@ -17,7 +17,7 @@ from numalint.findings import MAX_NAMED, UNSAFE, Edit, Fix, Hit
 from numalint.k8s.kinds import NETWORKS_ANNOTATION
 from numalint.k8s.quantity import format_bytes, format_cpu, format_quantity, try_quantity
 from numalint.k8s.versions import POD_LEVEL_RESOURCES_ON
-from numalint.reading.locate import get
+from numalint.reading.locate import Path, get
 from numalint.reading.sources import Document
 from numalint.reading.yamlpos import Span
 from numalint.views.workloads import ContainerView, PodView, crio_tuning, is_extended, is_hugepages
@@ -415,23 +415,26 @@ def _tuning_on_the_controller(analysis: Analysis) -> Iterator[Hit]:
     object (a training job's roles are one object)."""
     said: set[tuple[str, Span]] = set()
     for pod in analysis.pods:
-        if not pod.misplaced_tuning:
-            continue
-        span = pod.span(pod.misplaced_at + ("annotations", pod.misplaced_tuning[0]), key=True)
-        if (pod.file, span) in said:
-            continue
-        said.add((pod.file, span))
-        written = ", ".join(pod.misplaced_tuning)
-        template = _go_path(pod.spec_path[:-1] + ("metadata", "annotations"))
-        where = "its own metadata" if pod.misplaced_at == ("metadata",) else _go_path(pod.misplaced_at)
-        # a training job's roles each have their template: the annotations go to each role that wants them
-        templates, into = (f"its pod templates' annotations ({template}, ...)", f"the pod template of each role "
-                           f"that wants them ({template}, ...)") if pod.ref.part else (template, template)
-        whole = replace(pod.ref, part=None).label()  # the object, not one of its roles
-        yield Hit(f"{whole} sets {written} on {where}, not on its pod template: a {pod.ref.kind} "
-                  f"passes only {templates} to its pods, so CRI-O never sees them and the pods' CPUs keep "
-                  f"{_kept(pod.misplaced_tuning)}",
-                  pod.file, span, pod.ref, Fix(f"move {written} to {into}"))
+        for metadata, keys in pod.misplaced_tuning:
+            span = pod.span(metadata + ("annotations", keys[0]), key=True)
+            if (pod.file, span) in said:
+                continue
+            said.add((pod.file, span))
+            yield _tuning_misplaced(pod, metadata, keys, span)
+
+
+def _tuning_misplaced(pod: PodView, metadata: Path, keys: tuple[str, ...], span: Span) -> Hit:
+    """The finding on CRI-O annotations ``keys`` of a controller's ``metadata`` that never reach its pods."""
+    written = ", ".join(keys)
+    template = _go_path(pod.spec_path[:-1] + ("metadata", "annotations"))
+    where = "its own metadata" if metadata == ("metadata",) else _go_path(metadata)
+    # a training job's roles each have their template: the annotations go to each role that wants them
+    templates, into = (f"its pod templates' annotations ({template}, ...)", f"the pod template of each role "
+                       f"that wants them ({template}, ...)") if pod.ref.part else (template, template)
+    whole = replace(pod.ref, part=None).label()  # the object, not one of its roles
+    return Hit(f"{whole} sets {written} on {where}, not on its pod template: a {pod.ref.kind} "
+               f"passes only {templates} to its pods, so CRI-O never sees them and the pods' CPUs keep "
+               f"{_kept(keys)}", pod.file, span, pod.ref, Fix(f"move {written} to {into}"))
 
 
 def _runtime_classes(analysis: Analysis, pod: PodView, profiles: list[Document],

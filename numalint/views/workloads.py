@@ -108,9 +108,9 @@ class PodView:
     asked_alignment: str | None = None  # NUMA alignment the object asks outright (Volcano's topologyPolicy)
     runtime_class: str | None = None  # spec.runtimeClassName as written (None: not written)
     # CRI-O tuning annotations written on a controller's own metadata (or a template's above its pod template: a
-    # CronJob's job template) and not on its pod template: they never reach its pods; and the metadata holding them
-    misplaced_tuning: tuple[str, ...] = ()
-    misplaced_at: Path = ("metadata",)
+    # CronJob's job template) and not on its pod template: they never reach its pods. (metadata, annotations) of each
+    # metadata holding some, outermost first
+    misplaced_tuning: tuple[tuple[Path, tuple[str, ...]], ...] = ()
     # the QoS class, worked out on first use (views are not changed once made; ``replace`` makes it again)
     _qos: str | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -360,17 +360,17 @@ def _pod_view(doc: Document, template: PodTemplate) -> PodView:
 
 
 def _misplaced_tuning(kind: str, root: YMap, spec_path: Path, template: dict[str, str]) -> dict[str, Any]:
-    """``PodView.misplaced_tuning`` and ``misplaced_at``: CRI-O tuning annotations of a controller's own metadata, or
-    else of a template above its pod template (a CronJob's job template, a JobSet's), that its pod template does not
-    carry."""
+    """``PodView.misplaced_tuning``: CRI-O tuning annotations of a controller's own metadata and of the templates
+    above its pod template (a CronJob's job template, a JobSet's), that its pod template does not carry."""
     if kind == "Pod":
         return {}
+    found = []
     for metadata in _outer_metadata(spec_path):
         keys = tuple(key for key in crio_tuning(_string_map(get(root, metadata + ("annotations",))))
                      if key not in template)
         if keys:
-            return {"misplaced_tuning": keys, "misplaced_at": metadata}
-    return {}
+            found.append((metadata, keys))
+    return {"misplaced_tuning": tuple(found)} if found else {}
 
 
 def _outer_metadata(spec_path: Path) -> tuple[Path, ...]:
