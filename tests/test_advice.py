@@ -237,6 +237,9 @@ def test_a_pod_larger_than_any_node_is_no_matter_of_adding_nodes(tmp_path: Path)
 MCP = CUSTOM_POOL  # MachineConfigPool "worker-cnf", labelled machineconfiguration.openshift.io/role: worker-cnf
 
 
+NOT_ON_THE_POOL = 'pools.operator.machineconfiguration.openshift.io/worker-cnf: ""'  # a custom pool carries none
+
+
 def _kubeletconfig(labels: str) -> str:
     return ("apiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata: {name: cpu}\nspec:\n"
             f"  machineConfigPoolSelector:\n    matchLabels: {{{labels}}}\n"
@@ -246,7 +249,7 @@ def _kubeletconfig(labels: str) -> str:
 def test_kubeletconfig_pool_names_the_labels_of_the_runs_pools(tmp_path: Path) -> None:
     """The generic example (pools.operator.machineconfiguration.openshift.io/<pool>) is not on a custom pool:
     the advice lists the labels the run's pools carry, and selecting by them clears the finding."""
-    found = [f for f in findings(tmp_path, {"mcp.yaml": MCP, "kc.yaml": _kubeletconfig("custom-kubelet: on")})
+    found = [f for f in findings(tmp_path, {"mcp.yaml": MCP, "kc.yaml": _kubeletconfig(NOT_ON_THE_POOL)})
              if f["rule"] == "kubeletconfig-pool"]
     assert [f["fix"]["description"] for f in found] == [
         'select the intended MachineConfigPool by its labels: "worker-cnf" carries '
@@ -541,7 +544,7 @@ def test_kubeletconfig_pool_lists_only_the_pools_of_its_cluster(tmp_path: Path) 
     east = MCP.replace("worker-cnf", "east-cnf")
     west = MCP.replace("worker-cnf", "west-cnf")
     files = {"clusters/east/mc/mcp.yaml": east, "clusters/west/mc/mcp.yaml": west,
-             "clusters/west/mc/kc.yaml": _kubeletconfig("custom-kubelet: on")}
+             "clusters/west/mc/kc.yaml": _kubeletconfig(NOT_ON_THE_POOL)}
     found = [f for f in findings(tmp_path, files) if f["rule"] == "kubeletconfig-pool"]
     assert [f["fix"]["description"] for f in found] == [
         'select the intended MachineConfigPool by its labels: "west-cnf" carries '

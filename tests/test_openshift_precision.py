@@ -52,6 +52,8 @@ spec:
 
 CPUS = 'reserved: "0-1"\n    isolated: "2-7"'
 WORKER = 'pools.operator.machineconfiguration.openshift.io/worker: ""'
+# the custom pool's name under the built-in pools' label, which a custom pool does not carry unless written
+NOT_ON_THE_POOL = 'pools.operator.machineconfiguration.openshift.io/worker-cnf: ""'
 
 
 def profile(name: str, node_role: str = "worker-cnf", extra: str = "", cpu: str = CPUS) -> str:
@@ -92,13 +94,40 @@ def test_a_redefined_built_in_pool_is_taken_from_the_run(tmp_path: Path) -> None
 
 
 def test_no_pool_finding_points_at_the_selector(tmp_path: Path) -> None:
-    write(tmp_path, {"mcp.yaml": CUSTOM_POOL, "kc.yaml": kubeletconfig("cpu", "custom-kubelet: enabled")})
+    write(tmp_path, {"mcp.yaml": CUSTOM_POOL, "kc.yaml": kubeletconfig("cpu", NOT_ON_THE_POOL)})
     found = findings(tmp_path, "kubeletconfig-pool")
     assert where(found) == ["kc.yaml:5:3"]
 
 
+def test_a_label_no_pool_of_the_run_uses_may_be_set_by_hand_on_a_pool(tmp_path: Path) -> None:
+    """OpenShift's documentation labels the built-in worker pool by hand (`oc label mcp worker
+    custom-kubelet=cpumanager-enabled`) and selects that label: no file shows it, so a selector asking only for keys
+    no pool of the run carries is no finding (one was, with a fix retargeting it to the run's custom pool: found by
+    a precision review). A key the run's pools do carry, a pool's role, or no selector at all still select nothing."""
+    hand = kubeletconfig("cpu", "custom-kubelet: cpumanager-enabled", "{cpuManagerPolicy: static, "
+                         "reservedSystemCPUs: '0', topologyManagerPolicy: single-numa-node}")
+    topology = ("apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: t}\nspec:\n  numaNodes:\n"
+                "    - {id: 0, cpus: '0-7', memory: 16Gi}\n    - {id: 1, cpus: '8-15', memory: 16Gi}\n")
+    write(tmp_path / "hand", {"mcp.yaml": CUSTOM_POOL, "kc.yaml": hand, "topo.yaml": topology})
+    assert findings(tmp_path / "hand", "kubeletconfig-pool") == []
+    # it reaches some nodes, then: the only configuration is the only topology's kubelet (not the defaults)
+    pools = run("simulate", "--format", "json", str(tmp_path / "hand")).json()["pools"]
+    assert [(p["name"], p["kubelet_config"], p["topology_policy"]) for p in pools] == [
+        ("t", "cpu", "single-numa-node")]
+    labelled = CUSTOM_POOL.replace("labels: {", "labels: {custom-kubelet: cnf, ")
+    write(tmp_path / "used", {"mcp.yaml": labelled, "kc.yaml": kubeletconfig("cpu", "custom-kubelet: cfn")})
+    assert where(findings(tmp_path / "used", "kubeletconfig-pool")) == ["kc.yaml:5:3"]
+    write(tmp_path / "role", {"mcp.yaml": CUSTOM_POOL, "kc.yaml": kubeletconfig(
+        "cpu", "machineconfiguration.openshift.io/role: worker-cfn")})
+    assert where(findings(tmp_path / "role", "kubeletconfig-pool")) == ["kc.yaml:5:3"]
+    write(tmp_path / "none", {"mcp.yaml": CUSTOM_POOL, "kc.yaml": kubeletconfig("cpu", "").replace(
+        "  machineConfigPoolSelector:\n    matchLabels: {}\n", "")})
+    found = findings(tmp_path / "none", "kubeletconfig-pool")
+    assert len(found) == 1 and "selects no MachineConfigPool" in found[0]["message"]
+
+
 def test_without_any_pool_in_the_run_nothing_is_said_about_unknown_selectors(tmp_path: Path) -> None:
-    write(tmp_path, {"kc.yaml": kubeletconfig("cpu", "custom-kubelet: enabled")})
+    write(tmp_path, {"kc.yaml": kubeletconfig("cpu", NOT_ON_THE_POOL)})
     assert findings(tmp_path, "kubeletconfig-pool") == []
 
 
@@ -106,11 +135,11 @@ def test_a_pool_declared_for_another_cluster_directory_says_nothing_of_a_profile
     # one tree per cluster: cluster-a's pool says nothing of the pools cluster-b's profile is meant for
     write(tmp_path, {"cluster-a/pools/mcp.yaml": CUSTOM_POOL,
                      "cluster-b/tuning/profile.yaml": profile("ht", "worker-ht"),
-                     "cluster-b/tuning/kc.yaml": kubeletconfig("cpu", "custom-kubelet: enabled")})
+                     "cluster-b/tuning/kc.yaml": kubeletconfig("cpu", NOT_ON_THE_POOL)})
     assert findings(tmp_path, "kubeletconfig-pool") == []
     # one directory per cluster is too close to tell from one cluster's layout: the finding says how to tell
     write(tmp_path / "flat", {"cluster-a/mcp.yaml": CUSTOM_POOL, "cluster-b/kc.yaml": kubeletconfig(
-        "cpu", "custom-kubelet: enabled")})
+        "cpu", NOT_ON_THE_POOL)})
     flat = findings(tmp_path / "flat", "kubeletconfig-pool")
     assert len(flat) == 1 and "declare the clusters under `clusters:`" in flat[0]["message"]
     # beside the pool, or under its directory, the same profile selects none of the pools it sits with

@@ -195,7 +195,8 @@ def test_openshift_kubeletconfig_reaches_nodes_through_its_machineconfigpool(tmp
                    "    topologyManagerPolicy: single-numa-node\n",
         "kc2.yaml": "apiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n"
                     "  name: lost\nspec:\n  machineConfigPoolSelector:\n    matchLabels:\n"
-                    "      custom: nothing\n  kubeletConfig:\n    maxPods: 300\n",
+                    "      pools.operator.machineconfiguration.openshift.io/workr: \"\"\n"
+                    "  kubeletConfig:\n    maxPods: 300\n",
         "topology.yaml": "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata:\n  name: w\nspec:\n"
                          "  pool:\n    nodeSelector: {node-role.kubernetes.io/worker: \"\"}\n"
                          "  numaNodes:\n    - {id: 0, cpus: \"0-7\", memory: 16Gi}\n"

@@ -202,6 +202,7 @@ class MachineConfigPools:
         # in input order, with an index of their files: which are near a file, and how many, are found without
         # comparing it with every pool (one directory per pool puts every pool near every other)
         self._near: dict[str, tuple[list[MachineConfigPoolView], NearFiles]] = {}
+        self._keys: set[str] | None = None  # the label keys the pools carry, once asked
 
     def __iter__(self) -> Iterator[MachineConfigPoolView]:
         return iter(self.all)
@@ -229,6 +230,21 @@ class MachineConfigPools:
             pools = [p for p in self.all if p.doc is not None and (not having or getattr(p, having))]
             self._near[having] = (pools, NearFiles(p.doc.file for p in pools if p.doc is not None))
         return self._near[having]
+
+    def asks_a_pools_label(self, selector: Any) -> bool:
+        """Whether a machineConfigPoolSelector asks for a label key a pool of the run (or a built-in pool) carries,
+        or a key that names a pool (its role, ``pools.operator.machineconfiguration.openshift.io/<pool>``). One
+        asking only for keys no pool uses may select a pool labelled by hand, which no file shows: OpenShift's
+        documentation labels the built-in worker pool so (``oc label mcp worker custom-kubelet=enabled``). A selector
+        asking for nothing (none written, or empty) selects no pool at all (machine-config-operator: an empty
+        selector matches nothing)."""
+        keys = [str(key) for key in as_map(get(selector, ("matchLabels",)))]
+        keys += [str(e.get("key")) for e in as_list(get(selector, ("matchExpressions",))) if isinstance(e, dict)]
+        if not keys:
+            return True
+        if self._keys is None:
+            self._keys = {key for key, _value in self._carrying}
+        return any(key in self._keys or key == ROLE_LABEL or key.startswith(POOL_LABEL.format("")) for key in keys)
 
     def near_any(self, file: str) -> bool:
         """Whether a pool of the run is declared near ``file`` (``Run.together``: always in a declared cluster,
@@ -376,12 +392,16 @@ def _profiles_by_name(run: Run) -> dict[str, KubeletProfile]:
 def reaches_no_pool(run: Run, profile: KubeletProfile, pools: MachineConfigPools | None = None) -> bool:
     """An OpenShift KubeletConfig or PerformanceProfile that selects none of the MachineConfigPools the run
     declares near it (``Run.together``), nor the built-in master and worker: its settings reach no node
-    (``kubeletconfig-pool``). A pool declared only for another directory's cluster says nothing of it.
+    (``kubeletconfig-pool``). A pool declared only for another directory's cluster says nothing of it, nor does a
+    selector asking only for labels no pool of the run uses (``asks_a_pools_label``: set on a pool by hand).
     ``pools``: ``machine_config_pools(run)``, when the caller has them."""
     if not profile.openshift or profile.rendered_from is not None and not profile.node_selector:
         return False
     pools = machine_config_pools(run) if pools is None else pools
-    return pools.near_any(profile.file) and not targeted_pools(pools, profile)
+    if not pools.near_any(profile.file) or targeted_pools(pools, profile):
+        return False
+    return not explicit_pool_selector(profile) or pools.asks_a_pools_label(
+        get(profile.doc.root, ("spec", "machineConfigPoolSelector")))
 
 
 def build_pools(run: Run) -> list[Pool]:

@@ -445,7 +445,7 @@ def test_kubeletconfigs_beside_thousands_of_pools_find_theirs_and_name_ten_pools
         "---\napiVersion: machineconfiguration.openshift.io/v1\nkind: KubeletConfig\nmetadata:\n"
         f"  name: kc{i}\nspec:\n  machineConfigPoolSelector:\n    matchLabels: {{{label}}}\n"
         "  kubeletConfig: {cpuManagerPolicy: static, reservedSystemCPUs: '0-1'}\n"
-        for i, label in enumerate(["nosuch: x"] * 11_999
+        for i, label in enumerate(["machineconfiguration.openshift.io/role: nosuch"] * 11_999
                                   + ["pools.operator.machineconfiguration.openshift.io/mcp7: ''"]))
     (tmp_path / "c.yaml").write_text(pools + configs)
     found = by_rule(cli("check", "-f", "json", str(tmp_path / "c.yaml")), "kubeletconfig-pool")
