@@ -67,8 +67,9 @@ class KubeletSettings:
     topology_options_set: bool = False
     # feature gates written against a value their version locks (name, value written, locked value)
     locked_gates: tuple[tuple[str, bool, bool], ...] = ()
-    # feature gates the kubelet does not know, each with the known gate it misspells
-    unknown_gates: tuple[tuple[str, str], ...] = ()
+    # feature gates the kubelet does not know, each with what to say of it (the known gate it misspells, or that the
+    # version removed it) and whether the version removed it
+    unknown_gates: tuple[tuple[str, str, bool], ...] = ()
     # kubeReserved / systemReserved as written (resource -> text), for parseResourceList
     reserved_resources: dict[str, dict[str, str]] = field(default_factory=dict)
     eviction_hard: dict[str, str] = field(default_factory=dict)  # evictionHard as written
@@ -332,9 +333,10 @@ def settings_problems(settings: KubeletSettings, numa_ids: Sequence[int] | None 
     NewContainerManager builds (Topology, CPU, Memory)."""
     problems: list[StartProblem] = reserved_memory_config_problems(settings.reserved_memory_entries)
     invalid_reserved_memory = bool(problems)
-    for gate, meant in settings.unknown_gates:
+    for gate, hint, gone in settings.unknown_gates:
         problems.append(StartProblem(  # k8s.io/component-base/featuregate: SetFromMap
-            "featureGates", gate, "unknown-gate", f'unrecognized feature gate: {gate} (did you mean "{meant}"?)'))
+            "featureGates", gate, "removed-gate" if gone else "unknown-gate",
+            f"unrecognized feature gate: {gate} ({hint})"))
     for gate, written, locked in settings.locked_gates:
         problems.append(StartProblem(  # k8s.io/component-base/featuregate: Set
             "featureGates", gate, "locked-gate",

@@ -681,8 +681,18 @@ def kubelet_start(analysis: Analysis) -> Iterator[Hit]:
             written = next((f for f in (problem.field, *RELATED_FIELDS.get(problem.field, ())) if profile.has(f)),
                            problem.field)
             yield _finding(profile, f"the kubelet refuses to start: {problem.message}", written,
-                           *_inside(profile, problem), key=True)
+                           *_inside(profile, problem), key=True, fix=_gate_fix(problem))
         yield from _enforced_without_cgroup(profile, analysis)
+
+
+def _gate_fix(problem: StartProblem) -> Fix | None:
+    """What to do with a feature gate the kubelet refuses: one its version removed or locks is left out (the feature
+    is on either way); a misspelt one is named in the message."""
+    if problem.reason == "removed-gate":
+        return Fix(f"remove {problem.key} from featureGates")
+    if problem.reason == "locked-gate":
+        return Fix(f"remove {problem.key}: false from featureGates (the feature is always on)")
+    return None
 
 
 def _enforced_without_cgroup(profile: KubeletProfile, analysis: Analysis) -> Iterator[Hit]:

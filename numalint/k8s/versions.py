@@ -110,7 +110,13 @@ def maturity(table: dict[str, list[tuple[int, str]]], option: str, version: tupl
 
 # gate -> first minor version where it is GA and locked to true (pkg/features/kube_features.go:
 # LockToDefault); writing false there stops the kubelet
-LOCKED_SINCE = {"CPUManagerPolicyOptions": 33, "TopologyManagerPolicyOptions": 32}
+LOCKED_SINCE = {"CPUManager": 26, "TopologyManager": 27, "MemoryManager": 32, "CPUManagerPolicyOptions": 33,
+                "TopologyManagerPolicyOptions": 32}
+# gate -> first minor version that no longer has it: a GA gate removed from kube_features.go, so that naming it at all,
+# true or false, stops the kubelet ("unrecognized feature gate"). TopologyManager: kubernetes#121252, 1.29 (1.27 and
+# 1.28 say "GA in 1.27; remove in 1.29"); CPUManager: kubernetes#129296, 1.33. SPEC.md's version table gives their
+# stage, not when the name went: the tests pin this reading.
+REMOVED_SINCE = {"TopologyManager": 29, "CPUManager": 33}
 
 
 def gate_default(gate: str, version: tuple[int, int]) -> bool:
@@ -171,7 +177,25 @@ def gate_near_miss(name: str) -> str | None:
 def locked_gates(gates: dict[str, bool], version: tuple[int, int]) -> tuple[tuple[str, bool, bool], ...]:
     """(gate, written, locked value) for every gate written against the value its version locks."""
     return tuple((g, v, True) for g, v in sorted(gates.items())
-                 if g in LOCKED_SINCE and version[1] >= LOCKED_SINCE[g] and v is not True)
+                 if g in LOCKED_SINCE and version[1] >= LOCKED_SINCE[g] and v is not True and not removed(g, version))
+
+
+def removed(gate: str, version: tuple[int, int]) -> bool:
+    """Whether ``version`` no longer has the feature gate ``gate`` (``REMOVED_SINCE``)."""
+    return gate in REMOVED_SINCE and version[1] >= REMOVED_SINCE[gate]
+
+
+def unknown_gate_hint(name: str, version: tuple[int, int]) -> tuple[str, bool] | None:
+    """What to say of a gate name the kubelet of ``version`` does not know, and whether it is (or misspells) a gate
+    that version removed: else it misspells a known gate. None for a gate it knows, or a name too far from every gate
+    numalint reads to be sure it is not another real gate."""
+    meant = name if removed(name, version) else gate_near_miss(name)
+    if meant is None:
+        return None
+    if removed(meant, version):
+        misspelt = "" if meant == name else f"it misspells {meant}, "
+        return f"{misspelt}a gate removed in Kubernetes 1.{REMOVED_SINCE[meant]}: the feature is always on", True
+    return f'did you mean "{meant}"?', False
 
 
 def gate_enabled(gate: str, gates: dict[str, bool], version: tuple[int, int]) -> bool:

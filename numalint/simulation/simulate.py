@@ -27,9 +27,9 @@ from numalint.k8s.versions import (
     TOPOLOGY_OPTIONS,
     enabled_stages,
     gate_enabled,
-    gate_near_miss,
     locked_gates,
     maturity,
+    unknown_gate_hint,
 )
 from numalint.model.pools import Pool, PoolMatcher
 from numalint.model.sriov import SriovCatalog
@@ -148,7 +148,7 @@ def settings_from_profile(profile: KubeletProfile | None, version: tuple[int, in
         topology_options_set=_written_map(profile, "topologyManagerPolicyOptions"),
         locked_gates=() if profile.openshift else locked_gates(profile.feature_gates, version),
         unknown_gates=() if profile.openshift else tuple(
-            (name, meant) for name in profile.feature_gates if (meant := gate_near_miss(name)) is not None),
+            (name, *said) for name in profile.feature_gates if (said := unknown_gate_hint(name, version)) is not None),
         reserved_resources=_reserved_resources(profile),
         eviction_hard={k: v for k, v in profile.eviction_hard.items() if isinstance(v, str)},
         reserved_memory_entries=entries)
