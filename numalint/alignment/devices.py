@@ -72,6 +72,12 @@ class DeviceManager:
         return {d.id for numa, devices in self._lists.get(resource, {}).items()
                 for d in devices[:state.taken.get((resource, numa), 0)]}
 
+    def counts(self, state: DeviceState, resource: str) -> dict[int | None, tuple[int, int]]:
+        """(devices, free devices) of ``resource`` on each NUMA node (None: those without one), without a look at
+        each device: a thousand nodes of 100,000 devices each took a minute."""
+        free = self._free(state, resource)
+        return {numa: (len(devices), free[numa]) for numa, devices in self._lists.get(resource, {}).items()}
+
     def _free(self, state: DeviceState, resource: str) -> dict[int | None, int]:
         """How many devices of ``resource`` are free on each NUMA node (None: those without one)."""
         lists = self._lists.get(resource, {})

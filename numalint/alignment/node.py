@@ -279,6 +279,7 @@ class Node:
         result: dict[int, dict[str, dict[str, int]]] = {}
         reserved_cpus = self.cpu.reserved if self.cpu else frozenset()
         available = self.cpu.available(self.cpu_state) if self.cpu else None
+        devices = {r: self.devices.counts(self.device_state, r) for r in sorted(self.devices.resources())}
         for node in self.machine.numa_ids:
             cpus = self.topo.by_numa.get(node, frozenset())
             reserved = len(cpus & reserved_cpus)
@@ -294,10 +295,9 @@ class Node:
                 entry[MEMORY] = _row(numa.memory, 0, numa.memory - huge, numa.memory - huge)
                 for page, pages in sorted(numa.hugepages.items()):
                     entry[hugepage_resource(page)] = _row(page * pages, 0, page * pages, page * pages)
-            for resource in sorted(self.devices.resources()):
-                mine = [d for d in self.machine.devices_of(resource) if d.numa == node]
-                used = self.devices.in_use(self.device_state, resource)
-                entry[resource] = _row(len(mine), 0, len(mine), sum(1 for d in mine if d.id not in used))
+            for resource, counts in devices.items():
+                total, free = counts.get(node, (0, 0))
+                entry[resource] = _row(total, 0, total, free)
             result[node] = entry
         return result
 

@@ -94,6 +94,12 @@ def _apply_cpu(node: Node, data: dict[str, Any], path: str) -> list[StateProblem
         return changed
     if node.cpu is None:
         return []
+    all_cpus = set(node.topo.all_cpus)
+    beyond = _beyond(data, max(all_cpus, default=-1))
+    if beyond is not None:  # not made into sets: a thousand entries of "0-65535" took gigabytes
+        return [StateProblem(path, f'current set of available CPUs "{format_cpuset(all_cpus)}" doesn\'t match with '
+                                   f"CPUs in state (it names CPU {beyond}: the topology differs from this node's)",
+                             "check the declared topology against the node")]
     try:
         default = set(parse_cpuset(str(data.get("defaultCpuSet", ""))))
         entries = {(str(pod), str(ctr)): frozenset(parse_cpuset(str(cpus)))
@@ -103,7 +109,6 @@ def _apply_cpu(node: Node, data: dict[str, Any], path: str) -> list[StateProblem
         return [StateProblem(path, f"unreadable cpuset in the checkpoint: {err}", "copy the file again")]
     problems = []
     reserved = node.cpu.reserved
-    all_cpus = set(node.topo.all_cpus)
     if node.cpu.options.strict_reservation:
         all_cpus -= reserved
     elif not reserved <= default:
@@ -128,6 +133,30 @@ def _apply_cpu(node: Node, data: dict[str, Any], path: str) -> list[StateProblem
     return problems
 
 
+def _beyond(data: dict[str, Any], highest: int) -> int | None:
+    """The first CPU id above ``highest`` (the topology's last CPU) that the checkpoint's well-formed cpusets name,
+    read from their text; None when each names none. Such a cpuset can never add up to the node's CPUs
+    (validateState: "current set of available CPUs ... doesn't match"). A cpuset Go's parser may refuse is left to
+    ``parse_cpuset``, whose error the kubelet gives first."""
+    entries = data.get("entries")
+    texts = [data.get("defaultCpuSet", "")] + [cpus for ctrs in (entries.values() if isinstance(entries, dict) else ())
+                                               if isinstance(ctrs, dict) for cpus in ctrs.values()]
+    for text in texts:
+        if not isinstance(text, str) or not _CPU_LIST.fullmatch(text):
+            continue
+        bounds = [[int(n) for n in part.split("-")] for part in text.split(",")]
+        if any(len(b) == 2 and b[0] > b[1] for b in bounds):
+            continue  # an invalid range: parse_cpuset says so
+        top = max(b[-1] for b in bounds)
+        if top > highest:
+            return top
+    return None
+
+
+# a well-formed CPU list whose ids stay within Go's int (Atoi): ranges of plain digits, no sign, no space
+_CPU_LIST = re.compile(r"[0-9]{1,15}(?:-[0-9]{1,15})?(?:,[0-9]{1,15}(?:-[0-9]{1,15})?)*", re.ASCII)
+
+
 def _apply_memory(node: Node, data: dict[str, Any], path: str) -> list[StateProblem]:
     changed = _policy_changed(path, "[memorymanager] ", node.settings.memory_policy, data)
     if changed:
@@ -150,18 +179,37 @@ def _apply_memory(node: Node, data: dict[str, Any], path: str) -> list[StateProb
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as err:  # OverflowError: int(1e999)
         return [StateProblem(path, f"unreadable machine state in the checkpoint: {str(err)[:200]}",
                              "copy the file again")]
-    for numa, state in expected.nodes.items():
-        if not all(_same_totals(loaded.get(numa), r, t) for r, t in state.memory.items()):
-            return [StateProblem(path, "[memorymanager] the expected machine state is different from the real one "
-                                       f"(NUMA {numa}: totals, system reserved or allocatable memory differ from the "
-                                       "declared topology and reservedMemory)",
-                                 f"check reservedMemory and the topology, or {DELETE_CHECKPOINT}")]
+    differing = _differing(loaded, expected.nodes)
+    if differing is not None:
+        return [StateProblem(path, f"[memorymanager] the expected machine state is different from the real one "
+                                   f"({differing})", f"check reservedMemory and the topology, or {DELETE_CHECKPOINT}")]
     node.memory_state.nodes = loaded
     node.memory_state.blocks.update(blocks)
     return []
 
 
 _KEY = re.compile(r"[0-9]{1,9}", re.ASCII)
+
+
+def _differing(loaded: dict[int, NodeState], expected: dict[int, NodeState]) -> str | None:
+    """How the checkpoint's machine state cannot be the one the kubelet expects (validateState's
+    areMachineStatesEqual): other NUMA nodes, cells naming NUMA nodes the node lacks, other totals, system reserved
+    or allocatable memory, or free and reserved memory not adding up to the allocatable (each block the kubelet
+    replays moves its size from one to the other); None when it may be."""
+    if set(loaded) != set(expected):
+        return (f"NUMA nodes {', '.join(map(str, sorted(loaded)[:8]))}"
+                f"{', ...' if len(loaded) > 8 else ''} in the checkpoint, "
+                f"{', '.join(map(str, sorted(expected)))} in the declared topology")
+    for numa, state in expected.items():
+        got = loaded[numa]
+        if not set(got.cells) <= set(expected):
+            return f"NUMA {numa}: its cells name NUMA nodes the declared topology lacks"
+        if not all(_same_totals(got, r, t) for r, t in state.memory.items()):
+            return (f"NUMA {numa}: totals, system reserved or allocatable memory differ from the declared topology "
+                    "and reservedMemory")
+        if any(t.free + t.reserved != t.allocatable for t in got.memory.values()):
+            return f"NUMA {numa}: free and reserved memory do not add up to the allocatable"
+    return None
 
 
 def _uint(value: Any) -> int:

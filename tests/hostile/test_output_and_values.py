@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
@@ -423,3 +424,71 @@ def test_more_numa_nodes_than_numalint_simulates_is_a_finding(tmp_path: Path) ->
     assert "numalint simulates at most 16" in findings[0]["message"]
     simulated = _timed("simulate", ".", cwd=tmp_path).stdout
     assert "  not simulated: 20 NUMA nodes" in simulated and "the kubelet does not start" not in simulated
+
+
+def _memory_state(change: str) -> str:
+    """A memory_manager_state matching _node_state_repo's node (two NUMA nodes of 8Gi, 100Mi reserved on NUMA 0),
+    with one hostile ``change``."""
+    total, reserved = 8 << 30, 100 << 20
+
+    def table(system: int, free: int | None = None) -> dict[str, int]:
+        allocatable = total - system
+        return {"total": total, "systemReserved": system, "allocatable": allocatable, "reserved": 0,
+                "free": allocatable if free is None else free}
+
+    machine: dict[str, Any] = {"0": {"numberOfAssignments": 0, "memoryMap": {"memory": table(reserved)}, "cells": [0]},
+                               "1": {"numberOfAssignments": 0, "memoryMap": {"memory": table(0)}, "cells": [1]}}
+    if change == "numa 64":
+        machine["64"] = {"numberOfAssignments": 0, "memoryMap": {"memory": table(0)}, "cells": [64]}
+    elif change == "free":
+        machine["0"]["memoryMap"]["memory"]["free"] = 2**64 - 1
+    elif change == "cells":
+        machine["1"]["cells"] = [1, 9]
+    return json.dumps({"policyName": "Static", "machineState": machine, "entries": {}, "checksum": 0})
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    ("", None),
+    ("numa 64", "NUMA nodes 0, 1, 64 in the checkpoint, 0, 1 in the declared topology"),
+    ("free", "NUMA 0: free and reserved memory do not add up to the allocatable"),
+    ("cells", "NUMA 1: its cells name NUMA nodes the declared topology lacks"),
+])
+def test_a_memory_checkpoint_of_other_numa_nodes_is_refused_not_a_traceback(tmp_path: Path, change: str,
+                                                                          said: str | None) -> None:
+    """validateState compares the whole machine state with the one it expects (areMachineStatesEqual): a NUMA node
+    64 the node lacks raised "bit number must be in range 0-63", and a free memory of 2^64-1 printed gigabytes of
+    bar in `simulate` (found by a hostile-input hunt)."""
+    state = _node_state_repo(tmp_path)
+    (state / "memory_manager_state").write_text(_memory_state(change))
+    found = [f["message"] for f in json.loads(_timed("check", "--format", "json", "--node-state", "state", ".",
+                                                     cwd=tmp_path).stdout)["findings"] if f["rule"] == "node-state"]
+    assert found == ([] if said is None else [
+        f"[memorymanager] the expected machine state is different from the real one ({said})"]), found
+    shown = _timed("simulate", "--node-state", "state", ".", cwd=tmp_path)
+    assert len(shown.stdout) < 20_000, len(shown.stdout)
+
+
+def test_thousands_of_checkpoint_entries_naming_cpus_the_node_lacks_are_refused_at_once(tmp_path: Path) -> None:
+    """Each entry of "0-65535" was made a set of 65,536 CPUs: 1,000 of them took gigabytes (found by a hostile-input
+    hunt). A cpuset naming a CPU the topology lacks can never add up to the node's CPUs."""
+    state = _node_state_repo(tmp_path)
+    entries = {f"pod{i}": {"c": "0-65535"} for i in range(20_000)}
+    (state / "cpu_manager_state").write_text(json.dumps({"policyName": "static", "defaultCpuSet": "0-65535",
+                                                         "entries": entries, "checksum": 0}))
+    found = [f["message"] for f in json.loads(_timed("check", "--format", "json", "--node-state", "state", ".",
+                                                     cwd=tmp_path).stdout)["findings"] if f["rule"] == "node-state"]
+    assert found == ['current set of available CPUs "0-15" doesn\'t match with CPUs in state (it names CPU 65535: '
+                     "the topology differs from this node's)"], found
+
+
+def test_a_thousand_nodes_of_a_hundred_thousand_devices_are_counted_per_numa_node(tmp_path: Path) -> None:
+    """What each NUMA node holds of a device was counted by looking at every device of the machine, per NUMA node,
+    twice per node: 1,000 nodes of 32 x 4,096 devices took 74 s (found by a hostile-input hunt)."""
+    devices = "".join(f"    - {{resource: example.com/dev, numaNode: {i % 2}, count: 4096}}\n" for i in range(32))
+    (tmp_path / "kubelet.yaml").write_text(KUBELET + "cpuManagerPolicy: static\nreservedSystemCPUs: \"0\"\n"
+                                           "topologyManagerPolicy: single-numa-node\n")
+    (tmp_path / "topology.yaml").write_text(_topology().replace("spec:\n", "spec:\n  pool: {nodes: 1000}\n")
+                                            + "  devices:\n" + devices)
+    (tmp_path / "pod.yaml").write_text(_pod('"2"'))
+    result = _timed("check", "--format", "json", "--fail-on", "never", ".", cwd=tmp_path, limit=20)
+    assert json.loads(result.stdout)["summary"]["files"] == 3
