@@ -350,6 +350,41 @@ def test_a_mapping_anchored_around_the_value_and_read_elsewhere_is_not_rewritten
         assert (tmp_path / "pod.yaml").read_text() == before.replace("cpu: 2500m", 'cpu: "3"')
 
 
+EMBEDDED_PROFILE = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: tuned, namespace: clusters}
+data:
+  tuning: |
+    apiVersion: performance.openshift.io/v2
+    kind: PerformanceProfile
+    metadata:
+      name: perf
+    spec:
+      cpu: {isolated: "2-15", reserved: "0-1"}
+      numa: &n {topologyPolicy: Single-numa-node}
+      READ
+"""
+
+
+@pytest.mark.parametrize(("read", "changed"), [
+    ("nodeSelector: *n", False), ("nodeSelector: {<<: *n}", False), ("additionalKernelArgs: [*n]", False),
+    ("nodeSelector: {node-role.kubernetes.io/cnf: ''}", True)])
+def test_an_anchored_mapping_of_an_embedded_profile_read_elsewhere_is_not_rewritten(
+        tmp_path: Path, read: str, changed: bool) -> None:
+    """The anchored mapping guard reads the PerformanceProfile a ConfigMap embeds (HyperShift's ``tuning: |``) as it
+    reads a file: the policy's case fix edited ``numa: &n {...}`` that the profile's nodeSelector reads through
+    ``*n``, so the profile chose other nodes unseen (found by a fix-safety hunt)."""
+    write(tmp_path, {"cm.yaml": EMBEDDED_PROFILE.replace("READ", read)})
+    before = (tmp_path / "cm.yaml").read_text()
+    result = run("fix", "--unsafe-fixes", str(tmp_path))
+    if changed:
+        assert (tmp_path / "cm.yaml").read_text() == before.replace("Single-numa-node", "single-numa-node")
+    else:
+        assert (tmp_path / "cm.yaml").read_text() == before
+        assert "anchored (&n) and read elsewhere through *n" in result.output
+
+
 def test_a_suppressed_warning_does_not_hold_back_a_kubelet_fix(tmp_path: Path) -> None:
     # the case fix starts the static CPU manager, and then the pod's suppressed fractional-cpu warning applies
     write(tmp_path, {"kubelet.yaml": KUBELET_HEAD + 'cpuManagerPolicy: Static\nreservedSystemCPUs: "0"\n',

@@ -1030,9 +1030,31 @@ def _anchored_collections(text: str, starts: list[int]) -> list[_Anchored]:
                     current[str(event.anchor)] = None
                 elif kind == "AliasEvent" and (held := current.get(str(event.anchor))) is not None:
                     held.aliases.append((offset(event.start_mark), key))
+                if kind == "ScalarEvent" and event.style == "|" and "&" in event.value and "*" in event.value:
+                    found += _embedded_collections(text, starts, event.value, event.start_mark.line + 1)
     except (YAMLError, ValueError, RecursionError):
         return []
     return [held for held in found if held.aliases]
+
+
+def _embedded_collections(text: str, starts: list[int], value: str, first: int) -> list[_Anchored]:
+    """``_anchored_collections`` of a document embedded in a literal block scalar (a HyperShift ConfigMap's
+    ``tuning: |``, checked as the PerformanceProfile it holds), placed in the file: ``value`` is the block's text,
+    its lines those of the file from line index ``first`` on, less the block's indentation (that of its first line
+    holding more than blanks)."""
+    inner = line_starts(value)
+    collections = _anchored_collections(value, inner)
+    if not collections:
+        return []
+    lines = text[starts[first]:].split("\n", len(inner)) if first < len(starts) else []
+    indent = next((len(line) - len(line.lstrip(" ")) for line in lines if line.strip()), 0)
+
+    def placed(at: int) -> int:
+        line = bisect_right(inner, at) - 1
+        return _offset(starts, first + line + 1, indent + at - inner[line] + 1)
+
+    return [_Anchored(held.name, placed(held.start), placed(held.end), held.key,
+                      [(placed(where), key) for where, key in held.aliases]) for held in collections]
 
 
 def _unquoted(key: str | None) -> str | None:
