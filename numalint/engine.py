@@ -590,6 +590,7 @@ class ClusterAnalysis:
     analysis: Analysis
     repeats: list[Hit]
     dropped: list[tuple[str, Span]]  # (file, document) of the repeats that were not checked
+    twins: list[tuple[str, Span, str, Span]]  # (file, document) of an object and of an identical copy merged into it
 
 
 def _analyse_clusters(results: list[Read], options: Options) -> list[ClusterAnalysis]:
@@ -606,7 +607,7 @@ def _analyse_clusters(results: list[Read], options: Options) -> list[ClusterAnal
         if name is not None:  # declared under clusters:, whatever its directories
             run = replace(run, declared=True)
         analysed.append(ClusterAnalysis(name, analyse(run, options.analysis()), registry.repeats,
-                                        registry.dropped))
+                                        registry.dropped, registry.twins))
     return analysed
 
 
@@ -656,10 +657,12 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
     analyses: dict[str | None, Analysis] = {}
     halted: set[tuple[str, ObjectRef | None]] = set()
     dropped: list[tuple[str, Span]] = []
+    twins: list[tuple[str, Span, str, Span]] = []
     unchecked: set[tuple[str, Span]] = set()  # resourceNames no webhook checks (see SriovCatalog.unchecked_names)
     for cluster in _analyse_clusters(results, options):
         analyses[cluster.name] = cluster.analysis
         dropped += cluster.dropped
+        twins += cluster.twins
         unchecked |= cluster.analysis.sriov.unchecked_names()
         checked = run_checks(cluster.analysis, () if judge else disabled, cluster.name)
         findings.extend(cap_per_file(_kind_nodes_once(checked, cluster.analysis)))
@@ -685,9 +688,10 @@ def run_check(paths: list[str], options: Options, stdin_text: str | None = None,
                     lambda path, text: expanded(process_file(path, {path: text}, MAX_PER_RULE_PROVEN)),
                     options.jobs or usable_cpus())
     if any(f.fix is not None and f.fix.edits for f in findings):
-        from numalint.checks.edits import hint_unverifiable  # here: only a run with a fix to offer checks its edits
+        from numalint.checks.edits import hint_twins, hint_unverifiable  # here: only a run with a fix to offer
 
         hint_unverifiable(findings, lambda path: _text_of(path, given, stamps))
+        hint_twins(findings, twins)
     for path in missing:
         findings.append(registry.finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1)))
     # a finding in a context file is reported when a named file takes part in it (a changed kubelet file

@@ -385,6 +385,34 @@ def test_an_anchored_mapping_of_an_embedded_profile_read_elsewhere_is_not_rewrit
         assert "anchored (&n) and read elsewhere through *n" in result.output
 
 
+TWIN = """\
+apiVersion: machineconfiguration.openshift.io/v1
+kind: KubeletConfig
+metadata: {name: kc}
+spec:
+  machineConfigPoolSelector:
+    matchLabels: {pools.operator.machineconfiguration.openshift.io/worker: ""}
+  kubeletConfig: {cpuManagerPolicy: Static, reservedSystemCPUs: "0"}
+"""
+
+
+@pytest.mark.parametrize("files", [{"a.yaml": TWIN, "b.yaml": TWIN}, {"a.yaml": TWIN + "---\n" + TWIN}])
+def test_an_object_written_twice_identically_is_not_fixed_in_one_copy(tmp_path: Path, files: dict[str, str]) -> None:
+    """Identical copies are checked once (merged): `fix` edited the first, so the copies then differed (a new
+    duplicate-object warning) and the other kept the error (found by a fix-safety hunt). The fix is a hint naming
+    the other copy."""
+    write(tmp_path, files)
+    result = run("fix", str(tmp_path))
+    assert {name: (tmp_path / name).read_text() for name in files} == files
+    assert "the same object is written again, identically, at" in result.output
+    after = run("check", "--format", "json", "--fail-on", "never", str(tmp_path)).json()["findings"]
+    assert "duplicate-object" not in {f["rule"] for f in after}
+    write(tmp_path, {"b.yaml": TWIN.replace('"0"', '"0,1"')} if "b.yaml" in files else {})  # a copy no more
+    if "b.yaml" in files:
+        run("fix", str(tmp_path))
+        assert "cpuManagerPolicy: static" in (tmp_path / "a.yaml").read_text()
+
+
 def test_a_suppressed_warning_does_not_hold_back_a_kubelet_fix(tmp_path: Path) -> None:
     # the case fix starts the static CPU manager, and then the pod's suppressed fractional-cpu warning applies
     write(tmp_path, {"kubelet.yaml": KUBELET_HEAD + 'cpuManagerPolicy: Static\nreservedSystemCPUs: "0"\n',

@@ -84,8 +84,10 @@ def _repository(tmp_path: Path, workloads: int = 40, kubelet: str = KUBELET) -> 
             text = _deployment(f"vf-{i}", "2", ", openshift.io/podnic: 1")
         elif shape == 3:  # a resource no policy provides, a suppression of something else
             text = "# numalint: disable=not-guaranteed\n" + _deployment(f"lost-{i}", "2", ", openshift.io/fastnicc: 1")
-        else:  # a copy of an earlier workload (merged), and a namesake of it with other content (duplicate)
-            text = _deployment(f"frac-{i - 4}", "1500m") + "---\n" + _deployment(f"burst-{i - 3}", "3")
+        else:  # a copy of an earlier workload (merged: its fix is a hint), and a namesake of it with other content
+            # (duplicate); every other time only the namesake, so that some fractional workloads keep their fix
+            text = (_deployment(f"frac-{i - 4}", "1500m") + "---\n" if i // 5 % 2 == 0 else "") + _deployment(
+                f"burst-{i - 3}", "3")
         files[f"apps/team-{i % 3}/w-{i:03d}.yaml"] = text
     files["apps/broken.yaml"] = "kind: Deployment\nmetadata: {name: x\n"
     files["apps/chart/templates/job.yaml"] = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {{ .Values.name }}\n"
@@ -135,7 +137,9 @@ def test_a_streamed_run_reports_what_a_whole_run_does(tmp_path: Path, monkeypatc
     assert [f["message"].split(" creates")[0] for f in unused] == ["SriovNetworkNodePolicy sriov/idle"]
     fractional = {f["file"].rsplit("/", 1)[1] for f in found if f["rule"] == "fractional-cpu"}
     assert "w-000.yaml" in fractional and "w-004.yaml" not in fractional  # its identical copy is merged
-    assert any(f["fix"] and f["fix"]["edits"] for f in found if f["rule"] == "fractional-cpu")
+    fixes = {f["file"].rsplit("/", 1)[1]: f["fix"] for f in found if f["rule"] == "fractional-cpu"}
+    assert fixes["w-005.yaml"]["edits"]  # no copy: its fix is proven and offered
+    assert not fixes["w-000.yaml"]["edits"] and "identically, at" in fixes["w-000.yaml"]["description"]
 
 
 def test_the_same_where_the_kubelet_starts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

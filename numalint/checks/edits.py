@@ -205,3 +205,26 @@ def hint_unverifiable(findings: Iterable[Finding], text_of: Callable[[str], str 
         problem = verify_edits(known[0], [(e, finding) for e in fix.edits], known[1], known[2])
         if problem is not None:
             finding.fix = fix.as_hint(f"{problem}; decide by hand")
+
+
+def hint_twins(findings: Iterable[Finding], twins: Iterable[tuple[str, Span, str, Span]]) -> None:
+    """A fix inside an object the run holds again, identically, in another document (checked once, the copies
+    merged: ``model.identity.Registry.twins``) is left as a hint: `fix` would edit one copy, the copies would then
+    differ (a duplicate-object finding) and the other would keep what was fixed."""
+    other: dict[str, list[tuple[Span, str, int]]] = {}  # file -> (document, the other copy's file and line)
+    for file, document, copy, copied in twins:
+        other.setdefault(file, []).append((document, copy, copied.line))
+        other.setdefault(copy, []).append((copied, file, document.line))
+    for finding in findings:
+        fix = finding.fix
+        if fix is None or not fix.edits or finding.file not in other:
+            continue
+        for document, file, line in other[finding.file]:
+            if any(_within(edit.span, document) for edit in fix.edits):
+                finding.fix = fix.as_hint(f"the same object is written again, identically, at {file}:{line}, and "
+                                          "numalint checks it once: fix every copy alike")
+                break
+
+
+def _within(span: Span, outer: Span) -> bool:
+    return (outer.line, outer.col) <= (span.line, span.col) <= (outer.end_line, outer.end_col)

@@ -15,7 +15,7 @@ from typing import Any
 from numalint import catalogue as registry
 from numalint.analysis import Analysis, analyse, with_workloads
 from numalint.checks import run_checks
-from numalint.checks.edits import hint_unverifiable, shape_edits
+from numalint.checks.edits import hint_twins, hint_unverifiable, shape_edits
 from numalint.checks.forked import fork_context, share_in_rounds
 from numalint.checks.input_rules import MAX_PER_RULE_PROVEN, cap_per_file, is_summary
 from numalint.checks.proofs import NeedsWholeRun, prove_fixes
@@ -327,6 +327,8 @@ def _report(results: list[Read | None], paths: Sequence[str], count: int, missin
     del analysis, node_findings  # (and what the proofs made): the streamed findings take their place
     results.clear()
     findings = node_side + settled_apart + list(_unpacked(packed, streamed))
+    if identities.twins and any(f.fix is not None and f.fix.edits for f in findings):
+        hint_twins(findings, identities.twins)
     for path in missing:
         findings.append(registry.finding("yaml-syntax", "no such file or directory", path, Span(1, 1, 1, 1)))
     # the files named (no context files: all the run's); a set of only those a finding or source is on, not 20,000

@@ -84,6 +84,8 @@ class Registry:
         self.first: dict[tuple[str, str, str, str], dict[str, ObjectIdentity]] = {}
         self.repeats: list[Hit] = []
         self.dropped: list[tuple[str, Span]] = []  # (file, document) of the repeats no check looks at
+        # (file, document) of an object checked, and of an identical copy of it merged into it
+        self.twins: list[tuple[str, Span, str, Span]] = []
         self.decided: dict[int, bool] = {}  # one decision per document, however many views it gave
 
     def admit(self, identity: ObjectIdentity | None) -> bool:
@@ -109,6 +111,7 @@ class Registry:
             kept = True
         elif first.digest == identity.digest:
             kept = False  # the same object again: merged silently
+            self.twins.append((first.file, first.document, identity.file, identity.document))
         else:
             self.repeats.append(_duplicate(first, identity))
             kept = identity.key[1] not in FIRST_ONLY
