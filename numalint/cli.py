@@ -640,6 +640,10 @@ def _fix_and_write(paths: list[str], options: Any, unsafe: bool, show_diff: bool
         click.echo(f"numalint: {path}: {problem}; not written", err=True)
     result.texts = {p: t for p, t in result.texts.items() if p not in links}
     if show_diff:
+        links.update(_unwritable(result.texts) if stdin_text is None else {})
+        for path, problem in sorted((p, m) for p, m in links.items() if p in result.texts):
+            click.echo(f"numalint: {path}: {problem}; not written", err=True)
+        result.texts = {p: t for p, t in result.texts.items() if p not in links}
         text = result.diff()
         _write_stdout(text.encode("utf-8", "surrogateescape"), "the diff")
         left_out = _left_out(result)
@@ -706,6 +710,22 @@ def _write_stdout(data: bytes, what: str) -> None:
         raise
     except OSError as error:
         raise OutputError(f"could not write {what} to stdout: {error.strerror or error}; it is incomplete") from None
+
+
+def _unwritable(texts: dict[str, str]) -> dict[str, str]:
+    """The fixed files `fix` would refuse to replace (read-only, other hard links): `--diff` leaves them out, as
+    `fix` leaves them unwritten."""
+    from numalint.fixer import write_refusal
+
+    refused: dict[str, str] = {}
+    for path in texts:
+        try:
+            problem = write_refusal(path)
+        except OSError as err:
+            problem = f"cannot read file: {err.strerror or err}"
+        if problem is not None:
+            refused[path] = problem
+    return refused
 
 
 def _link_refusals(texts: dict[str, str], paths: list[str], options: Any) -> dict[str, str]:

@@ -73,7 +73,8 @@ class FixResult:
         disk: a context or removed first line without it matches nothing there."""
         chunks: list[str] = []
         for path in sorted(self.texts):
-            name = _diff_name(path)
+            # a symbolic link by the file it points to, which `fix` edits (``patch`` will not patch through a link)
+            name = _diff_name(os.path.realpath(path) if path != "-" and os.path.islink(path) else path)
             # stdin and absolute paths are labelled as they are (as GNU diff labels stdin "-"): no a/ b/ tree
             old, new = (name, name) if path == "-" or os.path.isabs(name) else (f"a/{name}", f"b/{name}")
             old, new = _patch_name(old), _patch_name(new)
@@ -470,6 +471,20 @@ def _writable(path: str, info: os.stat_result) -> bool:
     return os.access(path, os.W_OK)
 
 
+def write_refusal(path: str) -> str | None:
+    """Why ``write_atomically`` refuses to replace ``path`` whatever its text (not a regular file, read-only, other
+    hard links), or None; `fix --diff` leaves such a file out as `fix` leaves it unwritten. Raises OSError when it
+    cannot be looked at."""
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    if not _writable(path, info):
+        return "file is read-only"
+    if info.st_nlink > 1:
+        return f"file has {info.st_nlink} hard links; replacing it would split them"
+    return None
+
+
 def write_atomically(path: str, text: str, original: str | None = None) -> None:
     """Replace the regular file ``path`` by ``text`` through a temporary file in the same directory.
 
@@ -478,13 +493,10 @@ def write_atomically(path: str, text: str, original: str | None = None) -> None:
     written: it is read again just before it is replaced), or its directory is not writable.
     """
     try:
+        refusal = write_refusal(path)
+        if refusal is not None:
+            raise WriteError(refusal)
         info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            raise WriteError("not a regular file")
-        if not _writable(path, info):
-            raise WriteError("file is read-only")
-        if info.st_nlink > 1:
-            raise WriteError(f"file has {info.st_nlink} hard links; replacing it would split them")
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as err:

@@ -256,6 +256,29 @@ def test_a_fix_that_could_not_be_written_is_not_counted_as_fixed(tmp_path: Path)
     assert "fixed 0 finding(s) in 0 file(s)" in result.stderr, result.stderr
 
 
+def test_the_diff_leaves_out_what_fix_would_not_write_and_names_a_link_by_its_target(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`fix --diff` printed patches for a read-only and a hard-linked file, which `fix` refuses to write, and named a
+    symbolic link, through which `patch -p1` and `git apply` do not patch (found by a fix-safety hunt)."""
+    import os
+
+    write(tmp_path, {"ro.yaml": CLEAN.replace('"0"', "010"), "hard.yaml": CLEAN.replace('"0"', "010"),
+                     "real.yaml": CLEAN.replace('"0"', "010")})
+    os.link(tmp_path / "hard.yaml", tmp_path / "other-name")
+    (tmp_path / "link.yaml").symlink_to("real.yaml")
+    (tmp_path / "ro.yaml").chmod(0o444)
+    monkeypatch.chdir(tmp_path)
+    try:
+        shown = run("fix", "--diff", "ro.yaml", "hard.yaml", "link.yaml")
+        written = run("fix", "ro.yaml", "hard.yaml")
+    finally:
+        (tmp_path / "ro.yaml").chmod(0o644)
+    assert "read-only; not written" in shown.stderr and "2 hard links" in shown.stderr
+    assert [line for line in shown.output.splitlines() if line.startswith(("---", "+++"))] == [
+        "--- a/real.yaml", "+++ b/real.yaml"]
+    assert shown.exit_code == written.exit_code == 2
+
+
 def test_a_topology_without_numa_nodes_is_an_error_and_is_never_imported(tmp_path: Path) -> None:
     write(tmp_path, {"t.yaml": "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: x}\n"
                                "spec:\n  sockets: 1\n  numaNodes:\n",
