@@ -637,6 +637,21 @@ def own_affinity_pools(n: int) -> dict[str, str]:
     return files
 
 
+def replicas_beyond_the_pool(n: int) -> dict[str, str]:
+    """n Deployments of 2,000 replicas each on a pool of ten nodes that holds few of them: every replica is simulated
+    (numalint expands 2,000), the pool soon full, and each replica the scheduler finds no room for was given its own
+    fix and related places (the same for all of a workload's)."""
+    pool = ("apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: t}\nspec:\n  pool: {nodes: 10}\n"
+            "  numaNodes:\n  - {id: 0, cpus: '0-7', memory: 16Gi}\n  - {id: 1, cpus: '8-15', memory: 16Gi}\n")
+    kubelet = ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
+               "reservedSystemCPUs: '0'\ntopologyManagerPolicy: single-numa-node\n")
+    deployments = "".join(
+        f"---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d{i}}}\nspec:\n  replicas: 2000\n"
+        "  template:\n    spec:\n      containers:\n      - {name: c, image: x, resources: {limits: {cpu: '1', "
+        "memory: 1Gi}}}\n" for i in range(n))
+    return {"topology.yaml": pool, "kubelet.yaml": kubelet, "deployments.yaml": deployments}
+
+
 SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "nested aliases + {{ }}": (nested_aliases, 22),
     "billion laughs": (laughs, 6),
@@ -707,6 +722,7 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "Pods beside unlabelled pools": (unlabelled_pools, 1_000),
     "wrong-typed labels under long comments in one file": (padded_yes_labels, 1200),
     "Pods choosing their own pool by node affinity": (own_affinity_pools, 250),
+    "Deployments of 2,000 replicas beyond their pool": (replicas_beyond_the_pool, 10),
 }
 
 

@@ -78,6 +78,7 @@ def admission_failure(analysis: Analysis) -> Iterator[Hit]:
     yield from _vms_without_cpu_manager(analysis)
     searched = 0
     for pool_run in analysis.pool_runs:
+        unscheduled: dict[tuple[int, str], tuple[Fix, tuple[Related, ...]]] = {}
         for pod in pool_run.pods:
             admission = pod.admission
             if admission is None or admission.admitted or admission.reason == "SMTAlignmentError":
@@ -85,9 +86,16 @@ def admission_failure(analysis: Analysis) -> Iterator[Hit]:
             where = f'pool "{pool_run.pool.name}" ({pool_run.pool.why})'
             if admission.reason == UNSCHEDULABLE:
                 message = admission.message
-                fix = (unschedulable_fix(message, pod.view) if NO_CPU_MANAGER in message
-                       else absent_fix(pool_run, pod) or unschedulable_fix(message, pod.view))
-                yield _pod_finding(analysis, pod, f"pod {pod.name} cannot be scheduled in {where}: {message}", Fix(fix))
+                # the replicas of a workload the pool has no room for meet the same state: their fix and related
+                # places are worked out once (thousands of workloads of 2,000 replicas each took minutes)
+                key = (id(pod.view), message)
+                said = unscheduled.get(key)
+                if said is None:
+                    fix = (unschedulable_fix(message, pod.view) if NO_CPU_MANAGER in message
+                           else absent_fix(pool_run, pod) or unschedulable_fix(message, pod.view))
+                    said = unscheduled[key] = (Fix(fix), pool_related(analysis, pod.pool, pod.spec))
+                yield Hit(f"pod {pod.name} cannot be scheduled in {where}: {message}", pod.view.file,
+                          pod.view.anchor(), pod.view.ref, said[0], None, said[1])
                 continue
             state = free_summary(pod.before) if pod.before else ""
             fixes = (verified_fixes(analysis.sriov, pool_run, pod, analysis.pool_runs) if searched < MAX_FIX_SEARCHES
