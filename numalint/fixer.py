@@ -73,8 +73,10 @@ class FixResult:
         disk: a context or removed first line without it matches nothing there."""
         chunks: list[str] = []
         for path in sorted(self.texts):
-            # a symbolic link by the file it points to, which `fix` edits (``patch`` will not patch through a link)
-            name = _diff_name(os.path.realpath(path) if path != "-" and os.path.islink(path) else path)
+            # a file reached through a symbolic link (itself or a directory on its path) by the file it is, which
+            # `fix` edits: ``patch`` and ``git apply`` do not patch through a link
+            real = os.path.realpath(path) if path != "-" else path
+            name = _diff_name(real if real != os.path.abspath(path) and path != "-" else path)
             # stdin and absolute paths are labelled as they are (as GNU diff labels stdin "-"): no a/ b/ tree
             old, new = (name, name) if path == "-" or os.path.isabs(name) else (f"a/{name}", f"b/{name}")
             old, new = _patch_name(old), _patch_name(new)

@@ -266,16 +266,19 @@ def test_the_diff_leaves_out_what_fix_would_not_write_and_names_a_link_by_its_ta
                      "real.yaml": CLEAN.replace('"0"', "010")})
     os.link(tmp_path / "hard.yaml", tmp_path / "other-name")
     (tmp_path / "link.yaml").symlink_to("real.yaml")
+    (tmp_path / "sub").mkdir()
+    write(tmp_path / "sub", {"kc.yaml": CLEAN.replace('"0"', "010")})
+    (tmp_path / "dirlink").symlink_to("sub")  # a directory link on the path: git apply refuses "beyond a link"
     (tmp_path / "ro.yaml").chmod(0o444)
     monkeypatch.chdir(tmp_path)
     try:
-        shown = run("fix", "--diff", "ro.yaml", "hard.yaml", "link.yaml")
+        shown = run("fix", "--diff", "ro.yaml", "hard.yaml", "link.yaml", "dirlink/kc.yaml")
         written = run("fix", "ro.yaml", "hard.yaml")
     finally:
         (tmp_path / "ro.yaml").chmod(0o644)
     assert "read-only; not written" in shown.stderr and "2 hard links" in shown.stderr
-    assert [line for line in shown.output.splitlines() if line.startswith(("---", "+++"))] == [
-        "--- a/real.yaml", "+++ b/real.yaml"]
+    assert sorted(line for line in shown.output.splitlines() if line.startswith(("---", "+++"))) == [
+        "+++ b/real.yaml", "+++ b/sub/kc.yaml", "--- a/real.yaml", "--- a/sub/kc.yaml"]
     assert shown.exit_code == written.exit_code == 2
 
 

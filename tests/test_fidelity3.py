@@ -179,13 +179,17 @@ def test_a_misspelt_feature_gate_stops_the_kubelet(tmp_path: Path, gate: str, me
 
 # GA gates removed from pkg/features/kube_features.go: TopologyManager by kubernetes#121252 (1.29; 1.27 and 1.28
 # register it locked, "GA in 1.27; remove in 1.29"), CPUManager by kubernetes#129296 (1.33; locked since its GA in
-# 1.26). SPEC.md's version table gives their stage, not when the name went: these tests pin that reading (found by a
-# precision review: configurations and guides still write TopologyManager: true).
+# 1.26), MemoryManager by kubernetes#136381 (1.36; locked since its GA in 1.32). SPEC.md's version table gives
+# their stage, not when the name went: these tests pin that reading (found by a precision review: configurations
+# and guides still write TopologyManager: true).
 @pytest.mark.parametrize("gate,version,said", [
     ("TopologyManager", "1.28", None),
     ("TopologyManager", "1.29", "unrecognized feature gate: TopologyManager (a gate removed in Kubernetes 1.29: the "
                                 "feature is always on)"),
     ("CPUManager", "1.32", None),
+    ("MemoryManager", "1.35", None),
+    ("MemoryManager", "1.36", "unrecognized feature gate: MemoryManager (a gate removed in Kubernetes 1.36: the "
+                              "feature is always on)"),
     ("CPUManager", "1.33", "unrecognized feature gate: CPUManager (a gate removed in Kubernetes 1.33: the feature is "
                            "always on)"),
     ("TopologyManagr", "1.28", 'unrecognized feature gate: TopologyManagr (did you mean "TopologyManager"?)'),
@@ -204,7 +208,9 @@ def test_a_removed_feature_gate_stops_the_kubelet(tmp_path: Path, gate: str, ver
 
 @pytest.mark.parametrize("gate,version,locked", [
     ("CPUManager", "1.26", True), ("TopologyManager", "1.26", False), ("TopologyManager", "1.27", True),
-    ("MemoryManager", "1.31", False), ("MemoryManager", "1.32", True), ("MemoryManager", "1.37", True)])
+    ("MemoryManager", "1.31", False), ("MemoryManager", "1.32", True), ("MemoryManager", "1.35", True),
+    # GA in 1.32 without LockToDefault until kubernetes#136380 (1.36): SPEC.md says "always on since 1.32"
+    ("TopologyManagerPolicyOptions", "1.33", False), ("TopologyManagerPolicyOptions", "1.36", True)])
 def test_a_ga_feature_gate_set_false_stops_the_kubelet(tmp_path: Path, gate: str, version: str, locked: bool) -> None:
     # featuregate Set: a gate registered with LockToDefault refuses another value (MemoryManager: GA and locked in
     # 1.32, pkg/features/versioned_kube_features.go)

@@ -117,6 +117,9 @@ def test_a_label_no_pool_of_the_run_uses_may_be_set_by_hand_on_a_pool(tmp_path: 
     labelled = CUSTOM_POOL.replace("labels: {", "labels: {custom-kubelet: cnf, ")
     write(tmp_path / "used", {"mcp.yaml": labelled, "kc.yaml": kubeletconfig("cpu", "custom-kubelet: cfn")})
     assert where(findings(tmp_path / "used", "kubeletconfig-pool")) == ["kc.yaml:5:3"]
+    # a misspelling of a key the run's pools carry is no hand label (found by a review of the change)
+    write(tmp_path / "typo", {"mcp.yaml": labelled, "kc.yaml": kubeletconfig("cpu", "custom-kublet: cnf")})
+    assert where(findings(tmp_path / "typo", "kubeletconfig-pool")) == ["kc.yaml:5:3"]
     write(tmp_path / "role", {"mcp.yaml": CUSTOM_POOL, "kc.yaml": kubeletconfig(
         "cpu", "machineconfiguration.openshift.io/role: worker-cfn")})
     assert where(findings(tmp_path / "role", "kubeletconfig-pool")) == ["kc.yaml:5:3"]

@@ -110,13 +110,16 @@ def maturity(table: dict[str, list[tuple[int, str]]], option: str, version: tupl
 
 # gate -> first minor version where it is GA and locked to true (pkg/features/kube_features.go:
 # LockToDefault); writing false there stops the kubelet
+# TopologyManagerPolicyOptions went GA in 1.32 without LockToDefault (versioned_kube_features.go of 1.32 to 1.35):
+# kubernetes#136380 locked it in 1.36. SPEC.md reads "GA 1.32, so always on since 1.32"; the source says false is
+# accepted until then (the tests pin this reading).
 LOCKED_SINCE = {"CPUManager": 26, "TopologyManager": 27, "MemoryManager": 32, "CPUManagerPolicyOptions": 33,
-                "TopologyManagerPolicyOptions": 32}
+                "TopologyManagerPolicyOptions": 36}
 # gate -> first minor version that no longer has it: a GA gate removed from kube_features.go, so that naming it at all,
 # true or false, stops the kubelet ("unrecognized feature gate"). TopologyManager: kubernetes#121252, 1.29 (1.27 and
-# 1.28 say "GA in 1.27; remove in 1.29"); CPUManager: kubernetes#129296, 1.33. SPEC.md's version table gives their
-# stage, not when the name went: the tests pin this reading.
-REMOVED_SINCE = {"TopologyManager": 29, "CPUManager": 33}
+# 1.28 say "GA in 1.27; remove in 1.29"); CPUManager: kubernetes#129296, 1.33; MemoryManager: kubernetes#136381, 1.36.
+# SPEC.md's version table gives their stage, not when the name went: the tests pin this reading.
+REMOVED_SINCE = {"TopologyManager": 29, "CPUManager": 33, "MemoryManager": 36}
 
 
 def gate_default(gate: str, version: tuple[int, int]) -> bool:
@@ -144,7 +147,7 @@ NEAR_MISS_EDITS = 2  # at most this many single-character edits (after case) fro
 NEAR_MISS_MIN_LENGTH = 10  # short names are too close to each other to guess
 
 
-def _edits(a: str, b: str, limit: int) -> int:
+def edit_distance(a: str, b: str, limit: int) -> int:
     """Levenshtein distance, or ``limit`` + 1 once it is sure to be more than ``limit`` (a row's least value never
     shrinks): a hostile configuration of 100,000 feature gates took 0.2 ms a name."""
     if abs(len(a) - len(b)) > limit:
@@ -170,7 +173,7 @@ def gate_near_miss(name: str) -> str | None:
             return gate
     if len(name) < NEAR_MISS_MIN_LENGTH:
         return None
-    near = sorted((_edits(name.lower(), gate.lower(), NEAR_MISS_EDITS), gate) for gate in KNOWN_GATES)
+    near = sorted((edit_distance(name.lower(), gate.lower(), NEAR_MISS_EDITS), gate) for gate in KNOWN_GATES)
     return near[0][1] if near[0][0] <= NEAR_MISS_EDITS else None
 
 

@@ -15,6 +15,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from numalint.k8s.kinds import KUBELET_CONFIG
+from numalint.k8s.versions import NEAR_MISS_EDITS, NEAR_MISS_MIN_LENGTH, edit_distance
 from numalint.model.run import NearFiles
 from numalint.reading.locate import as_list, as_map, get
 
@@ -111,6 +112,7 @@ def label_selector_matches(selector: Any, labels: dict[str, str]) -> bool:
 
 
 ROLE_LABEL = "machineconfiguration.openshift.io/role"
+NEAR_KEYS = 256  # distinct label keys of the pools a selector's key is compared with for a misspelling, at most
 POOL_LABEL = "pools.operator.machineconfiguration.openshift.io/{}"
 
 
@@ -203,6 +205,7 @@ class MachineConfigPools:
         # comparing it with every pool (one directory per pool puts every pool near every other)
         self._near: dict[str, tuple[list[MachineConfigPoolView], NearFiles]] = {}
         self._keys: set[str] | None = None  # the label keys the pools carry, once asked
+        self._misspelt: dict[str, bool] = {}  # a selector's key -> whether it misspells one of them
 
     def __iter__(self) -> Iterator[MachineConfigPoolView]:
         return iter(self.all)
@@ -244,7 +247,22 @@ class MachineConfigPools:
             return True
         if self._keys is None:
             self._keys = {key for key, _value in self._carrying}
-        return any(key in self._keys or key == ROLE_LABEL or key.startswith(POOL_LABEL.format("")) for key in keys)
+        return any(key in self._keys or key == ROLE_LABEL or key.startswith(POOL_LABEL.format(""))
+                   or self._misspells(key) for key in keys)
+
+    def _misspells(self, key: str) -> bool:
+        """Whether ``key`` misspells a label key a pool carries (another case, or for a key of 10 characters or
+        more, one or two edits: ``custom-kublet`` for ``custom-kubelet``), as a misspelt feature gate is told.
+        Among more than NEAR_KEYS distinct keys, none is sure enough to tell (and none is compared)."""
+        assert self._keys is not None
+        if len(self._keys) > NEAR_KEYS:
+            return False
+        if key not in self._misspelt:
+            folded = key.lower()
+            self._misspelt[key] = any(
+                folded == known.lower() or len(key) >= NEAR_MISS_MIN_LENGTH
+                and edit_distance(folded, known.lower(), NEAR_MISS_EDITS) <= NEAR_MISS_EDITS for known in self._keys)
+        return self._misspelt[key]
 
     def near_any(self, file: str) -> bool:
         """Whether a pool of the run is declared near ``file`` (``Run.together``: always in a declared cluster,

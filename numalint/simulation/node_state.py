@@ -179,6 +179,11 @@ def _apply_memory(node: Node, data: dict[str, Any], path: str) -> list[StateProb
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as err:  # OverflowError: int(1e999)
         return [StateProblem(path, f"unreadable machine state in the checkpoint: {str(err)[:200]}",
                              "copy the file again")]
+    if not loaded:  # validateState: the default machine state, unless memory is assigned
+        if blocks:
+            return [StateProblem(path, "[memorymanager] machine state can not be empty when it has memory "
+                                       "assignments", DELETE_CHECKPOINT)]
+        return []
     differing = _differing(loaded, expected.nodes)
     if differing is not None:
         return [StateProblem(path, f"[memorymanager] the expected machine state is different from the real one "

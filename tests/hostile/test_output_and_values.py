@@ -444,7 +444,12 @@ def _memory_state(change: str) -> str:
         machine["0"]["memoryMap"]["memory"]["free"] = 2**64 - 1
     elif change == "cells":
         machine["1"]["cells"] = [1, 9]
-    return json.dumps({"policyName": "Static", "machineState": machine, "entries": {}, "checksum": 0})
+    entries: dict[str, Any] = {}
+    if change.startswith("empty"):
+        machine = {}  # validateState then takes the default machine state, unless memory is assigned
+    if change == "empty, assigned":
+        entries = {"uid": {"c": [{"numaAffinity": [0], "type": "memory", "size": 1 << 30}]}}
+    return json.dumps({"policyName": "Static", "machineState": machine, "entries": entries, "checksum": 0})
 
 
 @pytest.mark.parametrize(("change", "said"), [
@@ -452,6 +457,7 @@ def _memory_state(change: str) -> str:
     ("numa 64", "NUMA nodes 0, 1, 64 in the checkpoint, 0, 1 in the declared topology"),
     ("free", "NUMA 0: free and reserved memory do not add up to the allocatable"),
     ("cells", "NUMA 1: its cells name NUMA nodes the declared topology lacks"),
+    ("empty", None),
 ])
 def test_a_memory_checkpoint_of_other_numa_nodes_is_refused_not_a_traceback(tmp_path: Path, change: str,
                                                                           said: str | None) -> None:
@@ -466,6 +472,15 @@ def test_a_memory_checkpoint_of_other_numa_nodes_is_refused_not_a_traceback(tmp_
         f"[memorymanager] the expected machine state is different from the real one ({said})"]), found
     shown = _timed("simulate", "--node-state", "state", ".", cwd=tmp_path)
     assert len(shown.stdout) < 20_000, len(shown.stdout)
+
+
+def test_an_empty_memory_machine_state_with_assignments_is_refused(tmp_path: Path) -> None:
+    """policy_static.go validateState: an empty machine state is the default one, but not beside assignments."""
+    state = _node_state_repo(tmp_path)
+    (state / "memory_manager_state").write_text(_memory_state("empty, assigned"))
+    found = [f["message"] for f in json.loads(_timed("check", "--format", "json", "--node-state", "state", ".",
+                                                     cwd=tmp_path).stdout)["findings"] if f["rule"] == "node-state"]
+    assert found == ["[memorymanager] machine state can not be empty when it has memory assignments"], found
 
 
 def test_thousands_of_checkpoint_entries_naming_cpus_the_node_lacks_are_refused_at_once(tmp_path: Path) -> None:
