@@ -15,7 +15,6 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from numalint.k8s.kinds import KUBELET_CONFIG
-from numalint.k8s.versions import NEAR_MISS_EDITS, NEAR_MISS_MIN_LENGTH, edit_distance
 from numalint.model.run import NearFiles
 from numalint.reading.locate import as_list, as_map, get
 
@@ -112,7 +111,13 @@ def label_selector_matches(selector: Any, labels: dict[str, str]) -> bool:
 
 
 ROLE_LABEL = "machineconfiguration.openshift.io/role"
-NEAR_KEYS = 256  # distinct label keys of the pools a selector's key is compared with for a misspelling, at most
+NEAR_KEYS = 256  # distinct label keys of the pools a selector's key may misspell, at most (else none is told)
+NEAR_LENGTH = 5  # a key shorter than this misspells only by case
+
+
+def _less_one(word: str) -> set[str]:
+    """``word`` less one of its letters, each way."""
+    return {word[:i] + word[i + 1:] for i in range(len(word))}
 POOL_LABEL = "pools.operator.machineconfiguration.openshift.io/{}"
 
 
@@ -205,7 +210,7 @@ class MachineConfigPools:
         # comparing it with every pool (one directory per pool puts every pool near every other)
         self._near: dict[str, tuple[list[MachineConfigPoolView], NearFiles]] = {}
         self._keys: set[str] | None = None  # the label keys the pools carry, once asked
-        self._misspelt: dict[str, bool] = {}  # a selector's key -> whether it misspells one of them
+        self._spellings: tuple[set[str], set[str]] | None = None  # those keys folded, and folded less one letter
 
     def __iter__(self) -> Iterator[MachineConfigPoolView]:
         return iter(self.all)
@@ -251,18 +256,21 @@ class MachineConfigPools:
                    or self._misspells(key) for key in keys)
 
     def _misspells(self, key: str) -> bool:
-        """Whether ``key`` misspells a label key a pool carries (another case, or for a key of 10 characters or
-        more, one or two edits: ``custom-kublet`` for ``custom-kubelet``), as a misspelt feature gate is told.
-        Among more than NEAR_KEYS distinct keys, none is sure enough to tell (and none is compared)."""
+        """Whether ``key`` misspells a label key a pool carries: another case, or, for keys of NEAR_LENGTH characters
+        or more, a letter left out, added or changed (``custom-kublet`` for ``custom-kubelet``). Found through the
+        keys less one letter each, not by comparing ``key`` with every key; among more than NEAR_KEYS distinct keys
+        none is sure enough to tell."""
         assert self._keys is not None
         if len(self._keys) > NEAR_KEYS:
             return False
-        if key not in self._misspelt:
-            folded = key.lower()
-            self._misspelt[key] = any(
-                folded == known.lower() or len(key) >= NEAR_MISS_MIN_LENGTH
-                and edit_distance(folded, known.lower(), NEAR_MISS_EDITS) <= NEAR_MISS_EDITS for known in self._keys)
-        return self._misspelt[key]
+        if self._spellings is None:
+            folded = {known.lower() for known in self._keys}
+            self._spellings = (folded, {less for known in folded if len(known) >= NEAR_LENGTH
+                                        for less in _less_one(known)})
+        folded, shortened = self._spellings
+        word = key.lower()
+        return word in folded or len(word) >= NEAR_LENGTH and (
+            word in shortened or any(less in folded or less in shortened for less in _less_one(word)))
 
     def near_any(self, file: str) -> bool:
         """Whether a pool of the run is declared near ``file`` (``Run.together``: always in a declared cluster,
