@@ -652,6 +652,20 @@ def replicas_beyond_the_pool(n: int) -> dict[str, str]:
     return {"topology.yaml": pool, "kubelet.yaml": kubelet, "deployments.yaml": deployments}
 
 
+def devices_on_many_nodes(n: int) -> dict[str, str]:
+    """A pool of 1,000 nodes holding n x 4,096 devices each, one admitted pod: what each NUMA node holds of a device
+    was counted by looking at every device, per NUMA node, twice per node."""
+    devices = "".join(f"  - {{resource: example.com/dev, numaNode: {i % 2}, count: 4096}}\n" for i in range(n))
+    return {"kubelet.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                            "cpuManagerPolicy: static\nreservedSystemCPUs: '0'\n"
+                            "topologyManagerPolicy: single-numa-node\n",
+            "topology.yaml": "apiVersion: numalint.io/v1alpha1\nkind: NodeTopology\nmetadata: {name: t}\nspec:\n"
+                             "  pool: {nodes: 1000}\n  numaNodes:\n  - {id: 0, cpus: '0-7', memory: 16Gi}\n"
+                             "  - {id: 1, cpus: '8-15', memory: 16Gi}\n  devices:\n" + devices,
+            "pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: c, image: x, "
+                        "resources: {limits: {cpu: '2', memory: 1Gi}}}\n"}
+
+
 SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "nested aliases + {{ }}": (nested_aliases, 22),
     "billion laughs": (laughs, 6),
@@ -723,6 +737,7 @@ SHAPES: dict[str, tuple[Callable[[int], str | dict[str, str]], int]] = {
     "wrong-typed labels under long comments in one file": (padded_yes_labels, 1200),
     "Pods choosing their own pool by node affinity": (own_affinity_pools, 250),
     "Deployments of 2,000 replicas beyond their pool": (replicas_beyond_the_pool, 10),
+    "a thousand nodes of many devices": (devices_on_many_nodes, 4),
 }
 
 
