@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -193,6 +194,7 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
     identities: list[tuple[str, int, ObjectIdentity]] = []
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
     file_text = FileText(source.text or "")  # its lines split once, for every object that carries documents
+    pinned = _kubeadm_version(source.documents, file_text)  # the version a kubeadm file's kubelet runs, if it says
     carriers = [d for d in source.documents if d.kind == "ConfigMap"]
     if carriers:  # HyperShift ConfigMaps may carry PerformanceProfiles
         from numalint.views.performance import embedded_profiles
@@ -235,6 +237,8 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
             if profile is not None:
                 if flagged:
                     profile.flag_spans = tuple(span for flag in flags for span in flag.spans)
+                if doc.kind == KUBELET_CONFIGURATION:
+                    profile.declared_version = pinned
                 keep("profiles", profile)
                 continue
         if doc.kind == PERFORMANCE_PROFILE:
@@ -291,6 +295,23 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
     source.seal()
     return FileResult(source, tuple(kept["profiles"]), tuple(kept["pods"]), tuple(kept["topologies"]),
                       tuple(kept["others"]), tuple(identities), built)
+
+
+def _kubeadm_version(documents: list[Document], file_text: FileText) -> tuple[int, int] | None:
+    """The Kubernetes version a kubeadm ClusterConfiguration of the file pins (``kubernetesVersion: v1.28.4``): that of
+    the kubelet its KubeletConfiguration configures. The ClusterConfiguration is no kind numalint builds (read only
+    up to its kind), so the key is looked for in its lines."""
+    for doc in documents:
+        if doc.kind == "ClusterConfiguration" and doc.api_version.startswith("kubeadm.k8s.io/"):
+            from numalint.views.kubelet import pinned_version
+
+            lines = file_text.lines[doc.span.line - 1:doc.span.end_line]
+            found = next((m for line in lines if (m := _KUBERNETES_VERSION.match(line))), None)
+            return pinned_version(found.group(1)) if found else None
+    return None
+
+
+_KUBERNETES_VERSION = re.compile(r"kubernetesVersion:[ \t]*[\"']?([^\"'#\s]+)")
 
 
 def _record_annotation(source: Source, doc: Document) -> None:

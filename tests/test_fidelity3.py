@@ -206,6 +206,54 @@ def test_a_removed_feature_gate_stops_the_kubelet(tmp_path: Path, gate: str, ver
         assert found[0]["fix"]["description"] == f"remove {gate} from featureGates"
 
 
+KIND = """\
+kind: Cluster
+apiVersion: kind.x-k8s.io/v1alpha4
+featureGates: {TopologyManager: true}
+kubeadmConfigPatches:
+- |
+  kind: KubeletConfiguration
+  cpuManagerPolicy: static
+  reservedSystemCPUs: "0"
+nodes:
+- role: control-plane
+  image: IMAGE
+- role: worker
+  image: IMAGE
+"""
+KUBEADM = """\
+apiVersion: kubeadm.k8s.io/v1beta3
+kind: ClusterConfiguration
+kubernetesVersion: VERSION
+---
+apiVersion: kubeadm.k8s.io/v1beta3
+kind: JoinConfiguration
+nodeRegistration:
+  kubeletExtraArgs: {feature-gates: "TopologyManager=true"}
+---
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cpuManagerPolicy: static
+reservedSystemCPUs: "0"
+"""
+
+
+@pytest.mark.parametrize("text,refused", [
+    (KIND.replace("IMAGE", "kindest/node:v1.27.3@sha256:9b5ff23b"), False),
+    (KIND.replace("IMAGE", "kindest/node:v1.30.0"), True),
+    (KIND.replace("  image: IMAGE\n", "", 1).replace("IMAGE", "kindest/node:v1.27.3"), True),  # a node of kind's own
+    (KUBEADM.replace("VERSION", "v1.28.4"), False),
+    (KUBEADM.replace("VERSION", '"v1.29.0"'), True),
+    (KUBEADM.replace("VERSION", "stable"), True),
+])
+def test_a_removed_gate_is_judged_at_the_version_the_file_pins(tmp_path: Path, text: str, refused: bool) -> None:
+    """A kind cluster whose nodes all run one kindest/node image, or a kubeadm file whose ClusterConfiguration says
+    its kubernetesVersion, runs that version's kubelet whatever the run's target: TopologyManager was still a gate
+    in 1.27 and 1.28 (a precision review found such files reported at the default target, 1.37)."""
+    found = [f for f in findings(tmp_path, {"c.yaml": text}) if f["rule"] == "kubelet-start"]
+    assert any("unrecognized feature gate: TopologyManager" in f["message"] for f in found) is refused, found
+
+
 @pytest.mark.parametrize("gate,version,locked", [
     ("CPUManager", "1.26", True), ("TopologyManager", "1.26", False), ("TopologyManager", "1.27", True),
     ("MemoryManager", "1.31", False), ("MemoryManager", "1.32", True), ("MemoryManager", "1.35", True),

@@ -146,9 +146,12 @@ def settings_from_profile(profile: KubeletProfile | None, version: tuple[int, in
         cpu_options_allowed=gate_enabled("CPUManagerPolicyOptions", gates, version),
         cpu_options_set=_written_map(profile, "cpuManagerPolicyOptions"),
         topology_options_set=_written_map(profile, "topologyManagerPolicyOptions"),
-        locked_gates=() if profile.openshift else locked_gates(profile.feature_gates, version),
+        # the gates of the version the file pins, if it does (kind's node image, kubeadm's kubernetesVersion)
+        locked_gates=() if profile.openshift else locked_gates(profile.feature_gates,
+                                                               profile.declared_version or version),
         unknown_gates=() if profile.openshift else tuple(
-            (name, *said) for name in profile.feature_gates if (said := unknown_gate_hint(name, version)) is not None),
+            (name, *said) for name in profile.feature_gates
+            if (said := unknown_gate_hint(name, profile.declared_version or version)) is not None),
         reserved_resources=_reserved_resources(profile),
         eviction_hard={k: v for k, v in profile.eviction_hard.items() if isinstance(v, str)},
         reserved_memory_entries=entries)

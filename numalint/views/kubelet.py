@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -142,6 +143,9 @@ class KubeletProfile:
     flags_only: str | None = None
     # the distribution's own evictionHard, which has no memory.available ("kind's own evictionHard")
     default_eviction: str | None = None
+    # the Kubernetes version its file pins (a kind node image's tag, kubeadm's kubernetesVersion): the feature gates
+    # it may name are that version's, whatever the run's target
+    declared_version: tuple[int, int] | None = None
     node_selector: dict[str, str] | None = None  # PerformanceProfile spec.nodeSelector
     # the kubeReserved resources Amazon EKS's nodeadm computes from the instance, not written in any file, and how
     # (cpu from its cores, memory from its type's max pods: views.nodeadm)
@@ -443,3 +447,17 @@ def _openshift_defaults(profile: KubeletProfile) -> None:
         profile.user_system_reserved_cgroup = profile.system_reserved_cgroup if profile.has(
             "systemReservedCgroup") else ""
         profile.system_reserved_cgroup = ""
+
+
+_VERSION = re.compile(r"v?1\.([0-9]{1,2})(?:\.|$)", re.ASCII)
+
+
+def pinned_version(text: Any) -> tuple[int, int] | None:
+    """(1, minor) of a version written as kubeadm's ``kubernetesVersion`` (``v1.28.4``) or a kind node image's tag
+    (``kindest/node:v1.27.3@sha256:...``); None for anything else (``stable-1``, ``latest``, another image)."""
+    if not isinstance(text, str):
+        return None
+    text = text.split("@")[0]  # an image's digest
+    tag = text.rsplit(":", 1)[-1] if "/" in text or text.startswith("kindest") else text
+    found = _VERSION.match(tag)
+    return (1, int(found.group(1))) if found else None

@@ -20,7 +20,7 @@ from numalint.views.capi import capi_kubelet
 from numalint.views.embedded import FileText
 from numalint.views.flag_kubelet import FlagKubelet, Unjudged
 from numalint.views.kind_cluster import Ignored, Unread, cluster_name, kind_kubelets
-from numalint.views.kubelet import KubeletProfile, kubelet_profile
+from numalint.views.kubelet import KubeletProfile, kubelet_profile, pinned_version
 from numalint.views.kubelet_flags import Flag, Refused, kubeadm_flags, with_flags
 from numalint.views.nodeadm import defaulted, node_class_kubelet, nodeadm_kubelet
 from numalint.views.rancher import rancher_kubelet
@@ -157,6 +157,10 @@ def kind_profiles(cluster: Document, file: FileText, cap: FindingCap) -> list[Ku
                      else f for f in stream), stop=True)
     profiles = []
     name = cluster_name(cluster)
+    nodes = cluster.root.get("nodes")
+    images = {pinned_version(node.get("image")) for node in nodes if isinstance(node, dict)} \
+        if isinstance(nodes, list) else set()
+    declared = images.pop() if len(images) == 1 else None  # every node on one version (a node without image: none)
     for kubelet in kubelets:
         document = with_flags(kubelet.document, kubelet.flags) if kubelet.flags else kubelet.document
         profile = kubelet_profile(document)
@@ -166,5 +170,6 @@ def kind_profiles(cluster: Document, file: FileText, cap: FindingCap) -> list[Ku
         profile.flag_spans = tuple(span for flag in kubelet.flags for span in flag.spans)
         profile.by_hand = KIND_HINT
         profile.default_eviction = "kind's own evictionHard"
+        profile.declared_version = declared
         profiles.append(profile)
     return profiles
