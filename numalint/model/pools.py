@@ -111,6 +111,7 @@ def label_selector_matches(selector: Any, labels: dict[str, str]) -> bool:
 
 
 ROLE_LABEL = "machineconfiguration.openshift.io/role"
+POOL_LABEL = "pools.operator.machineconfiguration.openshift.io/{}"
 NEAR_KEYS = 256  # distinct label keys of the pools a selector's key may misspell, at most (else none is told)
 NEAR_LENGTH = 5  # a key shorter than this misspells only by case
 
@@ -118,7 +119,6 @@ NEAR_LENGTH = 5  # a key shorter than this misspells only by case
 def _less_one(word: str) -> set[str]:
     """``word`` less one of its letters, each way."""
     return {word[:i] + word[i + 1:] for i in range(len(word))}
-POOL_LABEL = "pools.operator.machineconfiguration.openshift.io/{}"
 
 
 @dataclass(frozen=True)
