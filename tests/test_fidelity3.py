@@ -252,6 +252,8 @@ def test_a_removed_gate_is_judged_at_the_version_the_file_pins(tmp_path: Path, t
     in 1.27 and 1.28 (a precision review found such files reported at the default target, 1.37)."""
     found = [f for f in findings(tmp_path, {"c.yaml": text}) if f["rule"] == "kubelet-start"]
     assert any("unrecognized feature gate: TopologyManager" in f["message"] for f in found) is refused, found
+    if refused and text.startswith("apiVersion: kubeadm"):  # written in kubeletExtraArgs: the flag is named
+        assert found[0]["fix"]["description"] == "remove TopologyManager from the kubelet's --feature-gates flag"
 
 
 @pytest.mark.parametrize("gate,version,locked", [

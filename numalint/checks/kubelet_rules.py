@@ -680,18 +680,22 @@ def kubelet_start(analysis: Analysis) -> Iterator[Hit]:
                 continue
             written = next((f for f in (problem.field, *RELATED_FIELDS.get(problem.field, ())) if profile.has(f)),
                            problem.field)
-            yield _finding(profile, f"the kubelet refuses to start: {problem.message}", written,
-                           *_inside(profile, problem), key=True, fix=_gate_fix(problem))
+            hit = _finding(profile, f"the kubelet refuses to start: {problem.message}", written,
+                           *_inside(profile, problem), key=True)
+            hit.fix = _gate_fix(problem, not profile.flags_only and hit.span in profile.flag_spans)
+            yield hit
         yield from _enforced_without_cgroup(profile, analysis)
 
 
-def _gate_fix(problem: StartProblem) -> Fix | None:
+def _gate_fix(problem: StartProblem, flag: bool) -> Fix | None:
     """What to do with a feature gate the kubelet refuses: one its version removed or locks is left out (the feature
-    is on either way); a misspelt one is named in the message."""
+    is on either way); a misspelt one is named in the message. ``flag``: it is written in the kubelet's
+    --feature-gates flag (kubeadm's kubeletExtraArgs, nodeadm's flags), not in featureGates."""
+    where = "the kubelet's --feature-gates flag" if flag else "featureGates"
     if problem.reason == "removed-gate":
-        return Fix(f"remove {problem.key} from featureGates")
+        return Fix(f"remove {problem.key} from {where}")
     if problem.reason == "locked-gate":
-        return Fix(f"remove {problem.key}: false from featureGates (the feature is always on)")
+        return Fix(f"remove {problem.key}{'=' if flag else ': '}false from {where} (the feature is always on)")
     return None
 
 
