@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gc
 import os
-import re
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -64,7 +63,7 @@ from numalint.reading.sources import (
     read_capped,
     read_source,
 )
-from numalint.reading.yamlpos import COMPLEX_KEY, Span, YMap
+from numalint.reading.yamlpos import COMPLEX_KEY, Span, YamlError, YMap, load_all
 from numalint.views.embedded import FileText
 from numalint.views.workloads import pod_views
 
@@ -300,18 +299,23 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
 def _kubeadm_version(documents: list[Document], file_text: FileText) -> tuple[int, int] | None:
     """The Kubernetes version a kubeadm ClusterConfiguration of the file pins (``kubernetesVersion: v1.28.4``): that of
     the kubelet its KubeletConfiguration configures. The ClusterConfiguration is no kind numalint builds (read only
-    up to its kind), so the key is looked for in its lines."""
+    up to its kind): its document is read again, alone."""
     for doc in documents:
         if doc.kind == "ClusterConfiguration" and doc.api_version.startswith("kubeadm.k8s.io/"):
+            if "kubernetesVersion" not in doc.root:
+                lines = file_text.lines[doc.span.line - 1:doc.span.end_line]
+                text = "\n".join(line[doc.span.col - 1:] if i == 0 else line for i, line in enumerate(lines))
+                try:
+                    roots = [root for root, _span in load_all(text)]
+                except YamlError:
+                    return None
+                root = roots[0] if roots else None
+            else:
+                root = doc.root
             from numalint.views.kubelet import pinned_version
 
-            lines = file_text.lines[doc.span.line - 1:doc.span.end_line]
-            found = next((m for line in lines if (m := _KUBERNETES_VERSION.match(line))), None)
-            return pinned_version(found.group(1)) if found else None
+            return pinned_version(root.get("kubernetesVersion")) if isinstance(root, dict) else None
     return None
-
-
-_KUBERNETES_VERSION = re.compile(r"kubernetesVersion:[ \t]*[\"']?([^\"'#\s]+)")
 
 
 def _record_annotation(source: Source, doc: Document) -> None:

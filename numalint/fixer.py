@@ -484,6 +484,9 @@ def write_refusal(path: str) -> str | None:
         return "file is read-only"
     if info.st_nlink > 1:
         return f"file has {info.st_nlink} hard links; replacing it would split them"
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.access(directory, os.W_OK | os.X_OK):  # the temporary file that replaces it goes there
+        return f"cannot create a file in directory {directory}: Permission denied"
     return None
 
 

@@ -245,6 +245,14 @@ reservedSystemCPUs: "0"
     (KUBEADM.replace("VERSION", "v1.28.4"), False),
     (KUBEADM.replace("VERSION", '"v1.29.0"'), True),
     (KUBEADM.replace("VERSION", "stable"), True),
+    # read as YAML, not by line: a flow mapping, an anchored value, a decoy inside a quoted string
+    (KUBEADM.replace("kind: ClusterConfiguration\nkubernetesVersion: VERSION\n",
+                     "kind: ClusterConfiguration\nkubernetesVersion: &v v1.27.0\n"), False),
+    (KUBEADM.replace("apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\nkubernetesVersion: VERSION\n",
+                     "{apiVersion: kubeadm.k8s.io/v1beta3, kind: ClusterConfiguration, kubernetesVersion: v1.27.0}\n"),
+     False),
+    (KUBEADM.replace("kubernetesVersion: VERSION\n", 'clusterName: "a\n  kubernetesVersion: v1.27.0"\n'
+                     "kubernetesVersion: v1.30.0\n"), True),
 ])
 def test_a_removed_gate_is_judged_at_the_version_the_file_pins(tmp_path: Path, text: str, refused: bool) -> None:
     """A kind cluster whose nodes all run one kindest/node image, or a kubeadm file whose ClusterConfiguration says

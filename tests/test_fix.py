@@ -396,6 +396,16 @@ spec:
 """
 
 
+def test_an_anchored_mapping_that_ends_its_block_scalar_holds_nothing_after_it(tmp_path: Path) -> None:
+    """The anchored mapping of a block scalar's document ends with the block, not on the file's next line: the fix
+    there was held back as though inside it (found by a hunt)."""
+    pad = " " * 24  # deeper than the fixed value's column: the end placed on the next line then covered it
+    write(tmp_path, {"k.yaml": KUBELET_HEAD + f'reservedSystemCPUs: "0"\nx-note: |\n{pad}a: &x\n{pad}  b: 1\n'
+                                             f"{pad}  c: *x\ncpuManagerPolicy: Static\n"})
+    run("fix", str(tmp_path))
+    assert "cpuManagerPolicy: static\n" in (tmp_path / "k.yaml").read_text()
+
+
 @pytest.mark.parametrize("files", [{"a.yaml": TWIN, "b.yaml": TWIN}, {"a.yaml": TWIN + "---\n" + TWIN}])
 def test_an_object_written_twice_identically_is_not_fixed_in_one_copy(tmp_path: Path, files: dict[str, str]) -> None:
     """Identical copies are checked once (merged): `fix` edited the first, so the copies then differed (a new

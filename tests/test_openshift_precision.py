@@ -117,6 +117,11 @@ def test_a_label_no_pool_of_the_run_uses_may_be_set_by_hand_on_a_pool(tmp_path: 
     labelled = CUSTOM_POOL.replace("labels: {", "labels: {custom-kubelet: cnf, ")
     write(tmp_path / "used", {"mcp.yaml": labelled, "kc.yaml": kubeletconfig("cpu", "custom-kubelet: cfn")})
     assert where(findings(tmp_path / "used", "kubeletconfig-pool")) == ["kc.yaml:5:3"]
+    # NotIn and DoesNotExist are met by a pool without the label: the built-in pools, or any labelled by hand
+    write(tmp_path / "absent", {"mcp.yaml": CUSTOM_POOL, "kc.yaml": kubeletconfig("cpu", "").replace(
+        "    matchLabels: {}\n", "    matchExpressions: [{key: machineconfiguration.openshift.io/role, "
+        "operator: NotIn, values: [worker-cnf]}]\n")})
+    assert findings(tmp_path / "absent", "kubeletconfig-pool") == []
     # a misspelling of a key the run's pools carry is no hand label (found by a review of the change)
     write(tmp_path / "typo", {"mcp.yaml": labelled, "kc.yaml": kubeletconfig("cpu", "custom-kublet: cnf")})
     assert where(findings(tmp_path / "typo", "kubeletconfig-pool")) == ["kc.yaml:5:3"]

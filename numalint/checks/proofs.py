@@ -1050,6 +1050,7 @@ def _embedded_collections(text: str, starts: list[int], value: str, first: int) 
     indent = next((len(line) - len(line.lstrip(" ")) for line in lines if line.strip()), 0)
 
     def placed(at: int) -> int:
+        at = min(at, len(value.rstrip("\n")))  # the block's end is its last line's, not the next line of the file
         line = bisect_right(inner, at) - 1
         return _offset(starts, first + line + 1, indent + at - inner[line] + 1)
 

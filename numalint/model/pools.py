@@ -114,6 +114,7 @@ ROLE_LABEL = "machineconfiguration.openshift.io/role"
 POOL_LABEL = "pools.operator.machineconfiguration.openshift.io/{}"
 NEAR_KEYS = 256  # distinct label keys of the pools a selector's key may misspell, at most (else none is told)
 NEAR_LENGTH = 5  # a key shorter than this misspells only by case
+MAX_LABEL_KEY = 317  # a label key's longest: a 253-character prefix, "/" and a 63-character name (longer: none)
 
 
 def _less_one(word: str) -> set[str]:
@@ -246,10 +247,12 @@ class MachineConfigPools:
         documentation labels the built-in worker pool so (``oc label mcp worker custom-kubelet=enabled``). A selector
         asking for nothing (none written, or empty) selects no pool at all (machine-config-operator: an empty
         selector matches nothing)."""
-        keys = [str(key) for key in as_map(get(selector, ("matchLabels",)))]
-        keys += [str(e.get("key")) for e in as_list(get(selector, ("matchExpressions",))) if isinstance(e, dict)]
-        if not keys:
+        expressions = [e for e in as_list(get(selector, ("matchExpressions",))) if isinstance(e, dict)]
+        if not as_map(get(selector, ("matchLabels",))) and not expressions:
             return True
+        # the keys it needs a pool to carry (NotIn and DoesNotExist are met by a pool without the label)
+        keys = [str(key) for key in as_map(get(selector, ("matchLabels",)))]
+        keys += [str(e.get("key")) for e in expressions if e.get("operator") in ("In", "Exists")]
         if self._keys is None:
             self._keys = {key for key, _value in self._carrying}
         return any(key in self._keys or key == ROLE_LABEL or key.startswith(POOL_LABEL.format(""))
@@ -261,11 +264,11 @@ class MachineConfigPools:
         keys less one letter each, not by comparing ``key`` with every key; among more than NEAR_KEYS distinct keys
         none is sure enough to tell."""
         assert self._keys is not None
-        if len(self._keys) > NEAR_KEYS:
+        if len(self._keys) > NEAR_KEYS or len(key) > MAX_LABEL_KEY:
             return False
         if self._spellings is None:
             folded = {known.lower() for known in self._keys}
-            self._spellings = (folded, {less for known in folded if len(known) >= NEAR_LENGTH
+            self._spellings = (folded, {less for known in folded if NEAR_LENGTH <= len(known) <= MAX_LABEL_KEY
                                         for less in _less_one(known)})
         folded, shortened = self._spellings
         word = key.lower()

@@ -164,7 +164,11 @@ def _apply_memory(node: Node, data: dict[str, Any], path: str) -> list[StateProb
     if node.memory is None:
         return []
     expected = node.memory.new_state()
-    machine = data.get("machineState") or {}
+    machine = data.get("machineState")
+    if machine is not None and not isinstance(machine, dict):  # Go cannot decode it into the map of NUMA nodes
+        return [StateProblem(path, "unreadable machine state in the checkpoint: machineState is not an object",
+                             "copy the file again")]
+    machine = machine or {}
     loaded: dict[int, NodeState] = {}
     try:
         for key, raw in machine.items():
