@@ -491,9 +491,10 @@ def test_an_empty_memory_machine_state_with_assignments_is_refused(tmp_path: Pat
 
 def test_long_label_keys_beside_a_misspelt_selector_key_stay_linear(tmp_path: Path) -> None:
     """A selector key's misspelling is found through the pools' keys less one letter each: keys of 16,000 characters
-    made that 16,000 copies of each (64 such keys: 16 GB; found by a hunt). No label key is longer than 317 characters."""
+    made that 16,000 copies of each (64 such keys: 16 GB; found by a hunt). No label key is longer than 317
+    characters."""
     keys = ["".join(chr(97 + (i * 7 + j * 13 + j // 26) % 26) for j in range(16_000)) for i in range(64)]
-    labels = "".join(f"    ? {key}\n    : v\n" for key in keys)  # explicit keys: libyaml takes no longer plain ones
+    labels = "".join(f"    ? {key}\n    : v\n" for key in keys)  # explicit: libyaml takes no longer plain keys
     (tmp_path / "mcp.yaml").write_text(
         "apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata:\n  name: p\n"
         f"  labels:\n{labels}spec:\n  nodeSelector: {{matchLabels: {{node-role.kubernetes.io/p: ''}}}}\n")
