@@ -63,7 +63,7 @@ from numalint.reading.sources import (
     read_capped,
     read_source,
 )
-from numalint.reading.yamlpos import COMPLEX_KEY, Span, YamlError, YMap, load_all
+from numalint.reading.yamlpos import COMPLEX_KEY, Span, YMap
 from numalint.views.embedded import FileText
 from numalint.views.workloads import pod_views
 
@@ -193,7 +193,11 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
     identities: list[tuple[str, int, ObjectIdentity]] = []
     known = [d for d in source.documents if is_known(d.api_version, d.kind)]
     file_text = FileText(source.text or "")  # its lines split once, for every object that carries documents
-    pinned = _kubeadm_version(source.documents, file_text)  # the version a kubeadm file's kubelet runs, if it says
+    pinned = None  # the version a kubeadm file's kubelet runs, if it says
+    if any(d.kind == KUBELET_CONFIGURATION for d in known):
+        from numalint.views.kubelet import kubeadm_version  # here: only a file of a KubeletConfiguration needs it
+
+        pinned = kubeadm_version(source.documents, file_text.lines)
     carriers = [d for d in source.documents if d.kind == "ConfigMap"]
     if carriers:  # HyperShift ConfigMaps may carry PerformanceProfiles
         from numalint.views.performance import embedded_profiles
@@ -294,28 +298,6 @@ def _process_file(path: str, texts: dict[str, str] | None, limit: int = MAX_PER_
     source.seal()
     return FileResult(source, tuple(kept["profiles"]), tuple(kept["pods"]), tuple(kept["topologies"]),
                       tuple(kept["others"]), tuple(identities), built)
-
-
-def _kubeadm_version(documents: list[Document], file_text: FileText) -> tuple[int, int] | None:
-    """The Kubernetes version a kubeadm ClusterConfiguration of the file pins (``kubernetesVersion: v1.28.4``): that of
-    the kubelet its KubeletConfiguration configures. The ClusterConfiguration is no kind numalint builds (read only
-    up to its kind): its document is read again, alone."""
-    for doc in documents:
-        if doc.kind == "ClusterConfiguration" and doc.api_version.startswith("kubeadm.k8s.io/"):
-            if "kubernetesVersion" not in doc.root:
-                lines = file_text.lines[doc.span.line - 1:doc.span.end_line]
-                text = "\n".join(line[doc.span.col - 1:] if i == 0 else line for i, line in enumerate(lines))
-                try:
-                    roots = [root for root, _span in load_all(text)]
-                except YamlError:
-                    return None
-                root = roots[0] if roots else None
-            else:
-                root = doc.root
-            from numalint.views.kubelet import pinned_version
-
-            return pinned_version(root.get("kubernetesVersion")) if isinstance(root, dict) else None
-    return None
 
 
 def _record_annotation(source: Source, doc: Document) -> None:

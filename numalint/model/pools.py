@@ -247,11 +247,12 @@ class MachineConfigPools:
         documentation labels the built-in worker pool so (``oc label mcp worker custom-kubelet=enabled``). A selector
         asking for nothing (none written, or empty) selects no pool at all (machine-config-operator: an empty
         selector matches nothing)."""
+        labels = as_map(get(selector, ("matchLabels",)))
         expressions = [e for e in as_list(get(selector, ("matchExpressions",))) if isinstance(e, dict)]
-        if not as_map(get(selector, ("matchLabels",))) and not expressions:
+        if not labels and not expressions:
             return True
         # the keys it needs a pool to carry (NotIn and DoesNotExist are met by a pool without the label)
-        keys = [str(key) for key in as_map(get(selector, ("matchLabels",)))]
+        keys = [str(key) for key in labels]
         keys += [str(e.get("key")) for e in expressions if e.get("operator") in ("In", "Exists")]
         if self._keys is None:
             self._keys = {key for key, _value in self._carrying}

@@ -131,6 +131,8 @@ def settings_from_profile(profile: KubeletProfile | None, version: tuple[int, in
     # the cluster's FeatureGate decides, over the upstream defaults (no alpha option gate by default)
     gates = profile.cluster_gates if profile.openshift else profile.feature_gates
     cpus = len(machine.cpus) if machine is not None else None
+    # the gates of the version the file pins, if it does (kind's node image, kubeadm's kubernetesVersion)
+    pinned = profile.declared_version or version
     return KubeletSettings(
         cpu_policy=profile.cpu_manager_policy, cpu_options={k: str(v) for k, v in profile.cpu_options.items()},
         reserved_cpus=profile.reserved_cpus() or frozenset(),
@@ -146,12 +148,9 @@ def settings_from_profile(profile: KubeletProfile | None, version: tuple[int, in
         cpu_options_allowed=gate_enabled("CPUManagerPolicyOptions", gates, version),
         cpu_options_set=_written_map(profile, "cpuManagerPolicyOptions"),
         topology_options_set=_written_map(profile, "topologyManagerPolicyOptions"),
-        # the gates of the version the file pins, if it does (kind's node image, kubeadm's kubernetesVersion)
-        locked_gates=() if profile.openshift else locked_gates(profile.feature_gates,
-                                                               profile.declared_version or version),
+        locked_gates=() if profile.openshift else locked_gates(profile.feature_gates, pinned),
         unknown_gates=() if profile.openshift else tuple(
-            (name, *said) for name in profile.feature_gates
-            if (said := unknown_gate_hint(name, profile.declared_version or version)) is not None),
+            (name, *said) for name in profile.feature_gates if (said := unknown_gate_hint(name, pinned)) is not None),
         reserved_resources=_reserved_resources(profile),
         eviction_hard={k: v for k, v in profile.eviction_hard.items() if isinstance(v, str)},
         reserved_memory_entries=entries)

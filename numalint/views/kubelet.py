@@ -23,7 +23,7 @@ from numalint.k8s.quantity import try_quantity
 from numalint.k8s.versions import FIELD_SINCE, field_exists
 from numalint.reading.locate import Path, get, locate
 from numalint.reading.sources import Document
-from numalint.reading.yamlpos import Span, YMap
+from numalint.reading.yamlpos import Span, YamlError, YMap, load_all
 from numalint.views.schema import kubelet_field_names
 
 DEFAULT_MEMORY_AVAILABLE = Fraction(100 * 2**20)  # evictionHard memory.available<100Mi (Linux default)
@@ -461,3 +461,21 @@ def pinned_version(text: Any) -> tuple[int, int] | None:
     tag = text.rsplit(":", 1)[-1] if "/" in text or text.startswith("kindest") else text
     found = _VERSION.match(tag)
     return (1, int(found.group(1))) if found else None
+
+
+def kubeadm_version(documents: list[Document], lines: list[str]) -> tuple[int, int] | None:
+    """The Kubernetes version a kubeadm ClusterConfiguration of the file pins (``kubernetesVersion: v1.28.4``): that of
+    the kubelet its KubeletConfiguration configures. The ClusterConfiguration is no kind numalint builds (read only
+    up to its kind): its document (``lines``: the file's) is read again, alone."""
+    for doc in documents:
+        if doc.kind == "ClusterConfiguration" and doc.api_version.startswith("kubeadm.k8s.io/"):
+            root: Any = doc.root
+            if "kubernetesVersion" not in root:
+                own = lines[doc.span.line - 1:doc.span.end_line]
+                text = "\n".join(line[doc.span.col - 1:] if i == 0 else line for i, line in enumerate(own))
+                try:
+                    root = next((r for r, _span in load_all(text)), None)
+                except YamlError:
+                    return None
+            return pinned_version(root.get("kubernetesVersion")) if isinstance(root, dict) else None
+    return None
